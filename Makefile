@@ -1,0 +1,101 @@
+# ptap: one non-recursive Makefile.  `make` builds build/ptap; `make test`,
+# `make demo` and `make bench` first check (as root: install) the Debian
+# packages ptap needs (scripts/deps.sh).
+ARCH	?= $(shell uname -m)
+O	?= build
+PKGS	:= libdw libelf capstone libcap
+# Recursively expanded on purpose: pkg-config runs only once `deps` is done.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+CFLAGS	?= -g -O2
+CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
+ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
+
+SRCS	:= $(wildcard probes/*.c dwarf/*.c arch/$(ARCH)/*.c tracer/*.c)
+LIBOBJS	:= $(patsubst %.c,$(O)/%.o,$(filter-out tracer/main.c,$(SRCS)))
+UNITSRCS := $(wildcard tests/unit/*.c)
+UNITOBJS := $(patsubst %.c,$(O)/%.o,$(UNITSRCS))
+BENCHSRCS := $(wildcard tests/bench/*.c)
+
+ifneq ($(V),1)
+Q_CC	= @echo '  CC      ' $@;
+Q_LD	= @echo '  LD      ' $@;
+Q	= @
+endif
+
+all: $(O)/ptap
+
+deps:
+	$(Q)scripts/deps.sh
+
+.PHONY: all deps test unit integ demo bench samples lint clean
+
+$(O)/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/libptap.a: $(LIBOBJS)
+	$(Q)rm -f $@; $(AR) rcs $@ $^
+
+$(O)/ptap: $(O)/tracer/main.o $(O)/libptap.a
+	$(Q_LD)$(CC) -o $@ $^ $(PKG_LIBS)
+
+$(O)/unit: $(UNITOBJS) $(O)/libptap.a
+	$(Q_LD)$(CC) -o $@ $^ $(PKG_LIBS) -lcriterion
+
+# ---- samples: fixed flags per binary; the tests depend on them ----------
+SAMPLE_CFLAGS := -Wall -Wextra -Werror -fno-omit-frame-pointer
+S := $(O)/samples
+QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
+	       $(S)/query_server-stripped $(S)/query_server-nopie
+SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo
+samples: $(SAMPLES)
+
+$(S)/query_server $(S)/query_server-O2: samples/query_server.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+$(S)/query_server-O0: samples/query_server.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $<
+$(S)/query_server-nopie: samples/query_server.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -no-pie -fno-pie -o $@ $<
+$(S)/query_server-stripped: $(S)/query_server-O2
+	$(Q)strip -o $@ $<
+$(S)/insn_zoo: samples/insn_zoo.c samples/insn_zoo_$(ARCH).S | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $^
+
+# ---- tests -----------------------------------------------------------------
+unit: $(O)/unit
+	$(O)/unit
+
+integ: $(O)/ptap samples
+	tests/integ/run.sh $(O)
+
+test: deps lint
+	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(O)/unit samples
+	$(O)/unit
+	tests/integ/run.sh $(O)
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(S)/query_server
+	./$(O)/ptap record -e 'exec_query %di:string %si:u32' -- ./$(S)/query_server samples/queries.txt
+
+$(O)/bench/%: tests/bench/%.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))
+	tests/bench/run.sh $(O)
+
+# probes/ and arch/ depend on nothing of ours (DESIGN.md, "Layers").
+lint:
+	$(Q)! grep -n '#include "\(tracer\|dwarf\)/' probes/*.[ch] arch/*.h arch/*/*.[ch] 2>/dev/null
+	$(Q)! grep -n '#include "arch/' probes/*.[ch] 2>/dev/null
+
+clean:
+	rm -rf $(O)
+
+-include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d

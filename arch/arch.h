@@ -1,0 +1,119 @@
+/* arch/arch.h: the one interface to machine-specific code.  Exactly one
+ * arch/<name>/ directory is linked (ARCH in the Makefile); every directory
+ * implements these functions with the same file names (regs.c, insn.c,
+ * syscall.c).  Depends on nothing of ours. */
+#ifndef PTAP_ARCH_ARCH_H
+#define PTAP_ARCH_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+typedef struct user_regs_struct arch_regs_t;	/* what PTRACE_GETREGS fills */
+
+extern const char arch_name[];			/* "x86_64" */
+extern const unsigned int arch_e_machine;	/* EM_X86_64: checked against each ELF */
+
+/* ---- registers (arch/<name>/regs.c) ----------------------------------- */
+
+/* Number of DWARF registers arch_regs_to_dwarf() fills (x86-64: 17, 0..16 = rip). */
+#define ARCH_DWARF_NREGS	17
+
+/* REGS in DWARF register order (x86-64 psABI: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip). */
+void arch_regs_to_dwarf(const arch_regs_t *regs, uint64_t out[ARCH_DWARF_NREGS]);
+
+/*
+ * DWARF register number of NAME, given without '%': perf's names ("di",
+ * "ax", "sp", "ip", "r8") and the full ones ("rdi", "rax", "rip", "r8").
+ * Sub-registers are refused.  Returns the number, or -ENOENT.
+ */
+int arch_reg_by_name(const char *name);
+const char *arch_reg_name(unsigned int regno);	/* perf's name ("%di"), or NULL */
+
+/*
+ * Where integer argument N (1-based) of the C calling convention lives at
+ * function entry: returns its DWARF register number, or -ERANGE when it is on
+ * the stack, with *STACK_OFF its offset from the stack pointer.
+ */
+int arch_arg_location(unsigned int n, long *stack_off);
+
+#define ARCH_DWARF_SP	7
+#define ARCH_DWARF_PC	16
+
+uint64_t arch_regs_pc(const arch_regs_t *regs);
+void arch_regs_set_pc(arch_regs_t *regs, uint64_t pc);
+uint64_t arch_regs_sp(const arch_regs_t *regs);
+uint64_t arch_regs_retval(const arch_regs_t *regs);
+
+/* ---- breakpoints and instructions (arch/<name>/insn.c) ------------------- */
+
+#define ARCH_BP_LEN		1
+extern const uint8_t arch_bp_insn[ARCH_BP_LEN];	/* int3 */
+/* The probe address a breakpoint trap with PC (after the trap) belongs to. */
+uint64_t arch_bp_addr(uint64_t pc_after_trap);
+
+#define ARCH_MAX_INSN		15
+#define ARCH_SLOT_SIZE		32	/* bytes of scratch page per out-of-line site */
+#define ARCH_OOL_REACH		0x7fff0000ULL	/* a slot must lie within this of the code */
+
+enum arch_step {
+	ARCH_STEP_OOL,		/* run the relocated copy in a scratch slot */
+	ARCH_STEP_JMP,		/* emulate: rip = target */
+	ARCH_STEP_JCC,		/* emulate: rip = cond ? target : pc + len */
+	ARCH_STEP_CALL,		/* emulate: push pc + len; rip = target */
+	ARCH_STEP_RET,		/* emulate: rip = pop; rsp += pop_extra */
+};
+
+struct arch_insn {
+	uint64_t pc;		/* where the instruction is in the target */
+	uint8_t len;
+	uint8_t bytes[ARCH_MAX_INSN];	/* the original bytes */
+	enum arch_step step;
+	uint64_t target;	/* JMP, JCC, CALL */
+	uint8_t cond;		/* JCC: condition code, the low nibble of the opcode (0x70+cc) */
+	uint16_t pop_extra;	/* RET imm16 */
+	bool riprel;		/* OOL: has a rip-relative operand to fix up */
+	uint8_t disp_off;	/* OOL riprel: offset of the disp32 in BYTES */
+	char text[48];		/* "push rbp": for messages */
+};
+
+/*
+ * Decode the instruction at PC from CODE[0..LEN) (LEN may exceed the
+ * instruction) and decide how a probe there is stepped over without removing
+ * the breakpoint.  0, or -ENOTSUP with WHY holding the reason (an instruction
+ * that cannot run out of line and is not emulated: syscall, int3, ud2, a
+ * lock prefix, ...), or -EINVAL when CODE does not decode.
+ */
+int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn,
+		      char *why, size_t whylen);
+
+/*
+ * Write the out-of-line copy of INSN for a slot at SLOT into BUF
+ * (ARCH_SLOT_SIZE bytes): the instruction, rip-relative displacement
+ * re-based for SLOT, followed by a jump back to pc + len.  Returns the number
+ * of bytes used, or -ERANGE when SLOT is too far from the code.
+ */
+int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, size_t len);
+
+/*
+ * Emulate INSN (step != ARCH_STEP_OOL) on REGS, whose pc is INSN->pc.  CALL
+ * writes the return address below the stack pointer through WRITE_MEM; RET
+ * reads it through READ_MEM.  Both return 0 or -errno.  0 or -errno.
+ */
+int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
+		 int (*read_mem)(void *priv, uint64_t addr, void *buf, size_t len),
+		 int (*write_mem)(void *priv, uint64_t addr, const void *buf, size_t len),
+		 void *priv);
+
+/* ---- system calls (arch/<name>/syscall.c) ----------------------------- */
+
+/* Registers that make the thread run system call NR(ARGS) from PC (a syscall instruction). */
+void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t args[6]);
+/* The return value of a finished system call (negative errno on failure). */
+long arch_syscall_result(const arch_regs_t *regs);
+#define ARCH_SYSCALL_INSN_LEN	2
+extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
+
+#endif

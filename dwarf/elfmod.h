@@ -1,0 +1,69 @@
+/* dwarf/elfmod.h: one ELF file (executable or shared library): its symbols,
+ * PT_LOAD segments and build-id.  The only place besides dwarf/ that would
+ * touch libelf is nowhere: callers see this opaque handle.  Never calls ptrace. */
+#ifndef PTAP_DWARF_ELFMOD_H
+#define PTAP_DWARF_ELFMOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ptap_err;
+struct elfmod;
+
+struct elfmod_sym {
+	const char *name;	/* borrowed: valid until elfmod__close() */
+	uint64_t vaddr;		/* st_value (link-time virtual address) */
+	uint64_t size;
+	int type;		/* STT_FUNC, STT_OBJECT, STT_GNU_IFUNC, ... */
+};
+
+/*
+ * Open PATH.  0, or -ENOENT (no such file; ERR says so), -ENOEXEC (not an ELF
+ * file, or not for this machine), -errno.  The caller closes with elfmod__close().
+ */
+int elfmod__open(const char *path, struct elfmod **out, struct ptap_err *err);
+void elfmod__close(struct elfmod *mod);		/* NULL is fine */
+
+const char *elfmod__path(const struct elfmod *mod);
+bool elfmod__is_dyn(const struct elfmod *mod);	/* ET_DYN (PIE or shared library) */
+uint64_t elfmod__dev(const struct elfmod *mod);	/* st_dev / st_ino of the opened file */
+uint64_t elfmod__ino(const struct elfmod *mod);
+
+/*
+ * Find function or object NAME: .symtab first, then .dynsym (a versioned
+ * dynamic name "puts@@GLIBC_2.2.5" matches "puts").  Symbols with value 0
+ * (undefined) are skipped.  0, or -ENOENT.
+ */
+int elfmod__find_sym(const struct elfmod *mod, const char *name, struct elfmod_sym *sym);
+
+/* The function symbol containing VADDR, or -ENOENT. */
+int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *sym);
+
+/*
+ * Up to MAX function names nearest to NAME (edit distance, then prefix and
+ * substring matches), best first, into NAMES (borrowed).  Returns the count.
+ */
+int elfmod__nearest_funcs(const struct elfmod *mod, const char *name, const char **names,
+			  int max);
+
+/*
+ * File offset of link-time VADDR, from the PT_LOAD that holds it:
+ *   offset = vaddr - p_vaddr + p_offset.
+ * The runtime address of VADDR in a mapping M of this file is then
+ *   M.start + (offset - M.pgoff).  0, or -ENOENT (no PT_LOAD holds VADDR).
+ */
+int elfmod__vaddr_to_offset(const struct elfmod *mod, uint64_t vaddr, uint64_t *off);
+/* The inverse, for a file offset inside a PT_LOAD.  0, or -ENOENT. */
+int elfmod__offset_to_vaddr(const struct elfmod *mod, uint64_t off, uint64_t *vaddr);
+
+/* Copy LEN bytes of the file's image at VADDR (from the PT_LOAD file data).  0 or -ENOENT. */
+int elfmod__read(const struct elfmod *mod, uint64_t vaddr, void *buf, size_t len);
+
+/* The GNU build-id note: 0 with *ID borrowed, or -ENOENT. */
+int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len);
+
+/* Lowest p_vaddr of the PT_LOAD segments (rounded down to a page). */
+uint64_t elfmod__base_vaddr(const struct elfmod *mod);
+
+#endif

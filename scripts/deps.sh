@@ -1,0 +1,34 @@
+#!/bin/sh
+# Check (and as root, install) the Debian packages ptap builds and tests with.
+# Exit 0 when everything is there, 2 with the exact apt-get line otherwise.
+set -u
+pkgs=""
+need() {	# need PKG-CONFIG-NAME|COMMAND DEBIAN-PACKAGE
+	case "$1" in
+	cmd:*) command -v "${1#cmd:}" >/dev/null 2>&1 || pkgs="$pkgs $2" ;;
+	*) pkg-config --exists "$1" 2>/dev/null || pkgs="$pkgs $2" ;;
+	esac
+}
+need cmd:pkg-config pkg-config
+need cmd:gcc gcc
+need cmd:make make
+need libelf libelf-dev
+need libdw libdw-dev
+need capstone libcapstone-dev
+need libcap libcap-dev
+need criterion libcriterion-dev
+need cmd:strip binutils
+[ -z "$pkgs" ] && exit 0
+line="apt-get install -y$pkgs"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "ptap: installing missing packages:$pkgs"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q $pkgs >/dev/null 2>&1; then
+		apt-get update -q >/dev/null 2>&1
+		apt-get install -y -q $pkgs || { echo "ptap: '$line' failed" >&2; exit 2; }
+	fi
+	exit 0
+fi
+echo "ptap: missing packages:$pkgs" >&2
+echo "ptap: run as root:  apt-get update && $line" >&2
+exit 2
