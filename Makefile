@@ -53,13 +53,13 @@ samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
 $(S)/query_server-O0: samples/query_server.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O0 -g -o $@ $<
 $(S)/query_server-nopie: samples/query_server.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -no-pie -fno-pie -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -no-pie -fno-pie -o $@ $<
 $(S)/query_server-stripped: $(S)/query_server-O2
 	$(Q)strip -o $@ $<
 $(S)/insn_zoo: samples/insn_zoo.c samples/insn_zoo_$(ARCH).S | deps
@@ -84,7 +84,7 @@ demo: deps
 
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))

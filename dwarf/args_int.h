@@ -1,0 +1,14 @@
+/* dwarf/args_int.h: argument compilation, private to dwarf/. */
+#ifndef PTAP_DWARF_ARGS_INT_H
+#define PTAP_DWARF_ARGS_INT_H
+
+struct resolved_probe;
+struct elfmod;
+struct probe_spec;
+struct ptap_err;
+
+/* Compile SPEC's arguments into RP->progs and RP->names.  0, or -EINVAL/-ENOMEM with ERR. */
+int args_compile(struct resolved_probe *rp, const struct elfmod *mod,
+		 const struct probe_spec *spec, struct ptap_err *err);
+
+#endif

@@ -1,0 +1,22 @@
+/* tracer/array.c: growable arrays. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "tracer/array.h"
+
+int array_grow(void **ptr, size_t *cap, size_t size, size_t need)
+{
+	size_t n = *cap ? *cap : 8;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*ptr, n * size);
+	if (!p)
+		return -ENOMEM;
+	*ptr = p;
+	*cap = n;
+	return 0;
+}

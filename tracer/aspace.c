@@ -1,0 +1,184 @@
+/* tracer/aspace.c: address spaces and their probe-site tables. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracer/array.h"
+#include "tracer/aspace.h"
+#include "tracer/maptab.h"
+#include "tracer/mem.h"
+
+int aspace__new(pid_t pid, struct aspace **out)
+{
+	struct aspace *as = calloc(1, sizeof(*as));
+
+	if (!as)
+		return -ENOMEM;
+	as->refs = 1;
+	as->pid = pid;
+	as->memfd = mem_open(pid);
+	as->mt = maptab__new();
+	if (as->memfd < 0 || !as->mt) {
+		int r = as->memfd < 0 ? as->memfd : -ENOMEM;
+
+		aspace__put(as);
+		return r;
+	}
+	*out = as;
+	return 0;
+}
+
+static int copy_array(void **dst, const void *src, size_t n, size_t size)
+{
+	*dst = NULL;
+	if (!n)
+		return 0;
+	*dst = malloc(n * size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, n * size);
+	return 0;
+}
+
+int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
+{
+	struct aspace *c;
+	int r = aspace__new(child, &c);
+
+	if (r < 0)
+		return r;
+	maptab__free(c->mt);
+	c->mt = maptab__clone(as->mt);
+	c->syscall_pc = as->syscall_pc;
+	r = c->mt ? 0 : -ENOMEM;
+	if (!r)
+		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));
+	if (!r)
+		r = copy_array((void **)&c->scratch, as->scratch, as->nscratch,
+			       sizeof(*as->scratch));
+	if (r < 0) {
+		aspace__put(c);
+		return r;
+	}
+	c->nsites = c->sites_cap = as->nsites;
+	c->nscratch = c->scratch_cap = as->nscratch;
+	*out = c;
+	return 0;
+}
+
+struct aspace *aspace__get(struct aspace *as)
+{
+	as->refs++;
+	return as;
+}
+
+static void aspace__clear(struct aspace *as)
+{
+	free(as->sites);
+	free(as->scratch);
+	as->sites = NULL;
+	as->scratch = NULL;
+	as->nsites = as->sites_cap = as->nscratch = as->scratch_cap = 0;
+	as->syscall_pc = 0;
+	if (as->mt)
+		maptab__clear(as->mt);
+	if (as->memfd >= 0)
+		close(as->memfd);
+	as->memfd = -1;
+}
+
+void aspace__put(struct aspace *as)
+{
+	if (!as || --as->refs > 0)
+		return;
+	aspace__clear(as);
+	maptab__free(as->mt);
+	free(as);
+}
+
+int aspace__reset(struct aspace *as, pid_t pid)
+{
+	aspace__clear(as);
+	as->pid = pid;
+	as->memfd = mem_open(pid);
+	return as->memfd < 0 ? as->memfd : 0;
+}
+
+/* Index of the first site at or above ADDR. */
+static size_t site_lower_bound(const struct aspace *as, uint64_t addr)
+{
+	size_t lo = 0, hi = as->nsites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (as->sites[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct site *aspace__find_site(const struct aspace *as, uint64_t addr)
+{
+	size_t i = site_lower_bound(as, addr);
+
+	return i < as->nsites && as->sites[i].addr == addr ? &as->sites[i] : NULL;
+}
+
+int aspace__add_site(struct aspace *as, const struct site *site)
+{
+	size_t i = site_lower_bound(as, site->addr);
+
+	if (array_grow((void **)&as->sites, &as->sites_cap, sizeof(*as->sites), as->nsites + 1))
+		return -ENOMEM;
+	memmove(&as->sites[i + 1], &as->sites[i], (as->nsites - i) * sizeof(*as->sites));
+	as->sites[i] = *site;
+	as->nsites++;
+	return 0;
+}
+
+int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi)
+{
+	size_t i = site_lower_bound(as, lo), j = i;
+	int dropped = 0;
+
+	for (; i < as->nsites; i++) {
+		const struct site *st = &as->sites[i];
+		const struct map_entry *e = st->addr < hi ? maptab__find(as->mt, st->addr) : NULL;
+
+		if (st->addr < hi && (!e || e->gen != st->map_gen)) {
+			dropped++;
+			continue;
+		}
+		as->sites[j++] = *st;
+	}
+	as->nsites = j;
+	return dropped;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void aspace__move_sites(struct aspace *as, uint64_t old, uint64_t len, uint64_t new_)
+{
+	for (size_t i = 0; i < as->nsites; i++) {
+		struct site *st = &as->sites[i];
+		const struct map_entry *e;
+
+		if (st->addr < old || st->addr >= old + len)
+			continue;
+		st->addr = st->addr - old + new_;
+		st->bias = st->bias - old + new_;
+		st->insn.pc = st->addr;
+		e = maptab__find(as->mt, st->addr);
+		st->map_gen = e ? e->gen : 0;
+	}
+	qsort(as->sites, as->nsites, sizeof(*as->sites), site_cmp);
+}

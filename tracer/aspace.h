@@ -1,0 +1,62 @@
+/* tracer/aspace.h: one address space (mm) of the traced world: its map
+ * table, the probe sites planted in it, and its scratch pages.  Shared by the
+ * threads of a process and by a vfork child until it execs. */
+#ifndef PTAP_TRACER_ASPACE_H
+#define PTAP_TRACER_ASPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arch/arch.h"
+
+struct probe;
+struct maptab;
+
+struct site {
+	uint64_t addr;		/* runtime address of the breakpoint */
+	uint64_t bias;		/* runtime - link-time address of the module */
+	uint64_t slot;		/* out-of-line slot, or 0 when the instruction is emulated */
+	uint64_t map_gen;	/* generation of the mapping it was planted in */
+	struct probe *probe;
+	struct arch_insn insn;	/* at the runtime address (branch targets rebased) */
+};
+
+struct scratch {
+	uint64_t start, len;	/* the page(s) ptap mapped into the target */
+	uint64_t used;		/* bytes handed out as slots */
+};
+
+struct aspace {
+	int refs;
+	pid_t pid;		/* a process whose /proc/PID/mem reaches this mm */
+	int memfd;		/* /proc/PID/mem, or -1 */
+	struct maptab *mt;
+	struct site *sites;	/* sorted by addr */
+	size_t nsites, sites_cap;
+	struct scratch *scratch;
+	size_t nscratch, scratch_cap;
+	uint64_t syscall_pc;	/* address of a syscall instruction here, or 0 */
+};
+
+/* A new, empty address space for PID.  0 or -errno. */
+int aspace__new(pid_t pid, struct aspace **out);
+/* A copy for a fork child CHILD (its memory holds the same int3 bytes and scratch pages). */
+int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out);
+struct aspace *aspace__get(struct aspace *as);
+void aspace__put(struct aspace *as);	/* frees at the last reference; NULL is fine */
+/* Forget everything (after exec) and reopen /proc/PID/mem for the new image. */
+int aspace__reset(struct aspace *as, pid_t pid);
+
+struct site *aspace__find_site(const struct aspace *as, uint64_t addr);
+/* Insert a copy of SITE, keeping the table sorted.  0 or -ENOMEM. */
+int aspace__add_site(struct aspace *as, const struct site *site);
+/*
+ * Forget sites in [LO, HI) whose mapping went away or was replaced (a new
+ * generation): their int3 went with the old mapping.  Returns the count dropped.
+ */
+int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi);
+/* Sites in [OLD, OLD+LEN) moved with an mremap to NEW. */
+void aspace__move_sites(struct aspace *as, uint64_t old, uint64_t len, uint64_t new_);
+
+#endif

@@ -1,0 +1,7 @@
+/* tracer/cmd.h: the subcommands; each returns the process exit status. */
+#ifndef PTAP_TRACER_CMD_H
+#define PTAP_TRACER_CMD_H
+
+int cmd_record(int argc, char **argv);
+
+#endif

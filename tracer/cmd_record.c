@@ -1,0 +1,397 @@
+/* tracer/cmd_record.c: `ptap record` -- parse the options, resolve every
+ * probe before anything runs (bad input exits 2 with the target untouched),
+ * launch the command, run the loop, exit with the command's status. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dwarf/elfmod.h"
+#include "dwarf/resolve.h"
+#include "probes/err.h"
+#include "probes/log.h"
+#include "probes/spec.h"
+#include "tracer/cmd.h"
+#include "tracer/launch.h"
+#include "tracer/loop.h"
+#include "tracer/output.h"
+#include "tracer/session.h"
+
+#define STRING_MAX_DEFAULT	256
+#define STRING_MAX_LIMIT	(1 << 20)
+
+struct probe_req {
+	const char *text;	/* -e PROBE */
+	const char *module;	/* the -x before it, or NULL: the command */
+};
+
+struct record_opts {
+	struct probe_req *reqs;
+	int nreqs;
+	const char *cur_module;
+	char **cmd;
+};
+
+static const char record_usage[] =
+	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
+	"  -e, --event PROBE     [EVENT=]FUNC[+OFF]|0xADDR [ARG...]   (perf probe syntax)\n"
+	"                        ARG: [NAME=]%REG|$argN|+OFF(ARG)|@SYMBOL[:TYPE]\n"
+	"                        TYPE: s8..s64 u8..u64 x8..x64 string\n"
+	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND)\n"
+	"  -o, --output FILE     write records to FILE (default: stdout)\n"
+	"      --format FMT      text (default) or json\n"
+	"      --string-max N    read at most N bytes of a string (default 256)\n"
+	"      --clock CLOCK     monotonic (default), realtime or boottime\n"
+	"  -v, --verbose         more messages (repeat for more)\n";
+
+/* Print ERR for the probe TEXT, with a caret under the column when known. */
+static void show_probe_err(const char *text, const struct ptap_err *err)
+{
+	pr_err("bad probe '%s': %s\n", text, err->msg);
+	if (err->pos >= 0 && (size_t)err->pos <= strlen(text))
+		fprintf(stderr, "  %s\n  %*s^\n", text, err->pos, "");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("ptap: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	fputs(record_usage, stderr);
+	return 2;
+}
+
+static int parse_clock(const char *name, clockid_t *clock)
+{
+	if (!strcmp(name, "monotonic"))
+		*clock = CLOCK_MONOTONIC;
+	else if (!strcmp(name, "realtime"))
+		*clock = CLOCK_REALTIME;
+	else if (!strcmp(name, "boottime"))
+		*clock = CLOCK_BOOTTIME;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int add_req(struct record_opts *o, const char *text)
+{
+	struct probe_req *r = realloc(o->reqs, (o->nreqs + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	o->reqs = r;
+	o->reqs[o->nreqs++] = (struct probe_req){ .text = text, .module = o->cur_module };
+	return 0;
+}
+
+enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK };
+
+/* 0, or the exit status for a usage error. */
+static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "string-max", required_argument, NULL, OPT_STRING_MAX },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char *end;
+	long n;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (add_req(o, optarg) < 0)
+				return 1;
+			break;
+		case 'x':
+			o->cur_module = optarg;
+			break;
+		case 'o':
+			s->out_path = optarg;
+			break;
+		case 'p':
+			return usage_error("-p %s: attaching to a running process is not supported "
+					   "yet; launch it under ptap with -- COMMAND", optarg);
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				s->format = OUT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				s->format = OUT_JSON;
+			else
+				return usage_error("--format %s: use text or json", optarg);
+			break;
+		case OPT_STRING_MAX:
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > STRING_MAX_LIMIT)
+				return usage_error("--string-max %s: give a number from 1 to 1048576",
+						   optarg);
+			s->string_max = (size_t)n;
+			break;
+		case OPT_CLOCK:
+			if (parse_clock(optarg, &s->clock) < 0)
+				return usage_error("--clock %s: use monotonic, realtime or boottime",
+						   optarg);
+			break;
+		case 'v':
+			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(0);
+		default:
+			fputs(record_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%sno command: give it after --", "");
+	if (!o->nreqs)
+		return usage_error("%sno probes: give at least one -e PROBE", "");
+	o->cmd = &argv[optind];
+	return 0;
+}
+
+/* Modules opened for resolution, once per path. */
+struct modcache {
+	const char *path[64];
+	struct elfmod *mod[64];
+	int n;
+};
+
+static int modcache_get(struct modcache *mc, const char *path, struct elfmod **out,
+			struct ptap_err *err)
+{
+	for (int i = 0; i < mc->n; i++)
+		if (!strcmp(mc->path[i], path)) {
+			*out = mc->mod[i];
+			return 0;
+		}
+	if (mc->n == 64)
+		return ptap_err_set(err, -1, -E2BIG, "too many binaries (at most 64)");
+	int r = elfmod__open(path, out, err);
+
+	if (r < 0)
+		return r;
+	mc->path[mc->n] = path;
+	mc->mod[mc->n++] = *out;
+	return 0;
+}
+
+static void modcache_exit(struct modcache *mc)
+{
+	for (int i = 0; i < mc->n; i++)
+		elfmod__close(mc->mod[i]);
+	mc->n = 0;
+}
+
+/* EVENT= if given, else the site ("exec_query", "exec_query+4" -> "exec_query_4"). */
+static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
+{
+	char *name = strdup(spec->event ? spec->event : rp->where);
+
+	for (char *c = name; c && *c; c++)
+		if (*c == '+')
+			*c = '_';
+	return name;
+}
+
+static int probe_setup(struct session *s, struct probe *p, const struct probe_spec *spec,
+		       struct elfmod *mod)
+{
+	int n = p->rp.nargs;
+
+	p->event = event_name(spec, &p->rp);
+	p->module = strdup(elfmod__path(mod));
+	p->dev = elfmod__dev(mod);
+	p->ino = elfmod__ino(mod);
+	/* Everything one hit needs, allocated now: the hit path allocates nothing. */
+	p->vals = calloc(n ? n : 1, sizeof(*p->vals));
+	p->types = calloc(n ? n : 1, sizeof(*p->types));
+	p->strbuf = malloc(n ? n * s->string_max : 1);
+	if (!p->event || !p->module || !p->vals || !p->types || !p->strbuf)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		p->types[i] = p->rp.progs[i].type;
+	return 0;
+}
+
+static int resolve_one(struct session *s, struct modcache *mc, const struct probe_req *req,
+		       const char *cmd_path, struct probe *p)
+{
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	struct elfmod *mod;
+	int r = probe_spec__parse(req->text, &spec, &err);
+
+	if (r == 0)
+		r = modcache_get(mc, req->module ? req->module : cmd_path, &mod, &err);
+	if (r == 0)
+		r = resolved_probe__init(&p->rp, mod, spec, &err);
+	if (r == 0)
+		r = probe_setup(s, p, spec, mod);
+	if (r < 0 && err.msg[0])
+		show_probe_err(req->text, &err);
+	else if (r < 0)
+		pr_err("probe '%s': %s\n", req->text, strerror(-r));
+	probe_spec__free(spec);
+	return r;
+}
+
+static void probes_free(struct session *s)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		resolved_probe__exit(&p->rp);
+		free(p->event);
+		free(p->module);
+		free(p->vals);
+		free(p->types);
+		free(p->strbuf);
+	}
+	free(s->probes);
+	s->probes = NULL;
+	s->nprobes = 0;
+}
+
+static int resolve_all(struct session *s, const struct record_opts *o, const char *cmd_path)
+{
+	struct modcache mc = { .n = 0 };
+	int r = 0;
+
+	s->probes = calloc(o->nreqs, sizeof(*s->probes));
+	if (!s->probes)
+		return -ENOMEM;
+	for (int i = 0; i < o->nreqs && r == 0; i++) {
+		r = resolve_one(s, &mc, &o->reqs[i], cmd_path, &s->probes[i]);
+		s->nprobes = i + 1;
+	}
+	modcache_exit(&mc);
+	return r;
+}
+
+/* The longest record any probe can produce, so one buffer fits them all. */
+static size_t record_buflen(const struct session *s)
+{
+	size_t max = 0;
+
+	for (int i = 0; i < s->nprobes; i++) {
+		/* name + escaped value (up to 4 bytes per target byte, "\xNN") + punctuation */
+		size_t n = (size_t)s->probes[i].rp.nargs * (s->string_max * 4 + 160);
+
+		max = n > max ? n : max;
+	}
+	return max + 1024;
+}
+
+static volatile pid_t forward_pid;
+
+/*
+ * SIGINT/SIGTERM/SIGHUP sent to ptap go to the command, whose exit ends the
+ * session.  A terminal's ^C (si_code SI_KERNEL) already reached the command
+ * through its process group: do not send it twice.
+ */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (forward_pid > 0 && si->si_code != SI_KERNEL)
+		kill(forward_pid, sig);
+}
+
+static void signals_setup(void)
+{
+	struct sigaction sa = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
+}
+
+static void report_unplanted(const struct session *s)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		const struct probe *p = &s->probes[i];
+
+		if (!p->planted)
+			pr_warn("%s: never planted: %s was not mapped executable by the command\n",
+				p->event, p->module);
+	}
+}
+
+static int exit_status(const struct session *s)
+{
+	if (!s->cmd_exited)
+		return 1;
+	if (WIFEXITED(s->cmd_status))
+		return WEXITSTATUS(s->cmd_status);
+	return 128 + WTERMSIG(s->cmd_status);
+}
+
+static int run(struct session *s, char **cmd, const char *cmd_path)
+{
+	uint64_t lost;
+	int r, err = 0;
+
+	r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
+	if (r < 0) {
+		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
+		return 2;
+	}
+	r = launch_command(s, cmd_path, cmd);
+	if (r < 0) {
+		pr_err("cannot start %s: %s\n", cmd[0], strerror(-r));
+		output__close(s->out, &err);
+		return 1;
+	}
+	forward_pid = s->cmd_pid;
+	signals_setup();
+	r = loop_run(s);
+	if (r < 0)
+		pr_err("tracing stopped: %s\n", strerror(-r));
+	lost = output__close(s->out, &err);
+	if (lost)
+		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
+		       s->out_path ? s->out_path : "stdout", strerror(err));
+	report_unplanted(s);
+	return exit_status(s);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC,
+			     .string_max = STRING_MAX_DEFAULT };
+	struct record_opts o = { 0 };
+	char cmd_path[4096];
+	int r = parse_args(&s, &o, argc, argv);
+
+	if (r)
+		goto out;
+	r = launch_find(o.cmd[0], cmd_path, sizeof(cmd_path));
+	if (r < 0) {
+		pr_err("%s: %s\n", o.cmd[0], r == -EACCES ? "Permission denied" : "command not found");
+		r = r == -EACCES ? 126 : 127;
+		goto out;
+	}
+	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, o.cmd, cmd_path);
+out:
+	probes_free(&s);
+	free(o.reqs);
+	free(s.threads);
+	return r;
+}

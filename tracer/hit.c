@@ -1,0 +1,105 @@
+/* tracer/hit.c: the hit path.  GETREGS, fetch (process_vm_readv), record,
+ * SETREGS, CONT: one ptrace stop, no allocation, the int3 never removed
+ * (removing it would let other threads run past unrecorded). */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "probes/record.h"
+#include "tracer/aspace.h"
+#include "tracer/hit.h"
+#include "tracer/mem.h"
+#include "tracer/output.h"
+#include "tracer/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/thread.h"
+
+static ssize_t fetch_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	const struct thread *t = priv;
+
+	return mem_read(t->tid, addr, buf, len);
+}
+
+static int emu_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = fetch_read(priv, addr, buf, len);
+
+	return n < 0 ? (int)n : (size_t)n == len ? 0 : -EFAULT;
+}
+
+static int emu_write(void *priv, uint64_t addr, const void *buf, size_t len)
+{
+	const struct thread *t = priv;
+
+	return mem_write(t->as->memfd, addr, buf, len);
+}
+
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void emit_record(struct session *s, struct thread *t, const struct site *st,
+			const arch_regs_t *regs, uint64_t ts)
+{
+	struct probe *p = st->probe;
+	uint64_t dregs[ARCH_DWARF_NREGS];
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .bias = st->bias,
+				 .read_mem = fetch_read, .priv = t };
+	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
+			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
+			      .nargs = (unsigned int)p->rp.nargs,
+			      .names = (const char *const *)p->rp.names, .types = p->types,
+			      .vals = p->vals };
+
+	arch_regs_to_dwarf(regs, dregs);
+	for (int i = 0; i < p->rp.nargs; i++)
+		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i],
+				p->strbuf + (size_t)i * s->string_max, s->string_max);
+	output__record(s->out, &rec);
+	p->hits++;
+	s->records++;
+}
+
+int hit_handle(struct session *s, struct thread *t)
+{
+	arch_regs_t regs;
+	struct site *st;
+	uint64_t ts;
+	int r = pt_getregs(t->tid, &regs);
+
+	if (r < 0)
+		return r;
+	st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
+	if (!st)
+		return -ENOENT;
+	ts = now_ns(s->clock);
+	emit_record(s, t, st, &regs, ts);
+
+	arch_regs_set_pc(&regs, st->addr);
+	if (st->slot) {
+		arch_regs_set_pc(&regs, st->slot);
+	} else if ((r = arch_emulate(&st->insn, &regs, emu_read, emu_write, t)) < 0) {
+		/* The instruction itself would have faulted (a bad stack): let it. */
+		pr_debug("tid %d: emulating '%s' at 0x%lx failed: %s\n", t->tid, st->insn.text,
+			 (unsigned long)st->addr, strerror(-r));
+		arch_regs_set_pc(&regs, st->addr);
+		pt_setregs(t->tid, &regs);
+		t->stopped = false;
+		pt_cont(t->tid, SIGSEGV);
+		return 0;
+	}
+	r = pt_setregs(t->tid, &regs);
+	if (r < 0)
+		return r;
+	t->stopped = false;
+	r = t->want_exit ? pt_syscall(t->tid, 0) : pt_cont(t->tid, 0);
+	return r == -ESRCH ? 0 : r;
+}

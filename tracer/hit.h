@@ -1,0 +1,17 @@
+/* tracer/hit.h: one probe hit, from the int3 stop to the resumed thread. */
+#ifndef PTAP_TRACER_HIT_H
+#define PTAP_TRACER_HIT_H
+
+struct session;
+struct thread;
+
+/*
+ * T stopped on a SIGTRAP from an int3.  If it is one of our sites: fetch the
+ * arguments, write the record, step over the displaced instruction (out of
+ * line or emulated; the int3 stays) and resume T: 0.  -ENOENT when the trap
+ * is not ours (the caller delivers it), -ESRCH when T is gone.
+ * Allocates nothing; one stop per hit.
+ */
+int hit_handle(struct session *s, struct thread *t);
+
+#endif

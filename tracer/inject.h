@@ -1,0 +1,23 @@
+/* tracer/inject.h: running a system call inside a stopped tracee. */
+#ifndef PTAP_TRACER_INJECT_H
+#define PTAP_TRACER_INJECT_H
+
+#include <stdint.h>
+
+struct session;
+struct thread;
+
+/*
+ * Run system call NR(ARGS) in T, which is in a ptrace stop, then put its
+ * registers back as they were.  The syscall instruction is the address
+ * space's known one (recorded at an earlier syscall stop), else two bytes
+ * written at T's pc for the duration (used right after exec, when the
+ * process is a single thread).  A signal that arrives meanwhile is held and
+ * re-sent to the thread afterwards.  *RET gets the syscall's return value
+ * (-errno on failure).  0, or -ESRCH when the thread died meanwhile (its wait
+ * status is then in *STATUS), or -errno.
+ */
+int inject_syscall(struct session *s, struct thread *t, long nr, const uint64_t args[6],
+		   long *ret, int *status);
+
+#endif

@@ -1,0 +1,152 @@
+/* tracer/launch.c: fork, seccomp filter, PTRACE_SEIZE, exec. */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/aspace.h"
+#include "tracer/launch.h"
+#include "tracer/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/sysmap.h"
+#include "tracer/thread.h"
+
+static int check_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode) || access(path, X_OK) < 0)
+		return -EACCES;
+	return 0;
+}
+
+int launch_find(const char *cmd, char *path_out, size_t len)
+{
+	const char *env = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+	int best = -ENOENT, r;
+
+	if (strchr(cmd, '/')) {
+		snprintf(path_out, len, "%s", cmd);
+		r = check_exec(cmd);
+		return r == -EACCES ? r : r < 0 ? -ENOENT : 0;
+	}
+	dirs = strdup(env ? env : "/usr/local/bin:/usr/bin:/bin");
+	if (!dirs)
+		return -ENOMEM;
+	for (dir = strtok_r(dirs, ":", &save); dir && *cmd; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path_out, len, "%s/%s", dir, cmd);
+		r = check_exec(path_out);
+		if (r == 0 || r == -EACCES)
+			best = r;
+		if (r == 0)
+			break;
+	}
+	free(dirs);
+	return best;
+}
+
+static struct sock_filter bpf_stmt(unsigned short code, unsigned int k)
+{
+	return (struct sock_filter){ .code = code, .k = k };
+}
+
+static struct sock_filter bpf_jeq(unsigned int k, unsigned char jt, unsigned char jf)
+{
+	return (struct sock_filter){ .code = BPF_JMP | BPF_JEQ | BPF_K, .jt = jt, .jf = jf, .k = k };
+}
+
+/* The filter: RET_TRACE for sysmap_traced on the native syscall ABI, ALLOW otherwise. */
+static int build_filter(struct sock_filter *f, int max)
+{
+	int n = 0, k = sysmap_ntraced;
+
+	if (max < k + 6)
+		return -E2BIG;
+	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[n++] = bpf_jeq(arch_audit_arch, 1, 0);
+	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (int i = 0; i < k; i++)
+		f[n++] = bpf_jeq((unsigned int)sysmap_traced[i], (unsigned char)(k - i), 0);
+	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	return n;
+}
+
+static void child_fail(const char *what, const char *path, int code)
+{
+	dprintf(2, "ptap: %s %s: %s\n", what, path, strerror(errno));
+	_exit(code);
+}
+
+/* In the child, before exec.  Only async-signal-safe work from here on. */
+static void child_run(const char *path, char *const argv[], struct sock_fprog *prog)
+{
+	signal(SIGPIPE, SIG_DFL);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0) {
+		/* Without CAP_SYS_ADMIN a filter needs no_new_privs (seccomp(2)). */
+		if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0)
+			child_fail("cannot install the seccomp filter for", path, 126);
+	}
+	kill(getpid(), SIGSTOP);	/* wait to be seized */
+	execv(path, argv);
+	child_fail("cannot execute", path, errno == ENOENT ? 127 : 126);
+}
+
+int launch_command(struct session *s, const char *path, char *const argv[])
+{
+	const unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
+				   PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+				   PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
+	struct sock_filter f[32];
+	struct sock_fprog prog = { .filter = f };
+	struct aspace *as = NULL;
+	struct thread *t;
+	int st, r, n = build_filter(f, 32);
+	pid_t pid;
+
+	if (n < 0)
+		return n;
+	prog.len = (unsigned short)n;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_run(path, argv, &prog);
+	if (waitpid(pid, &st, WSTOPPED) < 0 || !WIFSTOPPED(st)) {
+		r = WIFEXITED(st) ? -ECHILD : -errno;
+		return r ? r : -ECHILD;
+	}
+	r = pt_seize(pid, opts);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		return r;
+	}
+	s->cmd_pid = pid;
+	r = aspace__new(pid, &as);
+	t = r == 0 ? thread__add(s, pid, pid, as) : NULL;
+	aspace__put(as);
+	if (!t)
+		return r ? r : -ENOMEM;
+	thread__read_comm(t);
+	kill(pid, SIGCONT);
+	return 0;
+}

@@ -1,0 +1,277 @@
+/* tracer/loop.c: the event loop.  Every stop is classified from the wait
+ * status (event << 16 | signal), PTRACE_GETSIGINFO and the syscall info
+ * (ptrace(2), "Stopped states"): syscall stops carry SIGTRAP|0x80
+ * (PTRACE_O_TRACESYSGOOD), so a plain SIGTRAP is a breakpoint or the
+ * program's own trap. */
+#include <errno.h>
+#include <linux/ptrace.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/aspace.h"
+#include "tracer/hit.h"
+#include "tracer/loop.h"
+#include "tracer/maptab.h"
+#include "tracer/mem.h"
+#include "tracer/plant.h"
+#include "tracer/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/sysmap.h"
+#include "tracer/thread.h"
+
+static void resume(struct thread *t, int sig)
+{
+	int r;
+
+	t->stopped = false;
+	r = t->want_exit ? pt_syscall(t->tid, sig) : pt_cont(t->tid, sig);
+	if (r < 0 && r != -ESRCH)
+		pr_warn("tid %d: cannot resume: %s\n", t->tid, strerror(-r));
+}
+
+static void on_gone(struct session *s, pid_t pid, int status)
+{
+	struct thread *t = thread__find(s, pid);
+
+	if (pid == s->cmd_pid) {
+		s->cmd_status = status;
+		s->cmd_exited = true;
+	}
+	if (t)
+		thread__remove(s, t);
+}
+
+/* A thread died inside a ptrace request of ours: account for it like a wait. */
+static void died(struct session *s, struct thread *t, int status)
+{
+	on_gone(s, t->tid, status);
+}
+
+static void on_seccomp(struct session *s, struct thread *t)
+{
+	struct ptrace_syscall_info info;
+
+	if (pt_syscall_info(t->tid, &info) < 0 || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
+		resume(t, 0);
+		return;
+	}
+	t->sc_nr = (long)info.seccomp.nr;
+	memcpy(t->sc_args, info.seccomp.args, sizeof(t->sc_args));
+	t->want_exit = sysmap_on_entry(s, t);
+	resume(t, 0);
+}
+
+static void on_syscall_stop(struct session *s, struct thread *t)
+{
+	struct ptrace_syscall_info info;
+	int status = 0, r = 0;
+
+	if (pt_syscall_info(t->tid, &info) < 0 || info.op != PTRACE_SYSCALL_INFO_EXIT) {
+		resume(t, 0);
+		return;
+	}
+	if (!t->as->syscall_pc)
+		sysmap_note_syscall_pc(t->as, info.instruction_pointer);
+	if (t->exec_pending) {
+		t->exec_pending = false;
+		r = plant_range(s, t, 0, UINT64_MAX, &status);
+	} else if (t->want_exit) {
+		r = sysmap_on_exit(s, t, &info, &status);
+	}
+	t->want_exit = false;
+	t->sc_nr = -1;
+	if (r == -ESRCH) {
+		died(s, t, status);
+		return;
+	}
+	resume(t, 0);
+}
+
+/* Other threads of an exec'ing process are gone (ptrace(2), "execve(2) under ptrace"). */
+static void drop_siblings(struct session *s, struct thread *t, void *arg)
+{
+	const struct thread *leader = arg;
+
+	if (t != leader && t->tgid == leader->tgid)
+		thread__remove(s, t);
+}
+
+static void on_exec(struct session *s, struct thread *t)
+{
+	struct aspace *as;
+	int r;
+
+	thread__for_each(s, drop_siblings, t);
+	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
+		aspace__put(t->as);
+		t->as = NULL;
+		r = aspace__new(t->tgid, &as);
+		t->as = r == 0 ? as : NULL;
+	} else {
+		r = aspace__reset(t->as, t->tgid);
+	}
+	if (r == 0)
+		r = maptab__load_proc(t->as->mt, t->tgid);
+	if (r < 0)
+		pr_warn("pid %d: cannot read the map table after exec: %s; its probes stay unplanted\n",
+			t->tgid, strerror(-r));
+	thread__read_comm(t);
+	t->exec_pending = r == 0;
+	t->want_exit = r == 0;		/* plant at the execve exit, before any user code runs */
+	t->sc_nr = -1;
+	resume(t, 0);
+}
+
+static void on_clone(struct session *s, struct thread *t, int ev)
+{
+	unsigned long msg = 0;
+	uint64_t flags = t->clone_flags;
+	struct aspace *as = NULL;
+	struct thread *c;
+	pid_t pid;
+
+	if (pt_geteventmsg(t->tid, &msg) < 0 || !msg) {
+		resume(t, 0);
+		return;
+	}
+	pid = (pid_t)msg;
+	if (t->sc_nr != SYS_clone && t->sc_nr != SYS_clone3)	/* fork(2), vfork(2) */
+		flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
+			ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
+	if (flags & CLONE_VM)
+		as = aspace__get(t->as);
+	else if (aspace__clone(t->as, pid, &as) < 0)
+		pr_warn("pid %d: cannot copy the probe table for its child %d\n", t->tgid, pid);
+	c = thread__find(s, pid);
+	if (!c)
+		c = thread__add(s, pid, pid, NULL);
+	if (c) {
+		c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
+		c->as = as;
+		memcpy(c->comm, t->comm, sizeof(c->comm));
+		if (c->stopped)		/* its first stop came before this event */
+			resume(c, 0);
+	} else {
+		aspace__put(as);
+	}
+	t->sc_nr = -1;
+	resume(t, 0);
+}
+
+static void on_event_stop(struct thread *t, int sig)
+{
+	if (!t->as)		/* a new child: held until its parent's clone event */
+		return;
+	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		/* A group-stop: stay stopped until SIGCONT, but keep tracing. */
+		t->stopped = false;
+		if (pt_listen(t->tid) < 0)
+			resume(t, 0);
+		return;
+	}
+	resume(t, 0);
+}
+
+static void on_sigtrap(struct session *s, struct thread *t)
+{
+	siginfo_t si;
+	int r;
+
+	if (pt_getsiginfo(t->tid, &si) == 0 && si.si_code == SI_KERNEL) {
+		r = hit_handle(s, t);
+		if (r == 0)
+			return;
+		if (r == -ESRCH)
+			return;
+	}
+	resume(t, SIGTRAP);	/* the program's own trap: deliver it */
+}
+
+static void on_stop(struct session *s, struct thread *t, int st)
+{
+	int sig = WSTOPSIG(st), ev = st >> 16;
+
+	t->stopped = true;
+	if (sig == (SIGTRAP | 0x80)) {
+		on_syscall_stop(s, t);
+		return;
+	}
+	switch (ev) {
+	case PTRACE_EVENT_SECCOMP:
+		on_seccomp(s, t);
+		return;
+	case PTRACE_EVENT_EXEC:
+		on_exec(s, t);
+		return;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_clone(s, t, ev);
+		return;
+	case PTRACE_EVENT_STOP:
+		on_event_stop(t, sig);
+		return;
+	case 0:
+		break;
+	default:
+		resume(t, 0);
+		return;
+	}
+	if (sig == SIGTRAP)
+		on_sigtrap(s, t);
+	else
+		resume(t, sig);
+}
+
+/* A stop from a tid we do not know: a new child whose parent's event is still to come. */
+static void on_unknown(struct session *s, pid_t pid, int st)
+{
+	struct thread *t;
+
+	if (!WIFSTOPPED(st))
+		return;
+	t = thread__add(s, pid, pid, NULL);
+	if (!t) {
+		pr_err("out of memory tracking new thread %d\n", pid);
+		return;
+	}
+	t->stopped = true;
+	(void)st;
+}
+
+int loop_run(struct session *s)
+{
+	while (s->nthreads > 0) {
+		struct thread *t;
+		int st;
+		pid_t pid = waitpid(-1, &st, __WALL);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			return -errno;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			on_gone(s, pid, st);
+			continue;
+		}
+		t = thread__find(s, pid);
+		if (!t)
+			on_unknown(s, pid, st);
+		else if (!t->as && (st >> 16) != PTRACE_EVENT_STOP)
+			resume(t, 0);	/* should not happen: a held child that was not held */
+		else
+			on_stop(s, t, st);
+	}
+	return 0;
+}

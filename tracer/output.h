@@ -1,0 +1,23 @@
+/* tracer/output.h: where records go (stdout or -o FILE), in one format. */
+#ifndef PTAP_TRACER_OUTPUT_H
+#define PTAP_TRACER_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracer/session.h"
+
+struct record;
+struct output;
+
+/*
+ * Open PATH (NULL: stdout) for FMT records; BUFLEN bounds one formatted
+ * record (the buffer is allocated here, once).  0 or -errno.
+ */
+int output__open(const char *path, enum out_format fmt, size_t buflen, struct output **out);
+/* Format and write REC.  Never allocates.  A failed write is counted, not fatal. */
+void output__record(struct output *o, const struct record *rec);
+/* Flush and close.  Returns the number of records that could not be written. */
+uint64_t output__close(struct output *o, int *err);
+
+#endif

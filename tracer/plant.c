@@ -1,0 +1,208 @@
+/* tracer/plant.c: placing probe sites.  A probe's runtime address in a
+ * mapping M of its module is M.start + (file_offset - M.pgoff), where
+ * file_offset comes from the PT_LOAD that holds the link-time address
+ * (dwarf/elfmod.h).  The out-of-line copy of the displaced instruction goes
+ * into a scratch page that ptap maps within reach (+-2 GiB) of the module. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/array.h"
+#include "tracer/aspace.h"
+#include "tracer/inject.h"
+#include "tracer/maptab.h"
+#include "tracer/mem.h"
+#include "tracer/plant.h"
+#include "tracer/session.h"
+#include "tracer/thread.h"
+
+#define SCRATCH_LEN	4096ULL
+#define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */
+
+/* Can code in [LO, HI) and a slot at SLOT reach each other with rel32? */
+static bool reachable(uint64_t slot, uint64_t lo, uint64_t hi)
+{
+	int64_t a = (int64_t)(slot + ARCH_SLOT_SIZE - lo), b = (int64_t)(hi - slot);
+
+	return a <= (int64_t)ARCH_OOL_REACH && a >= -(int64_t)ARCH_OOL_REACH &&
+	       b <= (int64_t)ARCH_OOL_REACH && b >= -(int64_t)ARCH_OOL_REACH;
+}
+
+/* Map a new scratch page reachable from [LO, HI).  0, or -errno. */
+static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
+		       struct scratch **out, int *status)
+{
+	struct aspace *as = t->as;
+	struct map_entry e = { .prot = PROT_READ | PROT_EXEC,
+			       .flags = MAP_PRIVATE | MAP_ANONYMOUS, .path = "[ptap]" };
+	uint64_t gap, args[6];
+	long ret;
+	int r = maptab__find_gap(as->mt, lo, hi, SCRATCH_LEN, ARCH_OOL_REACH, SCRATCH_MIN, &gap);
+
+	if (r < 0)
+		return r;
+	args[0] = gap;
+	args[1] = SCRATCH_LEN;
+	args[2] = PROT_READ | PROT_EXEC;
+	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	args[4] = (uint64_t)-1;
+	args[5] = 0;
+	r = inject_syscall(s, t, SYS_mmap, args, &ret, status);
+	if (r < 0)
+		return r;
+	if (ret < 0)
+		return (int)ret;
+	if ((uint64_t)ret != gap)	/* a kernel without MAP_FIXED_NOREPLACE (< 4.17) */
+		return -EEXIST;
+	e.start = gap;
+	e.end = gap + SCRATCH_LEN;
+	r = maptab__insert(as->mt, &e);
+	if (r == 0)
+		r = array_grow((void **)&as->scratch, &as->scratch_cap, sizeof(*as->scratch),
+			       as->nscratch + 1);
+	if (r < 0)
+		return r;
+	as->scratch[as->nscratch] = (struct scratch){ .start = gap, .len = SCRATCH_LEN };
+	*out = &as->scratch[as->nscratch++];
+	return 0;
+}
+
+static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
+		      uint64_t *slot, int *status)
+{
+	struct aspace *as = t->as;
+	struct scratch *sc = NULL;
+	int r;
+
+	for (size_t i = 0; i < as->nscratch && !sc; i++) {
+		struct scratch *c = &as->scratch[i];
+
+		if (c->used + ARCH_SLOT_SIZE <= c->len && reachable(c->start + c->used, lo, hi))
+			sc = c;
+	}
+	if (!sc && (r = scratch_map(s, t, lo, hi, &sc, status)) < 0)
+		return r;
+	*slot = sc->start + sc->used;
+	sc->used += ARCH_SLOT_SIZE;
+	return 0;
+}
+
+/* The span of every mapping of file (DEV, INO): what a slot must reach. */
+static void module_span(const struct maptab *mt, uint64_t dev, uint64_t ino, uint64_t *lo,
+			uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < maptab__count(mt); i++) {
+		const struct map_entry *e = maptab__at(mt, i);
+
+		if (e->ino == ino && e->dev == dev) {
+			*lo = e->start < *lo ? e->start : *lo;
+			*hi = e->end > *hi ? e->end : *hi;
+		}
+	}
+}
+
+/* The site of probe P at ADDR: the instruction moved to its runtime address. */
+static void site_init(struct site *st, struct probe *p, uint64_t addr, uint64_t gen)
+{
+	memset(st, 0, sizeof(*st));
+	st->addr = addr;
+	st->bias = addr - p->rp.vaddr;
+	st->map_gen = gen;
+	st->probe = p;
+	st->insn = p->rp.insn;
+	st->insn.pc = addr;
+	if (st->insn.step != ARCH_STEP_OOL && st->insn.step != ARCH_STEP_RET)
+		st->insn.target += st->bias;
+}
+
+static int plant_one(struct session *s, struct thread *t, struct probe *p,
+		     const struct map_entry *e, uint64_t addr, int *status)
+{
+	struct aspace *as = t->as;
+	uint8_t now[ARCH_MAX_INSN], slotbuf[ARCH_SLOT_SIZE];
+	uint64_t gen = e->gen, dev = e->dev, ino = e->ino, lo, hi;
+	struct site st;
+	int r;
+
+	if (e->flags & MAP_SHARED) {
+		pr_warn("%s: not planting at 0x%lx: %s is mapped shared, an int3 would reach the "
+			"file and other processes\n", p->event, (unsigned long)addr, p->module);
+		return 0;
+	}
+	site_init(&st, p, addr, gen);
+	if (mem_read(t->tid, addr, now, st.insn.len) != st.insn.len ||
+	    memcmp(now, st.insn.bytes, st.insn.len)) {
+		pr_warn("%s: not planting at 0x%lx in pid %d: the code there differs from %s "
+			"(patched or relocated)\n", p->event, (unsigned long)addr, t->tgid, p->module);
+		return 0;
+	}
+	if (st.insn.step == ARCH_STEP_OOL) {
+		module_span(as->mt, dev, ino, &lo, &hi);
+		r = slot_alloc(s, t, lo, hi, &st.slot, status);
+		if (r == 0)
+			r = arch_ool_build(&st.insn, st.slot, slotbuf, sizeof(slotbuf));
+		if (r >= 0)
+			r = mem_write(as->memfd, st.slot, slotbuf, sizeof(slotbuf));
+		if (r < 0) {
+			if (r != -ESRCH)
+				pr_warn("%s: cannot prepare the out-of-line copy for 0x%lx in pid %d: "
+					"%s\n", p->event, (unsigned long)addr, t->tgid, strerror(-r));
+			return r == -ESRCH ? r : 0;
+		}
+	}
+	r = mem_write(as->memfd, addr, arch_bp_insn, ARCH_BP_LEN);
+	if (r == 0)
+		r = aspace__add_site(as, &st);
+	if (r < 0) {
+		pr_warn("%s: cannot plant at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
+			t->tgid, strerror(-r));
+		return 0;
+	}
+	p->planted++;
+	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
+		 st.slot ? "out of line" : "emulated");
+	return 1;
+}
+
+/* Where P lands in executable mapping E, or 0 when E does not hold it. */
+static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
+{
+	if (!(e->prot & PROT_EXEC) || e->ino != p->ino || e->dev != p->dev || !e->ino)
+		return 0;
+	if (p->rp.file_off < e->pgoff || p->rp.file_off - e->pgoff >= e->end - e->start)
+		return 0;
+	return e->start + (p->rp.file_off - e->pgoff);
+}
+
+int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, int *status)
+{
+	int planted = 0;
+
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		/* Index, not pointer: planting may map a scratch page and change the table. */
+		for (size_t j = 0; j < maptab__count(t->as->mt); j++) {
+			const struct map_entry *e = maptab__at(t->as->mt, j);
+			uint64_t addr;
+			int r;
+
+			if (e->end <= lo || e->start >= hi)
+				continue;
+			addr = probe_addr_in(p, e);
+			if (!addr || aspace__find_site(t->as, addr))
+				continue;
+			r = plant_one(s, t, p, e, addr, status);
+			if (r < 0)
+				return r;
+			planted += r;
+		}
+	}
+	return planted;
+}

@@ -1,0 +1,35 @@
+/* tracer/sysmap.h: the syscalls ptap stops on (seccomp RET_TRACE) and what
+ * their exits do to the map table: mmap, munmap, mremap, mprotect; and
+ * clone/clone3, whose CLONE_UNTRACED is stripped at entry. */
+#ifndef PTAP_TRACER_SYSMAP_H
+#define PTAP_TRACER_SYSMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct aspace;
+struct ptrace_syscall_info;
+struct session;
+struct thread;
+
+/* The syscall numbers the launch filter returns SECCOMP_RET_TRACE for. */
+extern const long sysmap_traced[];
+extern const int sysmap_ntraced;
+
+/*
+ * At the seccomp stop of T's syscall (T->sc_nr, T->sc_args): strip
+ * CLONE_UNTRACED from clone/clone3 and remember their flags.  Returns true
+ * when the syscall's exit must be seen (the map-changing ones).
+ */
+bool sysmap_on_entry(struct session *s, struct thread *t);
+/*
+ * At the exit stop of a map-changing syscall: update the map table, forget
+ * sites whose mapping went away, plant probes in new executable mappings.
+ * 0, or -ESRCH when T died meanwhile (wait status in *STATUS).
+ */
+int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info,
+		   int *status);
+/* Remember PC (just after a syscall instruction) as a place to inject syscalls from. */
+void sysmap_note_syscall_pc(struct aspace *as, uint64_t pc);
+
+#endif

@@ -1,0 +1,36 @@
+/* tracer/thread.h: one traced thread, and the session's table of them
+ * (open addressing by tid). */
+#ifndef PTAP_TRACER_THREAD_H
+#define PTAP_TRACER_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct aspace;
+struct session;
+
+struct thread {
+	pid_t tid, tgid;
+	struct aspace *as;	/* NULL while a new child waits for its parent's event */
+	char comm[17];
+	bool stopped;		/* in a ptrace stop we have not resumed */
+	bool want_exit;		/* resume with PTRACE_SYSCALL: we want this syscall's exit */
+	bool exec_pending;	/* exec'd: plant probes at the execve syscall exit */
+	long sc_nr;		/* the filtered syscall in flight (from its seccomp stop) */
+	uint64_t sc_args[6];
+	uint64_t clone_flags;	/* of the clone/clone3 in flight */
+	int pending_sig;	/* a signal held back while ptap ran a syscall in the thread */
+};
+
+struct thread *thread__find(const struct session *s, pid_t tid);
+/* A new thread in S's table (AS referenced when not NULL).  NULL on ENOMEM. */
+struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspace *as);
+void thread__remove(struct session *s, struct thread *t);
+/* Re-read the thread's name from /proc. */
+void thread__read_comm(struct thread *t);
+/* Call FN on every thread of the table (it may remove the current one). */
+void thread__for_each(struct session *s, void (*fn)(struct session *, struct thread *, void *),
+		      void *arg);
+
+#endif
