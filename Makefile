@@ -82,6 +82,10 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(S)/query_server
 	./$(O)/ptap record -e 'exec_query %di:string %si:u32' -- ./$(S)/query_server samples/queries.txt
 
+$(O)/bench/bench_target: tests/bench/bench_target.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -no-pie -fno-pie -o $@ $<
+
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<

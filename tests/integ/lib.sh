@@ -1,0 +1,39 @@
+# tests/integ/lib.sh: helpers for the integration tests (sourced).
+# Each test is a function test_NAME; run.sh runs them all and counts.
+
+: "${O:=build}"
+PTAP=$O/ptap
+S=$O/samples
+TMP=$(mktemp -d /tmp/ptap-integ.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+LIBC=$(ldd "$S/query_server" | awk '/libc\.so/ { print $3 }')
+
+fail() {
+	echo "    FAIL: $*" >&2
+	return 1
+}
+
+# Strip what changes run to run from text records: "COMM PID/TID SEC.NSEC: " and "(0xADDR) ".
+normalize() {
+	sed -E 's/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //; s/ \(0x[0-9a-f]+\)//' "$@"
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+
+# expect_diff EXPECTED-FILE ACTUAL-FILE
+expect_diff() {
+	diff -u "$1" "$2" >&2 || fail "records differ from $1 (- expected, + ptap)"
+}
+
+# expect_grep PATTERN FILE
+expect_grep() {
+	grep -q -- "$1" "$2" || { sed 's/^/      /' "$2" >&2; fail "no '$1' in $2"; }
+}
+
+# A run must finish: a hang is a failure, never a skip.
+run_ptap() {
+	timeout 60 "$PTAP" "$@"
+}

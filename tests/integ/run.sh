@@ -1,0 +1,24 @@
+#!/bin/bash
+# tests/integ/run.sh [BUILD-DIR]: run build/ptap on the samples and compare
+# what it records with what the samples state they did.
+set -u
+O=${1:-build}
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integ/lib.sh
+for f in tests/integ/t_*.sh; do
+	. "$f"
+done
+
+passed=0 failed=0
+for t in $(declare -F | awk '{ print $3 }' | grep '^test_'); do
+	if ( set -e; "$t" ) >"$TMP/out" 2>&1; then
+		passed=$((passed + 1))
+		echo "  ok    ${t#test_}"
+	else
+		failed=$((failed + 1))
+		echo "  FAIL  ${t#test_}"
+		sed 's/^/        /' "$TMP/out"
+	fi
+done
+echo "integration: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,52 @@
+# Arguments without DWARF: registers, $argN, dereferences, globals, a libc probe.
+
+test_args_argn_deref() {
+	run_ptap record -o "$TMP/rec" -e 'q=exec_query first=+0(%di):u8 len=$arg2:u32 third=+2(%di):x8 ptr=%di' \
+		-- "$S/query_server" samples/queries.txt >/dev/null
+	normalize "$TMP/rec" >"$TMP/got"
+	# 'S' = 83, 'L' = 0x4c
+	expect_grep '^q: first=83 len=8 third=0x4c ptr=0x[0-9a-f]*$' "$TMP/got"
+	expect_eq "records" 7 "$(grep -c '^q: ' "$TMP/got")"
+}
+
+# @SYMBOL: at entry the global still holds the previous query; the first is NULL.
+test_args_global_symbol() {
+	local bin
+	for bin in "$S/query_server" "$S/query_server-nopie" "$S/query_server-stripped"; do
+		run_ptap record -o "$TMP/rec" -e 'exec_query prev=@debug_query_string:string' \
+			-- "$bin" samples/queries.txt >/dev/null
+		normalize "$TMP/rec" >"$TMP/got"
+		printf '%s\n' 'exec_query: prev=(error: bad address 0x0)' \
+			'exec_query: prev="SELECT 1"' \
+			'exec_query: prev="SELECT name FROM users WHERE id = 42"' >"$TMP/want"
+		head -3 "$TMP/got" >"$TMP/got3"
+		expect_diff "$TMP/want" "$TMP/got3"
+		expect_eq "records ($bin)" 7 "$(wc -l <"$TMP/got")"
+	done
+}
+
+# A probe in a library that is mapped after exec: planted at the mmap's exit.
+test_args_libc_puts() {
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts %di:string' -- "$S/query_server" \
+		samples/queries.txt >"$TMP/stdout"
+	normalize "$TMP/rec" >"$TMP/got"
+	echo 'puts: arg1="query_server: done"' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+	expect_grep '^query_server: done$' "$TMP/stdout"
+}
+
+# The library named through a symlink is the same file (identity, not path).
+test_args_libc_symlink() {
+	ln -s "$LIBC" "$TMP/libc-link.so"
+	run_ptap record -o "$TMP/rec" -x "$TMP/libc-link.so" -e 'puts %di:string' \
+		-- "$S/query_server" samples/queries.txt >/dev/null
+	expect_eq "records" 1 "$(wc -l <"$TMP/rec")"
+}
+
+test_args_two_modules() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query %si:u32' -x "$LIBC" -e 'puts %di:string' \
+		-- "$S/query_server" samples/queries.txt >/dev/null
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_eq "exec_query records" 7 "$(grep -c '^exec_query: arg1=' "$TMP/got")"
+	expect_eq "last record" 'puts: arg1="query_server: done"' "$(tail -1 "$TMP/got")"
+}

@@ -1,0 +1,70 @@
+# query_server: the README's recipe, on every build of the sample.
+
+QS_PROBE='exec_query query_string=%di:string len=%si:u32'
+
+# check_variant BINARY: records equal the program's own statement on fd 3.
+check_variant() {
+	local bin=$1
+	run_ptap record -o "$TMP/rec" -e "$QS_PROBE" -- "$bin" samples/queries.txt \
+		3>"$TMP/expect" >"$TMP/stdout"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$TMP/expect" "$TMP/got"
+	expect_eq "record count" 7 "$(wc -l <"$TMP/rec")"
+}
+
+test_query_O2()       { check_variant "$S/query_server"; }
+test_query_O0()       { check_variant "$S/query_server-O0"; }
+test_query_nopie()    { check_variant "$S/query_server-nopie"; }
+test_query_stripped() { check_variant "$S/query_server-stripped"; }
+
+test_query_output_untouched() {
+	"$S/query_server" samples/queries.txt >"$TMP/plain"
+	run_ptap record -o "$TMP/rec" -e "$QS_PROBE" -- "$S/query_server" samples/queries.txt \
+		>"$TMP/traced"
+	expect_diff "$TMP/plain" "$TMP/traced"
+}
+
+test_query_stdout_records() {
+	run_ptap record -e 'exec_query %di:string %si:u32' -- "$S/query_server" samples/queries.txt \
+		>"$TMP/all"
+	expect_grep '^query_server [0-9]*/[0-9]* [0-9]*\.[0-9]\{9\}: exec_query: (0x[0-9a-f]*) arg1="SELECT 1" arg2=8$' "$TMP/all"
+	expect_grep '^query_server: done$' "$TMP/all"
+	expect_eq "records" 7 "$(grep -c ': exec_query: ' "$TMP/all")"
+}
+
+test_query_json() {
+	run_ptap record --format json -o "$TMP/rec" -e "$QS_PROBE" -- "$S/query_server" \
+		samples/queries.txt >/dev/null
+	expect_eq "records" 7 "$(wc -l <"$TMP/rec")"
+	expect_grep '"event":"exec_query","kind":"entry","addr":"0x[0-9a-f]*","args":{"query_string":"SELECT 1","len":8}}$' "$TMP/rec"
+	expect_grep '"args":{"query_string":"INSERT INTO log VALUES (\x27it\x27\x27s \\"quoted\\"\x27, \x27back\\\\slash\x27)","len":55}' "$TMP/rec"
+	expect_grep '"query_string":"UPDATE t SET a = 1\\tWHERE b = 2"' "$TMP/rec"
+	expect_grep '"pid":[0-9]*,"tid":[0-9]*,"comm":"query_server"' "$TMP/rec"
+}
+
+# Timestamps are CLOCK_MONOTONIC ns, non-decreasing, and inside the run.
+test_query_timestamps() {
+	local before after
+	before=$(awk '{ printf "%d", $1 * 1000000000 }' /proc/uptime)
+	run_ptap record --format json -o "$TMP/rec" -e "$QS_PROBE" -- "$S/query_server" \
+		samples/queries.txt >/dev/null
+	sed -E 's/^\{"ts":([0-9]+),.*/\1/' "$TMP/rec" >"$TMP/ts"
+	sort -n -c "$TMP/ts" || fail "timestamps go backwards"
+	[ "$(head -1 "$TMP/ts")" -gt 0 ] || fail "zero timestamp"
+}
+
+test_query_exit_status() {
+	local rc=0
+	run_ptap record -o "$TMP/rec" -e 'exec_query' -- "$S/query_server" /dev/null >/dev/null || rc=$?
+	expect_eq "exit status of a command that exits 1" 1 "$rc"
+	rc=0
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts' -- sh -c 'kill -TERM $$' || rc=$?
+	expect_eq "exit status of a command killed by SIGTERM" 143 "$rc"
+}
+
+test_query_string_max() {
+	run_ptap record --string-max 6 -o "$TMP/rec" -e "$QS_PROBE" -- "$S/query_server" \
+		samples/queries.txt >/dev/null
+	expect_grep 'query_string="SELECT"\.\.\. len=8$' "$TMP/rec"
+	expect_grep 'query_string="" len=0$' "$TMP/rec"
+}
