@@ -259,11 +259,15 @@ static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, char *why,
 		return set_why(why, whylen, -ENOTSUP, "%s", no);
 	if (x86_64_branch(op, left, insn)) {
 		/* 66 makes rip wrap at 16 bits on AMD; 67 is not worth guessing. */
-		if (pfx.opsize)
-			return set_why(why, whylen, -ENOTSUP, "operand-size prefix on a branch");
-		if (pfx.adsize)
-			return set_why(why, whylen, -ENOTSUP, "address-size prefix on a branch");
-		return 0;
+		no = pfx.opsize ? "operand-size prefix on a branch" :
+		     pfx.adsize ? "address-size prefix on a branch" : NULL;
+		if (!no)
+			return 0;
+		insn->step = ARCH_STEP_OOL;	/* not a usable branch after all */
+		insn->target = 0;
+		insn->cond = 0;
+		insn->pop_extra = 0;
+		return set_why(why, whylen, -ENOTSUP, "%s", no);
 	}
 	insn->step = ARCH_STEP_OOL;
 	return x86_64_riprel(ci, insn, why, whylen);
