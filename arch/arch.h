@@ -84,7 +84,9 @@ struct arch_insn {
  * instruction) and decide how a probe there is stepped over without removing
  * the breakpoint.  0, or -ENOTSUP with WHY holding the reason (an instruction
  * that cannot run out of line and is not emulated: syscall, int3, ud2, a
- * lock prefix, ...), or -EINVAL when CODE does not decode.
+ * lock prefix, ...), or -EINVAL when CODE does not decode.  On failure INSN
+ * holds pc and, if the instruction decoded, len, bytes and text (step OOL,
+ * no target): enough for a message, not for stepping.
  */
 int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn,
 		      char *why, size_t whylen);

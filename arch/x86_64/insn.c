@@ -1,0 +1,420 @@
+/* arch/x86_64/insn.c: decides how a probe on an x86-64 instruction is stepped
+ * over while its int3 stays planted (out of line, or emulated), builds the
+ * out-of-line copies and emulates branches.  The only user of capstone. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "arch/arch.h"
+
+const uint8_t arch_bp_insn[ARCH_BP_LEN] = { 0xcc };
+
+/* int3 traps after itself: rip is one past the breakpoint byte. */
+uint64_t arch_bp_addr(uint64_t pc_after_trap)
+{
+	return pc_after_trap - ARCH_BP_LEN;
+}
+
+/* ---- little-endian fields ------------------------------------------------ */
+
+static int32_t get_s32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static bool fits_s32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* ---- capstone ----------------------------------------------------------- */
+
+/*
+ * The handle is opened on first use and kept for the life of the process
+ * (ptap decodes on one thread; capstone handles are not shared across
+ * threads here).
+ */
+static csh x86_64_cs;
+static int x86_64_cs_state;	/* 0: not tried, 1: open, -errno: cs_open failed */
+
+static int x86_64_cs_get(csh *h)
+{
+	if (x86_64_cs_state == 0) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &x86_64_cs) != CS_ERR_OK) {
+			x86_64_cs_state = -ENOMEM;
+		} else if (cs_option(x86_64_cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+			cs_close(&x86_64_cs);
+			x86_64_cs_state = -ENOMEM;
+		} else {
+			x86_64_cs_state = 1;
+		}
+	}
+	*h = x86_64_cs;
+	return x86_64_cs_state < 0 ? x86_64_cs_state : 0;
+}
+
+/* ---- classification ---------------------------------------------------- */
+
+static int set_why(char *why, size_t whylen, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* Legacy prefixes and REX in front of the opcode (Intel SDM vol. 2, 2.1). */
+struct x86_64_pfx {
+	unsigned int n;		/* bytes before the opcode */
+	bool lock;		/* f0 */
+	bool opsize;		/* 66 */
+	bool adsize;		/* 67 */
+};
+
+static void x86_64_scan_prefixes(const uint8_t *b, unsigned int len, struct x86_64_pfx *pfx)
+{
+	unsigned int i;
+
+	memset(pfx, 0, sizeof(*pfx));
+	for (i = 0; i < len; i++) {
+		switch (b[i]) {
+		case 0xf0:
+			pfx->lock = true;
+			continue;
+		case 0x66:
+			pfx->opsize = true;
+			continue;
+		case 0x67:
+			pfx->adsize = true;
+			continue;
+		case 0xf2: case 0xf3:				/* rep/repne, bnd */
+		case 0x26: case 0x2e: case 0x36: case 0x3e:	/* segments, branch hints */
+		case 0x64: case 0x65:
+			continue;
+		}
+		if ((b[i] & 0xf0) == 0x40)			/* REX */
+			continue;
+		break;
+	}
+	pfx->n = i;
+}
+
+/*
+ * Refusals by opcode: instructions that must not run at another address
+ * (they trap, talk to the kernel or hardware, or push a return address that
+ * would be the slot's) and that ptap does not emulate.  NULL: no objection.
+ */
+static const char *x86_64_refusal(const uint8_t *op, unsigned int left)
+{
+	uint8_t modrm_reg = left > 1 ? (op[1] >> 3) & 7 : 0;
+
+	switch (op[0]) {
+	case 0xcc: return "int3 is the program's own breakpoint";
+	case 0xcd: return "int n traps to the kernel";
+	case 0xce: return "into traps to the kernel";
+	case 0xf1: return "int1 (icebp) traps to the kernel";
+	case 0xf4: return "hlt is privileged";
+	case 0xfa: case 0xfb: return "cli/sti are privileged";
+	case 0xcf: return "iret cannot run out of line";
+	case 0xca: case 0xcb: return "far return";
+	case 0x9a: case 0xea: return "far call/jmp";
+	case 0xe4: case 0xe5: case 0xe6: case 0xe7:
+	case 0xec: case 0xed: case 0xee: case 0xef:
+		return "in/out port I/O";
+	case 0x6c: case 0x6d: case 0x6e: case 0x6f:
+		return "ins/outs port I/O";
+	case 0xe0: case 0xe1: case 0xe2: return "loop is not emulated";
+	case 0xe3: return "jrcxz is not emulated";
+	case 0xc7:
+		if (left > 1 && op[1] == 0xf8)
+			return "xbegin has a relative abort target";
+		return NULL;
+	case 0xff:
+		if (modrm_reg == 2)
+			return "indirect call at a probe site (would push the slot's address)";
+		if (modrm_reg == 3 || modrm_reg == 5)
+			return "far call/jmp";
+		return NULL;
+	case 0x0f:
+		if (left < 2)
+			return NULL;
+		switch (op[1]) {
+		case 0x05: return "syscall cannot run out of line";
+		case 0x07: return "sysret is privileged";
+		case 0x34: return "sysenter cannot run out of line";
+		case 0x35: return "sysexit is privileged";
+		case 0x0b: case 0xb9: case 0xff: return "ud2/ud1/ud0 raise an invalid-opcode fault";
+		case 0x01: return "0f 01 group (system instructions)";
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Relative branches ptap emulates, recognised by opcode alone (so that a
+ * 66-prefixed form, which capstone decodes with a rel16, is still seen as a
+ * branch and refused): fills STEP, TARGET, COND, POP_EXTRA.  The relative
+ * offset is the last 1 or 4 bytes of the instruction.
+ */
+static bool x86_64_branch(const uint8_t *op, unsigned int left, struct arch_insn *insn)
+{
+	const uint8_t *end = insn->bytes + insn->len;
+	uint64_t next = insn->pc + insn->len;
+	int64_t rel8 = (int8_t)end[-1];
+	int64_t rel32 = insn->len >= 4 ? get_s32(end - 4) : 0;
+
+	if (op[0] >= 0x70 && op[0] <= 0x7f) {				/* jcc rel8 */
+		insn->step = ARCH_STEP_JCC;
+		insn->cond = op[0] & 0xf;
+		insn->target = next + rel8;
+	} else if (op[0] == 0x0f && left > 1 && op[1] >= 0x80 && op[1] <= 0x8f) {
+		insn->step = ARCH_STEP_JCC;				/* jcc rel32 */
+		insn->cond = op[1] & 0xf;
+		insn->target = next + rel32;
+	} else if (op[0] == 0xeb) {					/* jmp rel8 */
+		insn->step = ARCH_STEP_JMP;
+		insn->target = next + rel8;
+	} else if (op[0] == 0xe9) {					/* jmp rel32 */
+		insn->step = ARCH_STEP_JMP;
+		insn->target = next + rel32;
+	} else if (op[0] == 0xe8) {					/* call rel32 */
+		insn->step = ARCH_STEP_CALL;
+		insn->target = next + rel32;
+	} else if (op[0] == 0xc3) {					/* ret */
+		insn->step = ARCH_STEP_RET;
+	} else if (op[0] == 0xc2) {					/* ret imm16 */
+		insn->step = ARCH_STEP_RET;
+		insn->pop_extra = (uint16_t)(end[-2] | end[-1] << 8);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A rip-relative memory operand (ModRM mod=00 rm=101: disp32 from the end of
+ * the instruction).  Capstone says whether there is one; its encoding info
+ * says where the ModRM byte is, and the disp32 follows it directly (no SIB
+ * in this form).  Capstone 4.0.2's disp_size is wrong with a 66 prefix
+ * ("movw $imm, x(%rip)" reports 2), so only the offsets are used, and the
+ * bytes are checked against the decoded displacement.
+ */
+static int x86_64_riprel(const cs_insn *ci, struct arch_insn *insn, char *why, size_t whylen)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	unsigned int mo = x->encoding.modrm_offset;
+	bool cs_rip = false, modrm_rip;
+
+	for (unsigned int i = 0; i < x->op_count; i++) {
+		if (x->operands[i].type != X86_OP_MEM)
+			continue;
+		if (x->operands[i].mem.base == X86_REG_EIP)
+			return set_why(why, whylen, -ENOTSUP, "eip-relative operand (addr32)");
+		if (x->operands[i].mem.base == X86_REG_RIP)
+			cs_rip = true;
+	}
+	modrm_rip = mo > 0 && mo + 4 < insn->len && (insn->bytes[mo] & 0xc7) == 0x05;
+	if (!cs_rip && !modrm_rip)
+		return 0;
+	if (!cs_rip || !modrm_rip || x->encoding.disp_offset != mo + 1 ||
+	    get_s32(insn->bytes + mo + 1) != x->disp)
+		return set_why(why, whylen, -ENOTSUP, "cannot locate the rip-relative displacement");
+	insn->riprel = true;
+	insn->disp_off = (uint8_t)(mo + 1);
+	return 0;
+}
+
+static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, char *why, size_t whylen)
+{
+	struct x86_64_pfx pfx;
+	const uint8_t *op;
+	unsigned int left;
+	const char *no;
+
+	x86_64_scan_prefixes(insn->bytes, insn->len, &pfx);
+	if (pfx.n >= insn->len)
+		return set_why(why, whylen, -EINVAL, "prefixes without an opcode");
+	op = insn->bytes + pfx.n;
+	left = insn->len - pfx.n;
+
+	if (pfx.lock)
+		return set_why(why, whylen, -ENOTSUP, "lock prefix");
+	no = x86_64_refusal(op, left);
+	if (no)
+		return set_why(why, whylen, -ENOTSUP, "%s", no);
+	if (x86_64_branch(op, left, insn)) {
+		/* 66 makes rip wrap at 16 bits on AMD; 67 is not worth guessing. */
+		no = pfx.opsize ? "operand-size prefix on a branch" :
+		     pfx.adsize ? "address-size prefix on a branch" : NULL;
+		if (!no)
+			return 0;
+		insn->step = ARCH_STEP_OOL;	/* not a usable branch after all */
+		insn->target = 0;
+		insn->cond = 0;
+		insn->pop_extra = 0;
+		return set_why(why, whylen, -ENOTSUP, "%s", no);
+	}
+	insn->step = ARCH_STEP_OOL;
+	return x86_64_riprel(ci, insn, why, whylen);
+}
+
+int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn,
+		      char *why, size_t whylen)
+{
+	cs_insn *ci;
+	csh h;
+	int err;
+
+	memset(insn, 0, sizeof(*insn));
+	insn->pc = pc;
+	if (why && whylen)
+		why[0] = '\0';
+	if (!code || !len)
+		return set_why(why, whylen, -EINVAL, "no code");
+	err = x86_64_cs_get(&h);
+	if (err)
+		return set_why(why, whylen, err, "capstone: cannot open an x86-64 handle");
+	if (len > ARCH_MAX_INSN)
+		len = ARCH_MAX_INSN;
+	if (cs_disasm(h, code, len, pc, 1, &ci) != 1)
+		return set_why(why, whylen, -EINVAL, "cannot decode %02x", code[0]);
+
+	insn->len = (uint8_t)ci->size;
+	memcpy(insn->bytes, code, ci->size);
+	if (snprintf(insn->text, sizeof(insn->text), "%s%s%s", ci->mnemonic,
+		     ci->op_str[0] ? " " : "", ci->op_str) >= (int)sizeof(insn->text))
+		memcpy(insn->text + sizeof(insn->text) - 4, "...", 4);	/* say it was cut */
+	err = x86_64_classify(ci, insn, why, whylen);
+	cs_free(ci, 1);
+	return err;
+}
+
+/* ---- out of line -------------------------------------------------------- */
+
+#define JMP_REL32_LEN	5
+
+/*
+ * The slot holds the instruction and "jmp rel32" back to pc + len; any room
+ * left in BUF (up to ARCH_SLOT_SIZE) is filled with int3 so a stray jump
+ * traps instead of running garbage.  -EINVAL for an emulated instruction,
+ * -ENOSPC when LEN is too small.
+ */
+int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, size_t len)
+{
+	size_t used = (size_t)insn->len + JMP_REL32_LEN;
+	int64_t rel;
+
+	if (insn->step != ARCH_STEP_OOL || !insn->len || insn->len > ARCH_MAX_INSN)
+		return -EINVAL;
+	if (len < used)
+		return -ENOSPC;
+
+	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
+	memcpy(buf, insn->bytes, insn->len);
+	if (insn->riprel) {
+		/*
+		 * Both displacements count from the end of the instruction:
+		 * pc + len + old == slot + len + new.
+		 */
+		int64_t disp = (int64_t)get_s32(insn->bytes + insn->disp_off) +
+			       (int64_t)(insn->pc - slot);
+
+		if (!fits_s32(disp))
+			return -ERANGE;
+		put_u32(buf + insn->disp_off, (uint32_t)disp);
+	}
+	rel = (int64_t)((insn->pc + insn->len) - (slot + used));
+	if (!fits_s32(rel))
+		return -ERANGE;
+	buf[insn->len] = 0xe9;
+	put_u32(buf + insn->len + 1, (uint32_t)rel);
+	return (int)used;
+}
+
+/* ---- emulation ---------------------------------------------------------- */
+
+#define X86_CF	(1UL << 0)
+#define X86_PF	(1UL << 2)
+#define X86_ZF	(1UL << 6)
+#define X86_SF	(1UL << 7)
+#define X86_OF	(1UL << 11)
+
+/* Condition CC (the tttn field, Intel SDM vol. 1, B.1.4.7) under FLAGS. */
+static bool x86_64_cond(uint8_t cc, unsigned long flags)
+{
+	bool cf = flags & X86_CF, pf = flags & X86_PF, zf = flags & X86_ZF;
+	bool sf = flags & X86_SF, of = flags & X86_OF;
+	bool r;
+
+	switch (cc >> 1) {
+	case 0: r = of; break;			/* jo */
+	case 1: r = cf; break;			/* jb */
+	case 2: r = zf; break;			/* je */
+	case 3: r = cf || zf; break;		/* jbe */
+	case 4: r = sf; break;			/* js */
+	case 5: r = pf; break;			/* jp */
+	case 6: r = sf != of; break;		/* jl */
+	default: r = zf || sf != of; break;	/* jle */
+	}
+	return (cc & 1) ? !r : r;		/* odd codes negate */
+}
+
+int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
+		 int (*read_mem)(void *priv, uint64_t addr, void *buf, size_t len),
+		 int (*write_mem)(void *priv, uint64_t addr, const void *buf, size_t len),
+		 void *priv)
+{
+	uint64_t next = insn->pc + insn->len;
+	uint8_t word[8];
+	uint64_t ra = 0;
+	int err;
+
+	switch (insn->step) {
+	case ARCH_STEP_JMP:
+		regs->rip = insn->target;
+		return 0;
+	case ARCH_STEP_JCC:
+		regs->rip = x86_64_cond(insn->cond, regs->eflags) ? insn->target : next;
+		return 0;
+	case ARCH_STEP_CALL:
+		if (!write_mem)
+			return -EINVAL;
+		for (int i = 0; i < 8; i++)
+			word[i] = (uint8_t)(next >> (8 * i));
+		err = write_mem(priv, regs->rsp - 8, word, sizeof(word));
+		if (err)
+			return err;
+		regs->rsp -= 8;
+		regs->rip = insn->target;
+		return 0;
+	case ARCH_STEP_RET:
+		if (!read_mem)
+			return -EINVAL;
+		err = read_mem(priv, regs->rsp, word, sizeof(word));
+		if (err)
+			return err;
+		for (int i = 0; i < 8; i++)
+			ra |= (uint64_t)word[i] << (8 * i);
+		regs->rsp += 8 + insn->pop_extra;
+		regs->rip = ra;
+		return 0;
+	case ARCH_STEP_OOL:
+		break;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,42 @@
+/* arch/x86_64/syscall.c: the x86-64 Linux system call ABI, for making a
+ * stopped thread run a system call the tracer chose (mmap of the scratch
+ * page, munmap at detach).  Pure: fills registers, never calls ptrace. */
+#include "arch/arch.h"
+
+const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN] = { 0x0f, 0x05 };	/* syscall */
+
+/*
+ * Linux x86-64 passes the number in rax and the arguments in rdi rsi rdx r10
+ * r8 r9 (r10, not rcx: the syscall instruction overwrites rcx with the
+ * return address and r11 with rflags).
+ *
+ * orig_rax = -1: orig_rax is where the kernel keeps the number of the system
+ * call a thread is inside.  If the thread was stopped in (or at the exit of)
+ * a system call that is to be restarted - rax holding -ERESTARTSYS,
+ * -ERESTARTNOINTR, ... - then on the way back to user space the kernel's
+ * signal code (arch/x86/kernel/signal.c, arch_do_signal_or_restart()) sees
+ * orig_rax >= 0, puts orig_rax back into rax and moves rip back 2 bytes to
+ * re-execute the syscall instruction.  That would corrupt the injected call:
+ * rax would become the old syscall number and rip would point 2 bytes before
+ * PC.  -1 means "not in a system call", so the kernel leaves rip and rax
+ * alone and the thread starts cleanly at PC.  (Do not set up an injection at
+ * a syscall-entry stop: there orig_rax is the call about to run, and -1
+ * would cancel it.)
+ */
+void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t args[6])
+{
+	regs->rip = pc;
+	regs->rax = (uint64_t)nr;
+	regs->orig_rax = (uint64_t)-1;
+	regs->rdi = args[0];
+	regs->rsi = args[1];
+	regs->rdx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+}
+
+long arch_syscall_result(const arch_regs_t *regs)
+{
+	return (long)regs->rax;
+}

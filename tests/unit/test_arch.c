@@ -1,0 +1,959 @@
+/* tests/unit/test_arch.c: arch/x86_64 - register numbering, instruction
+ * classification, out-of-line relocation (checked arithmetically and by
+ * running relocated code in this process), branch emulation, syscall ABI. */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define PC		0x401000ULL	/* where the analyze rows pretend to be */
+
+/* ---- registers ------------------------------------------------------- */
+
+Test(arch_regs, identity)
+{
+	cr_assert_str_eq(arch_name, "x86_64");
+	cr_assert_eq(arch_e_machine, EM_X86_64);
+	cr_assert_eq(ARCH_DWARF_NREGS, 17);
+}
+
+Test(arch_regs, to_dwarf_follows_psabi_order)
+{
+	arch_regs_t r;
+	uint64_t out[ARCH_DWARF_NREGS];
+
+	memset(&r, 0xee, sizeof(r));
+	r.rax = 0xa0; r.rdx = 0xd0; r.rcx = 0xc0; r.rbx = 0xb0;
+	r.rsi = 0x51; r.rdi = 0xd1; r.rbp = 0xb9; r.rsp = 0x59;
+	r.r8 = 0x108; r.r9 = 0x109; r.r10 = 0x110; r.r11 = 0x111;
+	r.r12 = 0x112; r.r13 = 0x113; r.r14 = 0x114; r.r15 = 0x115;
+	r.rip = 0x1b;
+	r.eflags = 0x246; r.orig_rax = 0x3c;	/* not DWARF registers */
+
+	const uint64_t want[ARCH_DWARF_NREGS] = {
+		0xa0, 0xd0, 0xc0, 0xb0, 0x51, 0xd1, 0xb9, 0x59,
+		0x108, 0x109, 0x110, 0x111, 0x112, 0x113, 0x114, 0x115, 0x1b,
+	};
+	memset(out, 0, sizeof(out));
+	arch_regs_to_dwarf(&r, out);
+	for (unsigned int i = 0; i < ARCH_DWARF_NREGS; i++)
+		cr_assert_eq(out[i], want[i], "dwarf reg %u: %#lx != %#lx", i,
+			     (unsigned long)out[i], (unsigned long)want[i]);
+	cr_assert_eq(out[ARCH_DWARF_SP], r.rsp);
+	cr_assert_eq(out[ARCH_DWARF_PC], r.rip);
+}
+
+static const struct {
+	const char *name;
+	int regno;
+} reg_names[] = {
+	{ "ax", 0 }, { "rax", 0 }, { "dx", 1 }, { "rdx", 1 },
+	{ "cx", 2 }, { "rcx", 2 }, { "bx", 3 }, { "rbx", 3 },
+	{ "si", 4 }, { "rsi", 4 }, { "di", 5 }, { "rdi", 5 },
+	{ "bp", 6 }, { "rbp", 6 }, { "sp", 7 }, { "rsp", 7 },
+	{ "r8", 8 }, { "r9", 9 }, { "r10", 10 }, { "r11", 11 },
+	{ "r12", 12 }, { "r13", 13 }, { "r14", 14 }, { "r15", 15 },
+	{ "ip", 16 }, { "rip", 16 },
+	/* sub-registers, other registers, wrong case, perf's '%' form */
+	{ "eax", -ENOENT }, { "al", -ENOENT }, { "ah", -ENOENT }, { "r8d", -ENOENT },
+	{ "r8w", -ENOENT }, { "r8b", -ENOENT }, { "flags", -ENOENT }, { "eflags", -ENOENT },
+	{ "RAX", -ENOENT }, { "Di", -ENOENT }, { "%di", -ENOENT }, { "r16", -ENOENT },
+	{ "r", -ENOENT }, { "", -ENOENT }, { "xmm0", -ENOENT }, { "eip", -ENOENT },
+	{ "rdi ", -ENOENT }, { "orig_rax", -ENOENT },
+};
+
+Test(arch_regs, by_name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reg_names); i++)
+		cr_assert_eq(arch_reg_by_name(reg_names[i].name), reg_names[i].regno,
+			     "'%s': %d", reg_names[i].name, arch_reg_by_name(reg_names[i].name));
+	cr_assert_eq(arch_reg_by_name(NULL), -ENOENT);
+}
+
+Test(arch_regs, names_are_perfs)
+{
+	static const char *const want[ARCH_DWARF_NREGS] = {
+		"%ax", "%dx", "%cx", "%bx", "%si", "%di", "%bp", "%sp",
+		"%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14", "%r15", "%ip",
+	};
+
+	for (unsigned int i = 0; i < ARCH_DWARF_NREGS; i++) {
+		cr_assert_str_eq(arch_reg_name(i), want[i]);
+		/* round trip: the name without '%' maps back */
+		cr_assert_eq(arch_reg_by_name(arch_reg_name(i) + 1), (int)i);
+	}
+	cr_assert_null(arch_reg_name(ARCH_DWARF_NREGS));
+	cr_assert_null(arch_reg_name(49));	/* DWARF rflags: not ours */
+	cr_assert_null(arch_reg_name(~0U));
+}
+
+Test(arch_regs, arg_locations)
+{
+	static const int regs[] = { 5, 4, 1, 2, 8, 9 };	/* rdi rsi rdx rcx r8 r9 */
+	static const struct { unsigned int n; long off; } stack[] = {
+		{ 7, 8 }, { 8, 16 }, { 9, 24 }, { 12, 48 },
+	};
+	long off;
+
+	for (unsigned int n = 1; n <= 6; n++) {
+		off = -1;
+		cr_assert_eq(arch_arg_location(n, &off), regs[n - 1], "arg %u", n);
+		cr_assert_eq(off, -1, "arg %u: stack offset touched", n);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(stack); i++) {
+		off = -1;
+		cr_assert_eq(arch_arg_location(stack[i].n, &off), -ERANGE);
+		cr_assert_eq(off, stack[i].off, "arg %u: %ld", stack[i].n, off);
+	}
+	cr_assert_eq(arch_arg_location(0, &off), -EINVAL);
+	cr_assert_eq(arch_arg_location(7, NULL), -ERANGE);
+	cr_assert_str_eq(arch_reg_name(arch_arg_location(1, NULL)), "%di");
+	cr_assert_str_eq(arch_reg_name(arch_arg_location(4, NULL)), "%cx");
+}
+
+Test(arch_regs, accessors)
+{
+	arch_regs_t r;
+
+	memset(&r, 0, sizeof(r));
+	r.rip = 0x401234;
+	r.rsp = 0x7ffc0000;
+	r.rax = (uint64_t)-5;
+	cr_assert_eq(arch_regs_pc(&r), 0x401234);
+	cr_assert_eq(arch_regs_sp(&r), 0x7ffc0000);
+	cr_assert_eq(arch_regs_retval(&r), (uint64_t)-5);
+	arch_regs_set_pc(&r, 0x401000);
+	cr_assert_eq(r.rip, 0x401000);
+	cr_assert_eq(arch_regs_pc(&r), 0x401000);
+}
+
+/* ---- system calls ------------------------------------------------------ */
+
+Test(arch_syscall, setup_and_result)
+{
+	const uint64_t args[6] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 };
+	arch_regs_t r;
+
+	cr_assert_eq(ARCH_SYSCALL_INSN_LEN, 2);
+	cr_assert_eq(arch_syscall_insn[0], 0x0f);
+	cr_assert_eq(arch_syscall_insn[1], 0x05);
+
+	memset(&r, 0x77, sizeof(r));
+	arch_syscall_setup(&r, 0x7f0000001000, 9 /* mmap */, args);
+	cr_assert_eq(r.rip, 0x7f0000001000);
+	cr_assert_eq(r.rax, 9);
+	cr_assert_eq(r.orig_rax, (uint64_t)-1);
+	cr_assert_eq(r.rdi, 0x11);
+	cr_assert_eq(r.rsi, 0x22);
+	cr_assert_eq(r.rdx, 0x33);
+	cr_assert_eq(r.r10, 0x44);
+	cr_assert_eq(r.r8, 0x55);
+	cr_assert_eq(r.r9, 0x66);
+	/* rcx is not an argument register (syscall clobbers it); rsp untouched */
+	cr_assert_eq(r.rcx, 0x7777777777777777ULL);
+	cr_assert_eq(r.rsp, 0x7777777777777777ULL);
+
+	r.rax = (uint64_t)-ENOMEM;
+	cr_assert_eq(arch_syscall_result(&r), -ENOMEM);
+	r.rax = 0x7f1234560000;
+	cr_assert_eq(arch_syscall_result(&r), 0x7f1234560000L);
+}
+
+/* ---- breakpoints ---------------------------------------------------- */
+
+Test(arch_insn, breakpoint)
+{
+	cr_assert_eq(ARCH_BP_LEN, 1);
+	cr_assert_eq(arch_bp_insn[0], 0xcc);
+	cr_assert_eq(arch_bp_addr(0x401001), 0x401000);
+}
+
+/* ---- analyze: accepted ------------------------------------------------- */
+
+struct ok_row {
+	uint8_t len;			/* bytes in CODE */
+	uint8_t code[ARCH_MAX_INSN];
+	enum arch_step step;
+	uint8_t ilen;			/* decoded length */
+	uint64_t target;		/* JMP JCC CALL */
+	uint8_t cond;			/* JCC */
+	uint16_t pop_extra;		/* RET */
+	int8_t disp_off;		/* OOL: -1 = not rip-relative */
+	const char *text;		/* NULL: not checked */
+};
+
+#define B(...)	sizeof((uint8_t[]){ __VA_ARGS__ }), { __VA_ARGS__ }
+
+static const struct ok_row ok_rows[] = {
+	/* jmp .+0x12 */
+	{ B(0xeb, 0x10), ARCH_STEP_JMP, 2, PC + 0x12, 0, 0, -1, "jmp 0x401012" },
+	/* jmp . */
+	{ B(0xeb, 0xfe), ARCH_STEP_JMP, 2, PC, 0, 0, -1, NULL },
+	/* jmp .+0x105 (rel32) */
+	{ B(0xe9, 0x00, 0x01, 0x00, 0x00), ARCH_STEP_JMP, 5, PC + 0x105, 0, 0, -1, NULL },
+	/* jmp . (rel32 -5) */
+	{ B(0xe9, 0xfb, 0xff, 0xff, 0xff), ARCH_STEP_JMP, 5, PC, 0, 0, -1, NULL },
+	/* bnd jmp .+0x106 */
+	{ B(0xf2, 0xe9, 0x00, 0x01, 0x00, 0x00), ARCH_STEP_JMP, 6, PC + 0x106, 0, 0, -1, NULL },
+	/* rex.W jmp .+0x12 (REX ignored) */
+	{ B(0x48, 0xeb, 0x0f), ARCH_STEP_JMP, 3, PC + 0x12, 0, 0, -1, NULL },
+	/* je .+7 */
+	{ B(0x74, 0x05), ARCH_STEP_JCC, 2, PC + 7, 0x4, 0, -1, "je 0x401007" },
+	/* jg .-14 */
+	{ B(0x7f, 0xf0), ARCH_STEP_JCC, 2, PC - 14, 0xf, 0, -1, NULL },
+	/* jo .+2 */
+	{ B(0x70, 0x00), ARCH_STEP_JCC, 2, PC + 2, 0x0, 0, -1, NULL },
+	/* je .+0x16 (rel32) */
+	{ B(0x0f, 0x84, 0x10, 0x00, 0x00, 0x00), ARCH_STEP_JCC, 6, PC + 0x16, 0x4, 0, -1, NULL },
+	/* jl . (rel32 -6) */
+	{ B(0x0f, 0x8c, 0xfa, 0xff, 0xff, 0xff), ARCH_STEP_JCC, 6, PC, 0xc, 0, -1, NULL },
+	/* jno .+0x1006 (rel32) */
+	{ B(0x0f, 0x81, 0x00, 0x10, 0x00, 0x00), ARCH_STEP_JCC, 6, PC + 0x1006, 0x1, 0, -1, NULL },
+	/* je,pt .+8 (3e: branch hint) */
+	{ B(0x3e, 0x74, 0x05), ARCH_STEP_JCC, 3, PC + 8, 0x4, 0, -1, NULL },
+	/* rex.W je .+0x12 */
+	{ B(0x48, 0x74, 0x0f), ARCH_STEP_JCC, 3, PC + 0x12, 0x4, 0, -1, NULL },
+	/* call .+5 */
+	{ B(0xe8, 0x00, 0x00, 0x00, 0x00), ARCH_STEP_CALL, 5, PC + 5, 0, 0, -1, NULL },
+	/* call .-0xb */
+	{ B(0xe8, 0xf0, 0xff, 0xff, 0xff), ARCH_STEP_CALL, 5, PC - 0xb, 0, 0, -1, NULL },
+	/* ret */
+	{ B(0xc3), ARCH_STEP_RET, 1, 0, 0, 0, -1, "ret" },
+	/* repz ret */
+	{ B(0xf3, 0xc3), ARCH_STEP_RET, 2, 0, 0, 0, -1, NULL },
+	/* bnd ret */
+	{ B(0xf2, 0xc3), ARCH_STEP_RET, 2, 0, 0, 0, -1, NULL },
+	/* ret $0x8 */
+	{ B(0xc2, 0x08, 0x00), ARCH_STEP_RET, 3, 0, 0, 8, -1, NULL },
+	/* ret $0x110 */
+	{ B(0xc2, 0x10, 0x01), ARCH_STEP_RET, 3, 0, 0, 0x110, -1, NULL },
+	/* push %rbp */
+	{ B(0x55), ARCH_STEP_OOL, 1, 0, 0, 0, -1, "push rbp" },
+	/* push %rsp */
+	{ B(0x54), ARCH_STEP_OOL, 1, 0, 0, 0, -1, NULL },
+	/* endbr64 */
+	{ B(0xf3, 0x0f, 0x1e, 0xfa), ARCH_STEP_OOL, 4, 0, 0, 0, -1, "endbr64" },
+	/* sub $0x18,%rsp */
+	{ B(0x48, 0x83, 0xec, 0x18), ARCH_STEP_OOL, 4, 0, 0, 0, -1, "sub rsp, 0x18" },
+	/* mov 0x12345678(%rip),%rax */
+	{ B(0x48, 0x8b, 0x05, 0x78, 0x56, 0x34, 0x12), ARCH_STEP_OOL, 7, 0, 0, 0, 3,
+	  "mov rax, qword ptr [rip + 0x12345678]" },
+	/* mov %rdi,0x100(%rip) */
+	{ B(0x48, 0x89, 0x3d, 0x00, 0x01, 0x00, 0x00), ARCH_STEP_OOL, 7, 0, 0, 0, 3, NULL },
+	/* lea -0x7(%rip),%rax */
+	{ B(0x48, 0x8d, 0x05, 0xf9, 0xff, 0xff, 0xff), ARCH_STEP_OOL, 7, 0, 0, 0, 3, NULL },
+	/* add 0x10(%rip),%r8 (REX.WR) */
+	{ B(0x4c, 0x03, 0x05, 0x10, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 7, 0, 0, 0, 3,
+	  "add r8, qword ptr [rip + 0x10]" },
+	/* mov -0x10(%rip),%eax */
+	{ B(0x8b, 0x05, 0xf0, 0xff, 0xff, 0xff), ARCH_STEP_OOL, 6, 0, 0, 0, 2, NULL },
+	/* movdqu 0x20(%rip),%xmm0 */
+	{ B(0xf3, 0x0f, 0x6f, 0x05, 0x20, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 8, 0, 0, 0, 4, NULL },
+	/* vmovdqu 0x20(%rip),%xmm1 (VEX) */
+	{ B(0xc5, 0xfa, 0x6f, 0x0d, 0x20, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 8, 0, 0, 0, 4, NULL },
+	/* vmovdqu64 0x40(%rip),%zmm17 (EVEX) */
+	{ B(0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x0d, 0x40, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 10, 0, 0, 0,
+	  6, NULL },
+	/* cmpl $0x5,0x10(%rip) (imm8 after the disp) */
+	{ B(0x83, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x05), ARCH_STEP_OOL, 7, 0, 0, 0, 2, NULL },
+	/* movq $0x12345678,0x10(%rip) (imm32 after the disp) */
+	{ B(0x48, 0xc7, 0x05, 0x10, 0x00, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12), ARCH_STEP_OOL, 11,
+	  0, 0, 0, 3, NULL },
+	/* movw $0x1234,0x10(%rip) (capstone 4.0.2 calls the disp 2 bytes: it is 4) */
+	{ B(0x66, 0xc7, 0x05, 0x10, 0x00, 0x00, 0x00, 0x34, 0x12), ARCH_STEP_OOL, 9, 0, 0, 0, 3,
+	  NULL },
+	/* mov %fs:0x28,%rax (absolute, not rip-relative) */
+	{ B(0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 9, 0, 0, 0, -1,
+	  "mov rax, qword ptr fs:[0x28]" },
+	/* mov %fs:0x10(%rip),%rax */
+	{ B(0x64, 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 8, 0, 0, 0, 4, NULL },
+	/* jmp *0x10(%rip): does not return, fine out of line */
+	{ B(0xff, 0x25, 0x10, 0x00, 0x00, 0x00), ARCH_STEP_OOL, 6, 0, 0, 0, 2, NULL },
+	/* jmp *%rax */
+	{ B(0xff, 0xe0), ARCH_STEP_OOL, 2, 0, 0, 0, -1, NULL },
+	/* notrack jmp *%rax */
+	{ B(0x3e, 0xff, 0xe0), ARCH_STEP_OOL, 3, 0, 0, 0, -1, NULL },
+	/* xchg %ax,%ax */
+	{ B(0x66, 0x90), ARCH_STEP_OOL, 2, 0, 0, 0, -1, NULL },
+	/* nop */
+	{ B(0x90), ARCH_STEP_OOL, 1, 0, 0, 0, -1, "nop" },
+	/* nopl (%rax,%rax,1) */
+	{ B(0x0f, 0x1f, 0x04, 0x00), ARCH_STEP_OOL, 4, 0, 0, 0, -1, NULL },
+	/* mov (%rsp),%rax */
+	{ B(0x48, 0x8b, 0x04, 0x24), ARCH_STEP_OOL, 4, 0, 0, 0, -1, NULL },
+	/* lea 0x1000,%rax (SIB, no base: absolute, not rip-relative) */
+	{ B(0x48, 0x8d, 0x04, 0x25, 0x00, 0x10, 0x00, 0x00), ARCH_STEP_OOL, 8, 0, 0, 0, -1, NULL },
+	/* push %rbp; mov %rsp,%rbp: only the first instruction counts */
+	{ B(0x55, 0x48, 0x89, 0xe5), ARCH_STEP_OOL, 1, 0, 0, 0, -1, NULL },
+};
+
+Test(arch_insn, analyze_accepts)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ok_rows); i++) {
+		const struct ok_row *row = &ok_rows[i];
+		struct arch_insn insn;
+		char why[96] = "untouched";
+		int err;
+
+		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
+		cr_assert_eq(err, 0, "row %zu (%02x..): %d %s", i, row->code[0], err, why);
+		cr_assert_eq(insn.pc, PC);
+		cr_assert_eq(insn.len, row->ilen, "row %zu: len %u", i, insn.len);
+		cr_assert_eq(memcmp(insn.bytes, row->code, row->ilen), 0, "row %zu: bytes", i);
+		cr_assert_eq(insn.step, row->step, "row %zu [%s]: step %d", i, insn.text, insn.step);
+		if (row->step == ARCH_STEP_JMP || row->step == ARCH_STEP_JCC ||
+		    row->step == ARCH_STEP_CALL)
+			cr_assert_eq(insn.target, row->target, "row %zu [%s]: target %#lx", i,
+				     insn.text, (unsigned long)insn.target);
+		if (row->step == ARCH_STEP_JCC)
+			cr_assert_eq(insn.cond, row->cond, "row %zu: cond %u", i, insn.cond);
+		cr_assert_eq(insn.pop_extra, row->pop_extra, "row %zu", i);
+		cr_assert_eq(insn.riprel, row->disp_off >= 0, "row %zu [%s]: riprel", i, insn.text);
+		if (row->disp_off >= 0)
+			cr_assert_eq(insn.disp_off, row->disp_off, "row %zu [%s]: disp_off %u", i,
+				     insn.text, insn.disp_off);
+		cr_assert_neq(insn.text[0], '\0', "row %zu: no text", i);
+		if (row->text)
+			cr_assert_str_eq(insn.text, row->text, "row %zu", i);
+	}
+}
+
+Test(arch_insn, every_jcc_condition_code)
+{
+	for (uint8_t cc = 0; cc < 16; cc++) {
+		const uint8_t short_form[] = { 0x70 + cc, 0x10 };
+		const uint8_t near_form[] = { 0x0f, 0x80 + cc, 0x00, 0x02, 0x00, 0x00 };
+		struct arch_insn insn;
+
+		cr_assert_eq(arch_insn_analyze(short_form, 2, PC, &insn, NULL, 0), 0);
+		cr_assert_eq(insn.step, ARCH_STEP_JCC);
+		cr_assert_eq(insn.cond, cc);
+		cr_assert_eq(insn.target, PC + 2 + 0x10);
+		cr_assert_eq(arch_insn_analyze(near_form, 6, PC, &insn, NULL, 0), 0);
+		cr_assert_eq(insn.step, ARCH_STEP_JCC);
+		cr_assert_eq(insn.cond, cc);
+		cr_assert_eq(insn.target, PC + 6 + 0x200);
+	}
+}
+
+/* ---- analyze: refused ------------------------------------------------ */
+
+struct bad_row {
+	uint8_t len;
+	uint8_t code[ARCH_MAX_INSN];
+	int err;
+	const char *why;	/* substring of the reason */
+};
+
+static const struct bad_row bad_rows[] = {
+	/* syscall */
+	{ B(0x0f, 0x05), -ENOTSUP, "syscall cannot run out of line" },
+	/* sysenter */
+	{ B(0x0f, 0x34), -ENOTSUP, "sysenter" },
+	/* int3 */
+	{ B(0xcc), -ENOTSUP, "int3 is the program's own breakpoint" },
+	/* int $0x80 */
+	{ B(0xcd, 0x80), -ENOTSUP, "int n" },
+	/* int1 */
+	{ B(0xf1), -ENOTSUP, "int1" },
+	/* hlt */
+	{ B(0xf4), -ENOTSUP, "hlt" },
+	/* in (%dx),%al */
+	{ B(0xec), -ENOTSUP, "in/out" },
+	/* out %al,$0x80 */
+	{ B(0xe6, 0x80), -ENOTSUP, "in/out" },
+	/* insb (%dx),%es:(%rdi) */
+	{ B(0x6c), -ENOTSUP, "ins/outs" },
+	/* outsb %ds:(%rsi),(%dx) */
+	{ B(0x6e), -ENOTSUP, "ins/outs" },
+	/* cli */
+	{ B(0xfa), -ENOTSUP, "cli" },
+	/* sti */
+	{ B(0xfb), -ENOTSUP, "sti" },
+	/* iretq */
+	{ B(0x48, 0xcf), -ENOTSUP, "iret" },
+	/* lret */
+	{ B(0xcb), -ENOTSUP, "far return" },
+	/* lretq */
+	{ B(0x48, 0xcb), -ENOTSUP, "far return" },
+	/* ljmp *0x10(%rip) */
+	{ B(0xff, 0x2d, 0x10, 0x00, 0x00, 0x00), -ENOTSUP, "far call/jmp" },
+	/* lcall *(%rax) */
+	{ B(0xff, 0x18), -ENOTSUP, "far call/jmp" },
+	/* ud2 */
+	{ B(0x0f, 0x0b), -ENOTSUP, "ud2" },
+	/* ud1 %eax,%eax */
+	{ B(0x0f, 0xb9, 0xc0), -ENOTSUP, "ud1" },
+	/* swapgs */
+	{ B(0x0f, 0x01, 0xf8), -ENOTSUP, "0f 01 group" },
+	/* xgetbv */
+	{ B(0x0f, 0x01, 0xd0), -ENOTSUP, "0f 01 group" },
+	/* lock incl 0x10(%rip) */
+	{ B(0xf0, 0xff, 0x05, 0x10, 0x00, 0x00, 0x00), -ENOTSUP, "lock prefix" },
+	/* lock cmpxchg %rcx,(%rdx) */
+	{ B(0xf0, 0x48, 0x0f, 0xb1, 0x0a), -ENOTSUP, "lock prefix" },
+	/* loop . */
+	{ B(0xe2, 0xfe), -ENOTSUP, "loop" },
+	/* loope . */
+	{ B(0xe1, 0xfe), -ENOTSUP, "loop" },
+	/* loopne . */
+	{ B(0xe0, 0xfe), -ENOTSUP, "loop" },
+	/* jrcxz . */
+	{ B(0xe3, 0xfe), -ENOTSUP, "jrcxz" },
+	/* call *%rax */
+	{ B(0xff, 0xd0), -ENOTSUP, "indirect call at a probe site" },
+	/* call *(%rsp) */
+	{ B(0xff, 0x14, 0x24), -ENOTSUP, "indirect call at a probe site" },
+	/* call *0x10(%rip) */
+	{ B(0xff, 0x15, 0x10, 0x00, 0x00, 0x00), -ENOTSUP, "indirect call at a probe site" },
+	/* call *%r11 */
+	{ B(0x41, 0xff, 0xd3), -ENOTSUP, "indirect call at a probe site" },
+	/* xbegin .+6 */
+	{ B(0xc7, 0xf8, 0x00, 0x00, 0x00, 0x00), -ENOTSUP, "xbegin" },
+	/* data16 jmp . (rel8) */
+	{ B(0x66, 0xeb, 0xfd), -ENOTSUP, "operand-size prefix on a branch" },
+	/* jmpw . (rel16) */
+	{ B(0x66, 0xe9, 0xfc, 0xff), -ENOTSUP, "operand-size prefix on a branch" },
+	/* callw . */
+	{ B(0x66, 0xe8, 0xfc, 0xff), -ENOTSUP, "operand-size prefix on a branch" },
+	/* data16 je . */
+	{ B(0x66, 0x74, 0xfd), -ENOTSUP, "operand-size prefix on a branch" },
+	/* data16 ret */
+	{ B(0x66, 0xc3), -ENOTSUP, "operand-size prefix on a branch" },
+	/* addr32 call . */
+	{ B(0x67, 0xe8, 0xfa, 0xff, 0xff, 0xff), -ENOTSUP, "address-size prefix on a branch" },
+	/* mov 0x10(%eip),%eax */
+	{ B(0x67, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00), -ENOTSUP, "eip-relative" },
+	/* into: does not exist in 64-bit mode */
+	{ B(0xce), -EINVAL, "cannot decode" },
+	/* push %es: does not exist in 64-bit mode */
+	{ B(0x06), -EINVAL, "cannot decode" },
+	/* call rel32 cut short */
+	{ B(0xe8, 0x00, 0x00), -EINVAL, "cannot decode" },
+	/* prefixes only */
+	{ B(0x66, 0x66), -EINVAL, "cannot decode" },
+};
+
+Test(arch_insn, analyze_refuses)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bad_rows); i++) {
+		const struct bad_row *row = &bad_rows[i];
+		struct arch_insn insn;
+		char why[96] = "";
+		int err;
+
+		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
+		cr_assert_eq(err, row->err, "row %zu (%02x %02x): %d [%s] '%s'", i, row->code[0],
+			     row->code[1], err, insn.text, why);
+		cr_assert_not_null(strstr(why, row->why), "row %zu: '%s' lacks '%s'", i, why,
+				   row->why);
+		/* a refused instruction is never left looking like a branch */
+		cr_assert_eq(insn.step, ARCH_STEP_OOL, "row %zu", i);
+		cr_assert_eq(insn.target, 0, "row %zu", i);
+	}
+}
+
+Test(arch_insn, analyze_odd_inputs)
+{
+	const uint8_t ret = 0xc3;
+	struct arch_insn insn;
+	char why[8];
+
+	cr_assert_eq(arch_insn_analyze(&ret, 0, PC, &insn, why, sizeof(why)), -EINVAL);
+	cr_assert_eq(arch_insn_analyze(NULL, 4, PC, &insn, why, sizeof(why)), -EINVAL);
+	/* a short WHY buffer is cut, not overrun */
+	cr_assert_eq(arch_insn_analyze(arch_syscall_insn, 2, PC, &insn, why, sizeof(why)),
+		     -ENOTSUP);
+	cr_assert_str_eq(why, "syscall");
+	cr_assert_eq(arch_insn_analyze(arch_bp_insn, 1, PC, &insn, NULL, 0), -ENOTSUP);
+}
+
+/* ---- out-of-line slots: arithmetic ------------------------------------- */
+
+static int32_t le32(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			 (uint32_t)p[3] << 24);
+}
+
+static void analyze_ok(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn)
+{
+	char why[96] = "";
+	int err = arch_insn_analyze(code, len, pc, insn, why, sizeof(why));
+
+	cr_assert_eq(err, 0, "analyze at %#lx: %d %s", (unsigned long)pc, err, why);
+}
+
+Test(arch_ool, rebases_disp_and_jumps_back)
+{
+	/* mov 0x100(%rip),%rax: reads pc + 7 + 0x100 */
+	static const uint8_t code[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00 };
+	const uint64_t pc = 0x555555555000ULL;
+	const uint64_t slots[] = { pc + 0x10000000, pc - 0x10000000, pc + 0x7fff0000 - 0x200,
+				   pc - 0x7fff0000 };
+	struct arch_insn insn;
+	uint8_t buf[ARCH_SLOT_SIZE];
+
+	analyze_ok(code, sizeof(code), pc, &insn);
+	cr_assert(insn.riprel);
+	cr_assert_eq(insn.disp_off, 3);
+
+	for (size_t i = 0; i < ARRAY_SIZE(slots); i++) {
+		const uint64_t slot = slots[i];
+
+		memset(buf, 0, sizeof(buf));
+		cr_assert_eq(arch_ool_build(&insn, slot, buf, sizeof(buf)), 12);
+		/* opcode bytes unchanged, disp re-based: same absolute address */
+		cr_assert_eq(memcmp(buf, code, 3), 0);
+		cr_assert_eq(le32(buf + 3), (int32_t)(0x100 + (int64_t)(pc - slot)));
+		cr_assert_eq(slot + 7 + (int64_t)le32(buf + 3), pc + 7 + 0x100);
+		/* jmp rel32 back to pc + 7, counted from the end of the jmp */
+		cr_assert_eq(buf[7], 0xe9);
+		cr_assert_eq(slot + 12 + (int64_t)le32(buf + 8), pc + 7);
+		for (size_t j = 12; j < sizeof(buf); j++)
+			cr_assert_eq(buf[j], 0xcc, "padding byte %zu", j);
+	}
+	/* the first case by hand: slot 0x10000000 above */
+	arch_ool_build(&insn, pc + 0x10000000, buf, sizeof(buf));
+	cr_assert_eq(le32(buf + 3), -0x10000000 + 0x100);		/* 0xf0000100 */
+	cr_assert_eq(le32(buf + 8), -0x10000000 - 5);			/* 0xeffffffb */
+	static const uint8_t want[12] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0xf0,
+					  0xe9, 0xfb, 0xff, 0xff, 0xef };
+	cr_assert_eq(memcmp(buf, want, sizeof(want)), 0);
+}
+
+Test(arch_ool, out_of_reach)
+{
+	static const uint8_t mov[] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t push = 0x55;
+	const uint64_t pc = 0x555555555000ULL;
+	struct arch_insn insn;
+	uint8_t buf[ARCH_SLOT_SIZE];
+
+	analyze_ok(mov, sizeof(mov), pc, &insn);
+	cr_assert_eq(arch_ool_build(&insn, pc + 0x80000000ULL, buf, sizeof(buf)), -ERANGE);
+	cr_assert_eq(arch_ool_build(&insn, pc - 0x90000000ULL, buf, sizeof(buf)), -ERANGE);
+	/* the disp reaches at +0x80000000 - 0x200 (disp 0x100 - 0x7ffffe00 fits) */
+	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffe00ULL, buf, sizeof(buf)), 12);
+
+	/*
+	 * push %rbp has no disp; only the jmp back limits it:
+	 * rel = (pc + 1) - (slot + 6) must be >= INT32_MIN.
+	 */
+	analyze_ok(&push, 1, pc, &insn);
+	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffffbULL, buf, sizeof(buf)), 6);
+	cr_assert_eq(le32(buf + 2), INT32_MIN);
+	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffffcULL, buf, sizeof(buf)), -ERANGE);
+	/* and downwards: rel <= INT32_MAX */
+	cr_assert_eq(arch_ool_build(&insn, pc - 0x80000004ULL, buf, sizeof(buf)), 6);
+	cr_assert_eq(le32(buf + 2), INT32_MAX);
+	cr_assert_eq(arch_ool_build(&insn, pc - 0x80000005ULL, buf, sizeof(buf)), -ERANGE);
+}
+
+Test(arch_ool, only_for_ool_and_room)
+{
+	static const uint8_t jmp[] = { 0xeb, 0x10 };
+	static const uint8_t push = 0x55;
+	struct arch_insn insn;
+	uint8_t buf[ARCH_SLOT_SIZE];
+
+	analyze_ok(jmp, sizeof(jmp), PC, &insn);
+	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, sizeof(buf)), -EINVAL);
+	analyze_ok(&push, 1, PC, &insn);
+	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, 5), -ENOSPC);
+	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, 6), 6);
+	cr_assert_eq(buf[0], 0x55);
+	cr_assert_eq(buf[1], 0xe9);
+	cr_assert_eq(le32(buf + 2), (int32_t)(PC + 1 - (PC + 0x1000 + 6)));
+}
+
+/* ---- out-of-line slots: executed ------------------------------------- */
+
+/*
+ * Each function's first instruction is rip-relative.  Its slot is built in a
+ * page about 1.5 GiB away and called as if it were the function: the slot
+ * runs the relocated instruction, jumps back to the second instruction of the
+ * original, and the function returns.  The result must be what calling the
+ * original gives.
+ */
+#define EXEC_SPAN	0x60000000UL	/* reservation: code and slots at its two ends */
+#define DATA_ANSWER	0x800		/* in the code page: 8-byte answer */
+#define DATA_VEC	0x810		/* 16-byte vector */
+#define DATA_CELL	0x820		/* 8-byte store target */
+
+typedef long (*fn5_t)(long, long, long, long, long);
+
+struct exec_fn {
+	const char *name;
+	uint8_t len;
+	uint8_t code[32];
+	/* rip-relative disp32s to patch: offset in CODE, insn end, data offset */
+	struct { uint8_t at, end; uint16_t data; } fix[2];
+	long args[5];
+	long want;		/* or WANT_ANSWER_ADDR: the address of the answer */
+};
+
+#define WANT_ANSWER_ADDR	(-1L)
+
+static const struct exec_fn exec_fns[] = {
+	/* mov answer(%rip),%rax; ret */
+	{ "mov load", B(0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3),
+	  { { 3, 7, DATA_ANSWER } }, { 0 }, 0x1122334455667788L },
+	/* mov %rdi,cell(%rip); mov cell(%rip),%rax; ret */
+	{ "mov store", B(0x48, 0x89, 0x3d, 0, 0, 0, 0, 0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3),
+	  { { 3, 7, DATA_CELL }, { 10, 14, DATA_CELL } }, { 0x5eed }, 0x5eed },
+	/* lea answer(%rip),%rax; ret */
+	{ "lea", B(0x48, 0x8d, 0x05, 0, 0, 0, 0, 0xc3),
+	  { { 3, 7, DATA_ANSWER } }, { 0 }, WANT_ANSWER_ADDR },
+	/* add answer(%rip),%r8; mov %r8,%rax; ret (r8 = 5th argument) */
+	{ "add r8", B(0x4c, 0x03, 0x05, 0, 0, 0, 0, 0x4c, 0x89, 0xc0, 0xc3),
+	  { { 3, 7, DATA_ANSWER } }, { 0, 0, 0, 0, 100 }, 0x1122334455667788L + 100 },
+	/* movdqu vec(%rip),%xmm0; movq %xmm0,%rax; ret */
+	{ "movdqu", B(0xf3, 0x0f, 0x6f, 0x05, 0, 0, 0, 0, 0x66, 0x48, 0x0f, 0x7e, 0xc0, 0xc3),
+	  { { 4, 8, DATA_VEC } }, { 0 }, 0x0123456789abcdefL },
+	/* movq $0x7abcdef,cell(%rip); mov cell(%rip),%rax; ret (imm after the disp) */
+	{ "mov imm store", B(0x48, 0xc7, 0x05, 0, 0, 0, 0, 0xef, 0xcd, 0xab, 0x07,
+			     0x48, 0x8b, 0x05, 0, 0, 0, 0, 0xc3),
+	  { { 3, 11, DATA_CELL }, { 14, 18, DATA_CELL } }, { 0 }, 0x7abcdef },
+};
+
+static void exec_place(uint8_t *page, size_t off, const struct exec_fn *f)
+{
+	uint8_t *code = page + off;
+
+	memcpy(code, f->code, f->len);
+	for (size_t k = 0; k < ARRAY_SIZE(f->fix) && f->fix[k].end; k++) {
+		int64_t disp = (int64_t)(page + f->fix[k].data) - (int64_t)(code + f->fix[k].end);
+		int32_t d = (int32_t)disp;
+
+		memcpy(code + f->fix[k].at, &d, 4);
+	}
+}
+
+static long exec_call(uint64_t addr, const long a[5])
+{
+	fn5_t fn = (fn5_t)(uintptr_t)addr;
+
+	return fn(a[0], a[1], a[2], a[3], a[4]);
+}
+
+static void exec_reset_data(uint8_t *page)
+{
+	static const uint64_t vec[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	const uint64_t answer = 0x1122334455667788ULL, zero = 0;
+
+	memcpy(page + DATA_ANSWER, &answer, 8);
+	memcpy(page + DATA_VEC, vec, 16);
+	memcpy(page + DATA_CELL, &zero, 8);
+}
+
+static void exec_run(uint8_t *code_page, uint8_t *slot_page)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
+		const struct exec_fn *f = &exec_fns[i];
+		const size_t off = i * 64;
+		const uint64_t pc = (uint64_t)(uintptr_t)(code_page + off);
+		const uint64_t slot = (uint64_t)(uintptr_t)(slot_page + i * ARCH_SLOT_SIZE);
+		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(code_page + DATA_ANSWER)
+							: f->want;
+		struct arch_insn insn;
+		long got;
+		int used;
+
+		exec_place(code_page, off, f);
+		analyze_ok(code_page + off, f->len, pc, &insn);
+		cr_assert_eq(insn.step, ARCH_STEP_OOL, "%s", f->name);
+		cr_assert(insn.riprel, "%s: not rip-relative", f->name);
+
+		used = arch_ool_build(&insn, slot, slot_page + i * ARCH_SLOT_SIZE, ARCH_SLOT_SIZE);
+		cr_assert_eq(used, insn.len + 5, "%s: %d", f->name, used);
+		/* the distance is large: the relocated disp really differs */
+		cr_assert_neq(memcmp(slot_page + i * ARCH_SLOT_SIZE, code_page + off, insn.len), 0,
+			      "%s", f->name);
+
+		exec_reset_data(code_page);
+		got = exec_call(pc, f->args);
+		cr_assert_eq(got, want, "%s original: %#lx != %#lx", f->name, got, want);
+
+		exec_reset_data(code_page);
+		got = exec_call(slot, f->args);
+		cr_assert_eq(got, want, "%s out of line: %#lx != %#lx", f->name, got, want);
+		if (f->fix[0].data == DATA_CELL) {
+			uint64_t cell;
+
+			memcpy(&cell, code_page + DATA_CELL, 8);
+			cr_assert_eq(cell, (uint64_t)want, "%s: the store missed", f->name);
+		}
+	}
+}
+
+static uint8_t *exec_map(void)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	void *span = mmap(NULL, EXEC_SPAN, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uint8_t *lo = span, *hi = lo + EXEC_SPAN - page;
+
+	cr_assert_neq(span, MAP_FAILED, "mmap: %s", strerror(errno));
+	cr_assert_eq(mprotect(lo, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	cr_assert_eq(mprotect(hi, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	memset(lo, 0xcc, page);
+	memset(hi, 0xcc, page);
+	return lo;
+}
+
+Test(arch_ool, executes_slot_above_code)
+{
+	uint8_t *lo = exec_map();
+
+	exec_run(lo, lo + EXEC_SPAN - sysconf(_SC_PAGESIZE));
+	munmap(lo, EXEC_SPAN);
+}
+
+Test(arch_ool, executes_slot_below_code)
+{
+	uint8_t *lo = exec_map();
+
+	exec_run(lo + EXEC_SPAN - sysconf(_SC_PAGESIZE), lo);
+	munmap(lo, EXEC_SPAN);
+}
+
+/* ---- emulation ---------------------------------------------------------- */
+
+#define F_CF	0x001UL
+#define F_PF	0x004UL
+#define F_ZF	0x040UL
+#define F_SF	0x080UL
+#define F_OF	0x800UL
+
+/* The five flags the condition codes read, as the i-th combination. */
+static unsigned long flag_combo(unsigned int i)
+{
+	static const unsigned long bit[5] = { F_CF, F_PF, F_ZF, F_SF, F_OF };
+	unsigned long f = 0x202;	/* reserved bit 1, IF */
+
+	for (unsigned int b = 0; b < 5; b++)
+		if (i & (1U << b))
+			f |= bit[b];
+	return f;
+}
+
+static bool jcc_taken(uint8_t cc, unsigned long flags)
+{
+	const uint8_t code[] = { 0x70 + cc, 0x20 };	/* jcc .+0x22 */
+	struct arch_insn insn;
+	arch_regs_t r;
+
+	analyze_ok(code, sizeof(code), PC, &insn);
+	memset(&r, 0, sizeof(r));
+	r.rip = PC;
+	r.rsp = 0x7ffc1000;
+	r.eflags = flags;
+	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), 0);
+	cr_assert_eq(r.rsp, 0x7ffc1000);
+	cr_assert(r.rip == PC + 0x22 || r.rip == PC + 2, "cc %x: rip %#lx", cc,
+		  (unsigned long)r.rip);
+	return r.rip == PC + 0x22;
+}
+
+/* Hand-written rows: Intel SDM "Jcc - Jump if Condition Is Met". */
+static const struct {
+	uint8_t cc;
+	unsigned long flags;
+	bool taken;
+} jcc_rows[] = {
+	{ 0x0, F_OF, true },		/* jo */
+	{ 0x0, 0, false },
+	{ 0x1, 0, true },		/* jno */
+	{ 0x2, F_CF, true },		/* jb */
+	{ 0x3, F_CF, false },		/* jae */
+	{ 0x4, F_ZF, true },		/* je */
+	{ 0x5, F_ZF, false },		/* jne */
+	{ 0x6, F_ZF, true },		/* jbe */
+	{ 0x6, F_CF, true },
+	{ 0x6, F_SF | F_OF, false },
+	{ 0x7, 0, true },		/* ja */
+	{ 0x7, F_CF, false },
+	{ 0x8, F_SF, true },		/* js */
+	{ 0x9, F_SF, false },		/* jns */
+	{ 0xa, F_PF, true },		/* jp */
+	{ 0xb, F_PF, false },		/* jnp */
+	{ 0xc, F_SF, true },		/* jl: SF != OF */
+	{ 0xc, F_SF | F_OF, false },
+	{ 0xc, F_OF, true },
+	{ 0xd, F_SF | F_OF, true },	/* jge */
+	{ 0xd, F_OF, false },
+	{ 0xe, F_ZF | F_SF | F_OF, true },	/* jle: ZF or SF != OF */
+	{ 0xe, F_SF | F_OF, false },
+	{ 0xe, F_SF, true },
+	{ 0xf, F_SF | F_OF, true },	/* jg */
+	{ 0xf, F_ZF, false },
+	{ 0xf, F_OF, false },
+};
+
+Test(arch_emulate, jcc_rows)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(jcc_rows); i++)
+		cr_assert_eq(jcc_taken(jcc_rows[i].cc, jcc_rows[i].flags | 0x202), jcc_rows[i].taken,
+			     "row %zu: cc %x flags %#lx", i, jcc_rows[i].cc, jcc_rows[i].flags);
+}
+
+/*
+ * The CPU as the oracle: "push %rdi; popfq; setCC %al; movzbl %al,%eax; ret"
+ * runs each condition code (setcc uses the same tttn encoding as jcc) against
+ * all 32 combinations of CF PF ZF SF OF.
+ */
+Test(arch_emulate, jcc_matches_the_cpu)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	uint8_t *code = mmap(NULL, page, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(code, MAP_FAILED);
+	for (uint8_t cc = 0; cc < 16; cc++) {
+		uint8_t *fn = code + cc * 16;
+		const uint8_t setcc[] = { 0x57, 0x9d, 0x0f, 0x90 + cc, 0xc0,
+					  0x0f, 0xb6, 0xc0, 0xc3 };
+
+		memcpy(fn, setcc, sizeof(setcc));
+		for (unsigned int i = 0; i < 32; i++) {
+			fn5_t run = (fn5_t)(uintptr_t)fn;
+			unsigned long flags = flag_combo(i);
+			bool cpu = run((long)flags, 0, 0, 0, 0) != 0;
+
+			cr_assert_eq(jcc_taken(cc, flags), cpu, "cc %x flags %#lx: cpu says %d", cc,
+				     flags, cpu);
+		}
+	}
+	munmap(code, page);
+}
+
+/* A fake stack: 64 bytes at FAKE_BASE; anything else faults. */
+#define FAKE_BASE	0x7ffc0000ULL
+
+struct fake_mem {
+	uint8_t bytes[64];
+	int reads, writes;
+};
+
+static int fake_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_mem *m = priv;
+
+	m->reads++;
+	if (addr < FAKE_BASE || addr + len > FAKE_BASE + sizeof(m->bytes))
+		return -EFAULT;
+	memcpy(buf, m->bytes + (addr - FAKE_BASE), len);
+	return 0;
+}
+
+static int fake_write(void *priv, uint64_t addr, const void *buf, size_t len)
+{
+	struct fake_mem *m = priv;
+
+	m->writes++;
+	if (addr < FAKE_BASE || addr + len > FAKE_BASE + sizeof(m->bytes))
+		return -EFAULT;
+	memcpy(m->bytes + (addr - FAKE_BASE), buf, len);
+	return 0;
+}
+
+Test(arch_emulate, call_pushes_return_address)
+{
+	/* call .+0x105 */
+	static const uint8_t code[] = { 0xe8, 0x00, 0x01, 0x00, 0x00 };
+	static const uint8_t ra[8] = { 0x05, 0x10, 0x40, 0, 0, 0, 0, 0 };	/* PC + 5 */
+	struct fake_mem m = { .reads = 0 };
+	struct arch_insn insn;
+	arch_regs_t r, before;
+
+	analyze_ok(code, sizeof(code), PC, &insn);
+	memset(&r, 0, sizeof(r));
+	r.rip = PC;
+	r.rsp = FAKE_BASE + 0x20;
+	r.rax = 0x1234;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
+	cr_assert_eq(r.rip, PC + 0x105);
+	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
+	cr_assert_eq(memcmp(m.bytes + 0x18, ra, 8), 0);
+	cr_assert_eq(m.writes, 1);
+	cr_assert_eq(m.reads, 0);
+	cr_assert_eq(r.rax, 0x1234);
+
+	/* the push faults: nothing changes */
+	r.rip = PC;
+	r.rsp = FAKE_BASE + 4;
+	before = r;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT);
+	cr_assert_eq(memcmp(&r, &before, sizeof(r)), 0);
+}
+
+Test(arch_emulate, ret_pops)
+{
+	static const uint8_t ret[] = { 0xc3 };
+	static const uint8_t ret16[] = { 0xc2, 0x10, 0x00 };	/* ret $0x10 */
+	static const uint8_t bnd_ret[] = { 0xf2, 0xc3 };
+	static const uint8_t ra[8] = { 0x34, 0x12, 0x40, 0, 0, 0, 0, 0 };
+	struct fake_mem m = { .reads = 0 };
+	struct arch_insn insn;
+	arch_regs_t r, before;
+
+	memcpy(m.bytes + 0x10, ra, 8);
+	memset(&r, 0, sizeof(r));
+
+	analyze_ok(ret, sizeof(ret), PC, &insn);
+	r.rip = PC;
+	r.rsp = FAKE_BASE + 0x10;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
+	cr_assert_eq(r.rip, 0x401234);
+	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
+	cr_assert_eq(m.writes, 0);
+
+	analyze_ok(ret16, sizeof(ret16), PC, &insn);
+	r.rip = PC;
+	r.rsp = FAKE_BASE + 0x10;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
+	cr_assert_eq(r.rip, 0x401234);
+	cr_assert_eq(r.rsp, FAKE_BASE + 0x28);
+
+	analyze_ok(bnd_ret, sizeof(bnd_ret), PC, &insn);
+	r.rip = PC;
+	r.rsp = FAKE_BASE + 0x10;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
+	cr_assert_eq(r.rip, 0x401234);
+	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
+
+	/* the pop faults: nothing changes */
+	r.rip = PC;
+	r.rsp = FAKE_BASE - 8;
+	before = r;
+	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT);
+	cr_assert_eq(memcmp(&r, &before, sizeof(r)), 0);
+}
+
+Test(arch_emulate, jmp_and_ool)
+{
+	static const uint8_t jmp[] = { 0xe9, 0x00, 0xf0, 0xff, 0xff };	/* jmp .-0xffb */
+	static const uint8_t push = 0x55;
+	struct arch_insn insn;
+	arch_regs_t r;
+
+	analyze_ok(jmp, sizeof(jmp), PC, &insn);
+	memset(&r, 0, sizeof(r));
+	r.rip = PC;
+	r.rsp = 0x7ffc1000;
+	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), 0);
+	cr_assert_eq(r.rip, PC + 5 - 0x1000);
+	cr_assert_eq(r.rsp, 0x7ffc1000);
+
+	analyze_ok(&push, 1, PC, &insn);
+	r.rip = PC;
+	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), -EINVAL);
+	cr_assert_eq(r.rip, PC);
+}
