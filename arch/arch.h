@@ -51,6 +51,8 @@ uint64_t arch_regs_retval(const arch_regs_t *regs);
 
 #define ARCH_BP_LEN		1
 extern const uint8_t arch_bp_insn[ARCH_BP_LEN];	/* int3 */
+/* Is a SIGTRAP with this si_code a software breakpoint (x86-64: SI_KERNEL for int3)? */
+bool arch_is_bp_trap(int si_code);
 /* The probe address a breakpoint trap with PC (after the trap) belongs to. */
 uint64_t arch_bp_addr(uint64_t pc_after_trap);
 
@@ -115,6 +117,10 @@ int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
 void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t args[6]);
 /* The return value of a finished system call (negative errno on failure). */
 long arch_syscall_result(const arch_regs_t *regs);
+/* Set argument I (0-based) of the syscall a thread is stopped in (seccomp or entry stop). */
+void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val);
+/* The seccomp_data.arch value (AUDIT_ARCH_*) of the native syscall ABI. */
+extern const uint32_t arch_audit_arch;
 #define ARCH_SYSCALL_INSN_LEN	2
 extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
 

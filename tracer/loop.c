@@ -185,7 +185,7 @@ static void on_sigtrap(struct session *s, struct thread *t)
 	siginfo_t si;
 	int r;
 
-	if (pt_getsiginfo(t->tid, &si) == 0 && si.si_code == SI_KERNEL) {
+	if (pt_getsiginfo(t->tid, &si) == 0 && arch_is_bp_trap(si.si_code)) {
 		r = hit_handle(s, t);
 		if (r == 0)
 			return;

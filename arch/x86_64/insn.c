@@ -2,6 +2,7 @@
  * over while its int3 stays planted (out of line, or emulated), builds the
  * out-of-line copies and emulates branches.  The only user of capstone. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,12 @@ const uint8_t arch_bp_insn[ARCH_BP_LEN] = { 0xcc };
 uint64_t arch_bp_addr(uint64_t pc_after_trap)
 {
 	return pc_after_trap - ARCH_BP_LEN;
+}
+
+/* do_int3_user() raises SIGTRAP with no siginfo of its own: si_code SI_KERNEL. */
+bool arch_is_bp_trap(int si_code)
+{
+	return si_code == SI_KERNEL;
 }
 
 /* ---- little-endian fields ------------------------------------------------ */

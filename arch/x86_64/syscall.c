@@ -1,7 +1,11 @@
 /* arch/x86_64/syscall.c: the x86-64 Linux system call ABI, for making a
  * stopped thread run a system call the tracer chose (mmap of the scratch
  * page, munmap at detach).  Pure: fills registers, never calls ptrace. */
+#include <linux/audit.h>
+
 #include "arch/arch.h"
+
+const uint32_t arch_audit_arch = AUDIT_ARCH_X86_64;
 
 const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN] = { 0x0f, 0x05 };	/* syscall */
 
@@ -39,4 +43,13 @@ void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t 
 long arch_syscall_result(const arch_regs_t *regs)
 {
 	return (long)regs->rax;
+}
+
+void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val)
+{
+	unsigned long long *reg[6] = { &regs->rdi, &regs->rsi, &regs->rdx,
+				       &regs->r10, &regs->r8, &regs->r9 };
+
+	if (i >= 0 && i < 6)
+		*reg[i] = val;
 }

@@ -2,6 +2,7 @@
  * tracer can do per hit: one stop, GETREGS, one process_vm_readv (the
  * string argument), SETREGS, CONT.  usage: floor ADDR CMD [ARG...]
  * ADDR is a non-PIE function whose first instruction is a one-byte nop. */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>

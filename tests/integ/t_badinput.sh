@@ -20,7 +20,7 @@ test_bad_malformed_probe() {
 		record -e 'exec_query %di:strnig' -- "$S/query_server" samples/queries.txt
 	# the caret stands under the bad type
 	expect_grep '^  exec_query %di:strnig$' "$TMP/err"
-	expect_grep '^               \^$' "$TMP/err"
+	expect_grep '^                 \^$' "$TMP/err"
 }
 
 test_bad_register() {

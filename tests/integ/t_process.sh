@@ -1,0 +1,48 @@
+# The launched command's life: forks, execs, signals, exit status.
+
+# A probe in a binary that a forked child execs: planted at that exec.
+test_proc_fork_exec_children() {
+	local qs=$S/query_server
+	run_ptap record -o "$TMP/rec" -x "$qs" -e 'exec_query %di:string' \
+		-- sh -c "$qs samples/queries.txt >/dev/null; $qs samples/queries.txt >/dev/null" \
+		>/dev/null
+	expect_eq "records" 14 "$(grep -c ': exec_query: ' "$TMP/rec")"
+	expect_eq "processes" 2 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+	expect_eq "first query of each" 2 "$(grep -c 'arg1="SELECT 1"$' "$TMP/rec")"
+}
+
+# SIGTERM sent to ptap goes to the command (which traps it and exits 7);
+# ptap exits with the command's status, not of the signal.
+test_proc_sigterm_forwarded() {
+	local rc=0 pid
+	mkfifo "$TMP/fifo"
+	# the command blocks opening the FIFO: it is running, traced, when the signal comes
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
+		-- sh -c "trap 'exit 7' TERM; read x <$TMP/fifo" >/dev/null 2>"$TMP/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		pgrep -f "^sh -c trap 'exit 7' TERM; read x <$TMP/fifo" >/dev/null && break
+		sleep 0.05
+	done
+	pkill -TERM -f "^$PTAP record -o $TMP/rec"
+	wait "$pid" || rc=$?
+	expect_eq "exit status (the command's, from its TERM trap)" 7 "$rc"
+}
+
+# The program's own SIGTRAP is delivered, not taken for a probe hit.
+test_proc_own_sigtrap_delivered() {
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
+		-- sh -c 'trap "echo trapped" TRAP; kill -TRAP $$; echo after' >"$TMP/out"
+	printf 'trapped\nafter\n' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/out"
+}
+
+# Records for every thread: 4 threads of insn_zoo each call zoo_push 500 times.
+test_proc_threads_tids() {
+	run_ptap record -o "$TMP/rec" -e zoo_push -- "$S/insn_zoo" 500 4 >/dev/null
+	expect_eq "records" 2000 "$(wc -l <"$TMP/rec")"
+	awk '{ split($2, a, "/"); print a[2] }' "$TMP/rec" | sort | uniq -c | awk '{ print $1 }' \
+		| sort -u >"$TMP/per_tid"
+	expect_eq "records per thread" 500 "$(cat "$TMP/per_tid")"
+	expect_eq "threads" 4 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+}
