@@ -35,6 +35,14 @@ __attribute__((noinline, noclone)) int exec_query(const char *query_string, unsi
 	return desc.nrows;
 }
 
+/* Eight integer arguments: the 7th and 8th go on the stack (SysV x86-64).
+ * Called once, with 1..8 times the number of queries. */
+__attribute__((noinline, noclone)) long query_stats(long a1, long a2, long a3, long a4, long a5,
+						    long a6, long a7, long a8)
+{
+	return a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8;
+}
+
 /* The query as ptap's text format prints a string: C escapes, UTF-8 kept. */
 static void state_string(FILE *f, const char *s)
 {
@@ -80,6 +88,8 @@ int main(int argc, char **argv)
 		total += exec_query(line, (unsigned)strlen(line));
 		n++;
 	}
+	if (query_stats(n, 2L * n, 3L * n, 4L * n, 5L * n, 6L * n, 7L * n, -8L * n) != 20L * n)
+		return 3;
 	printf("query_server: %d queries, %d rows\n", n, total);
 	puts("query_server: done");
 	if (expect)

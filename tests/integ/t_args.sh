@@ -50,3 +50,15 @@ test_args_two_modules() {
 	expect_eq "exec_query records" 7 "$(grep -c '^exec_query: arg1=' "$TMP/got")"
 	expect_eq "last record" 'puts: arg1="query_server: done"' "$(tail -1 "$TMP/got")"
 }
+
+# $argN past the sixth integer argument comes from the stack.
+test_args_stack_arguments() {
+	local bin
+	for bin in "$S/query_server-O0" "$S/query_server" "$S/query_server-nopie"; do
+		run_ptap record -o "$TMP/rec" \
+			-e 'query_stats $arg1:s64 $arg6:s64 $arg7:s64 $arg8:s64 a8=+16(%sp):s64' \
+			-- "$bin" samples/queries.txt >/dev/null
+		expect_eq "stack arguments ($bin)" 'query_stats: arg1=7 arg2=42 arg3=49 arg4=-56 a8=-56' \
+			"$(normalize "$TMP/rec")"
+	done
+}
