@@ -198,7 +198,12 @@ Test(maptab, replay_bin_true)
  * segments have holes), loaded by a program that then mremaps a buffer:
  * ld.so reserves PROT_NONE anonymous space, maps the file over it, munmaps
  * the unaligned head and the tail, mprotects the holes PROT_NONE, maps the
- * segments, then does libc as above.
+ * segments, then does libc as above.  Recorded from:
+ *   gcc -shared -fPIC -Wl,-z,max-page-size=0x10000 -Wl,-z,separate-code -o libx.so lib.c
+ *   gcc -o m main.c -L. -lx -Wl,-rpath,/tmp/mapexp
+ *   strace -e trace=mmap,munmap,mprotect,mremap ./m
+ * where lib.c has an initialized int and a 40000-byte array, and main()
+ * does mmap(3 pages), mremap(to 8 pages, MREMAP_MAYMOVE), munmap(1 page).
  */
 #define LIBX	"/tmp/mapexp/libx.so"
 static const struct op libx_ops[] = {
