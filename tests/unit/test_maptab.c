@@ -848,15 +848,18 @@ struct self_fixture {
 	struct stat spaced_st;
 };
 
+static struct self_fixture self_fx;
+
 /* Map a file whose path has a space and one that is then unlinked. */
-static void self_fixture_setup(struct self_fixture *fx)
+static void self_fixture_setup(void)
 {
+	struct self_fixture *fx = &self_fx;
 	int fd;
 
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/ptap maptab.XXXXXX");
 	cr_assert_not_null(mkdtemp(fx->dir));
-	snprintf(fx->spaced, sizeof(fx->spaced), "%s/a file", fx->dir);
-	snprintf(fx->deleted, sizeof(fx->deleted), "%s/gone", fx->dir);
+	snprintf(fx->spaced, sizeof(fx->spaced), "%.63s/a file", fx->dir);
+	snprintf(fx->deleted, sizeof(fx->deleted), "%.63s/gone", fx->dir);
 
 	fd = open(fx->spaced, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	cr_assert_geq(fd, 0);
@@ -875,11 +878,17 @@ static void self_fixture_setup(struct self_fixture *fx)
 	cr_assert_eq(unlink(fx->deleted), 0);
 }
 
-static void self_fixture_teardown(struct self_fixture *fx)
+/* Runs even when an assertion failed. */
+static void self_fixture_teardown(void)
 {
-	munmap(fx->spaced_map, 2 * 4096);
-	munmap(fx->deleted_map, 4096);
+	struct self_fixture *fx = &self_fx;
+
+	if (fx->spaced_map)
+		munmap(fx->spaced_map, 2 * 4096);
+	if (fx->deleted_map)
+		munmap(fx->deleted_map, 4096);
 	unlink(fx->spaced);
+	unlink(fx->deleted);
 	rmdir(fx->dir);
 }
 
@@ -937,14 +946,13 @@ static void check_self_table(const struct maptab *mt, const struct self_fixture 
 	cr_assert_null(maptab__find(mt, 0xffffffffff600000ULL));
 }
 
-Test(maptab, load_proc_self_both_paths)
+Test(maptab, load_proc_self_both_paths, .init = self_fixture_setup,
+     .fini = self_fixture_teardown)
 {
-	struct self_fixture fx;
 	struct maptab *ioc = maptab__new(), *txt = maptab__new(), *auto_ = maptab__new();
 	long diff = 0;
 	int tries;
 
-	self_fixture_setup(&fx);
 	/* The process may map memory between two reads: retry a few times. */
 	for (tries = 0; tries < 5; tries++) {
 		int fd = open("/proc/self/maps", O_RDONLY);
@@ -973,12 +981,11 @@ Test(maptab, load_proc_self_both_paths)
 			       b ? (unsigned long)b->end : 0, b && b->path ? b->path : "-");
 	}
 	cr_assert_gt(maptab__count(ioc), 5);
-	check_self_table(ioc, &fx);
-	check_self_table(txt, &fx);
+	check_self_table(ioc, &self_fx);
+	check_self_table(txt, &self_fx);
 	maptab__free(ioc);
 	maptab__free(txt);
 	maptab__free(auto_);
-	self_fixture_teardown(&fx);
 }
 
 Test(maptab, load_proc_errors)
