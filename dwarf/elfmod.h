@@ -23,6 +23,9 @@ struct elfmod_sym {
  * file, or not for this machine), -errno.  The caller closes with elfmod__close().
  */
 int elfmod__open(const char *path, struct elfmod **out, struct ptap_err *err);
+/* The same for an ELF of MACHINE (EM_*); elfmod__open() checks for EM_X86_64. */
+int elfmod__open_machine(const char *path, unsigned int machine, struct elfmod **out,
+			 struct ptap_err *err);
 void elfmod__close(struct elfmod *mod);		/* NULL is fine */
 
 const char *elfmod__path(const struct elfmod *mod);
@@ -34,15 +37,25 @@ uint64_t elfmod__ino(const struct elfmod *mod);
  * Find function or object NAME: .symtab first, then .dynsym (a versioned
  * dynamic name "puts@@GLIBC_2.2.5" matches "puts").  Symbols with value 0
  * (undefined) are skipped.  0, or -ENOENT.
+ * A query "f@VER" or "f@@VER" first matches a .symtab name spelled so, then
+ * the .dynsym "f" of version VER (from .gnu.version_d), else any "f".  A
+ * plain "f" prefers the default version (f@@VER).  Of two symbols with one
+ * name in one table (static functions of two files), the first in table
+ * order wins; that is logged at debug level.
  */
 int elfmod__find_sym(const struct elfmod *mod, const char *name, struct elfmod_sym *sym);
 
-/* The function symbol containing VADDR, or -ENOENT. */
+/*
+ * The function symbol (of non-zero size) containing VADDR, or -ENOENT.  Of
+ * aliases, a .symtab global, then weak, then local one.
+ */
 int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *sym);
 
 /*
  * Up to MAX function names nearest to NAME (edit distance, then prefix and
- * substring matches), best first, into NAMES (borrowed).  Returns the count.
+ * substring matches), best first, into NAMES (borrowed).  Names whose length
+ * differs by more than 3 are only considered when NAME is a substring.
+ * Returns the count, or -ENOMEM.
  */
 int elfmod__nearest_funcs(const struct elfmod *mod, const char *name, const char **names,
 			  int max);
@@ -57,7 +70,10 @@ int elfmod__vaddr_to_offset(const struct elfmod *mod, uint64_t vaddr, uint64_t *
 /* The inverse, for a file offset inside a PT_LOAD.  0, or -ENOENT. */
 int elfmod__offset_to_vaddr(const struct elfmod *mod, uint64_t off, uint64_t *vaddr);
 
-/* Copy LEN bytes of the file's image at VADDR (from the PT_LOAD file data).  0 or -ENOENT. */
+/*
+ * Copy LEN bytes of the file's image at VADDR (from the PT_LOAD file data;
+ * the range must lie within one segment's p_filesz).  0 or -ENOENT.
+ */
 int elfmod__read(const struct elfmod *mod, uint64_t vaddr, void *buf, size_t len);
 
 /* The GNU build-id note: 0 with *ID borrowed, or -ENOENT. */
