@@ -1,18 +1,23 @@
 /* tracer/array.c: growable arrays. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "tracer/array.h"
 
 int array_grow(void **ptr, size_t *cap, size_t size, size_t need)
 {
-	size_t n = *cap ? *cap : 8;
+	size_t n;
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
+	n = *cap ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return -ENOMEM;
 		n *= 2;
+	}
 	p = realloc(*ptr, n * size);
 	if (!p)
 		return -ENOMEM;

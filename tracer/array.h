@@ -4,7 +4,10 @@
 
 #include <stddef.h>
 
-/* Make *PTR (capacity *CAP elements of SIZE) hold at least NEED.  0 or -ENOMEM. */
+/*
+ * Make *PTR (capacity *CAP elements of SIZE) hold at least NEED, growing
+ * geometrically.  0, or -ENOMEM with *PTR and *CAP unchanged.
+ */
 int array_grow(void **ptr, size_t *cap, size_t size, size_t need);
 
 #endif

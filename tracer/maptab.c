@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "tracer/array.h"
 #include "tracer/maptab.h"
 
 /*
@@ -68,31 +69,6 @@ static void mt_str_put(char *path)
 	str = mt_str_of(path);
 	if (--str->ref == 0)
 		free(str);
-}
-
-/*
- * Make room for NEED elements of ELEM bytes in *PTR (capacity *CAP),
- * growing geometrically.  0 or -ENOMEM (then *PTR and *CAP are unchanged).
- */
-static int array_grow(void **ptr, size_t *cap, size_t elem, size_t need)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	p = realloc(*ptr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*ptr = p;
-	*cap = ncap;
-	return 0;
 }
 
 static int mt_reserve(struct maptab *mt, size_t extra)
