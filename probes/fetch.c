@@ -282,7 +282,9 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 	int ret;
 
 	memset(val, 0, sizeof(*val));
-	for (unsigned int i = 0; i < prog->nops && i < FETCH_MAX_OPS; i++) {
+	if (prog->nops > FETCH_MAX_OPS)
+		goto bad;
+	for (unsigned int i = 0; i < prog->nops; i++) {
 		ret = run_op(&prog->ops[i], ctx, &st, val);
 		if (ret == -EFAULT) {
 			val->err = ret;
@@ -291,7 +293,7 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		if (ret)
 			goto bad;
 	}
-	if (!st.sp || prog->nops > FETCH_MAX_OPS)
+	if (!st.sp)
 		goto bad;
 	top = st.v[st.sp - 1];
 	if (prog->type.kind == FT_STRING || prog->type.kind == FT_USTRING) {
