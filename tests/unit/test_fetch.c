@@ -398,3 +398,13 @@ Test(fetch, reads_a_long_string_page_by_page, .init = setup)
 	cr_expect_not(fm.crossed_page);
 	cr_expect_eq(sbuf[val.len - 1], 'q');
 }
+
+Test(fetch, rejects_nops_beyond_the_array, .init = setup)
+{
+	struct fetch_prog prog = { .nops = FETCH_MAX_OPS + 1 };
+	struct fetch_val val;
+
+	prog.ops[0] = (struct fetch_op){ .op = FETCH_OP_IMM, .imm = 1 };
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 0), -EINVAL);
+	cr_expect_eq(val.err, -EINVAL);
+}
