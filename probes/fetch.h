@@ -33,7 +33,8 @@ struct fetch_type {
  * S[0..LEN).  0 or -EINVAL.
  */
 int fetch_type__parse(const char *s, size_t len, struct fetch_type *t);
-/* Write the canonical spelling of T ("u32", "string") into BUF; returns BUF. */
+/* Write the canonical spelling of T ("u32", "string"; FT_DEFAULT is "x64")
+ * into BUF; returns BUF. */
 const char *fetch_type__name(const struct fetch_type *t, char *buf, size_t len);
 
 /*
@@ -90,10 +91,24 @@ struct fetch_val {
 };
 
 /*
- * Run PROG against CTX and fill VAL.  Strings are read into STRBUF (STRMAX
- * bytes, the --string-max limit) and never allocate.  A failed read is not an
- * error of the call: it sets VAL->err (and VAL->addr) and returns 0.  Returns
- * -EINVAL only for a malformed program.
+ * Run PROG against CTX and fill VAL.  The stack holds 8 values.
+ *
+ * A failed read is not an error of the call: a short read or a negative
+ * return from read_mem sets VAL->err = -EFAULT and VAL->addr = the address
+ * that failed, and the call returns 0.
+ *
+ * Strings (FT_STRING, FT_USTRING): the top of the stack is the string's
+ * address (VAL->addr).  Its bytes are read into STRBUF, at most STRMAX (the
+ * --string-max limit), in reads that never cross a 4096-byte page, up to the
+ * first NUL; VAL->truncated when there is no NUL within STRMAX bytes.  A NULL
+ * pointer, or memory that becomes unreadable before a NUL, is -EFAULT (addr:
+ * 0, or the first unreadable byte).
+ * Integers: VAL->u is the top truncated to the type's size (8 bytes for
+ * FT_DEFAULT); for FT_BITFIELD, the BITS bits at BIT_OFF of that container.
+ *
+ * Never allocates.  Returns -EINVAL (and VAL->err = -EINVAL) only for a
+ * malformed program: stack underflow or overflow, an unknown op, a bad load
+ * size, a register outside CTX->regs.
  */
 int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax);

@@ -35,26 +35,44 @@ struct record {
 
 /*
  * Render REC into BUF (LEN bytes), newline-terminated and NUL-terminated.
- * Returns the length written; a record that does not fit is cut at a value
- * boundary and ends with " ...(truncated)" (text) or still is valid JSON with
- * "truncated":true -- never silently shortened.
+ * Returns the length written (excluding the NUL).
  *
- * Text (perf-script-like):
+ * Text (perf-script-like; TS as seconds '.' 9-digit nanoseconds):
  *   COMM PID/TID SEC.NSEC: EVENT: (0xADDR) NAME=VALUE ...
- * JSON (one object per line, stable key order):
+ * JSON (one object per line, keys in this order):
  *   {"ts":N,"pid":N,"tid":N,"comm":"..","event":"..","kind":"entry",
  *    "addr":"0x..","args":{"NAME":VALUE,...}}
- * a failed fetch is NAME=(error: MSG) in text and {"error":"MSG"} in JSON.
+ * COMM, EVENT and the NAMEs are escaped (escape.h: ESC_TEXT / ESC_JSON).
+ * NAMES may be NULL (then "argN", 1-based), TYPES may be NULL (then x64).
+ *
+ * A record that does not fit is cut at a value boundary, never silently
+ * shortened: the arguments that fit are kept, and the line ends with
+ * " ...(truncated)" (text) or is closed as `...,"args":{...},"truncated":true}`
+ * (JSON, still one valid object).  When not even the header fits, the text
+ * line is " ...(truncated)" alone and the JSON line {"truncated":true}; a
+ * buffer too small for those (17 bytes text, 20 JSON) gets "\n" (text) or ""
+ * (JSON, returning 0).
  */
 size_t record__format_text(const struct record *rec, char *buf, size_t len);
 size_t record__format_json(const struct record *rec, char *buf, size_t len);
 
 /*
- * Format one value: integers by type (sN decimal, uN decimal, xN/default
- * 0x-hex, truncated to the type size and sign-extended for sN), strings
- * quoted and escaped (text: C escapes; JSON: JSON escapes, invalid UTF-8 as
- * \u00XX of each byte... see escape.h), truncated strings followed by "..."
- * (text) / as "truncated" in JSON.  Returns the length written (NUL-terminated).
+ * Format one value.  Integers are truncated to the type's size first (and
+ * sign-extended for sN); bitfields (bN@O/S) are VAL->u already extracted.
+ *
+ *   type             text                    JSON
+ *   sN               -1                      -1            (a number)
+ *   uN, bN@O/S       255                     255           (a number, u64 too)
+ *   xN, default,     0x1f                    "0x1f"        (hex is not a JSON
+ *   symbol                                                  number: a string)
+ *   string, ustring  "SELECT 1"              "SELECT 1"
+ *     truncated      "SELECT 1"...           {"value":"SELECT 1","truncated":true}
+ *   -EFAULT          (error: bad address 0x0)    {"error":"bad address 0x0"}
+ *   other -errno     (error: <strerror text>)    {"error":"<strerror text>"}
+ *
+ * String bytes are escaped with ESC_TEXT / ESC_JSON (escape.h).  Returns the
+ * length written (NUL-terminated), or 0 with BUF empty when the value does
+ * not fit in LEN bytes: a value is never cut.
  */
 size_t value__format_text(const struct fetch_type *t, const struct fetch_val *v, char *buf,
 			  size_t len);

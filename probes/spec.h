@@ -57,7 +57,7 @@ struct arg_expr {
 	long n;			/* ARG_ARGN; ARG_IMM value */
 	long off;		/* ARG_DEREF, ARG_SYMBOL */
 	struct arg_expr *inner;	/* ARG_DEREF */
-	int nderef;		/* ARG_VAR: leading '*' count */
+	int nderef;		/* ARG_VAR: leading '*' count, applied after CHAIN (*a->b) */
 	struct arg_access *chain;	/* ARG_VAR */
 	int nchain;
 };
@@ -73,21 +73,29 @@ struct probe_arg {
 
 struct probe_spec {
 	char *text;		/* the whole probe as written */
-	char *event;		/* EVENT= given by the user, else NULL */
+	char *event;		/* EVENT= given by the user, else NULL (GROUP: is dropped) */
 	struct probe_point point;
 	struct probe_arg *args;
 	int nargs;
 };
 
 /*
- * Parse TEXT ("[EVENT=]POINT [ARG ...]") into *OUT.  0, or -EINVAL with ERR
- * holding the column and the reason.  The caller frees *OUT with
- * probe_spec__free().
+ * Parse TEXT ("[[GROUP:]EVENT=]POINT [ARG ...]", grammar in spec.c) into
+ * *OUT.  0; -EINVAL with ERR (may be NULL) holding the byte column of the
+ * offending token and the reason; -ENOMEM.  On error *OUT is NULL.  Every
+ * string in *OUT is owned by it; the caller frees *OUT with
+ * probe_spec__free().  Register names, variables and symbols are not checked
+ * here (arch/ and dwarf/ do that when the probe is resolved).
  */
 int probe_spec__parse(const char *text, struct probe_spec **out, struct ptap_err *err);
 void probe_spec__free(struct probe_spec *spec);	/* NULL is fine */
 
-/* Write SPEC back in canonical syntax into BUF; returns the length it needed. */
+/*
+ * Write SPEC back in canonical syntax into BUF (LEN bytes, NUL-terminated and
+ * cut when short, as snprintf); returns the length it needed.  Canonical:
+ * numbers in decimal except 0xADDR, suffixes as FUNC@SRC+OFF|:LINE|%return,
+ * single spaces, no GROUP:.  parse(synthesize(spec)) gives the same fields.
+ */
 int probe_spec__synthesize(const struct probe_spec *spec, char *buf, size_t len);
 
 /* The name an argument is recorded under: NAME=, else "argN" (1-based I+1). */
