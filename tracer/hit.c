@@ -92,14 +92,12 @@ int hit_handle(struct session *s, struct thread *t)
 			 (unsigned long)st->addr, strerror(-r));
 		arch_regs_set_pc(&regs, st->addr);
 		pt_setregs(t->tid, &regs);
-		t->stopped = false;
-		pt_cont(t->tid, SIGSEGV);
+		thread__resume(t, SIGSEGV);
 		return 0;
 	}
 	r = pt_setregs(t->tid, &regs);
 	if (r < 0)
 		return r;
-	t->stopped = false;
-	r = t->want_exit ? pt_syscall(t->tid, 0) : pt_cont(t->tid, 0);
-	return r == -ESRCH ? 0 : r;
+	thread__resume(t, 0);
+	return 0;
 }

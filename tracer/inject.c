@@ -17,59 +17,82 @@
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
+/* Hold a signal that arrived while T ran our syscall: re-sent afterwards. */
+static void hold_signal(struct thread *t, int sig)
+{
+	if (t->nheld < THREAD_MAX_HELD)
+		t->held[t->nheld++] = sig;
+	else
+		pr_warn("tid %d: more than %d signals arrived while ptap ran a syscall in it; "
+			"signal %d lost\n", t->tid, THREAD_MAX_HELD, sig);
+}
+
+/* Re-send held signals.  Their siginfo is not kept: they arrive as from tgkill(2). */
+static void release_signals(struct thread *t)
+{
+	for (int i = 0; i < t->nheld; i++)
+		syscall(SYS_tgkill, t->tgid, t->tid, t->held[i]);
+	t->nheld = 0;
+}
+
 /*
  * Resume T until the exit stop of the syscall it is about to make.  Other
- * stops on the way: its entry stop, our own seccomp stop (the injected call
- * may be one the filter traces), a group-stop, or a signal, which is held
- * back in T->pending_sig.
+ * stops of T on the way: its entry stop, our own seccomp stop (the injected
+ * call may be one the filter traces), a group-stop, or a signal (held).
+ * Stops of other threads are queued for the main loop: waiting for T alone
+ * could hang, as a zombie leader is reported only after its threads are
+ * reaped (ptrace(2), BUGS).  Returns 0 at the exit stop, or -ESRCH when T
+ * exited or exec'd meanwhile: that event is queued and T must not be touched.
  */
-static int run_to_syscall_exit(struct thread *t, int *status)
+static int run_to_syscall_exit(struct session *s, struct thread *t)
 {
 	bool entered = false;
+	int r = pt_syscall(t->tid, 0);
 
-	for (;;) {
+	while (r == 0) {
 		struct ptrace_syscall_info info;
-		int st, r = pt_syscall(t->tid, 0);
+		int st, ev;
+		pid_t pid = waitpid(-1, &st, __WALL);
 
-		if (r < 0)
-			return r;
-		if (waitpid(t->tid, &st, __WALL) < 0)
-			return -errno;
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			*status = st;
+		if (pid < 0) {
+			r = errno == EINTR ? 0 : -errno;
+			continue;
+		}
+		if (pid != t->tid) {
+			r = session__defer(s, pid, st);
+			continue;
+		}
+		ev = WIFSTOPPED(st) ? st >> 16 : 0;
+		if (!WIFSTOPPED(st) || ev == PTRACE_EVENT_EXEC) {
+			session__defer(s, pid, st);
 			return -ESRCH;
 		}
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-			if (pt_syscall_info(t->tid, &info) < 0)
-				continue;
-			if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
-				entered = true;
-			else if (info.op == PTRACE_SYSCALL_INFO_EXIT && entered)
-				return 0;
-		} else if ((st >> 16) == PTRACE_EVENT_SECCOMP) {
+			if (pt_syscall_info(t->tid, &info) > 0) {
+				if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+					entered = true;
+				else if (info.op == PTRACE_SYSCALL_INFO_EXIT && entered)
+					return 0;
+			}
+		} else if (ev == PTRACE_EVENT_SECCOMP) {
 			entered = true;
-		} else if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP) {
-			if (t->pending_sig)
-				pr_warn("tid %d: signal %d arrived while ptap ran a syscall in it; "
-					"delivered after signal %d\n", t->tid, WSTOPSIG(st),
-					t->pending_sig);
-			else
-				t->pending_sig = WSTOPSIG(st);
+		} else if (ev == 0) {
+			hold_signal(t, WSTOPSIG(st));
 		}
+		r = pt_syscall(t->tid, 0);
 	}
+	return r;
 }
 
 int inject_syscall(struct session *s, struct thread *t, long nr, const uint64_t args[6],
-		   long *ret, int *status)
+		   long *ret)
 {
 	uint8_t orig[ARCH_SYSCALL_INSN_LEN];
 	arch_regs_t saved, regs;
 	uint64_t pc = t->as->syscall_pc;
 	bool patched = false;
-	int r;
+	int r = pt_getregs(t->tid, &saved);
 
-	(void)s;
-	r = pt_getregs(t->tid, &saved);
 	if (r < 0)
 		return r;
 	if (!pc) {
@@ -85,17 +108,14 @@ int inject_syscall(struct session *s, struct thread *t, long nr, const uint64_t 
 	arch_syscall_setup(&regs, pc, nr, args);
 	r = pt_setregs(t->tid, &regs);
 	if (r == 0)
-		r = run_to_syscall_exit(t, status);
+		r = run_to_syscall_exit(s, t);
+	if (r == -ESRCH)	/* gone or a new image: nothing of ours to put back */
+		return r;
 	if (r == 0 && (r = pt_getregs(t->tid, &regs)) == 0)
 		*ret = arch_syscall_result(&regs);
-	if (patched && r != -ESRCH)
+	if (patched)
 		mem_write(t->as->memfd, pc, orig, sizeof(orig));
-	if (r != -ESRCH)
-		pt_setregs(t->tid, &saved);
-	if (t->pending_sig && r != -ESRCH) {
-		/* The held signal's siginfo is not kept: it is re-sent as from tgkill. */
-		syscall(SYS_tgkill, t->tgid, t->tid, t->pending_sig);
-		t->pending_sig = 0;
-	}
+	pt_setregs(t->tid, &saved);
+	release_signals(t);
 	return r;
 }

@@ -13,11 +13,12 @@ struct thread;
  * space's known one (recorded at an earlier syscall stop), else two bytes
  * written at T's pc for the duration (used right after exec, when the
  * process is a single thread).  A signal that arrives meanwhile is held and
- * re-sent to the thread afterwards.  *RET gets the syscall's return value
- * (-errno on failure).  0, or -ESRCH when the thread died meanwhile (its wait
- * status is then in *STATUS), or -errno.
+ * re-sent to the thread afterwards; other threads' stops are queued for the
+ * main loop (session__defer).  *RET gets the syscall's return value (-errno
+ * on failure).  0; -ESRCH when T exited or exec'd meanwhile (the event is
+ * queued: leave T alone, do not resume it); or -errno.
  */
 int inject_syscall(struct session *s, struct thread *t, long nr, const uint64_t args[6],
-		   long *ret, int *status);
+		   long *ret);
 
 #endif

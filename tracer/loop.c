@@ -27,16 +27,6 @@
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
-static void resume(struct thread *t, int sig)
-{
-	int r;
-
-	t->stopped = false;
-	r = t->want_exit ? pt_syscall(t->tid, sig) : pt_cont(t->tid, sig);
-	if (r < 0 && r != -ESRCH)
-		pr_warn("tid %d: cannot resume: %s\n", t->tid, strerror(-r));
-}
-
 static void on_gone(struct session *s, pid_t pid, int status)
 {
 	struct thread *t = thread__find(s, pid);
@@ -49,50 +39,42 @@ static void on_gone(struct session *s, pid_t pid, int status)
 		thread__remove(s, t);
 }
 
-/* A thread died inside a ptrace request of ours: account for it like a wait. */
-static void died(struct session *s, struct thread *t, int status)
-{
-	on_gone(s, t->tid, status);
-}
-
 static void on_seccomp(struct session *s, struct thread *t)
 {
 	struct ptrace_syscall_info info;
 
 	if (pt_syscall_info(t->tid, &info) < 0 || info.op != PTRACE_SYSCALL_INFO_SECCOMP) {
-		resume(t, 0);
+		thread__resume(t, 0);
 		return;
 	}
 	t->sc_nr = (long)info.seccomp.nr;
 	memcpy(t->sc_args, info.seccomp.args, sizeof(t->sc_args));
 	t->want_exit = sysmap_on_entry(s, t);
-	resume(t, 0);
+	thread__resume(t, 0);
 }
 
 static void on_syscall_stop(struct session *s, struct thread *t)
 {
 	struct ptrace_syscall_info info;
-	int status = 0, r = 0;
+	int r = 0;
 
 	if (pt_syscall_info(t->tid, &info) < 0 || info.op != PTRACE_SYSCALL_INFO_EXIT) {
-		resume(t, 0);
+		thread__resume(t, 0);
 		return;
 	}
 	if (!t->as->syscall_pc)
 		sysmap_note_syscall_pc(t->as, info.instruction_pointer);
 	if (t->exec_pending) {
 		t->exec_pending = false;
-		r = plant_range(s, t, 0, UINT64_MAX, &status);
+		r = plant_range(s, t, 0, UINT64_MAX);
 	} else if (t->want_exit) {
-		r = sysmap_on_exit(s, t, &info, &status);
+		r = sysmap_on_exit(s, t, &info);
 	}
 	t->want_exit = false;
 	t->sc_nr = -1;
-	if (r == -ESRCH) {
-		died(s, t, status);
+	if (r == -ESRCH)	/* exited or exec'd meanwhile: that event is queued */
 		return;
-	}
-	resume(t, 0);
+	thread__resume(t, 0);
 }
 
 /* Other threads of an exec'ing process are gone (ptrace(2), "execve(2) under ptrace"). */
@@ -127,43 +109,57 @@ static void on_exec(struct session *s, struct thread *t)
 	t->exec_pending = r == 0;
 	t->want_exit = r == 0;		/* plant at the execve exit, before any user code runs */
 	t->sc_nr = -1;
-	resume(t, 0);
+	thread__resume(t, 0);
+}
+
+static bool is_clone_family(long nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+/* The child's address space: shared (CLONE_VM), else a copy holding the same int3s. */
+static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
+{
+	struct aspace *as;
+
+	if (flags & CLONE_VM)
+		return aspace__get(t->as);
+	if (aspace__clone(t->as, pid, &as) == 0)
+		return as;
+	/* Left running, the child would die on its first inherited int3. */
+	pr_err("pid %d: cannot copy the probe table for its child %d; killing the child\n",
+	       t->tgid, pid);
+	kill(pid, SIGKILL);
+	return NULL;
 }
 
 static void on_clone(struct session *s, struct thread *t, int ev)
 {
 	unsigned long msg = 0;
 	uint64_t flags = t->clone_flags;
-	struct aspace *as = NULL;
 	struct thread *c;
 	pid_t pid;
 
 	if (pt_geteventmsg(t->tid, &msg) < 0 || !msg) {
-		resume(t, 0);
+		thread__resume(t, 0);
 		return;
 	}
 	pid = (pid_t)msg;
-	if (t->sc_nr != SYS_clone && t->sc_nr != SYS_clone3)	/* fork(2), vfork(2) */
+	if (!is_clone_family(t->sc_nr))		/* not seen at its seccomp stop */
 		flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
 			ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
-	if (flags & CLONE_VM)
-		as = aspace__get(t->as);
-	else if (aspace__clone(t->as, pid, &as) < 0)
-		pr_warn("pid %d: cannot copy the probe table for its child %d\n", t->tgid, pid);
 	c = thread__find(s, pid);
 	if (!c)
 		c = thread__add(s, pid, pid, NULL);
 	if (c) {
 		c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
-		c->as = as;
+		c->as = child_aspace(t, pid, flags);
 		memcpy(c->comm, t->comm, sizeof(c->comm));
-		if (c->stopped)		/* its first stop came before this event */
-			resume(c, 0);
-	} else {
-		aspace__put(as);
+		if (c->stopped && c->as)	/* its first stop came before this event */
+			thread__resume(c, 0);
 	}
 	t->sc_nr = -1;
-	resume(t, 0);
+	thread__resume(t, 0);
 }
 
 static void on_event_stop(struct thread *t, int sig)
@@ -174,10 +170,10 @@ static void on_event_stop(struct thread *t, int sig)
 		/* A group-stop: stay stopped until SIGCONT, but keep tracing. */
 		t->stopped = false;
 		if (pt_listen(t->tid) < 0)
-			resume(t, 0);
+			thread__resume(t, 0);
 		return;
 	}
-	resume(t, 0);
+	thread__resume(t, 0);
 }
 
 static void on_sigtrap(struct session *s, struct thread *t)
@@ -187,12 +183,10 @@ static void on_sigtrap(struct session *s, struct thread *t)
 
 	if (pt_getsiginfo(t->tid, &si) == 0 && arch_is_bp_trap(si.si_code)) {
 		r = hit_handle(s, t);
-		if (r == 0)
-			return;
-		if (r == -ESRCH)
+		if (r == 0 || r == -ESRCH)
 			return;
 	}
-	resume(t, SIGTRAP);	/* the program's own trap: deliver it */
+	thread__resume(t, SIGTRAP);	/* the program's own trap: deliver it */
 }
 
 static void on_stop(struct session *s, struct thread *t, int st)
@@ -222,13 +216,13 @@ static void on_stop(struct session *s, struct thread *t, int st)
 	case 0:
 		break;
 	default:
-		resume(t, 0);
+		thread__resume(t, 0);
 		return;
 	}
 	if (sig == SIGTRAP)
 		on_sigtrap(s, t);
 	else
-		resume(t, sig);
+		thread__resume(t, sig);
 }
 
 /* A stop from a tid we do not know: a new child whose parent's event is still to come. */
@@ -244,7 +238,6 @@ static void on_unknown(struct session *s, pid_t pid, int st)
 		return;
 	}
 	t->stopped = true;
-	(void)st;
 }
 
 int loop_run(struct session *s)
@@ -252,8 +245,10 @@ int loop_run(struct session *s)
 	while (s->nthreads > 0) {
 		struct thread *t;
 		int st;
-		pid_t pid = waitpid(-1, &st, __WALL);
+		pid_t pid;
 
+		if (!session__undefer(s, &pid, &st))
+			pid = waitpid(-1, &st, __WALL);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -269,7 +264,7 @@ int loop_run(struct session *s)
 		if (!t)
 			on_unknown(s, pid, st);
 		else if (!t->as && (st >> 16) != PTRACE_EVENT_STOP)
-			resume(t, 0);	/* should not happen: a held child that was not held */
+			thread__resume(t, 0);	/* should not happen: a held child that was not held */
 		else
 			on_stop(s, t, st);
 	}

@@ -34,7 +34,7 @@ static bool reachable(uint64_t slot, uint64_t lo, uint64_t hi)
 
 /* Map a new scratch page reachable from [LO, HI).  0, or -errno. */
 static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
-		       struct scratch **out, int *status)
+		       struct scratch **out)
 {
 	struct aspace *as = t->as;
 	struct map_entry e = { .prot = PROT_READ | PROT_EXEC,
@@ -51,7 +51,7 @@ static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_
 	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
 	args[4] = (uint64_t)-1;
 	args[5] = 0;
-	r = inject_syscall(s, t, SYS_mmap, args, &ret, status);
+	r = inject_syscall(s, t, SYS_mmap, args, &ret);
 	if (r < 0)
 		return r;
 	if (ret < 0)
@@ -72,7 +72,7 @@ static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_
 }
 
 static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
-		      uint64_t *slot, int *status)
+		      uint64_t *slot)
 {
 	struct aspace *as = t->as;
 	struct scratch *sc = NULL;
@@ -84,7 +84,7 @@ static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t
 		if (c->used + ARCH_SLOT_SIZE <= c->len && reachable(c->start + c->used, lo, hi))
 			sc = c;
 	}
-	if (!sc && (r = scratch_map(s, t, lo, hi, &sc, status)) < 0)
+	if (!sc && (r = scratch_map(s, t, lo, hi, &sc)) < 0)
 		return r;
 	*slot = sc->start + sc->used;
 	sc->used += ARCH_SLOT_SIZE;
@@ -122,7 +122,7 @@ static void site_init(struct site *st, struct probe *p, uint64_t addr, uint64_t 
 }
 
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
-		     const struct map_entry *e, uint64_t addr, int *status)
+		     const struct map_entry *e, uint64_t addr)
 {
 	struct aspace *as = t->as;
 	uint8_t now[ARCH_MAX_INSN], slotbuf[ARCH_SLOT_SIZE];
@@ -144,7 +144,7 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	}
 	if (st.insn.step == ARCH_STEP_OOL) {
 		module_span(as->mt, dev, ino, &lo, &hi);
-		r = slot_alloc(s, t, lo, hi, &st.slot, status);
+		r = slot_alloc(s, t, lo, hi, &st.slot);
 		if (r == 0)
 			r = arch_ool_build(&st.insn, st.slot, slotbuf, sizeof(slotbuf));
 		if (r >= 0)
@@ -180,7 +180,7 @@ static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
 	return e->start + (p->rp.file_off - e->pgoff);
 }
 
-int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, int *status)
+int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 {
 	int planted = 0;
 
@@ -198,7 +198,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, i
 			addr = probe_addr_in(p, e);
 			if (!addr || aspace__find_site(t->as, addr))
 				continue;
-			r = plant_one(s, t, p, e, addr, status);
+			r = plant_one(s, t, p, e, addr);
 			if (r < 0)
 				return r;
 			planted += r;

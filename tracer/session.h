@@ -51,7 +51,15 @@ struct session {
 	pid_t cmd_pid;			/* the launched command's pid */
 	int cmd_status;			/* its wait status, once it exited */
 	bool cmd_exited;
-	uint64_t records, lost;
+	uint64_t records;
+	/* stops waited for while ptap ran a syscall in another thread, in order */
+	struct deferred { pid_t pid; int status; } *deferred;
+	size_t ndeferred, deferred_head, deferred_cap;
 };
+
+/* Queue a wait status for the main loop.  0 or -ENOMEM. */
+int session__defer(struct session *s, pid_t pid, int status);
+/* Take the oldest queued wait status: true, or false when the queue is empty. */
+bool session__undefer(struct session *s, pid_t *pid, int *status);
 
 #endif

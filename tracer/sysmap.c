@@ -29,7 +29,7 @@
 
 const long sysmap_traced[] = {
 	SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect,
-	SYS_execve, SYS_execveat, SYS_clone, SYS_clone3,
+	SYS_execve, SYS_execveat, SYS_clone, SYS_clone3, SYS_fork, SYS_vfork,
 };
 const int sysmap_ntraced = sizeof(sysmap_traced) / sizeof(sysmap_traced[0]);
 
@@ -72,6 +72,12 @@ bool sysmap_on_entry(struct session *s, struct thread *t)
 	case SYS_clone3:
 		clone_entry(t);
 		return false;
+	case SYS_fork:
+		t->clone_flags = 0;
+		return false;
+	case SYS_vfork:
+		t->clone_flags = CLONE_VM | CLONE_VFORK;
+		return false;
 	case SYS_mmap:
 	case SYS_munmap:
 	case SYS_mremap:
@@ -110,7 +116,7 @@ static void entry_file(const struct thread *t, int fd, struct map_entry *e, char
 	e->path = n > 0 ? path : NULL;
 }
 
-static int on_mmap(struct session *s, struct thread *t, uint64_t start, int *status)
+static int on_mmap(struct session *s, struct thread *t, uint64_t start)
 {
 	const uint64_t *a = t->sc_args;
 	struct map_entry e = { .start = start, .end = start + page_up(a[1]), .pgoff = a[5],
@@ -124,11 +130,10 @@ static int on_mmap(struct session *s, struct thread *t, uint64_t start, int *sta
 	if (r < 0)
 		return r;
 	aspace__drop_stale_sites(t->as, e.start, e.end);
-	return e.prot & PROT_EXEC ? plant_range(s, t, e.start, e.end, status) : 0;
+	return e.prot & PROT_EXEC ? plant_range(s, t, e.start, e.end) : 0;
 }
 
-int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info,
-		   int *status)
+int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info)
 {
 	const uint64_t *a = t->sc_args;
 	struct aspace *as = t->as;
@@ -139,7 +144,7 @@ int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_sysc
 		return 0;
 	switch (t->sc_nr) {
 	case SYS_mmap:
-		r = on_mmap(s, t, ret, status);
+		r = on_mmap(s, t, ret);
 		break;
 	case SYS_munmap:
 		r = maptab__remove(as->mt, a[0], a[0] + page_up(a[1]));
@@ -148,7 +153,7 @@ int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_sysc
 	case SYS_mprotect:
 		r = maptab__protect(as->mt, a[0], a[0] + page_up(a[1]), (int)a[2]);
 		if (r == 0 && (a[2] & PROT_EXEC))
-			r = plant_range(s, t, a[0], a[0] + page_up(a[1]), status);
+			r = plant_range(s, t, a[0], a[0] + page_up(a[1]));
 		break;
 	case SYS_mremap:
 		r = maptab__move(as->mt, a[0], page_up(a[1]), ret, page_up(a[2]),

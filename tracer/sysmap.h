@@ -1,6 +1,7 @@
 /* tracer/sysmap.h: the syscalls ptap stops on (seccomp RET_TRACE) and what
  * their exits do to the map table: mmap, munmap, mremap, mprotect; and
- * clone/clone3, whose CLONE_UNTRACED is stripped at entry. */
+ * clone/clone3, whose CLONE_UNTRACED is stripped at entry, and fork/vfork,
+ * so that every new child's flags come from its own syscall. */
 #ifndef PTAP_TRACER_SYSMAP_H
 #define PTAP_TRACER_SYSMAP_H
 
@@ -18,17 +19,17 @@ extern const int sysmap_ntraced;
 
 /*
  * At the seccomp stop of T's syscall (T->sc_nr, T->sc_args): strip
- * CLONE_UNTRACED from clone/clone3 and remember their flags.  Returns true
+ * CLONE_UNTRACED from clone/clone3 and remember the flags of the clone
+ * family (fork: 0, vfork: CLONE_VM|CLONE_VFORK).  Returns true
  * when the syscall's exit must be seen (the map-changing ones).
  */
 bool sysmap_on_entry(struct session *s, struct thread *t);
 /*
  * At the exit stop of a map-changing syscall: update the map table, forget
  * sites whose mapping went away, plant probes in new executable mappings.
- * 0, or -ESRCH when T died meanwhile (wait status in *STATUS).
+ * 0, or -ESRCH when T exited or exec'd meanwhile (see plant_range()).
  */
-int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info,
-		   int *status);
+int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info);
 /* Remember PC (just after a syscall instruction) as a place to inject syscalls from. */
 void sysmap_note_syscall_pc(struct aspace *as, uint64_t pc);
 

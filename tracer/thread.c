@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "probes/log.h"
 #include "tracer/aspace.h"
+#include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
@@ -131,4 +133,14 @@ void thread__for_each(struct session *s, void (*fn)(struct session *, struct thr
 			fn(s, t, arg);
 	}
 	free(tids);
+}
+
+void thread__resume(struct thread *t, int sig)
+{
+	int r;
+
+	t->stopped = false;
+	r = t->want_exit ? pt_syscall(t->tid, sig) : pt_cont(t->tid, sig);
+	if (r < 0 && r != -ESRCH)	/* ESRCH: killed meanwhile; its exit is on the way */
+		pr_warn("tid %d: cannot resume: %s\n", t->tid, strerror(-r));
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define THREAD_MAX_HELD	4
+
 struct aspace;
 struct session;
 
@@ -20,7 +22,8 @@ struct thread {
 	long sc_nr;		/* the filtered syscall in flight (from its seccomp stop) */
 	uint64_t sc_args[6];
 	uint64_t clone_flags;	/* of the clone/clone3 in flight */
-	int pending_sig;	/* a signal held back while ptap ran a syscall in the thread */
+	int held[4];		/* signals held back while ptap ran a syscall in the thread */
+	int nheld;
 };
 
 struct thread *thread__find(const struct session *s, pid_t tid);
@@ -29,6 +32,8 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 void thread__remove(struct session *s, struct thread *t);
 /* Re-read the thread's name from /proc. */
 void thread__read_comm(struct thread *t);
+/* Resume T from its ptrace stop delivering SIG: PTRACE_SYSCALL when T->want_exit. */
+void thread__resume(struct thread *t, int sig);
 /* Call FN on every thread of the table (it may remove the current one). */
 void thread__for_each(struct session *s, void (*fn)(struct session *, struct thread *, void *),
 		      void *arg);
