@@ -118,6 +118,16 @@ static int resolve_point(struct resolved_probe *rp, const struct elfmod *mod,
 				    "read yet; use FUNC, FUNC+OFF or 0xADDR");
 	if (pp->kind == PP_FUNC)
 		return resolve_func(rp, mod, pp, err);
+	struct elfmod_sym sym;
+
+	/* An int3 inside an instruction would corrupt it: the address must start one. */
+	if (elfmod__sym_at(mod, pp->addr, &sym) < 0)
+		return ptap_err_set(err, -1, -EINVAL,
+				    "0x%lx is not inside a function of %s; give FUNC+OFF or the "
+				    "address of an instruction in a function", (unsigned long)pp->addr,
+				    elfmod__path(mod));
+	if (check_boundary(mod, sym.vaddr, pp->addr, err) < 0)
+		return -EINVAL;
 	rp->vaddr = pp->addr;
 	snprintf(where, sizeof(where), "0x%lx", (unsigned long)pp->addr);
 	rp->where = strdup(where);

@@ -140,6 +140,16 @@ int aspace__add_site(struct aspace *as, const struct site *site)
 	return 0;
 }
 
+void aspace__remove_site(struct aspace *as, uint64_t addr)
+{
+	size_t i = site_lower_bound(as, addr);
+
+	if (i == as->nsites || as->sites[i].addr != addr)
+		return;
+	memmove(&as->sites[i], &as->sites[i + 1], (as->nsites - i - 1) * sizeof(*as->sites));
+	as->nsites--;
+}
+
 int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi)
 {
 	size_t i = site_lower_bound(as, lo), j = i;

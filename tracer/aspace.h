@@ -13,12 +13,15 @@
 struct probe;
 struct maptab;
 
+#define SITE_MAX_PROBES	8
+
 struct site {
 	uint64_t addr;		/* runtime address of the breakpoint */
 	uint64_t bias;		/* runtime - link-time address of the module */
 	uint64_t slot;		/* out-of-line slot, or 0 when the instruction is emulated */
 	uint64_t map_gen;	/* generation of the mapping it was planted in */
-	struct probe *probe;
+	struct probe *probes[SITE_MAX_PROBES];	/* every probe at this address */
+	int nprobes;
 	struct arch_insn insn;	/* at the runtime address (branch targets rebased) */
 };
 
@@ -51,6 +54,8 @@ int aspace__reset(struct aspace *as, pid_t pid);
 struct site *aspace__find_site(const struct aspace *as, uint64_t addr);
 /* Insert a copy of SITE, keeping the table sorted.  0 or -ENOMEM. */
 int aspace__add_site(struct aspace *as, const struct site *site);
+/* Forget the site at ADDR (its byte was never written). */
+void aspace__remove_site(struct aspace *as, uint64_t addr);
 /*
  * Forget sites in [LO, HI) whose mapping went away or was replaced (a new
  * generation): their int3 went with the old mapping.  Returns the count dropped.

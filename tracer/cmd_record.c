@@ -290,8 +290,8 @@ static size_t record_buflen(const struct session *s)
 	size_t max = 0;
 
 	for (int i = 0; i < s->nprobes; i++) {
-		/* name + escaped value (up to 4 bytes per target byte, "\xNN") + punctuation */
-		size_t n = (size_t)s->probes[i].rp.nargs * (s->string_max * 4 + 160);
+		/* name + escaped value (up to 6 bytes per target byte, JSON's "\u00NN") */
+		size_t n = (size_t)s->probes[i].rp.nargs * (s->string_max * 6 + 256);
 
 		max = n > max ? n : max;
 	}
@@ -314,7 +314,8 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 
 static void signals_setup(void)
 {
-	struct sigaction sa = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
+	struct sigaction sa = { .sa_sigaction = forward_signal,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -328,7 +329,9 @@ static void report_unplanted(const struct session *s)
 	for (int i = 0; i < s->nprobes; i++) {
 		const struct probe *p = &s->probes[i];
 
-		if (!p->planted)
+		if (!p->planted && p->why[0])
+			pr_warn("%s: never planted: %s\n", p->event, p->why);
+		else if (!p->planted)
 			pr_warn("%s: never planted: %s was not mapped executable by the command\n",
 				p->event, p->module);
 	}
@@ -354,6 +357,10 @@ static int run(struct session *s, char **cmd, const char *cmd_path)
 		return 2;
 	}
 	r = launch_command(s, cmd_path, cmd);
+	if (r == -ECHILD) {		/* it exited before exec: it said why */
+		output__close(s->out, &err);
+		return exit_status(s);
+	}
 	if (r < 0) {
 		pr_err("cannot start %s: %s\n", cmd[0], strerror(-r));
 		output__close(s->out, &err);

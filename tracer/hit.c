@@ -47,10 +47,8 @@ static uint64_t now_ns(clockid_t clock)
 }
 
 static void emit_record(struct session *s, struct thread *t, const struct site *st,
-			const arch_regs_t *regs, uint64_t ts)
+			struct probe *p, const uint64_t *dregs, uint64_t ts)
 {
-	struct probe *p = st->probe;
-	uint64_t dregs[ARCH_DWARF_NREGS];
 	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .bias = st->bias,
 				 .read_mem = fetch_read, .priv = t };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
@@ -59,7 +57,6 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
-	arch_regs_to_dwarf(regs, dregs);
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i],
 				p->strbuf + (size_t)i * s->string_max, s->string_max);
@@ -70,9 +67,9 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 
 int hit_handle(struct session *s, struct thread *t)
 {
+	uint64_t ts, dregs[ARCH_DWARF_NREGS];
 	arch_regs_t regs;
 	struct site *st;
-	uint64_t ts;
 	int r = pt_getregs(t->tid, &regs);
 
 	if (r < 0)
@@ -81,7 +78,9 @@ int hit_handle(struct session *s, struct thread *t)
 	if (!st)
 		return -ENOENT;
 	ts = now_ns(s->clock);
-	emit_record(s, t, st, &regs, ts);
+	arch_regs_to_dwarf(&regs, dregs);
+	for (int i = 0; i < st->nprobes; i++)
+		emit_record(s, t, st, st->probes[i], dregs, ts);
 
 	arch_regs_set_pc(&regs, st->addr);
 	if (st->slot) {

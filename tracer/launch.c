@@ -130,9 +130,13 @@ int launch_command(struct session *s, const char *path, char *const argv[])
 		return -errno;
 	if (pid == 0)
 		child_run(path, argv, &prog);
-	if (waitpid(pid, &st, WSTOPPED) < 0 || !WIFSTOPPED(st)) {
-		r = WIFEXITED(st) ? -ECHILD : -errno;
-		return r ? r : -ECHILD;
+	while (waitpid(pid, &st, WSTOPPED) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFSTOPPED(st)) {		/* the filter could not be installed */
+		s->cmd_status = st;
+		s->cmd_exited = true;
+		return -ECHILD;
 	}
 	r = pt_seize(pid, opts);
 	if (r < 0) {

@@ -114,59 +114,90 @@ static void site_init(struct site *st, struct probe *p, uint64_t addr, uint64_t 
 	st->addr = addr;
 	st->bias = addr - p->rp.vaddr;
 	st->map_gen = gen;
-	st->probe = p;
+	st->probes[0] = p;
+	st->nprobes = 1;
 	st->insn = p->rp.insn;
 	st->insn.pc = addr;
 	if (st->insn.step != ARCH_STEP_OOL && st->insn.step != ARCH_STEP_RET)
 		st->insn.target += st->bias;
 }
 
+/* Say why P could not be planted at ADDR, and keep the reason for the summary. */
+static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, const char *fmt,
+		      const char *arg)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), fmt, arg);
+	snprintf(p->why, sizeof(p->why), "%s", why);
+	pr_warn("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
+		t->tgid, why);
+	return 0;
+}
+
+/* The out-of-line copy of ST's instruction, in a slot reachable from its module. */
+static int prepare_slot(struct session *s, struct thread *t, struct site *st,
+			uint64_t dev, uint64_t ino)
+{
+	uint8_t slotbuf[ARCH_SLOT_SIZE];
+	uint64_t lo, hi;
+	int r;
+
+	module_span(t->as->mt, dev, ino, &lo, &hi);
+	r = slot_alloc(s, t, lo, hi, &st->slot);
+	if (r == 0)
+		r = arch_ool_build(&st->insn, st->slot, slotbuf, sizeof(slotbuf));
+	if (r >= 0)
+		r = mem_write(t->as->memfd, st->slot, slotbuf, sizeof(slotbuf));
+	return r < 0 ? r : 0;
+}
+
+/* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		     const struct map_entry *e, uint64_t addr)
 {
 	struct aspace *as = t->as;
-	uint8_t now[ARCH_MAX_INSN], slotbuf[ARCH_SLOT_SIZE];
-	uint64_t gen = e->gen, dev = e->dev, ino = e->ino, lo, hi;
+	uint8_t now[ARCH_MAX_INSN];
+	uint64_t dev = e->dev, ino = e->ino;
 	struct site st;
 	int r;
 
-	if (e->flags & MAP_SHARED) {
-		pr_warn("%s: not planting at 0x%lx: %s is mapped shared, an int3 would reach the "
-			"file and other processes\n", p->event, (unsigned long)addr, p->module);
-		return 0;
-	}
-	site_init(&st, p, addr, gen);
+	if (e->flags & MAP_SHARED)
+		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
+				  "and other processes", p->module);
+	site_init(&st, p, addr, e->gen);
 	if (mem_read(t->tid, addr, now, st.insn.len) != st.insn.len ||
-	    memcmp(now, st.insn.bytes, st.insn.len)) {
-		pr_warn("%s: not planting at 0x%lx in pid %d: the code there differs from %s "
-			"(patched or relocated)\n", p->event, (unsigned long)addr, t->tgid, p->module);
-		return 0;
-	}
-	if (st.insn.step == ARCH_STEP_OOL) {
-		module_span(as->mt, dev, ino, &lo, &hi);
-		r = slot_alloc(s, t, lo, hi, &st.slot);
-		if (r == 0)
-			r = arch_ool_build(&st.insn, st.slot, slotbuf, sizeof(slotbuf));
-		if (r >= 0)
-			r = mem_write(as->memfd, st.slot, slotbuf, sizeof(slotbuf));
-		if (r < 0) {
-			if (r != -ESRCH)
-				pr_warn("%s: cannot prepare the out-of-line copy for 0x%lx in pid %d: "
-					"%s\n", p->event, (unsigned long)addr, t->tgid, strerror(-r));
-			return r == -ESRCH ? r : 0;
-		}
-	}
-	r = mem_write(as->memfd, addr, arch_bp_insn, ARCH_BP_LEN);
-	if (r == 0)
-		r = aspace__add_site(as, &st);
-	if (r < 0) {
-		pr_warn("%s: cannot plant at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
-			t->tgid, strerror(-r));
-		return 0;
-	}
+	    memcmp(now, st.insn.bytes, st.insn.len))
+		return plant_fail(p, t, addr, "the code there differs from %s (patched or "
+				  "relocated)", p->module);
+	if (st.insn.step == ARCH_STEP_OOL && (r = prepare_slot(s, t, &st, dev, ino)) < 0)
+		return r == -ESRCH ? r : plant_fail(p, t, addr, "no out-of-line copy: %s",
+						    strerror(-r));
+	/* The site first: a hit on a byte not in the table would be "not ours". */
+	r = aspace__add_site(as, &st);
+	if (r == 0 && (r = mem_write(as->memfd, addr, arch_bp_insn, ARCH_BP_LEN)) < 0)
+		aspace__remove_site(as, addr);
+	if (r < 0)
+		return plant_fail(p, t, addr, "cannot write the breakpoint: %s", strerror(-r));
 	p->planted++;
 	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
 		 st.slot ? "out of line" : "emulated");
+	return 1;
+}
+
+/* Another probe at an address already planted: the same int3 serves both. */
+static int site_add_probe(struct site *st, struct probe *p)
+{
+	for (int i = 0; i < st->nprobes; i++)
+		if (st->probes[i] == p)
+			return 0;
+	if (st->nprobes == SITE_MAX_PROBES) {
+		snprintf(p->why, sizeof(p->why), "more than %d probes at 0x%lx", SITE_MAX_PROBES,
+			 (unsigned long)st->addr);
+		return 0;
+	}
+	st->probes[st->nprobes++] = p;
+	p->planted++;
 	return 1;
 }
 
@@ -196,8 +227,12 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 			if (e->end <= lo || e->start >= hi)
 				continue;
 			addr = probe_addr_in(p, e);
-			if (!addr || aspace__find_site(t->as, addr))
+			if (!addr)
 				continue;
+			if (aspace__find_site(t->as, addr)) {
+				planted += site_add_probe(aspace__find_site(t->as, addr), p);
+				continue;
+			}
 			r = plant_one(s, t, p, e, addr);
 			if (r < 0)
 				return r;

@@ -28,6 +28,7 @@ struct probe {
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t hits;
 	uint64_t planted;		/* sites planted, over all address spaces */
+	char why[160];			/* why the last planting failed, for the summary */
 };
 
 enum out_format { OUT_TEXT, OUT_JSON };

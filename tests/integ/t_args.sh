@@ -62,3 +62,35 @@ test_args_stack_arguments() {
 			"$(normalize "$TMP/rec")"
 	done
 }
+
+# FUNC+OFF and 0xADDR must start an instruction: inside one, the int3 would corrupt it.
+test_args_offsets_and_addresses() {
+	local bin=$S/query_server start second off mid
+	# the second instruction of exec_query, from the disassembler
+	read -r start second < <(objdump -d --no-show-raw-insn "$bin" |
+		awk '/<exec_query>:$/ { f = 1; next } f && /^ *[0-9a-f]+:/ { sub(":", "", $1); a[n++] = $1 } n == 2 { print a[0], a[1]; exit }')
+	off=$((0x$second - 0x$start))
+	mid=$(printf '0x%x' $((0x$second + 1)))
+	run_ptap record -o "$TMP/rec" -e "exec_query+$off %di:string" -e "a=0x$second %si:u32" \
+		-- "$bin" samples/queries.txt >/dev/null
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_eq "FUNC+OFF records" 7 "$(grep -c "^exec_query_$off: arg1=" "$TMP/got")"
+	expect_grep '^a: arg1=36$' "$TMP/got"
+	expect_eq "0xADDR records" 7 "$(grep -c '^a: ' "$TMP/got")"
+	expect_refused 2 "not an instruction boundary" \
+		record -e "exec_query+$((off + 1))" -- "$bin" samples/queries.txt
+	expect_refused 2 "not an instruction boundary" record -e "$mid" -- "$bin" samples/queries.txt
+	expect_refused 2 "not inside a function" record -e 0x10 -- "$bin" samples/queries.txt
+}
+
+# Two probes on one address: both record every hit.
+test_args_two_probes_one_site() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query %di:string' -e 'q2=exec_query %si:u32' \
+		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/err"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_eq "exec_query records" 7 "$(grep -c '^exec_query: arg1="' "$TMP/got")"
+	expect_eq "q2 records" 7 "$(grep -c '^q2: arg1=[0-9]' "$TMP/got")"
+	expect_eq "pairs in order" 'exec_query: arg1="SELECT 1"|q2: arg1=8' \
+		"$(head -2 "$TMP/got" | paste -sd'|')"
+	[ ! -s "$TMP/err" ] || fail "warnings: $(cat "$TMP/err")"
+}
