@@ -48,7 +48,7 @@ SAMPLE_CFLAGS := -Wall -Wextra -Werror -fno-omit-frame-pointer
 S := $(O)/samples
 QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 	       $(S)/query_server-stripped $(S)/query_server-nopie
-SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo
+SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c | deps
@@ -65,6 +65,16 @@ $(S)/query_server-stripped: $(S)/query_server-O2
 $(S)/insn_zoo: samples/insn_zoo.c samples/insn_zoo_$(ARCH).S | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $^
+
+$(S)/dlopen_host: samples/dlopen_host.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -ldl
+$(S)/fork_race: samples/fork_race.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $<
+$(S)/libplugin.so: samples/plugin.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
 
 # ---- tests -----------------------------------------------------------------
 unit: $(O)/unit

@@ -54,6 +54,10 @@ int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
 	r = c->mt ? 0 : -ENOMEM;
 	if (!r)
 		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));
+	if (!r && as->ndead)
+		r = copy_array((void **)&c->dead, as->dead, ASPACE_MAX_DEAD, sizeof(*as->dead));
+	c->ndead = as->ndead;
+	c->dead_next = as->dead_next;
 	if (!r)
 		r = copy_array((void **)&c->scratch, as->scratch, as->nscratch,
 			       sizeof(*as->scratch));
@@ -77,6 +81,9 @@ static void aspace__clear(struct aspace *as)
 {
 	free(as->sites);
 	free(as->scratch);
+	free(as->dead);
+	as->dead = NULL;
+	as->ndead = as->dead_next = 0;
 	as->sites = NULL;
 	as->scratch = NULL;
 	as->nsites = as->sites_cap = as->nscratch = as->scratch_cap = 0;
@@ -150,22 +157,42 @@ void aspace__remove_site(struct aspace *as, uint64_t addr)
 	as->nsites--;
 }
 
+void aspace__kill_site(struct aspace *as, size_t i)
+{
+	if (!as->dead)
+		as->dead = calloc(ASPACE_MAX_DEAD, sizeof(*as->dead));
+	if (as->dead) {
+		as->dead[as->dead_next] = as->sites[i];
+		as->dead_next = (as->dead_next + 1) % ASPACE_MAX_DEAD;
+		as->ndead += as->ndead < ASPACE_MAX_DEAD;
+	}
+	memmove(&as->sites[i], &as->sites[i + 1], (as->nsites - i - 1) * sizeof(*as->sites));
+	as->nsites--;
+}
+
+const struct site *aspace__find_dead(const struct aspace *as, uint64_t addr)
+{
+	for (size_t i = 0; i < as->ndead; i++)
+		if (as->dead[i].addr == addr)
+			return &as->dead[i];
+	return NULL;
+}
+
 int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi)
 {
-	size_t i = site_lower_bound(as, lo), j = i;
+	size_t i = site_lower_bound(as, lo);
 	int dropped = 0;
 
-	for (; i < as->nsites; i++) {
-		const struct site *st = &as->sites[i];
-		const struct map_entry *e = st->addr < hi ? maptab__find(as->mt, st->addr) : NULL;
+	while (i < as->nsites && as->sites[i].addr < hi) {
+		const struct map_entry *e = maptab__find(as->mt, as->sites[i].addr);
 
-		if (st->addr < hi && (!e || e->gen != st->map_gen)) {
+		if (!e || e->gen != as->sites[i].map_gen) {
+			aspace__kill_site(as, i);
 			dropped++;
-			continue;
+		} else {
+			i++;
 		}
-		as->sites[j++] = *st;
 	}
-	as->nsites = j;
 	return dropped;
 }
 

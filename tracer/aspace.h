@@ -14,6 +14,7 @@ struct probe;
 struct maptab;
 
 #define SITE_MAX_PROBES	8
+#define ASPACE_MAX_DEAD	256
 
 struct site {
 	uint64_t addr;		/* runtime address of the breakpoint */
@@ -37,6 +38,8 @@ struct aspace {
 	struct maptab *mt;
 	struct site *sites;	/* sorted by addr */
 	size_t nsites, sites_cap;
+	struct site *dead;	/* recently dropped sites, a ring: their int3 may live on */
+	size_t ndead, dead_next;
 	struct scratch *scratch;
 	size_t nscratch, scratch_cap;
 	uint64_t syscall_pc;	/* address of a syscall instruction here, or 0 */
@@ -61,6 +64,14 @@ void aspace__remove_site(struct aspace *as, uint64_t addr);
  * generation): their int3 went with the old mapping.  Returns the count dropped.
  */
 int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi);
+/* Drop the site at index I into the ring of dead sites. */
+void aspace__kill_site(struct aspace *as, size_t i);
+/*
+ * A dropped site at ADDR, or NULL.  Its int3 may still be in memory: copied
+ * by the target itself (text remapped through a copy), or in a fork child
+ * whose parent's table moved on before ptap saw the fork.
+ */
+const struct site *aspace__find_dead(const struct aspace *as, uint64_t addr);
 /* Sites in [OLD, OLD+LEN) moved with an mremap to NEW. */
 void aspace__move_sites(struct aspace *as, uint64_t old, uint64_t len, uint64_t new_);
 

@@ -13,6 +13,7 @@
 #include "tracer/hit.h"
 #include "tracer/mem.h"
 #include "tracer/output.h"
+#include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
@@ -65,6 +66,39 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 	s->records++;
 }
 
+/*
+ * A trap on an int3 of a site that was dropped (see aspace__find_dead()).
+ * If the site still describes the memory (its module mapped there, its slot
+ * intact), it is live again: returns 1 and the caller handles the hit.  Else
+ * if the bytes there are the site's int3 followed by the rest of its
+ * instruction, the int3 is ours, outlived: the original byte goes back and
+ * the instruction runs again, unrecorded: 0.  -ENOENT: not ours.
+ */
+static int heal_dead_site(struct thread *t, arch_regs_t *regs, uint64_t addr)
+{
+	const struct site *d = aspace__find_dead(t->as, addr);
+	uint8_t now[ARCH_MAX_INSN];
+	struct site live;
+
+	if (d) {
+		live = *d;
+		if (plant_site_in_memory(t, &live) && aspace__add_site(t->as, &live) == 0)
+			return 1;
+	}
+	if (!d || mem_read(t->tid, addr, now, d->insn.len) != d->insn.len ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN) ||
+	    memcmp(now + ARCH_BP_LEN, d->insn.bytes + ARCH_BP_LEN, d->insn.len - ARCH_BP_LEN))
+		return -ENOENT;
+	if (mem_write(t->as->memfd, addr, d->insn.bytes, ARCH_BP_LEN) < 0)
+		return -ENOENT;
+	pr_debug("tid %d: removed an outlived breakpoint at 0x%lx\n", t->tid, (unsigned long)addr);
+	arch_regs_set_pc(regs, addr);
+	if (pt_setregs(t->tid, regs) < 0)
+		return -ENOENT;
+	thread__resume(t, 0);
+	return 0;
+}
+
 int hit_handle(struct session *s, struct thread *t)
 {
 	uint64_t ts, dregs[ARCH_DWARF_NREGS];
@@ -75,8 +109,10 @@ int hit_handle(struct session *s, struct thread *t)
 	if (r < 0)
 		return r;
 	st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
+	if (!st && (r = heal_dead_site(t, &regs, arch_bp_addr(arch_regs_pc(&regs)))) <= 0)
+		return r;
 	if (!st)
-		return -ENOENT;
+		st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
 	ts = now_ns(s->clock);
 	arch_regs_to_dwarf(&regs, dregs);
 	for (int i = 0; i < st->nprobes; i++)

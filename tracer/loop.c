@@ -125,7 +125,7 @@ static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
 	if (flags & CLONE_VM)
 		return aspace__get(t->as);
 	if (aspace__clone(t->as, pid, &as) == 0)
-		return as;
+		return as;	/* checked against the child's memory by plant_fork_fixup() */
 	/* Left running, the child would die on its first inherited int3. */
 	pr_err("pid %d: cannot copy the probe table for its child %d; killing the child\n",
 	       t->tgid, pid);
@@ -155,6 +155,8 @@ static void on_clone(struct session *s, struct thread *t, int ev)
 		c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
 		c->as = child_aspace(t, pid, flags);
 		memcpy(c->comm, t->comm, sizeof(c->comm));
+		if (c->as && !(flags & CLONE_VM) && plant_fork_fixup(s, c) < 0)
+			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
 		if (c->stopped && c->as)	/* its first stop came before this event */
 			thread__resume(c, 0);
 	}

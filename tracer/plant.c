@@ -241,3 +241,44 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 	}
 	return planted;
 }
+
+bool plant_site_in_memory(struct thread *c, struct site *st)
+{
+	const struct map_entry *e = maptab__find(c->as->mt, st->addr);
+	uint8_t want[ARCH_SLOT_SIZE], now[ARCH_SLOT_SIZE];
+
+	if (!e || probe_addr_in(st->probes[0], e) != st->addr)
+		return false;
+	st->map_gen = e->gen;
+	if (mem_read(c->tid, st->addr, now, ARCH_BP_LEN) != ARCH_BP_LEN ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
+		return false;
+	if (!st->slot)
+		return true;
+	return arch_ool_build(&st->insn, st->slot, want, sizeof(want)) >= 0 &&
+	       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
+	       !memcmp(now, want, sizeof(now));
+}
+
+int plant_fork_fixup(struct session *s, struct thread *c)
+{
+	struct aspace *as = c->as;
+	size_t i = 0, j = 0;
+	int r = maptab__load_proc(as->mt, c->tgid);
+
+	(void)s;
+	if (r < 0)
+		return r;
+	while (i < as->nsites) {
+		if (plant_site_in_memory(c, &as->sites[i]))
+			i++;
+		else
+			aspace__kill_site(as, i);	/* an int3 left there heals on a hit */
+	}
+	/* Scratch pages the parent mapped after the fork are not in the child. */
+	for (i = 0; i < as->nscratch; i++)
+		if (maptab__find(as->mt, as->scratch[i].start))
+			as->scratch[j++] = as->scratch[i];
+	as->nscratch = j;
+	return 0;
+}

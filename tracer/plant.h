@@ -3,6 +3,7 @@
 #ifndef PTAP_TRACER_PLANT_H
 #define PTAP_TRACER_PLANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct session;
@@ -16,5 +17,20 @@ struct thread;
  * event is queued for the main loop: do not resume T).
  */
 int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi);
+
+/*
+ * Does ST describe C's memory: C maps ST's module at ST->addr (ST->map_gen is
+ * updated to that mapping), the int3 is in place, and the slot holds ST's
+ * out-of-line copy?
+ */
+bool plant_site_in_memory(struct thread *c, struct site *st);
+/*
+ * C is a fork child that has not run yet.  Its memory is its parent's at the
+ * moment of the fork, but the table it was given is the parent's when ptap
+ * saw the fork event: other threads may have mapped, unmapped or planted in
+ * between.  Re-read C's map table and keep only the sites its memory really
+ * holds.  0 or -errno.
+ */
+int plant_fork_fixup(struct session *s, struct thread *c);
 
 #endif

@@ -94,3 +94,13 @@ test_args_two_probes_one_site() {
 		"$(head -2 "$TMP/got" | paste -sd'|')"
 	[ ! -s "$TMP/err" ] || fail "warnings: $(cat "$TMP/err")"
 }
+
+# A library loaded with dlopen after start, unloaded and loaded again.
+test_args_dlopen_twice() {
+	run_ptap record -o "$TMP/rec" -x "$S/libplugin.so" -e 'plugin_handle %di:string %si:s32' \
+		-- "$S/dlopen_host" "$S/libplugin.so" 5 3>"$TMP/expect" >"$TMP/out"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$TMP/expect" "$TMP/got"
+	expect_eq "records" 10 "$(wc -l <"$TMP/got")"
+	expect_grep '^dlopen_host: done$' "$TMP/out"
+}

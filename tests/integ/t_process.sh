@@ -17,14 +17,20 @@ test_proc_sigterm_forwarded() {
 	local rc=0 pid
 	mkfifo "$TMP/fifo"
 	# the command blocks opening the FIFO: it is running, traced, when the signal comes
-	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
+	"$PTAP" record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
 		-- sh -c "trap 'exit 7' TERM; read x <$TMP/fifo" >/dev/null 2>"$TMP/err" &
 	pid=$!
 	for _ in $(seq 100); do
-		pgrep -f "^sh -c trap 'exit 7' TERM; read x <$TMP/fifo" >/dev/null && break
+		pgrep -P "$pid" >/dev/null && break
 		sleep 0.05
 	done
-	pkill -TERM -f "^$PTAP record -o $TMP/rec"
+	sleep 0.2
+	kill -TERM "$pid"
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "ptap still running 10 s later"; }
 	wait "$pid" || rc=$?
 	expect_eq "exit status (the command's, from its TERM trap)" 7 "$rc"
 }
@@ -45,4 +51,15 @@ test_proc_threads_tids() {
 		| sort -u >"$TMP/per_tid"
 	expect_eq "records per thread" 500 "$(cat "$TMP/per_tid")"
 	expect_eq "threads" 4 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+}
+
+# Forks while another thread maps and unmaps the probed code: every child gets
+# the probe table of its own memory (none dies) and every call is recorded.
+test_proc_fork_during_map_changes() {
+	local off
+	off=0x$(nm "$S/libplugin.so" | awk '$3 == "plugin_handle" { print $1 }')
+	run_ptap record -o "$TMP/rec" -x "$S/libplugin.so" -e 'plugin_handle %si:s32' \
+		-- "$S/fork_race" "$S/libplugin.so" "$off" 1500 3>"$TMP/stated" >"$TMP/out"
+	expect_grep ', 0 died$' "$TMP/out"
+	expect_eq "records" "$(cat "$TMP/stated")" "calls $(wc -l <"$TMP/rec")"
 }
