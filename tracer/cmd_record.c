@@ -298,18 +298,22 @@ static size_t record_buflen(const struct session *s)
 	return max + 1024;
 }
 
-static volatile pid_t forward_pid;
+static volatile pid_t forward_cmd_pid;
 
 /*
- * SIGINT/SIGTERM/SIGHUP sent to ptap go to the command, whose exit ends the
- * session.  A terminal's ^C (si_code SI_KERNEL) already reached the command
- * through its process group: do not send it twice.
+ * SIGINT/SIGTERM/SIGHUP sent to ptap go to the command.  A terminal's ^C
+ * (si_code SI_KERNEL) already reached the command through its process group:
+ * do not send it twice.  Once the command is gone, the loop passes the signal
+ * to every traced process left (see loop_stop_sig).
  */
 static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
+	pid_t pid = loop_forward_pid;
+
 	(void)uc;
-	if (forward_pid > 0 && si->si_code != SI_KERNEL)
-		kill(forward_pid, sig);
+	loop_stop_sig = sig;
+	if (pid > 0 && (si->si_code != SI_KERNEL || pid != forward_cmd_pid))
+		kill(pid, sig);
 }
 
 static void signals_setup(void)
@@ -366,7 +370,7 @@ static int run(struct session *s, char **cmd, const char *cmd_path)
 		output__close(s->out, &err);
 		return 1;
 	}
-	forward_pid = s->cmd_pid;
+	loop_forward_pid = forward_cmd_pid = s->cmd_pid;
 	signals_setup();
 	r = loop_run(s);
 	if (r < 0)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/ptrace.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,18 +21,34 @@
 /* Hold a signal that arrived while T ran our syscall: re-sent afterwards. */
 static void hold_signal(struct thread *t, int sig)
 {
-	if (t->nheld < THREAD_MAX_HELD)
-		t->held[t->nheld++] = sig;
-	else
+	siginfo_t *si = &t->held[t->nheld];
+
+	if (t->nheld == THREAD_MAX_HELD) {
 		pr_warn("tid %d: more than %d signals arrived while ptap ran a syscall in it; "
 			"signal %d lost\n", t->tid, THREAD_MAX_HELD, sig);
+		return;
+	}
+	if (pt_getsiginfo(t->tid, si) < 0) {
+		memset(si, 0, sizeof(*si));
+		si->si_signo = sig;
+	}
+	t->nheld++;
 }
 
-/* Re-send held signals.  Their siginfo is not kept: they arrive as from tgkill(2). */
+/*
+ * Re-send held signals in order.  One sent with sigqueue/tgkill (si_code < 0)
+ * keeps its siginfo (rt_tgsigqueueinfo(2)); the kernel lets no one else
+ * forge kernel or kill() codes, so those arrive as from tgkill(2).
+ */
 static void release_signals(struct thread *t)
 {
-	for (int i = 0; i < t->nheld; i++)
-		syscall(SYS_tgkill, t->tgid, t->tid, t->held[i]);
+	for (int i = 0; i < t->nheld; i++) {
+		siginfo_t *si = &t->held[i];
+
+		if (si->si_code >= 0 ||
+		    syscall(SYS_rt_tgsigqueueinfo, t->tgid, t->tid, si->si_signo, si) < 0)
+			syscall(SYS_tgkill, t->tgid, t->tid, si->si_signo);
+	}
 	t->nheld = 0;
 }
 

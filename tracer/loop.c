@@ -27,6 +27,36 @@
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
+volatile sig_atomic_t loop_stop_sig;
+volatile pid_t loop_forward_pid;
+
+static void pick_forward(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	loop_forward_pid = t->tgid;
+}
+
+static void send_stop(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	if (t->tid == t->tgid)
+		kill(t->tgid, *(int *)arg);
+}
+
+/*
+ * The command exited but traced descendants live on: a signal to ptap goes
+ * to all of them (they are what keeps the session going).
+ */
+static void pass_stop_signal(struct session *s)
+{
+	int sig = loop_stop_sig;
+
+	loop_stop_sig = 0;
+	if (sig && s->cmd_exited)
+		thread__for_each(s, send_stop, &sig);
+}
+
 static void on_gone(struct session *s, pid_t pid, int status)
 {
 	struct thread *t = thread__find(s, pid);
@@ -37,6 +67,8 @@ static void on_gone(struct session *s, pid_t pid, int status)
 	}
 	if (t)
 		thread__remove(s, t);
+	if (s->cmd_exited && (pid == loop_forward_pid || pid == s->cmd_pid))
+		thread__for_each(s, pick_forward, NULL);
 }
 
 static void on_seccomp(struct session *s, struct thread *t)
@@ -191,6 +223,32 @@ static void on_sigtrap(struct session *s, struct thread *t)
 	thread__resume(t, SIGTRAP);	/* the program's own trap: deliver it */
 }
 
+/*
+ * A synchronous fault raised by an out-of-line copy: the handler (and a core
+ * dump) must see the probed instruction's address, not ptap's scratch page.
+ * Returning from the handler re-runs the instruction through the probe,
+ * which then records the call again.
+ */
+static void fault_in_slot(struct thread *t, int sig)
+{
+	arch_regs_t regs;
+	uint64_t pc;
+
+	if ((sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL) || !t->as ||
+	    pt_getregs(t->tid, &regs) < 0)
+		return;
+	pc = arch_regs_pc(&regs);
+	for (size_t i = 0; i < t->as->nsites; i++) {
+		const struct site *st = &t->as->sites[i];
+
+		if (st->slot && pc >= st->slot && pc < st->slot + st->insn.len) {
+			arch_regs_set_pc(&regs, st->addr);
+			pt_setregs(t->tid, &regs);
+			return;
+		}
+	}
+}
+
 static void on_stop(struct session *s, struct thread *t, int st)
 {
 	int sig = WSTOPSIG(st), ev = st >> 16;
@@ -221,10 +279,12 @@ static void on_stop(struct session *s, struct thread *t, int st)
 		thread__resume(t, 0);
 		return;
 	}
-	if (sig == SIGTRAP)
+	if (sig == SIGTRAP) {
 		on_sigtrap(s, t);
-	else
-		thread__resume(t, sig);
+		return;
+	}
+	fault_in_slot(t, sig);
+	thread__resume(t, sig);
 }
 
 /* A stop from a tid we do not know: a new child whose parent's event is still to come. */
@@ -249,6 +309,8 @@ int loop_run(struct session *s)
 		int st;
 		pid_t pid;
 
+		if (loop_stop_sig)
+			pass_stop_signal(s);
 		if (!session__undefer(s, &pid, &st))
 			pid = waitpid(-1, &st, __WALL);
 		if (pid < 0) {

@@ -3,7 +3,19 @@
 #ifndef PTAP_TRACER_LOOP_H
 #define PTAP_TRACER_LOOP_H
 
+#include <signal.h>
+#include <sys/types.h>
+
 struct session;
+
+/*
+ * Set by ptap's SIGINT/SIGTERM/SIGHUP handler (the one thing a handler may
+ * do): the signal to pass on, and where to send it -- the command while it
+ * lives, then any traced process still running (the loop keeps this current)
+ * so that the signal wakes the loop, which passes it to every traced process.
+ */
+extern volatile sig_atomic_t loop_stop_sig;
+extern volatile pid_t loop_forward_pid;
 
 /* Run until no traced thread is left.  0, or -errno for a fatal error. */
 int loop_run(struct session *s);

@@ -3,11 +3,12 @@
 #ifndef PTAP_TRACER_THREAD_H
 #define PTAP_TRACER_THREAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#define THREAD_MAX_HELD	4
+#define THREAD_MAX_HELD	16
 
 struct aspace;
 struct session;
@@ -22,7 +23,7 @@ struct thread {
 	long sc_nr;		/* the filtered syscall in flight (from its seccomp stop) */
 	uint64_t sc_args[6];
 	uint64_t clone_flags;	/* of the clone/clone3 in flight */
-	int held[4];		/* signals held back while ptap ran a syscall in the thread */
+	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };
 

@@ -63,3 +63,27 @@ test_proc_fork_during_map_changes() {
 	expect_grep ', 0 died$' "$TMP/out"
 	expect_eq "records" "$(cat "$TMP/stated")" "calls $(wc -l <"$TMP/rec")"
 }
+
+# Descendants that outlive the command keep the session going; a SIGTERM to
+# ptap then goes to them, and ptap exits with the command's status.
+test_proc_sigterm_after_command_exit() {
+	local rc=0 pid marker=$TMP/outlive
+	"$PTAP" record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
+		-- sh -c "setsid sh -c 'sleep 30; echo late' $marker & exit 3" >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		pgrep -f "sh -c sleep 30; echo late $marker" >/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.3
+	kill -0 "$pid" 2>/dev/null || fail "ptap ended while a traced process lived"
+	kill -TERM "$pid"
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "ptap still running 10 s later"; }
+	wait "$pid" || rc=$?
+	expect_eq "exit status (the command's)" 3 "$rc"
+	! pgrep -f "sleep 30; echo late $marker" >/dev/null || fail "the descendant outlived ptap"
+}
