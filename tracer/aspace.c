@@ -203,19 +203,35 @@ static int site_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * The moved code holds our int3s at new addresses: relative branch targets
+ * and each out-of-line copy's jump back move with it.  A copy that can no
+ * longer reach the code gives its site up: the original byte goes back.
+ */
+static void site_moved(struct aspace *as, struct site *st, uint64_t delta)
+{
+	uint8_t slot[ARCH_SLOT_SIZE];
+	const struct map_entry *e;
+
+	st->addr += delta;
+	st->bias += delta;
+	st->insn.pc = st->addr;
+	if (st->insn.step != ARCH_STEP_OOL && st->insn.step != ARCH_STEP_RET)
+		st->insn.target += delta;
+	e = maptab__find(as->mt, st->addr);
+	st->map_gen = e ? e->gen : 0;
+	if (st->slot && (arch_ool_build(&st->insn, st->slot, slot, sizeof(slot)) < 0 ||
+			 mem_write(as->memfd, st->slot, slot, sizeof(slot)) < 0)) {
+		mem_write(as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN);
+		st->map_gen = 0;	/* dropped below as stale */
+	}
+}
+
 void aspace__move_sites(struct aspace *as, uint64_t old, uint64_t len, uint64_t new_)
 {
-	for (size_t i = 0; i < as->nsites; i++) {
-		struct site *st = &as->sites[i];
-		const struct map_entry *e;
-
-		if (st->addr < old || st->addr >= old + len)
-			continue;
-		st->addr = st->addr - old + new_;
-		st->bias = st->bias - old + new_;
-		st->insn.pc = st->addr;
-		e = maptab__find(as->mt, st->addr);
-		st->map_gen = e ? e->gen : 0;
-	}
+	for (size_t i = 0; i < as->nsites; i++)
+		if (as->sites[i].addr >= old && as->sites[i].addr < old + len)
+			site_moved(as, &as->sites[i], new_ - old);
 	qsort(as->sites, as->nsites, sizeof(*as->sites), site_cmp);
+	aspace__drop_stale_sites(as, new_, new_ + len);
 }
