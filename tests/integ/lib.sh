@@ -37,3 +37,19 @@ expect_grep() {
 run_ptap() {
 	timeout 60 "$PTAP" "$@"
 }
+
+# wait_ptap PID: the exit status of a ptap started in the background; fails
+# (and kills it) if it has not ended 10 s later.
+wait_ptap() {
+	local rc=0
+	for _ in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1"
+		fail "ptap still running 10 s later"
+	fi
+	wait "$1" || rc=$?
+	return "$rc"
+}

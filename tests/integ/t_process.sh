@@ -26,12 +26,7 @@ test_proc_sigterm_forwarded() {
 	done
 	sleep 0.2
 	kill -TERM "$pid"
-	for _ in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "ptap still running 10 s later"; }
-	wait "$pid" || rc=$?
+	wait_ptap "$pid" || rc=$?
 	expect_eq "exit status (the command's, from its TERM trap)" 7 "$rc"
 }
 
@@ -78,12 +73,7 @@ test_proc_sigterm_after_command_exit() {
 	sleep 0.3
 	kill -0 "$pid" 2>/dev/null || fail "ptap ended while a traced process lived"
 	kill -TERM "$pid"
-	for _ in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && { kill -KILL "$pid"; fail "ptap still running 10 s later"; }
-	wait "$pid" || rc=$?
+	wait_ptap "$pid" || rc=$?
 	expect_eq "exit status (the command's)" 3 "$rc"
 	! pgrep -f "sleep 30; echo late $marker" >/dev/null || fail "the descendant outlived ptap"
 }
