@@ -62,8 +62,6 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i],
 				p->strbuf + (size_t)i * s->string_max, s->string_max);
 	output__record(s->out, &rec);
-	p->hits++;
-	s->records++;
 }
 
 /*

@@ -26,7 +26,6 @@ struct probe {
 	struct fetch_val *vals;
 	char *strbuf;			/* nargs * string_max bytes */
 	struct fetch_type *types;	/* NARGS, for records */
-	uint64_t hits;
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
 };
@@ -52,7 +51,6 @@ struct session {
 	pid_t cmd_pid;			/* the launched command's pid */
 	int cmd_status;			/* its wait status, once it exited */
 	bool cmd_exited;
-	uint64_t records;
 	/* stops waited for while ptap ran a syscall in another thread, in order */
 	struct deferred { pid_t pid; int status; } *deferred;
 	size_t ndeferred, deferred_head, deferred_cap;

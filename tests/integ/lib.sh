@@ -53,3 +53,12 @@ wait_ptap() {
 	wait "$1" || rc=$?
 	return "$rc"
 }
+
+# wait_for COMMAND...: poll (up to 5 s) until COMMAND succeeds, e.g. a process appears.
+wait_for() {
+	for _ in $(seq 100); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	fail "gave up waiting for: $*"
+}

@@ -20,10 +20,7 @@ test_proc_sigterm_forwarded() {
 	"$PTAP" record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
 		-- sh -c "trap 'exit 7' TERM; read x <$TMP/fifo" >/dev/null 2>"$TMP/err" &
 	pid=$!
-	for _ in $(seq 100); do
-		pgrep -P "$pid" >/dev/null && break
-		sleep 0.05
-	done
+	wait_for pgrep -P "$pid"
 	sleep 0.2
 	kill -TERM "$pid"
 	wait_ptap "$pid" || rc=$?
@@ -66,10 +63,7 @@ test_proc_sigterm_after_command_exit() {
 	"$PTAP" record -o "$TMP/rec" -x "$LIBC" -e 'puts' \
 		-- sh -c "setsid sh -c 'sleep 30; echo late' $marker & exit 3" >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		pgrep -f "sh -c sleep 30; echo late $marker" >/dev/null && break
-		sleep 0.05
-	done
+	wait_for pgrep -f "sh -c sleep 30; echo late $marker"
 	sleep 0.3
 	kill -0 "$pid" 2>/dev/null || fail "ptap ended while a traced process lived"
 	kill -TERM "$pid"
