@@ -19,13 +19,47 @@ enum fetch_kind {
 	FT_USTRING,		/* ustring: same, user space string */
 	FT_SYMBOL,		/* symbol: an address printed as-is in hex (sym+off later) */
 	FT_BITFIELD,		/* bN@O/S: BITS bits at bit offset BIT_OFF of an S-bit container */
+	/* Kinds chosen from DWARF types (never written as a perf TYPE): */
+	FT_BOOL,		/* SIZE-byte integer: false when 0, else true */
+	FT_FLOAT,		/* IEEE binary32 (SIZE 4) or binary64 (SIZE 8) */
+	FT_ENUM,		/* SIZE-byte integer named by DESC->enums (FTF_SIGNED: signed) */
+	FT_CHARS,		/* char[LEN] stored at the address on top: a string of at most LEN */
+	FT_STRUCT,		/* struct or union of LEN bytes at the address on top; DESC->members */
+	FT_OPAQUE,		/* only as a struct member (nested struct, array): printed {...} */
 };
+
+/* fetch_type.flags */
+#define FTF_SIGNED	0x01	/* FT_BITFIELD, FT_ENUM: sign-extend from the top bit */
+
+struct type_desc;
 
 struct fetch_type {
 	uint8_t kind;		/* enum fetch_kind */
 	uint8_t size;		/* bytes: 1, 2, 4 or 8 (container size for bitfields) */
 	uint8_t bits;		/* FT_BITFIELD: width */
 	uint8_t bit_off;	/* FT_BITFIELD: offset from the LSB */
+	uint8_t flags;		/* FTF_* */
+	uint32_t len;		/* FT_CHARS: array length; FT_STRUCT: byte size */
+	const struct type_desc *desc;	/* FT_ENUM, FT_STRUCT; NULL otherwise */
+};
+
+/* What a DWARF type says about how its values print (owned by dwarf/). */
+struct type_member {
+	const char *name;
+	uint32_t off;		/* byte offset in the struct (bitfields: of the container) */
+	struct fetch_type type;	/* no FT_STRUCT here: nested aggregates are FT_OPAQUE */
+};
+
+struct type_enumerator {
+	int64_t value;
+	const char *name;
+};
+
+struct type_desc {
+	const char *name;	/* "struct point", "enum color": for messages */
+	unsigned int n;		/* entries in MEMBERS or ENUMS */
+	const struct type_member *members;	/* FT_STRUCT (a union: every OFF 0) */
+	const struct type_enumerator *enums;	/* FT_ENUM */
 };
 
 /*
@@ -48,9 +82,44 @@ enum fetch_opcode {
 	FETCH_OP_ADD_IMM,	/* top += imm */
 	FETCH_OP_DEREF,		/* top = SIZE-byte load at top + imm, zero-extended */
 	FETCH_OP_ADD,		/* pop b, pop a, push a + b */
+	FETCH_OP_ALU,		/* SIZE is an enum fetch_alu: binary ones pop b, pop a, push a OP b;
+				 * unary ones replace the top */
+	FETCH_OP_STACK,		/* SIZE is an enum fetch_stack: dup, drop, swap, over */
+	/*
+	 * Pop a value and place SIZE (1..8) bytes of it at byte IMM of the
+	 * argument's buffer: with REG 0 the value's low bytes (a register, a
+	 * stack value), with REG 1 the SIZE bytes stored at that address (a
+	 * read; a fault is -EFAULT at that address).  Used for DW_OP_piece; a
+	 * program with PIECE ops has fetch_prog.composite set.
+	 */
+	FETCH_OP_PIECE,
 };
 
-#define FETCH_MAX_OPS	16
+enum fetch_alu {
+	FETCH_ALU_SUB = 1,	/* a - b */
+	FETCH_ALU_MUL,
+	FETCH_ALU_DIV,		/* signed; division by zero is -EINVAL */
+	FETCH_ALU_MOD,		/* unsigned; by zero is -EINVAL */
+	FETCH_ALU_AND,
+	FETCH_ALU_OR,
+	FETCH_ALU_XOR,
+	FETCH_ALU_SHL,		/* shift counts >= 64 give 0 (SHRA: the sign) */
+	FETCH_ALU_SHR,		/* logical */
+	FETCH_ALU_SHRA,		/* arithmetic */
+	FETCH_ALU_NEG,		/* unary */
+	FETCH_ALU_NOT,		/* unary, bitwise */
+};
+
+enum fetch_stack {
+	FETCH_STACK_DUP = 1,
+	FETCH_STACK_DROP,
+	FETCH_STACK_SWAP,
+	FETCH_STACK_OVER,
+};
+
+#define FETCH_MAX_OPS	32
+/* The largest FT_STRUCT / composite value a program fetches, in bytes. */
+#define FETCH_MAX_BLOB	4096
 
 struct fetch_op {
 	uint8_t op;		/* enum fetch_opcode */
@@ -62,15 +131,25 @@ struct fetch_op {
 struct fetch_prog {
 	struct fetch_op ops[FETCH_MAX_OPS];
 	uint8_t nops;
+	bool composite;		/* the value is assembled by FETCH_OP_PIECE in the buffer */
 	struct fetch_type type;
 };
+
+/*
+ * The buffer (STRBUF of fetch_prog__run) PROG needs when strings are limited
+ * to STRMAX bytes: STRMAX for strings and char arrays, LEN for structs
+ * (at most FETCH_MAX_BLOB), the pieces' extent for composites, else 8.
+ */
+size_t fetch_prog__buflen(const struct fetch_prog *prog, size_t strmax);
 
 /* Append an op; 0, or -E2BIG when the program is full. */
 int fetch_prog__emit(struct fetch_prog *prog, uint8_t op, uint8_t size, uint16_t reg,
 		     int64_t imm);
 
 struct fetch_ctx {
-	const uint64_t *regs;	/* register values indexed by DWARF register number */
+	/* register values indexed by DWARF register number (x86_64: 0-16 the
+	 * general ones and rip, 17-32 the low 8 bytes of xmm0-15) */
+	const uint64_t *regs;
 	unsigned int nregs;
 	uint64_t bias;		/* load bias of the probe's module (FETCH_OP_ADDR) */
 	/*
@@ -103,8 +182,23 @@ struct fetch_val {
  * first NUL; VAL->truncated when there is no NUL within STRMAX bytes.  A NULL
  * pointer, or memory that becomes unreadable before a NUL, is -EFAULT (addr:
  * 0, or the first unreadable byte).
- * Integers: VAL->u is the top truncated to the type's size (8 bytes for
- * FT_DEFAULT); for FT_BITFIELD, the BITS bits at BIT_OFF of that container.
+ * Integers (and FT_BOOL, FT_FLOAT, FT_ENUM): VAL->u is the top truncated to
+ * the type's size (8 bytes for FT_DEFAULT); for FT_BITFIELD, the BITS bits
+ * at BIT_OFF of that container (sign-extended to 64 bits with FTF_SIGNED,
+ * as FT_ENUM with FTF_SIGNED is).
+ * FT_CHARS: the top is the array's address (VAL->addr); at most
+ * min(LEN, STRMAX) bytes are read, up to the first NUL, as for strings;
+ * VAL->truncated only when LEN > STRMAX and no NUL came first (an array
+ * filled to its end without a NUL is its LEN bytes, not truncated).
+ * FT_STRUCT: the top is the address (VAL->addr); min(LEN, FETCH_MAX_BLOB)
+ * bytes are read into STRBUF (VAL->str, VAL->len); a fault anywhere in them
+ * is -EFAULT at the first unreadable byte.
+ * Composite programs (PROG->composite): the evaluator zeroes the pieces'
+ * extent of STRBUF, the PIECE ops fill it, whatever is left on the stack
+ * is ignored, and the result is read from STRBUF: integers as the
+ * little-endian SIZE bytes at 0, FT_CHARS / FT_STRUCT as those bytes.
+ * STRBUF holds fetch_prog__buflen(PROG, STRMAX) bytes; STRMAX is the
+ * string limit (--string-max).
  *
  * Never allocates.  Returns -EINVAL (and VAL->err = -EINVAL) only for a
  * malformed program: stack underflow or overflow, an unknown op, a bad load

@@ -67,6 +67,16 @@ size_t record__format_json(const struct record *rec, char *buf, size_t len);
  *   symbol                                                  number: a string)
  *   string, ustring  "SELECT 1"              "SELECT 1"
  *     truncated      "SELECT 1"...           {"value":"SELECT 1","truncated":true}
+ *   bool             true / false            true / false
+ *   float            0.1  -2.5  1e+30        0.1 (a number; nan, inf, -inf:
+ *                    (shortest "%g" that reads back to the same value) strings)
+ *   enum             RED; 7 when no enumerator has the value   "RED"; 7
+ *   char array       as a string              as a string
+ *   struct, union    {x=1, name="ab", c=RED, in={...}}
+ *                                            {"x":1,"name":"ab","c":"RED","in":"{...}"}
+ *     members are formatted from the fetched bytes by their own types, one
+ *     level deep (FT_OPAQUE members print {...}); a member past the bytes
+ *     fetched prints (error: ...) like a failed value
  *   -EFAULT          (error: bad address 0x0)    {"error":"bad address 0x0"}
  *   other -errno     (error: <strerror text>)    {"error":"<strerror text>"}
  *
@@ -78,5 +88,12 @@ size_t value__format_text(const struct fetch_type *t, const struct fetch_val *v,
 			  size_t len);
 size_t value__format_json(const struct fetch_type *t, const struct fetch_val *v, char *buf,
 			  size_t len);
+
+/*
+ * An upper bound of the length value__format_text() or _json() can write
+ * for a value of type T with strings limited to STRMAX bytes (escaping
+ * included), so a record buffer can be sized at start.
+ */
+size_t value__max_len(const struct fetch_type *t, size_t strmax);
 
 #endif

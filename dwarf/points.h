@@ -1,0 +1,77 @@
+/* dwarf/points.h: a probe point (perf probe's FUNC[@SRC][+OFF|:RELLINE],
+ * SRC:LINE, 0xADDR, globs) -> the sites in one module, from DWARF when the
+ * module has it, else from ELF symbols.  Never calls ptrace. */
+#ifndef PTAP_DWARF_POINTS_H
+#define PTAP_DWARF_POINTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+
+struct dbg;
+struct elfmod;
+struct probe_point;
+struct ptap_err;
+
+#define POINTS_MAX_DEFAULT	128	/* --max-probes */
+
+struct point_opts {
+	int max_probes;		/* more sites than this is an error naming --max-probes */
+	bool no_inlines;	/* --no-inlines: only out-of-line copies */
+};
+
+struct dwarf_site {
+	uint64_t vaddr;		/* link-time address of the site in the module */
+	char *func;		/* the function probed (for globs: the one matched) */
+	char *where;		/* for messages and `ptap vars`: "exec_query",
+				 * "exec_query+4", "exec_query:3", "structs.c:42",
+				 * "0x1139"; an inlined instance: "helper@main+0x1c" */
+	bool has_die;		/* FN and CU are valid (DWARF describes the site) */
+	Dwarf_Die cu;		/* the compile unit */
+	Dwarf_Die fn;		/* the DW_TAG_subprogram holding VADDR, or for an
+				 * inlined instance its DW_TAG_inlined_subroutine */
+	bool inlined;
+	bool at_entry;		/* VADDR is FN's entry pc: registers still hold
+				 * the values the function was called with */
+	bool after_prologue;	/* FUNC was moved past the prologue (-O0 code) */
+	const char *file;	/* source file of VADDR (borrowed from the Dwarf), or NULL */
+	int line;		/* and its line, or 0 */
+};
+
+/*
+ * The sites of PP in MOD (DBG: its debug info, whose dbg__dwarf() may be
+ * NULL), sorted by address, without duplicates.  0 with *SITES (the caller
+ * frees it with dwarf_sites_free()) and *N >= 1; else -errno with ERR:
+ *   -ENOENT  no such function (ERR names the nearest), file or line
+ *   -E2BIG   more than O->max_probes sites (ERR names --max-probes)
+ *   -EINVAL  an offset outside the function or not on an instruction boundary
+ *
+ * FUNC: the function's entry when every parameter's location there is a
+ * register, an entry value or a constant (optimized code); past the
+ * prologue (the address of the function's second line-table row) when a
+ * parameter lives in the frame (-O0), the way perf probe decides; plus
+ * every inlined instance (DW_TAG_inlined_subroutine) unless O->no_inlines,
+ * each at its entry pc.  FUNC+OFF: OFF bytes from the entry (not moved),
+ * checked to start an instruction.  FUNC:RELLINE: the line DW_AT_decl_line
+ * + RELLINE inside FUNC.  SRC:LINE: every function with code for that line
+ * (SRC matches a file name by its trailing path components).  FUNC@SRC:
+ * only functions of that file.  Globs (* ? [) match DWARF function names,
+ * or ELF symbol names when there is no DWARF.  0xADDR: the function holding
+ * it.  %return is refused with -ENOTSUP (a later issue).
+ */
+int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
+		 const struct point_opts *o, struct dwarf_site **sites, int *n,
+		 struct ptap_err *err);
+void dwarf_sites_free(struct dwarf_site *sites, int n);
+
+/*
+ * `ptap list`: every function of MOD matching GLOB (NULL: all), one per
+ * call to CB, sorted by name, each name once: FILE and LINE of its
+ * definition when DWARF knows them (else NULL, 0).  0, or -errno.
+ */
+int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
+		     void (*cb)(const char *name, const char *file, int line, void *priv),
+		     void *priv);
+
+#endif
