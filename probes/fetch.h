@@ -84,7 +84,7 @@ enum fetch_opcode {
 	FETCH_OP_ADD,		/* pop b, pop a, push a + b */
 	FETCH_OP_ALU,		/* SIZE is an enum fetch_alu: binary ones pop b, pop a, push a OP b;
 				 * unary ones replace the top */
-	FETCH_OP_STACK,		/* SIZE is an enum fetch_stack: dup, drop, swap, over */
+	FETCH_OP_STACK,		/* SIZE is an enum fetch_stackop: dup, drop, swap, over */
 	/*
 	 * Pop a value and place SIZE (1..8) bytes of it at byte IMM of the
 	 * argument's buffer: with REG 0 the value's low bytes (a register, a
@@ -110,7 +110,7 @@ enum fetch_alu {
 	FETCH_ALU_NOT,		/* unary, bitwise */
 };
 
-enum fetch_stack {
+enum fetch_stackop {
 	FETCH_STACK_DUP = 1,
 	FETCH_STACK_DROP,
 	FETCH_STACK_SWAP,
