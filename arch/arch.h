@@ -12,6 +12,7 @@
 #include <sys/user.h>
 
 typedef struct user_regs_struct arch_regs_t;	/* what PTRACE_GETREGS fills */
+typedef struct user_fpregs_struct arch_fpregs_t;	/* what PTRACE_GETFPREGS fills */
 
 extern const char arch_name[];			/* "x86_64" */
 extern const unsigned int arch_e_machine;	/* EM_X86_64: checked against each ELF */
@@ -23,6 +24,10 @@ extern const unsigned int arch_e_machine;	/* EM_X86_64: checked against each ELF
 
 /* REGS in DWARF register order (x86-64 psABI: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip). */
 void arch_regs_to_dwarf(const arch_regs_t *regs, uint64_t out[ARCH_DWARF_NREGS]);
+/* All DWARF registers a fetch program may read: the general ones, then
+ * (x86-64: 17..32) the low 8 bytes of xmm0-15, from PTRACE_GETFPREGS. */
+#define ARCH_DWARF_NREGS_ALL	33
+void arch_fpregs_to_dwarf(const arch_fpregs_t *fp, uint64_t out[ARCH_DWARF_NREGS_ALL]);
 
 /*
  * DWARF register number of NAME, given without '%': perf's names ("di",

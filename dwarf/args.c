@@ -1,5 +1,6 @@
-/* dwarf/args.c: probe arguments without DWARF -- %REG, $argN, +OFF(EXPR),
- * @SYMBOL and numbers -- compiled into fetch programs (probes/fetch.h).
+/* dwarf/args.c: probe arguments -- %REG, $argN, +OFF(EXPR), @SYMBOL,
+ * numbers, and DWARF variables through dwarf/var.c -- compiled into fetch
+ * programs (probes/fetch.h).
  *
  * perf's rule for the outermost dereference: `+8(%si):u32` loads 4 bytes
  * at si+8, and `+0(%di):string` is the string AT di+0 (the string read is
@@ -17,13 +18,17 @@
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
 #include "dwarf/elfmod.h"
+#include "dwarf/points.h"
 #include "dwarf/resolve.h"
+#include "dwarf/var.h"
 #include "probes/err.h"
+#include "probes/log.h"
 #include "probes/spec.h"
 
 struct compile {
 	struct fetch_prog *prog;
 	const struct elfmod *mod;
+	const struct var_ctx *vc;
 	const struct probe_arg *arg;
 	struct ptap_err *err;
 };
@@ -116,46 +121,138 @@ static int compile_expr(struct compile *c, const struct arg_expr *e, bool outer)
 		return ptap_err_set(c->err, e->pos, -EINVAL,
 				    "$retval needs a return probe (FUNC%%return), not supported yet");
 	case ARG_VAR:
+		if (!outer)
+			return ptap_err_set(c->err, e->pos, -EINVAL,
+					    "a DWARF variable cannot be inside +OFF(...): write the "
+					    "member chain (VAR->member) instead");
+		return var_compile(c->vc, c->arg, e, c->prog, c->err);
 	case ARG_PARAMS:
 	case ARG_VARS:
-		return ptap_err_set(c->err, e->pos, -EINVAL,
-				    "'%s' needs DWARF debug info, which ptap does not read yet; "
-				    "register arguments still work: %%REG, $argN, +OFF(EXPR), @SYMBOL",
-				    c->arg->text);
+		return ptap_err_set(c->err, e->pos, -EINVAL, "$params and $vars stand alone");
 	}
 	return ptap_err_set(c->err, e->pos, -EINVAL, "unknown expression");
 }
 
-static int compile_arg(struct resolved_probe *rp, const struct elfmod *mod,
+/* Room for one more argument. */
+static int grow(struct resolved_probe *rp, int *cap)
+{
+	if (rp->nargs < *cap)
+		return 0;
+	int ncap = *cap ? *cap * 2 : 8;
+	struct fetch_prog *progs = realloc(rp->progs, ncap * sizeof(*progs));
+
+	if (!progs)
+		return -ENOMEM;
+	rp->progs = progs;
+	char **names = realloc(rp->names, ncap * sizeof(*names));
+
+	if (!names)
+		return -ENOMEM;
+	rp->names = names;
+	*cap = ncap;
+	return 0;
+}
+
+static int add_name(struct resolved_probe *rp, const char *name)
+{
+	rp->names[rp->nargs] = strdup(name);
+	if (!rp->names[rp->nargs])
+		return -ENOMEM;
+	rp->nargs++;
+	return 0;
+}
+
+struct expand {
+	struct resolved_probe *rp;
+	const struct var_ctx *vc;
+	int *cap;
+	bool params;		/* $params: parameters only */
+	int pos;
+	int ret;
+	struct ptap_err *err;
+};
+
+/* $params / $vars: each variable fetchable at the site; the others are skipped, said. */
+static int expand_cb(const struct var_info *v, void *priv)
+{
+	struct expand *x = priv;
+	struct ptap_err verr = { .pos = -1 };
+
+	if (x->params && !v->param)
+		return 0;
+	if ((x->ret = grow(x->rp, x->cap)) < 0)
+		return 1;
+	for (int i = 0; i < x->rp->nargs; i++)
+		if (!strcmp(x->rp->names[i], v->name))
+			return 0;	/* an inner variable hides an outer one of that name */
+	if (var_compile_info(x->vc, v, x->pos, &x->rp->progs[x->rp->nargs], &verr) < 0) {
+		pr_warn("%s: %s: %s\n", x->rp->where, x->params ? "$params" : "$vars", verr.msg);
+		return 0;
+	}
+	x->ret = add_name(x->rp, v->name);
+	return x->ret < 0;
+}
+
+static int expand_vars(struct resolved_probe *rp, const struct var_ctx *vc,
+		       const struct probe_arg *arg, int *cap, struct ptap_err *err)
+{
+	struct expand x = { .rp = rp, .vc = vc, .cap = cap, .params = arg->expr->kind == ARG_PARAMS,
+			    .pos = arg->pos, .err = err };
+	int r;
+
+	if (arg->has_type || arg->name)
+		return ptap_err_set(err, arg->pos, -EINVAL, "%s takes no NAME= and no :TYPE",
+				    arg->text);
+	if (!vc->site->has_die)
+		return ptap_err_set(err, arg->pos, -ENOENT,
+				    "%s needs DWARF debug info, and %s has none for %s; register "
+				    "arguments still work: %%REG, $argN, +OFF(EXPR), @SYMBOL",
+				    arg->text, elfmod__path(vc->mod), vc->site->where);
+	r = var_walk(vc, false, expand_cb, &x);
+	return r < 0 ? r : x.ret;
+}
+
+static int compile_arg(struct resolved_probe *rp, const struct var_ctx *vc,
 		       const struct probe_arg *arg, int i, struct ptap_err *err)
 {
-	struct compile c = { .prog = &rp->progs[i], .mod = mod, .arg = arg, .err = err };
+	struct compile c = { .prog = &rp->progs[rp->nargs], .mod = vc->mod, .vc = vc, .arg = arg,
+			     .err = err };
 	char name[32];
+	int r;
 
+	memset(c.prog, 0, sizeof(*c.prog));
 	c.prog->type = arg->type;
 	if (c.prog->type.kind == FT_DEFAULT)
 		c.prog->type.size = 8;
-	if (compile_expr(&c, arg->expr, true) < 0)
-		return -EINVAL;
-	rp->names[i] = strdup(probe_arg__name(arg, i, name, sizeof(name)));
-	return rp->names[i] ? 0 : -ENOMEM;
+	if ((r = compile_expr(&c, arg->expr, true)) < 0)
+		return r;
+	/* A DWARF variable is named by its text; others "argN" (perf's rule). */
+	if (!arg->name && arg->expr->kind == ARG_VAR)
+		return add_name(rp, arg->text);
+	return add_name(rp, probe_arg__name(arg, i, name, sizeof(name)));
 }
 
-int args_compile(struct resolved_probe *rp, const struct elfmod *mod,
+int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		 const struct probe_spec *spec, struct ptap_err *err)
 {
-	rp->nargs = spec->nargs;
-	if (!spec->nargs)
-		return 0;
-	rp->progs = calloc(spec->nargs, sizeof(*rp->progs));
-	rp->names = calloc(spec->nargs, sizeof(*rp->names));
-	if (!rp->progs || !rp->names)
-		return -ENOMEM;
-	for (int i = 0; i < spec->nargs; i++) {
-		int r = compile_arg(rp, mod, &spec->args[i], i, err);
+	int cap = 0;
 
+	rp->nargs = 0;
+	for (int i = 0; i < spec->nargs; i++) {
+		const struct probe_arg *arg = &spec->args[i];
+		int r = grow(rp, &cap);
+
+		if (r == 0 && (arg->expr->kind == ARG_PARAMS || arg->expr->kind == ARG_VARS))
+			r = expand_vars(rp, vc, arg, &cap, err);
+		else if (r == 0)
+			r = compile_arg(rp, vc, arg, i, err);
 		if (r < 0)
 			return r;
 	}
+	for (int i = 0; i < rp->nargs; i++)
+		for (int j = 0; j < rp->progs[i].nops; j++)
+			if (rp->progs[i].ops[j].op == FETCH_OP_REG &&
+			    rp->progs[i].ops[j].reg >= ARCH_DWARF_NREGS)
+				rp->fpregs = true;
 	return 0;
 }

@@ -4,11 +4,15 @@
 
 struct resolved_probe;
 struct elfmod;
+struct var_ctx;
 struct probe_spec;
 struct ptap_err;
 
-/* Compile SPEC's arguments into RP->progs and RP->names.  0, or -EINVAL/-ENOMEM with ERR. */
-int args_compile(struct resolved_probe *rp, const struct elfmod *mod,
+/*
+ * Compile SPEC's arguments into RP->progs and RP->names ($params and $vars
+ * expand to one each), DWARF variables through VC.  0, or -errno with ERR.
+ */
+int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		 const struct probe_spec *spec, struct ptap_err *err);
 
 #endif

@@ -1,9 +1,13 @@
 /* dwarf/debuginfo.c: one libdwfl session per module, found by build-id
  * (or by path when the file has none) in a run-wide cache. */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
@@ -28,6 +32,149 @@ struct dbg {
 
 static struct dbg *cache;
 
+/* ---- the decompressed-debuginfo cache -----------------------------------
+ *
+ * Distributions compress debug sections (SHF_COMPRESSED, zlib); libdw
+ * inflates all of them when it opens the file, which for libc's debug file
+ * costs most of a `ptap vars`.  The first run writes an uncompressed copy,
+ * named by build-id, to $PTAP_CACHE_DIR (default $XDG_CACHE_HOME/ptap, else
+ * ~/.cache/ptap) under debuginfo/.build-id/NN/REST.debug; later runs find it
+ * there first, as libdwfl finds any build-id tree.  Build-ids name contents,
+ * so a copy never goes stale.  Any failure just leaves the cache out.
+ */
+
+static int cache_root(char *buf, size_t len)
+{
+	const char *d = getenv("PTAP_CACHE_DIR");
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *h = getenv("HOME");
+	int n;
+
+	if (d && *d)
+		n = snprintf(buf, len, "%s/debuginfo", d);
+	else if (x && *x)
+		n = snprintf(buf, len, "%s/ptap/debuginfo", x);
+	else if (h && *h)
+		n = snprintf(buf, len, "%s/.cache/ptap/debuginfo", h);
+	else
+		return -ENOENT;
+	return n > 0 && (size_t)n < len ? 0 : -ENAMETOOLONG;
+}
+
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static bool has_compressed(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED))
+			return true;
+	return false;
+}
+
+/* Copy IN to the ELF being written OUT with every section inflated. */
+static int copy_inflated(Elf *in, Elf *out)
+{
+	GElf_Ehdr eh;
+	size_t nph, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!gelf_getehdr(in, &eh) || elf_getphdrnum(in, &nph) < 0 ||
+	    elf_getshdrstrndx(in, &shstrndx) < 0 || !gelf_newehdr(out, gelf_getclass(in)))
+		return -EINVAL;
+	if (nph && !gelf_newphdr(out, nph))
+		return -EINVAL;
+	while ((scn = elf_nextscn(in, scn))) {
+		Elf_Scn *oscn = elf_newscn(out);
+		Elf_Data *d = elf_rawdata(scn, NULL), *od;
+		GElf_Shdr sh;
+
+		if (!oscn || !gelf_getshdr(scn, &sh) || !(od = elf_newdata(oscn)))
+			return -EINVAL;
+		if (d)
+			*od = *d;
+		if (!gelf_update_shdr(oscn, &sh))
+			return -EINVAL;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(oscn, 0, 0) < 0)
+			return -EINVAL;
+	}
+	eh.e_shstrndx = (Elf64_Half)shstrndx;
+	if (!gelf_update_ehdr(out, &eh) || elf_update(out, ELF_C_NULL) < 0)
+		return -EINVAL;
+	/* Program headers keep their addresses; their offsets follow the sections. */
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Scn *o = NULL;
+
+		if (!gelf_getphdr(in, (int)i, &ph))
+			return -EINVAL;
+		while ((o = elf_nextscn(out, o))) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(o, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+			    sh.sh_addr == ph.p_vaddr) {
+				ph.p_offset = sh.sh_offset;
+				break;
+			}
+		}
+		if (!gelf_update_phdr(out, (int)i, &ph))
+			return -EINVAL;
+	}
+	return elf_update(out, ELF_C_WRITE) < 0 ? -EIO : 0;
+}
+
+static void cache_store(const char *debugfile, const uint8_t *id, size_t idlen)
+{
+	char path[4096], tmp[4200];
+	int in, out, r = -EINVAL;
+	Elf *ein, *eout;
+	size_t n;
+
+	if (cache_root(path, sizeof(path)) < 0)
+		return;
+	n = strlen(path);
+	n += snprintf(path + n, sizeof(path) - n, "/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < idlen && n + 3 < sizeof(path); i++)
+		n += snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
+	snprintf(path + n, sizeof(path) - n, ".debug");
+	if (access(path, F_OK) == 0 || mkdirs(path) < 0)
+		return;
+	in = open(debugfile, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ein = elf_begin(in, ELF_C_READ_MMAP, NULL);
+	eout = out >= 0 ? elf_begin(out, ELF_C_WRITE, NULL) : NULL;
+	if (ein && eout && has_compressed(ein))
+		r = copy_inflated(ein, eout);
+	elf_end(eout);
+	elf_end(ein);
+	close(in);
+	if (out >= 0) {
+		close(out);
+		if (r == 0 && rename(tmp, path) == 0)
+			pr_debug("cached %s inflated as %s\n", debugfile, path);
+		else
+			unlink(tmp);
+	}
+}
+
 static bool same_module(const struct dbg *d, const struct elfmod *mod, const uint8_t *id,
 			size_t idlen)
 {
@@ -44,9 +191,12 @@ static bool same_module(const struct dbg *d, const struct elfmod *mod, const uin
  */
 static char *search_path(const char *dir)
 {
+	char croot[4096];
 	char *p;
+	bool c = cache_root(croot, sizeof(croot)) == 0;
 
-	if (asprintf(&p, "+:%s%s.debug:/usr/lib/debug", dir ? dir : "", dir ? "::" : "") < 0)
+	if (asprintf(&p, "+:%s%s%s%s:.debug:/usr/lib/debug", dir ? dir : "", dir ? ":" : "",
+		     c ? croot : "", c ? ":" : "") < 0)
 		return NULL;
 	return p;
 }
@@ -90,6 +240,9 @@ static int dbg_open(struct dbg *d, const struct elfmod *mod, const char *dir,
 	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 	if (d->dw)
 		d->debug_path = debugfile ? debugfile : mainfile ? mainfile : d->path;
+	/* A compressed debug file: inflate a copy for the next run. */
+	if (d->dw && d->build_id && d->debug_path)
+		cache_store(d->debug_path, d->build_id, d->build_id_len);
 	pr_debug("%s: DWARF %s (bias 0x%lx)\n", d->path,
 		 d->debug_path ? d->debug_path : "none", (unsigned long)d->bias);
 	return 0;

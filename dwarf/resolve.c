@@ -1,138 +1,19 @@
-/* dwarf/resolve.c: probe spec -> site address, displaced instruction and
- * fetch programs, from ELF symbols (DWARF names come with debug info
- * support).  Never calls ptrace; reads only the ELF file. */
+/* dwarf/resolve.c: probe spec -> sites (dwarf/points.c), each with its
+ * displaced instruction and fetch programs (dwarf/args.c).  Never calls
+ * ptrace; reads only the ELF and debug files. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <elf.h>
-
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
+#include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
+#include "dwarf/points.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
 #include "probes/spec.h"
-
-static bool is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/* "no function 'exec_qurey' in PATH; nearest: exec_query, ..." */
-static int err_no_function(const struct elfmod *mod, const char *name, struct ptap_err *err)
-{
-	const char *near[5];
-	char list[160] = "";
-	int n = elfmod__nearest_funcs(mod, name, near, 5);
-
-	for (int i = 0; i < n; i++) {
-		size_t used = strlen(list);
-
-		snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", near[i]);
-	}
-	if (n > 0)
-		return ptap_err_set(err, -1, -ENOENT, "no function '%s' in %s; nearest: %s", name,
-				    elfmod__path(mod), list);
-	return ptap_err_set(err, -1, -ENOENT, "no function '%s' in %s (and no similar names)", name,
-			    elfmod__path(mod));
-}
-
-/*
- * Is VADDR an instruction boundary of the function starting at START?
- * Decode from the symbol start: an offset into the middle of an instruction
- * would plant int3 inside it and corrupt the target.
- */
-static int check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
-			  struct ptap_err *err)
-{
-	uint64_t pc = start;
-
-	while (pc < vaddr) {
-		uint8_t code[ARCH_MAX_INSN];
-		struct arch_insn insn;
-		char why[96];
-		int r;
-
-		if (elfmod__read(mod, pc, code, sizeof(code)) < 0)
-			break;
-		r = arch_insn_analyze(code, sizeof(code), pc, &insn, why, sizeof(why));
-		if (r == -EINVAL || insn.len == 0)
-			return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at 0x%lx",
-					    (unsigned long)pc);
-		pc += insn.len;
-	}
-	if (pc != vaddr)
-		return ptap_err_set(err, -1, -EINVAL,
-				    "0x%lx is not an instruction boundary (the instruction before it "
-				    "ends at 0x%lx)", (unsigned long)vaddr, (unsigned long)pc);
-	return 0;
-}
-
-static int resolve_func(struct resolved_probe *rp, const struct elfmod *mod,
-			const struct probe_point *pp, struct ptap_err *err)
-{
-	struct elfmod_sym sym;
-	char where[160];
-
-	if (is_glob(pp->func))
-		return ptap_err_set(err, -1, -EINVAL,
-				    "'%s': globs need the function list from DWARF, not supported yet; "
-				    "name one function", pp->func);
-	if (elfmod__find_sym(mod, pp->func, &sym) < 0)
-		return err_no_function(mod, pp->func, err);
-	if (sym.type == STT_GNU_IFUNC)
-		return ptap_err_set(err, -1, -EINVAL,
-				    "'%s' is an IFUNC resolver in %s; probe the implementation it "
-				    "selects (see `nm -D`)", pp->func, elfmod__path(mod));
-	if (sym.type != STT_FUNC)
-		return ptap_err_set(err, -1, -EINVAL, "'%s' in %s is not a function", pp->func,
-				    elfmod__path(mod));
-	if (pp->offset < 0 || (sym.size && (uint64_t)pp->offset >= sym.size))
-		return ptap_err_set(err, -1, -EINVAL, "offset %ld is outside %s (size %lu)",
-				    pp->offset, pp->func, (unsigned long)sym.size);
-	rp->vaddr = sym.vaddr + pp->offset;
-	if (pp->offset && check_boundary(mod, sym.vaddr, rp->vaddr, err) < 0)
-		return -EINVAL;
-	if (pp->offset)
-		snprintf(where, sizeof(where), "%s+%ld", pp->func, pp->offset);
-	else
-		snprintf(where, sizeof(where), "%s", pp->func);
-	rp->where = strdup(where);
-	return rp->where ? 0 : -ENOMEM;
-}
-
-static int resolve_point(struct resolved_probe *rp, const struct elfmod *mod,
-			 const struct probe_point *pp, struct ptap_err *err)
-{
-	char where[32];
-
-	if (pp->retprobe)
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "return probes (%s%%return) are not supported yet", pp->func);
-	if (pp->kind == PP_SRCLINE || pp->line || pp->src)
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "source files and lines need DWARF line info, which ptap does not "
-				    "read yet; use FUNC, FUNC+OFF or 0xADDR");
-	if (pp->kind == PP_FUNC)
-		return resolve_func(rp, mod, pp, err);
-	struct elfmod_sym sym;
-
-	/* An int3 inside an instruction would corrupt it: the address must start one. */
-	if (elfmod__sym_at(mod, pp->addr, &sym) < 0)
-		return ptap_err_set(err, -1, -EINVAL,
-				    "0x%lx is not inside a function of %s; give FUNC+OFF or the "
-				    "address of an instruction in a function", (unsigned long)pp->addr,
-				    elfmod__path(mod));
-	if (check_boundary(mod, sym.vaddr, pp->addr, err) < 0)
-		return -EINVAL;
-	rp->vaddr = pp->addr;
-	snprintf(where, sizeof(where), "0x%lx", (unsigned long)pp->addr);
-	rp->where = strdup(where);
-	return rp->where ? 0 : -ENOMEM;
-}
 
 static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, struct ptap_err *err)
 {
@@ -160,30 +41,86 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 	return 0;
 }
 
-int resolved_probe__init(struct resolved_probe *rp, struct elfmod *mod,
-			 const struct probe_spec *spec, struct ptap_err *err)
+static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
+			const struct dwarf_site *site, const struct probe_spec *spec,
+			struct ptap_err *err)
 {
+	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &rp->pool };
 	int r;
 
-	memset(rp, 0, sizeof(*rp));
-	r = resolve_point(rp, mod, &spec->point, err);
+	rp->vaddr = site->vaddr;
+	rp->where = strdup(site->where);
+	rp->func = strdup(site->func);
+	if (!rp->where || !rp->func)
+		return -ENOMEM;
+	r = decode_site(rp, mod, err);
 	if (r == 0)
-		r = decode_site(rp, mod, err);
-	if (r == 0)
-		r = args_compile(rp, mod, spec, err);
-	if (r < 0)
-		resolved_probe__exit(rp);
+		r = args_compile(rp, &vc, spec, err);
 	return r;
+}
+
+int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
+		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		   struct ptap_err *err)
+{
+	struct point_opts po = { .max_probes = o->max_probes ? o->max_probes : POINTS_MAX_DEFAULT,
+				 .no_inlines = o->no_inlines };
+	struct resolved_probe *rps = NULL;
+	struct dwarf_site *sites = NULL;
+	int nsites = 0, r;
+	struct dbg *dbg;
+
+	*out = NULL;
+	*n = 0;
+	if (spec->point.retprobe)
+		return ptap_err_set(err, -1, -ENOTSUP,
+				    "return probes (%s%%return) are not supported yet",
+				    spec->point.func);
+	r = dbg__get(mod, o->debuginfo_dir, &dbg, err);
+	if (r == 0)
+		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &nsites, err);
+	if (r < 0)
+		return r;
+	rps = calloc(nsites, sizeof(*rps));
+	if (!rps) {
+		dwarf_sites_free(sites, nsites);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nsites && r == 0; i++) {
+		r = resolve_site(&rps[i], mod, dbg, &sites[i], spec, err);
+		/* One site that cannot be probed as asked fails the probe: say which. */
+		if (r < 0 && nsites > 1) {
+			size_t used = strlen(err->msg);
+
+			snprintf(err->msg + used, sizeof(err->msg) - used, " (at %.80s, one of %d sites%s)",
+				 sites[i].where, nsites,
+				 sites[i].inlined ? "; --no-inlines leaves out inlined copies" : "");
+		}
+	}
+	dwarf_sites_free(sites, nsites);
+	if (r < 0) {
+		resolved_probes_free(rps, nsites);
+		return r;
+	}
+	*out = rps;
+	*n = nsites;
+	return 0;
 }
 
 void resolved_probe__exit(struct resolved_probe *rp)
 {
-	if (!rp)
-		return;
 	for (int i = 0; rp->names && i < rp->nargs; i++)
 		free(rp->names[i]);
 	free(rp->names);
 	free(rp->progs);
 	free(rp->where);
-	memset(rp, 0, sizeof(*rp));
+	free(rp->func);
+	tpool_free(&rp->pool);
+}
+
+void resolved_probes_free(struct resolved_probe *rps, int n)
+{
+	for (int i = 0; rps && i < n; i++)
+		resolved_probe__exit(&rps[i]);
+	free(rps);
 }

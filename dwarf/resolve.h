@@ -4,19 +4,30 @@
 #ifndef PTAP_DWARF_RESOLVE_H
 #define PTAP_DWARF_RESOLVE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/arch.h"
+#include "dwarf/var.h"
 #include "probes/fetch.h"
 
 struct elfmod;
 struct probe_spec;
 struct ptap_err;
 
+struct resolve_opts {
+	const char *debuginfo_dir;	/* --debuginfo-dir, searched first; or NULL */
+	int max_probes;			/* --max-probes */
+	bool no_inlines;		/* --no-inlines */
+};
+
 struct resolved_probe {
 	uint64_t vaddr;		/* link-time address of the site */
 	uint64_t file_off;	/* its file offset (from the PT_LOAD holding it) */
 	char *where;		/* "exec_query" or "exec_query+4": for messages */
+	char *func;		/* the function probed: the default event name */
+	bool fpregs;		/* a program reads xmm registers (DWARF 17-32) */
+	struct tpool pool;	/* type descriptors of the programs */
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
 	int nargs;
 	struct fetch_prog *progs;	/* NARGS programs */
@@ -24,14 +35,20 @@ struct resolved_probe {
 };
 
 /*
- * Resolve SPEC in MOD.  0; -ENOENT when the function does not exist (ERR
- * names the nearest ones); -EINVAL for an argument that cannot be compiled
- * (ERR has its column); -ENOTSUP when the site's instruction can be neither
- * run out of line nor emulated (ERR says why).  The caller releases OUT with
- * resolved_probe__exit().
+ * Resolve SPEC in MOD: one resolved probe per site (a glob, an inlined
+ * function, a source line may have many).  0 with *OUT (free with
+ * resolved_probes_free()) and *N >= 1; -ENOENT when the function, file,
+ * line or a variable does not exist (ERR names the nearest ones or those in
+ * scope); -EINVAL for an argument that cannot be compiled (ERR has its
+ * column); -E2BIG for more sites than O->max_probes; -ENOTSUP when a site's
+ * instruction can be neither run out of line nor emulated, or a value
+ * cannot be fetched exactly (ERR says why).
  */
-int resolved_probe__init(struct resolved_probe *out, struct elfmod *mod,
-			 const struct probe_spec *spec, struct ptap_err *err);
+int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
+		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		   struct ptap_err *err);
+void resolved_probes_free(struct resolved_probe *rps, int n);
+/* Release what one resolved probe owns (not RP itself). */
 void resolved_probe__exit(struct resolved_probe *rp);
 
 #endif

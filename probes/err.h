@@ -5,7 +5,7 @@
 
 struct ptap_err {
 	int pos;		/* byte offset into the input, or -1 */
-	char msg[256];
+	char msg[512];
 };
 
 /* Fill ERR (may be NULL) with POS and a printf message; returns CODE (a -errno). */

@@ -180,6 +180,7 @@ static void expr_free(struct arg_expr *e)
 		free(e->chain[i].member);
 	free(e->chain);
 	free(e->name);
+	free(e->file);
 	free(e);
 }
 
@@ -408,6 +409,20 @@ static struct arg_expr *parse_var(struct expr_parser *ep)
 	if (!e || !expr_name(ep, e, s))
 		return NULL;
 	e->nderef = nderef;
+	/* VAR@FILE: the file-scope variable of that source file.  The file name
+	 * runs to "->", "[" or the end (a ".member" would read as part of it). */
+	if (ep->p < ep->end && *ep->p == '@') {
+		const char *f = ++ep->p;
+
+		while (ep->p < ep->end && (is_ident_char(*ep->p) || strchr("./+-", *ep->p)) &&
+		       !(*ep->p == '-' && ep->end - ep->p > 1 && ep->p[1] == '>'))
+			ep->p++;
+		if (ep->p == f)
+			return expr_fail(ep, e, perr(ep->ps, f, "source file name expected after '@'"));
+		e->file = strndup(f, ep->p - f);
+		if (!e->file)
+			return expr_fail(ep, e, enomem(ep->ps));
+	}
 	while (at_access(ep)) {
 		ret = parse_access(ep, e);
 		if (ret)
@@ -903,6 +918,8 @@ static void synth_expr(struct sbuf *sb, const struct arg_expr *e)
 		for (int i = 0; i < e->nderef; i++)
 			sb_printf(sb, "*");
 		sb_printf(sb, "%s", e->name);
+		if (e->file)
+			sb_printf(sb, "@%s", e->file);
 		for (int i = 0; i < e->nchain; i++) {
 			const struct arg_access *a = &e->chain[i];
 

@@ -57,6 +57,7 @@ struct arg_expr {
 	long n;			/* ARG_ARGN; ARG_IMM value */
 	long off;		/* ARG_DEREF, ARG_SYMBOL */
 	struct arg_expr *inner;	/* ARG_DEREF */
+	char *file;		/* ARG_VAR: VAR@FILE, the source file of a file-scope variable */
 	int nderef;		/* ARG_VAR: leading '*' count, applied after CHAIN (*a->b) */
 	struct arg_access *chain;	/* ARG_VAR */
 	int nchain;

@@ -1,6 +1,7 @@
 /* tracer/cmd_record.c: `ptap record` -- parse the options, resolve every
  * probe before anything runs (bad input exits 2 with the target untouched),
  * launch the command, run the loop, exit with the command's status. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include "dwarf/resolve.h"
 #include "probes/err.h"
 #include "probes/log.h"
+#include "probes/record.h"
 #include "probes/spec.h"
 #include "tracer/cmd.h"
 #include "tracer/launch.h"
@@ -35,18 +37,29 @@ struct record_opts {
 	int nreqs;
 	const char *cur_module;
 	char **cmd;
+	const char *debuginfo_dir;
+	int max_probes;
+	bool no_inlines;
 };
 
 static const char record_usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
-	"  -e, --event PROBE     [EVENT=]FUNC[+OFF]|0xADDR [ARG...]   (perf probe syntax)\n"
-	"                        ARG: [NAME=]%REG|$argN|+OFF(ARG)|@SYMBOL[:TYPE]\n"
-	"                        TYPE: s8..s64 u8..u64 x8..x64 string\n"
+	"  -e, --event PROBE     [EVENT=]POINT [ARG...]   (perf probe syntax)\n"
+	"                        POINT: FUNC[@SRC][+OFF|:RELLINE] | SRC:LINE | 0xADDR;\n"
+	"                        FUNC may be a glob (* ? [..])\n"
+	"                        ARG: [NAME=]VAR[->M|.M|[I]...] | *VAR | VAR@FILE.c |\n"
+	"                             $params | $vars | %REG | $argN | +OFF(ARG) | @SYMBOL,\n"
+	"                             then [:TYPE]  (TYPE: s8..s64 u8..u64 x8..x64 string;\n"
+	"                             DWARF variables print by their type without one)\n"
 	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND)\n"
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default) or json\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
 	"      --clock CLOCK     monotonic (default), realtime or boottime\n"
+	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
+	"                        (DIR/.build-id/NN/REST.debug, DIR/PATH, .gnu_debuglink)\n"
+	"      --max-probes N    at most N sites per probe (default 128)\n"
+	"      --no-inlines      probe only out-of-line copies of functions\n"
 	"  -v, --verbose         more messages (repeat for more)\n";
 
 /* Print ERR for the probe TEXT, with a caret under the column when known. */
@@ -90,7 +103,8 @@ static int add_req(struct record_opts *o, const char *text)
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK };
+enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
+       OPT_NO_INLINES };
 
 /* 0, or the exit status for a usage error. */
 static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
@@ -103,6 +117,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "string-max", required_argument, NULL, OPT_STRING_MAX },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
+		{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -140,6 +157,19 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				return usage_error("--string-max %s: give a number from 1 to 1048576",
 						   optarg);
 			s->string_max = (size_t)n;
+			break;
+		case OPT_DEBUGINFO_DIR:
+			o->debuginfo_dir = optarg;
+			break;
+		case OPT_MAX_PROBES:
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 100000)
+				return usage_error("--max-probes %s: give a number from 1 to 100000",
+						   optarg);
+			o->max_probes = (int)n;
+			break;
+		case OPT_NO_INLINES:
+			o->no_inlines = true;
 			break;
 		case OPT_CLOCK:
 			if (parse_clock(optarg, &s->clock) < 0)
@@ -201,10 +231,13 @@ static void modcache_exit(struct modcache *mc)
 /* EVENT= if given, else the site ("exec_query", "exec_query+4" -> "exec_query_4"). */
 static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
 {
-	char *name = strdup(spec->event ? spec->event : rp->where);
+	const char *base = spec->event ? spec->event :
+			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
+	char *name = strdup(base);
 
-	for (char *c = name; c && *c; c++)
-		if (*c == '+')
+	/* "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42" */
+	for (char *c = name; c && *c && !spec->event; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
 			*c = '_';
 	return name;
 }
@@ -213,6 +246,7 @@ static int probe_setup(struct session *s, struct probe *p, const struct probe_sp
 		       struct elfmod *mod)
 {
 	int n = p->rp.nargs;
+	size_t total = 0;
 
 	p->event = event_name(spec, &p->rp);
 	p->module = strdup(elfmod__path(mod));
@@ -221,28 +255,59 @@ static int probe_setup(struct session *s, struct probe *p, const struct probe_sp
 	/* Everything one hit needs, allocated now: the hit path allocates nothing. */
 	p->vals = calloc(n ? n : 1, sizeof(*p->vals));
 	p->types = calloc(n ? n : 1, sizeof(*p->types));
-	p->strbuf = malloc(n ? n * s->string_max : 1);
-	if (!p->event || !p->module || !p->vals || !p->types || !p->strbuf)
+	p->bufs = calloc(n ? n : 1, sizeof(*p->bufs));
+	if (!p->event || !p->module || !p->vals || !p->types || !p->bufs)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++)
+		total += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+	p->strbuf = malloc(total ? total : 1);
+	if (!p->strbuf)
+		return -ENOMEM;
+	total = 0;
+	for (int i = 0; i < n; i++) {
 		p->types[i] = p->rp.progs[i].type;
+		p->bufs[i] = p->strbuf + total;
+		total += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+	}
 	return 0;
 }
 
-static int resolve_one(struct session *s, struct modcache *mc, const struct probe_req *req,
-		       const char *cmd_path, struct probe *p)
+/* Resolve one -e into as many probes as it has sites, appended to S->probes. */
+static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
+		       const struct probe_req *req, const char *cmd_path)
 {
+	struct resolve_opts ro = { .debuginfo_dir = o->debuginfo_dir,
+				   .max_probes = o->max_probes, .no_inlines = o->no_inlines };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
+	struct resolved_probe *rps = NULL;
 	struct elfmod *mod;
+	int n = 0, done = 0;
 	int r = probe_spec__parse(req->text, &spec, &err);
 
 	if (r == 0)
 		r = modcache_get(mc, req->module ? req->module : cmd_path, &mod, &err);
 	if (r == 0)
-		r = resolved_probe__init(&p->rp, mod, spec, &err);
-	if (r == 0)
+		r = resolve_probes(mod, spec, &ro, &rps, &n, &err);
+	if (r == 0) {
+		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
+
+		if (!p)
+			r = -ENOMEM;
+		else
+			s->probes = p;
+	}
+	for (; r == 0 && done < n; done++) {
+		struct probe *p = &s->probes[s->nprobes++];
+
+		memset(p, 0, sizeof(*p));
+		p->rp = rps[done];
 		r = probe_setup(s, p, spec, mod);
+	}
+	/* the ones not moved into S->probes */
+	for (int i = done; i < n; i++)
+		resolved_probe__exit(&rps[i]);
+	free(rps);
 	if (r < 0 && err.msg[0])
 		show_probe_err(req->text, &err);
 	else if (r < 0)
@@ -261,6 +326,7 @@ static void probes_free(struct session *s)
 		free(p->module);
 		free(p->vals);
 		free(p->types);
+		free(p->bufs);
 		free(p->strbuf);
 	}
 	free(s->probes);
@@ -273,13 +339,8 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	struct modcache mc = { .n = 0 };
 	int r = 0;
 
-	s->probes = calloc(o->nreqs, sizeof(*s->probes));
-	if (!s->probes)
-		return -ENOMEM;
-	for (int i = 0; i < o->nreqs && r == 0; i++) {
-		r = resolve_one(s, &mc, &o->reqs[i], cmd_path, &s->probes[i]);
-		s->nprobes = i + 1;
-	}
+	for (int i = 0; i < o->nreqs && r == 0; i++)
+		r = resolve_one(s, &mc, o, &o->reqs[i], cmd_path);
 	modcache_exit(&mc);
 	return r;
 }
@@ -290,9 +351,13 @@ static size_t record_buflen(const struct session *s)
 	size_t max = 0;
 
 	for (int i = 0; i < s->nprobes; i++) {
-		/* name + escaped value (up to 6 bytes per target byte, JSON's "\u00NN") */
-		size_t n = (size_t)s->probes[i].rp.nargs * (s->string_max * 6 + 256);
+		const struct probe *p = &s->probes[i];
+		size_t n = 0;
 
+		/* each argument: its escaped name, its longest value, separators */
+		for (int j = 0; j < p->rp.nargs; j++)
+			n += strlen(p->rp.names[j]) * 6 + 16 +
+			     value__max_len(&p->types[j], s->string_max);
 		max = n > max ? n : max;
 	}
 	return max + 1024;

@@ -50,7 +50,7 @@ static uint64_t now_ns(clockid_t clock)
 static void emit_record(struct session *s, struct thread *t, const struct site *st,
 			struct probe *p, const uint64_t *dregs, uint64_t ts)
 {
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .bias = st->bias,
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS_ALL, .bias = st->bias,
 				 .read_mem = fetch_read, .priv = t };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
@@ -59,8 +59,7 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 			      .vals = p->vals };
 
 	for (int i = 0; i < p->rp.nargs; i++)
-		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i],
-				p->strbuf + (size_t)i * s->string_max, s->string_max);
+		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i], s->string_max);
 	output__record(s->out, &rec);
 }
 
@@ -99,7 +98,8 @@ static int heal_dead_site(struct thread *t, arch_regs_t *regs, uint64_t addr)
 
 int hit_handle(struct session *s, struct thread *t)
 {
-	uint64_t ts, dregs[ARCH_DWARF_NREGS];
+	uint64_t ts, dregs[ARCH_DWARF_NREGS_ALL];
+	bool fp_done = false;
 	arch_regs_t regs;
 	struct site *st;
 	int r = pt_getregs(t->tid, &regs);
@@ -113,8 +113,19 @@ int hit_handle(struct session *s, struct thread *t)
 		st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
 	ts = now_ns(s->clock);
 	arch_regs_to_dwarf(&regs, dregs);
-	for (int i = 0; i < st->nprobes; i++)
+	for (int i = 0; i < st->nprobes; i++) {
+		/* xmm registers cost a second ptrace call: only for probes that read them */
+		if (st->probes[i]->rp.fpregs && !fp_done) {
+			arch_fpregs_t fp;
+
+			memset(dregs + ARCH_DWARF_NREGS, 0,
+			       (ARCH_DWARF_NREGS_ALL - ARCH_DWARF_NREGS) * sizeof(*dregs));
+			if (pt_getfpregs(t->tid, &fp) == 0)
+				arch_fpregs_to_dwarf(&fp, dregs);
+			fp_done = true;
+		}
 		emit_record(s, t, st, st->probes[i], dregs, ts);
+	}
 
 	arch_regs_set_pc(&regs, st->addr);
 	if (st->slot) {

@@ -6,7 +6,8 @@
 
 static const char usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
-	"       ptap record --help\n"
+	"       ptap vars [OPTIONS] -x BINARY POINT\n"
+	"       ptap record --help | ptap vars --help\n"
 	"ptap records the arguments of user-space functions through ptrace.\n";
 
 int main(int argc, char **argv)
@@ -18,6 +19,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "record"))
 		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "vars"))
+		return cmd_vars(argc - 1, argv + 1);
 	fprintf(stderr, "ptap: unknown command '%s'\n%s", argv[1], usage);
 	return 2;
 }

@@ -35,6 +35,11 @@ int pt_getregs(pid_t tid, arch_regs_t *regs)
 	return pt_ret(ptrace(PTRACE_GETREGS, tid, 0L, regs));
 }
 
+int pt_getfpregs(pid_t tid, arch_fpregs_t *fp)
+{
+	return pt_ret(ptrace(PTRACE_GETFPREGS, tid, 0L, fp));
+}
+
 int pt_setregs(pid_t tid, const arch_regs_t *regs)
 {
 	return pt_ret(ptrace(PTRACE_SETREGS, tid, 0L, regs));

@@ -15,6 +15,7 @@ int pt_cont(pid_t tid, int sig);
 int pt_syscall(pid_t tid, int sig);
 int pt_listen(pid_t tid);
 int pt_getregs(pid_t tid, arch_regs_t *regs);
+int pt_getfpregs(pid_t tid, arch_fpregs_t *fp);
 int pt_setregs(pid_t tid, const arch_regs_t *regs);
 int pt_getsiginfo(pid_t tid, siginfo_t *si);
 int pt_geteventmsg(pid_t tid, unsigned long *msg);

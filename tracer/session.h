@@ -24,7 +24,8 @@ struct probe {
 	struct resolved_probe rp;	/* link-time address, instruction, fetch programs */
 	/* scratch for one hit, sized at start so the hit path never allocates */
 	struct fetch_val *vals;
-	char *strbuf;			/* nargs * string_max bytes */
+	char *strbuf;			/* the arguments' buffers, one allocation */
+	char **bufs;			/* NARGS: each one's fetch_prog__buflen() bytes */
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */

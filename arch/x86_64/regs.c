@@ -47,6 +47,13 @@ void arch_regs_to_dwarf(const arch_regs_t *regs, uint64_t out[ARCH_DWARF_NREGS])
 		memcpy(&out[i], base + x86_64_dwarf_regs[i].off, sizeof(out[i]));
 }
 
+void arch_fpregs_to_dwarf(const arch_fpregs_t *fp, uint64_t out[ARCH_DWARF_NREGS_ALL])
+{
+	/* xmm_space: 16 registers of four 32-bit words each */
+	for (unsigned int i = 0; i < 16; i++)
+		memcpy(&out[ARCH_DWARF_NREGS + i], &fp->xmm_space[i * 4], sizeof(uint64_t));
+}
+
 int arch_reg_by_name(const char *name)
 {
 	if (!name)

@@ -1,0 +1,82 @@
+/* dwarf/var.h: DWARF variables at a probe site -> fetch programs and value
+ * types, and the listing behind `ptap vars`.  Never calls ptrace. */
+#ifndef PTAP_DWARF_VAR_H
+#define PTAP_DWARF_VAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <elfutils/libdw.h>
+
+#include "probes/fetch.h"
+
+struct dbg;
+struct dwarf_site;
+struct elfmod;
+struct arg_expr;
+struct probe_arg;
+struct ptap_err;
+
+/* Allocations that live as long as a resolved probe (type descriptors). */
+struct tpool {
+	void **ptrs;
+	size_t n, cap;
+};
+
+void *tpool_alloc(struct tpool *pool, size_t size);	/* zeroed; NULL on ENOMEM */
+char *tpool_strdup(struct tpool *pool, const char *s);
+void tpool_free(struct tpool *pool);
+
+struct var_ctx {
+	struct dbg *dbg;
+	const struct elfmod *mod;
+	const struct dwarf_site *site;
+	struct tpool *pool;
+};
+
+/*
+ * Compile variable expression E (ARG_VAR) of argument ARG at the site into
+ * PROG, its type chosen from DWARF unless ARG has a :TYPE.  0, or -errno
+ * with ERR: an unknown variable lists those in scope, a variable optimized
+ * out at the site says so and points to `ptap vars`, a type that cannot be
+ * printed as asked is a type error.
+ */
+int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const struct arg_expr *e,
+		struct fetch_prog *prog, struct ptap_err *err);
+
+struct var_info;
+
+/* The same for variable V itself (a $params / $vars member), named by V->name. */
+int var_compile_info(const struct var_ctx *c, const struct var_info *v, int pos,
+		     struct fetch_prog *prog, struct ptap_err *err);
+
+/* One variable visible at a site. */
+struct var_info {
+	const char *name;
+	Dwarf_Die die;
+	bool param;
+	bool global;		/* file scope (listed by `ptap vars --globals`) */
+};
+
+/*
+ * The variables in scope at the site, innermost function first: its
+ * parameters, then its locals scope by scope, outermost scope first; with
+ * GLOBALS, then the compile unit's file-scope variables.  CB is called for
+ * each; a non-zero return stops the walk and is returned.
+ */
+int var_walk(const struct var_ctx *c, bool globals,
+	     int (*cb)(const struct var_info *v, void *priv), void *priv);
+
+/*
+ * Describe V at the site for `ptap vars`: its C type ("const char *") into
+ * TYPE and its location ("register %di", "stack (CFA-40)", "global
+ * 0x4010", "entry value of %di", "constant", "optimized out") into LOC.
+ * Returns true when it can be fetched there.
+ */
+bool var_describe(const struct var_ctx *c, const struct var_info *v, char *type, size_t tlen,
+		  char *loc, size_t llen);
+
+/* The C spelling of TYPE_DIE (NULL: void) into BUF. */
+const char *var_type_name(Dwarf_Die *type_die, char *buf, size_t len);
+
+#endif
