@@ -112,7 +112,30 @@ const char *fetch_type__name(const struct fetch_type *t, char *buf, size_t len)
 		snprintf(buf, len, "symbol");
 		break;
 	case FT_BITFIELD:
-		snprintf(buf, len, "b%u@%u/%u", t->bits, t->bit_off, bits);
+		snprintf(buf, len, "%sb%u@%u/%u", t->flags & FTF_SIGNED ? "signed " : "",
+			 t->bits, t->bit_off, bits);
+		break;
+	/* The DWARF kinds: names for messages only, never parsed back. */
+	case FT_BOOL:
+		snprintf(buf, len, "bool");
+		break;
+	case FT_FLOAT:
+		if (bits == 32 || bits == 64)
+			snprintf(buf, len, bits == 32 ? "float" : "double");
+		else
+			snprintf(buf, len, "float%u", bits);
+		break;
+	case FT_ENUM:
+		snprintf(buf, len, "enum");
+		break;
+	case FT_CHARS:
+		snprintf(buf, len, "char[%u]", (unsigned int)t->len);
+		break;
+	case FT_STRUCT:
+		snprintf(buf, len, "struct");
+		break;
+	case FT_OPAQUE:
+		snprintf(buf, len, "opaque");
 		break;
 	default:	/* FT_HEX, FT_DEFAULT */
 		snprintf(buf, len, "x%u", bits);
@@ -133,17 +156,71 @@ int fetch_prog__emit(struct fetch_prog *prog, uint8_t op, uint8_t size, uint16_t
 	return 0;
 }
 
-/* The evaluator's state: the value stack. */
-struct fetch_stack {
+/* A PIECE op's bytes [IMM, IMM + SIZE) lie in the largest composite value. */
+static bool piece_ok(const struct fetch_op *op)
+{
+	return op->size >= 1 && op->size <= 8 && op->reg <= 1 && op->imm >= 0 &&
+	       op->imm <= FETCH_MAX_BLOB - op->size;
+}
+
+/* The bytes the PIECE ops of PROG fill: the largest IMM + SIZE (well-formed ones). */
+static size_t pieces_extent(const struct fetch_prog *prog)
+{
+	size_t ext = 0;
+
+	for (unsigned int i = 0; i < prog->nops && i < FETCH_MAX_OPS; i++) {
+		const struct fetch_op *op = &prog->ops[i];
+
+		if (op->op == FETCH_OP_PIECE && piece_ok(op) && (size_t)op->imm + op->size > ext)
+			ext = (size_t)op->imm + op->size;
+	}
+	return ext;
+}
+
+/*
+ * Composites take the larger of what the type needs and the pieces' extent:
+ * a composite string's address is assembled where its bytes then go, and an
+ * integer is loaded as 8 bytes however few the pieces filled.
+ */
+size_t fetch_prog__buflen(const struct fetch_prog *prog, size_t strmax)
+{
+	const struct fetch_type *t = &prog->type;
+	size_t n, ext;
+
+	switch (t->kind) {
+	case FT_STRING:
+	case FT_USTRING:
+	case FT_CHARS:
+		n = strmax;
+		break;
+	case FT_STRUCT:
+		n = t->len < FETCH_MAX_BLOB ? t->len : FETCH_MAX_BLOB;
+		break;
+	default:
+		n = 8;
+		break;
+	}
+	if (!prog->composite)
+		return n;
+	ext = pieces_extent(prog);
+	return ext > n ? ext : n;
+}
+
+/* The evaluator's state: the value stack, and the buffer composites fill. */
+struct eval {
+	const struct fetch_ctx *ctx;
+	struct fetch_val *val;
 	uint64_t v[FETCH_STACK_DEPTH];
 	int sp;
+	char *buf;		/* composite programs: STRBUF; else NULL (PIECE is malformed) */
+	size_t extent;		/* the pieces' extent of BUF */
 };
 
-static int push(struct fetch_stack *st, uint64_t v)
+static int push(struct eval *ev, uint64_t v)
 {
-	if (st->sp == FETCH_STACK_DEPTH)
+	if (ev->sp == FETCH_STACK_DEPTH)
 		return -EINVAL;
-	st->v[st->sp++] = v;
+	ev->v[ev->sp++] = v;
 	return 0;
 }
 
@@ -176,22 +253,137 @@ static int load(const struct fetch_ctx *ctx, uint64_t addr, uint8_t size, uint64
 	return 0;
 }
 
-/* One op.  0; -EINVAL for a malformed op; -EFAULT (VAL->addr set) on a bad load. */
-static int run_op(const struct fetch_op *op, const struct fetch_ctx *ctx,
-		  struct fetch_stack *st, struct fetch_val *val)
+/* A binary ALU op: A OP B into *OUT; -EINVAL for division by zero or an unknown op. */
+static int alu2(uint8_t code, uint64_t a, uint64_t b, uint64_t *out)
 {
-	uint64_t *top = st->sp ? &st->v[st->sp - 1] : NULL;
+	switch (code) {
+	case FETCH_ALU_SUB:
+		*out = a - b;
+		return 0;
+	case FETCH_ALU_MUL:
+		*out = a * b;
+		return 0;
+	case FETCH_ALU_DIV:
+		if (!b)
+			return -EINVAL;
+		/* INT64_MIN / -1 overflows in C; two's complement wraps to INT64_MIN. */
+		if (a == (1ULL << 63) && b == ~0ULL)
+			*out = a;
+		else
+			*out = (uint64_t)((int64_t)a / (int64_t)b);
+		return 0;
+	case FETCH_ALU_MOD:
+		if (!b)
+			return -EINVAL;
+		*out = a % b;
+		return 0;
+	case FETCH_ALU_AND:
+		*out = a & b;
+		return 0;
+	case FETCH_ALU_OR:
+		*out = a | b;
+		return 0;
+	case FETCH_ALU_XOR:
+		*out = a ^ b;
+		return 0;
+	case FETCH_ALU_SHL:
+		*out = b >= 64 ? 0 : a << b;
+		return 0;
+	case FETCH_ALU_SHR:
+		*out = b >= 64 ? 0 : a >> b;
+		return 0;
+	case FETCH_ALU_SHRA:
+		/* Spelled out: >> of a negative signed value is implementation-defined. */
+		if (a >> 63)
+			*out = b >= 64 ? ~0ULL : ~(~a >> b);
+		else
+			*out = b >= 64 ? 0 : a >> b;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int run_alu(struct eval *ev, uint8_t code)
+{
+	uint64_t *top = ev->sp ? &ev->v[ev->sp - 1] : NULL;
+
+	if (code == FETCH_ALU_NEG || code == FETCH_ALU_NOT) {
+		if (!top)
+			return -EINVAL;
+		*top = code == FETCH_ALU_NEG ? 0 - *top : ~*top;
+		return 0;
+	}
+	if (ev->sp < 2)
+		return -EINVAL;
+	ev->sp--;
+	return alu2(code, ev->v[ev->sp - 1], ev->v[ev->sp], &ev->v[ev->sp - 1]);
+}
+
+static int run_stack(struct eval *ev, uint8_t code)
+{
+	switch (code) {
+	case FETCH_STACK_DUP:
+		return ev->sp < 1 ? -EINVAL : push(ev, ev->v[ev->sp - 1]);
+	case FETCH_STACK_DROP:
+		if (ev->sp < 1)
+			return -EINVAL;
+		ev->sp--;
+		return 0;
+	case FETCH_STACK_SWAP: {
+		uint64_t t;
+
+		if (ev->sp < 2)
+			return -EINVAL;
+		t = ev->v[ev->sp - 1];
+		ev->v[ev->sp - 1] = ev->v[ev->sp - 2];
+		ev->v[ev->sp - 2] = t;
+		return 0;
+	}
+	case FETCH_STACK_OVER:
+		return ev->sp < 2 ? -EINVAL : push(ev, ev->v[ev->sp - 2]);
+	}
+	return -EINVAL;
+}
+
+/* DW_OP_piece: pop a value; its low bytes (REG 0) or the bytes at it (REG 1) go to the buffer. */
+static int run_piece(struct eval *ev, const struct fetch_op *op)
+{
+	char *dst;
+	uint64_t v;
+
+	if (!ev->buf || !ev->sp || !piece_ok(op) || (size_t)op->imm + op->size > ev->extent)
+		return -EINVAL;
+	v = ev->v[--ev->sp];
+	dst = ev->buf + op->imm;
+	if (op->reg == 0) {
+		for (unsigned int i = 0; i < op->size; i++)
+			dst[i] = (char)(v >> (8 * i));
+		return 0;
+	}
+	if (!ev->ctx->read_mem ||
+	    ev->ctx->read_mem(ev->ctx->priv, v, dst, op->size) != (ssize_t)op->size) {
+		ev->val->addr = v;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* One op.  0; -EINVAL for a malformed op; -EFAULT (VAL->addr set) on a bad load. */
+static int run_op(const struct fetch_op *op, struct eval *ev)
+{
+	const struct fetch_ctx *ctx = ev->ctx;
+	uint64_t *top = ev->sp ? &ev->v[ev->sp - 1] : NULL;
 	uint64_t addr;
 
 	switch (op->op) {
 	case FETCH_OP_REG:
 		if (!ctx->regs || op->reg >= ctx->nregs)
 			return -EINVAL;
-		return push(st, ctx->regs[op->reg]);
+		return push(ev, ctx->regs[op->reg]);
 	case FETCH_OP_IMM:
-		return push(st, (uint64_t)op->imm);
+		return push(ev, (uint64_t)op->imm);
 	case FETCH_OP_ADDR:
-		return push(st, (uint64_t)op->imm + ctx->bias);
+		return push(ev, (uint64_t)op->imm + ctx->bias);
 	case FETCH_OP_ADD_IMM:
 		if (!top)
 			return -EINVAL;
@@ -202,27 +394,35 @@ static int run_op(const struct fetch_op *op, const struct fetch_ctx *ctx,
 			return -EINVAL;
 		addr = *top + (uint64_t)op->imm;
 		if (load(ctx, addr, op->size, top)) {
-			val->addr = addr;
+			ev->val->addr = addr;
 			return -EFAULT;
 		}
 		return 0;
 	case FETCH_OP_ADD:
-		if (st->sp < 2)
+		if (ev->sp < 2)
 			return -EINVAL;
-		st->sp--;
-		st->v[st->sp - 1] += st->v[st->sp];
+		ev->sp--;
+		ev->v[ev->sp - 1] += ev->v[ev->sp];
 		return 0;
+	case FETCH_OP_ALU:
+		return run_alu(ev, op->size);
+	case FETCH_OP_STACK:
+		return run_stack(ev, op->size);
+	case FETCH_OP_PIECE:
+		return run_piece(ev, op);
 	}
 	return -EINVAL;
 }
 
 /*
- * The C string at ADDR into BUF (at most MAX bytes).  Reads go page by page,
- * so a string that ends just before an unmapped page is still read: one read
- * across the boundary would fail as a whole.
+ * Up to MAX bytes at ADDR into BUF, stopping at the first NUL.  Reads go
+ * page by page, so bytes that end just before an unmapped page are still
+ * read: one read across the boundary would fail as a whole.  1 with a NUL
+ * found (VAL->len: the bytes before it), 0 with MAX bytes and no NUL, or
+ * -EFAULT with VAL->err and VAL->addr (0, or the first unreadable byte).
  */
-static void fetch_string(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t max,
-			 struct fetch_val *val)
+static int read_cstr(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t max,
+		     struct fetch_val *val)
 {
 	size_t got = 0;
 
@@ -230,7 +430,7 @@ static void fetch_string(const struct fetch_ctx *ctx, uint64_t addr, char *buf, 
 	val->str = buf;
 	if (!addr || !ctx->read_mem) {
 		val->err = -EFAULT;
-		return;
+		return -EFAULT;
 	}
 	while (got < max) {
 		uint64_t cur = addr + got;
@@ -244,48 +444,120 @@ static void fetch_string(const struct fetch_ctx *ctx, uint64_t addr, char *buf, 
 		nul = n > 0 ? memchr(buf + got, '\0', n) : NULL;
 		if (nul) {
 			val->len = nul - buf;
-			return;
+			return 1;
 		}
 		if (n < (ssize_t)chunk) {
 			/* Unreadable before a NUL: report where it stopped. */
 			val->err = -EFAULT;
 			val->addr = cur + (n > 0 ? n : 0);
 			val->len = 0;
-			return;
+			return -EFAULT;
 		}
 		got += chunk;
 	}
 	val->len = got;
-	val->truncated = true;
+	return 0;
 }
 
-/* Integers: truncate to the type's size; bitfields: extract their bits. */
+/* N bytes at ADDR into BUF, page by page; a fault is -EFAULT at the first unreadable byte. */
+static void read_blob(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t n,
+		      struct fetch_val *val)
+{
+	size_t got = 0;
+
+	val->addr = addr;
+	val->str = buf;
+	if (n && (!addr || !ctx->read_mem)) {
+		val->err = -EFAULT;
+		return;
+	}
+	while (got < n) {
+		uint64_t cur = addr + got;
+		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
+		ssize_t r;
+
+		if (chunk > n - got)
+			chunk = n - got;
+		r = ctx->read_mem(ctx->priv, cur, buf + got, chunk);
+		if (r < (ssize_t)chunk) {
+			val->err = -EFAULT;
+			val->addr = cur + (r > 0 ? r : 0);
+			return;
+		}
+		got += chunk;
+	}
+	val->len = n;
+}
+
+/* A composite FT_CHARS: the bytes the pieces assembled, read like an array in memory. */
+static void chars_from_buf(const struct fetch_type *t, char *buf, size_t extent, size_t strmax,
+			   struct fetch_val *val)
+{
+	size_t n = t->len < strmax ? t->len : strmax;
+	char *nul;
+
+	if (n > extent)
+		n = extent;
+	nul = memchr(buf, '\0', n);
+	val->str = buf;
+	val->len = nul ? (size_t)(nul - buf) : n;
+	val->truncated = !nul && n < t->len;
+}
+
+/* Integers: truncate to the type's size; bitfields: extract their bits; FTF_SIGNED: extend. */
 static uint64_t fetch_int(const struct fetch_type *t, uint64_t v)
 {
 	unsigned int size = t->size ? t->size : 8;
+	unsigned int width = 64;
 
-	if (size < 8)
+	if (size < 8) {
 		v &= (1ULL << (size * 8)) - 1;
+		width = size * 8;
+	}
 	if (t->kind == FT_BITFIELD) {
 		v = t->bit_off < 64 ? v >> t->bit_off : 0;
 		if (t->bits < 64)
 			v &= (1ULL << t->bits) - 1;
+		width = t->bits < 64 ? t->bits : 64;
 	}
+	if ((t->kind == FT_BITFIELD || t->kind == FT_ENUM) && (t->flags & FTF_SIGNED) &&
+	    width && width < 64 && (v >> (width - 1)) & 1)
+		v |= ~0ULL << width;
+	return v;
+}
+
+/* The little-endian value of BUF[0..N), N <= 8. */
+static uint64_t le_bytes(const char *buf, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n && i < 8; i++)
+		v |= (uint64_t)(uint8_t)buf[i] << (8 * i);
 	return v;
 }
 
 int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax)
 {
-	struct fetch_stack st = { .sp = 0 };
+	const struct fetch_type *t = &prog->type;
+	struct eval ev = { .ctx = ctx, .val = val };
+	size_t buflen = 0;
 	uint64_t top;
 	int ret;
 
 	memset(val, 0, sizeof(*val));
 	if (prog->nops > FETCH_MAX_OPS)
 		goto bad;
+	if (prog->composite) {
+		buflen = fetch_prog__buflen(prog, strmax);
+		if (!strbuf)
+			goto bad;
+		ev.buf = strbuf;
+		ev.extent = pieces_extent(prog);
+		memset(strbuf, 0, buflen);
+	}
 	for (unsigned int i = 0; i < prog->nops; i++) {
-		ret = run_op(&prog->ops[i], ctx, &st, val);
+		ret = run_op(&prog->ops[i], &ev);
 		if (ret == -EFAULT) {
 			val->err = ret;
 			return 0;
@@ -293,16 +565,50 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		if (ret)
 			goto bad;
 	}
-	if (!st.sp)
-		goto bad;
-	top = st.v[st.sp - 1];
-	if (prog->type.kind == FT_STRING || prog->type.kind == FT_USTRING) {
+	if (prog->composite) {
+		/* The value is in the buffer; the stack is left as is. */
+		if (t->kind == FT_STRUCT) {
+			val->str = strbuf;
+			val->len = t->len < ev.extent ? t->len : ev.extent;
+			return 0;
+		}
+		if (t->kind == FT_CHARS) {
+			chars_from_buf(t, strbuf, ev.extent, strmax, val);
+			return 0;
+		}
+		top = le_bytes(strbuf, buflen < 8 ? buflen : 8);
+	} else {
+		if (!ev.sp)
+			goto bad;
+		top = ev.v[ev.sp - 1];
+	}
+	switch (t->kind) {
+	case FT_STRING:
+	case FT_USTRING:
 		if (strmax && !strbuf)
 			goto bad;
-		fetch_string(ctx, top, strbuf, strmax, val);
+		if (read_cstr(ctx, top, strbuf, strmax, val) == 0)
+			val->truncated = true;
+		return 0;
+	case FT_CHARS: {
+		size_t n = t->len < strmax ? t->len : strmax;
+
+		if (n && !strbuf)
+			goto bad;
+		if (read_cstr(ctx, top, strbuf, n, val) == 0)
+			val->truncated = t->len > strmax;
 		return 0;
 	}
-	val->u = fetch_int(&prog->type, top);
+	case FT_STRUCT: {
+		size_t n = t->len < FETCH_MAX_BLOB ? t->len : FETCH_MAX_BLOB;
+
+		if (n && !strbuf)
+			goto bad;
+		read_blob(ctx, top, strbuf, n, val);
+		return 0;
+	}
+	}
+	val->u = fetch_int(t, top);
 	return 0;
 bad:
 	memset(val, 0, sizeof(*val));

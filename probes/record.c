@@ -1,9 +1,11 @@
 /* probes/record.c: a record and its values rendered as a text line or a JSON
  * line.  Pure: formats into caller buffers; never allocates, never prints. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/escape.h"
@@ -112,7 +114,30 @@ static void ob_rollback(struct obuf *ob, size_t mark)
 
 /* ---- values -------------------------------------------------------------- */
 
-enum value_class { VC_SIGNED, VC_UNSIGNED, VC_HEX, VC_STRING };
+/*
+ * Bounds of value__max_len(), in either format.  NUM_MAX: every number, hex,
+ * bool and float ("-9223372036854775808", "\"0x...\"", "-2.2250738585072014e-308"),
+ * {...}, and a member's "not fetched" error.  ERR_MAX: a failed value,
+ * "(error: bad address 0x...)" or {"error":"<strerror text>"} (the longest
+ * glibc text has 49 characters).
+ */
+#define NUM_MAX		32
+#define ERR_MAX		128
+#define OPAQUE_TEXT	"{...}"
+#define OPAQUE_JSON	"\"{...}\""
+#define ANON_MEMBER	"(anon)"	/* an unnamed member: an anonymous struct or union */
+#define NOT_FETCHED	"not fetched"	/* a member past the bytes fetched */
+
+enum value_class {
+	VC_SIGNED, VC_UNSIGNED, VC_HEX, VC_STRING, VC_BOOL, VC_FLOAT, VC_ENUM, VC_STRUCT,
+	VC_OPAQUE,
+};
+
+static bool type_signed(const struct fetch_type *t)
+{
+	return t->kind == FT_SIGNED ||
+	       ((t->kind == FT_BITFIELD || t->kind == FT_ENUM) && (t->flags & FTF_SIGNED));
+}
 
 static enum value_class value_class(const struct fetch_type *t)
 {
@@ -120,30 +145,47 @@ static enum value_class value_class(const struct fetch_type *t)
 	case FT_SIGNED:
 		return VC_SIGNED;
 	case FT_UNSIGNED:
-	case FT_BITFIELD:
 		return VC_UNSIGNED;
+	case FT_BITFIELD:
+		return type_signed(t) ? VC_SIGNED : VC_UNSIGNED;
 	case FT_STRING:
 	case FT_USTRING:
+	case FT_CHARS:
 		return VC_STRING;
+	case FT_BOOL:
+		return VC_BOOL;
+	case FT_FLOAT:	/* other sizes than binary32 and binary64: their bits in hex */
+		return t->size == 4 || t->size == 8 ? VC_FLOAT : VC_HEX;
+	case FT_ENUM:
+		return VC_ENUM;
+	case FT_STRUCT:
+		return VC_STRUCT;
+	case FT_OPAQUE:
+		return VC_OPAQUE;
 	default:	/* FT_DEFAULT, FT_HEX, FT_SYMBOL */
 		return VC_HEX;
 	}
 }
 
-/* The value truncated to its type (sign-extended for sN), as 64 bits. */
-static uint64_t value_int(const struct fetch_type *t, const struct fetch_val *v)
+/* U truncated to T's size, or to its BITS for bitfields, and sign-extended when T is signed. */
+static uint64_t int_of(const struct fetch_type *t, uint64_t u)
 {
 	unsigned int bits = (t->size && t->size < 8 ? t->size : 8) * 8;
-	uint64_t u = v->u;
 
-	if (t->kind == FT_BITFIELD && t->bits && t->bits < 64)
-		return u & ((1ULL << t->bits) - 1);
+	if (t->kind == FT_BITFIELD)
+		bits = t->bits && t->bits < 64 ? t->bits : 64;
 	if (bits == 64)
 		return u;
 	u &= (1ULL << bits) - 1;
-	if (t->kind == FT_SIGNED && (u >> (bits - 1)))
+	if (type_signed(t) && (u >> (bits - 1)))
 		u |= ~0ULL << bits;
 	return u;
+}
+
+/* The value truncated to its type (sign-extended when signed), as 64 bits. */
+static uint64_t value_int(const struct fetch_type *t, const struct fetch_val *v)
+{
+	return int_of(t, v->u);
 }
 
 /* The message of a failed fetch, escaped for MODE. */
@@ -162,11 +204,182 @@ static void value_error(struct obuf *ob, const struct fetch_val *v, enum esc_mod
 		ob_printf(ob, "error %d", v->err);
 }
 
-static void value_int_text(struct obuf *ob, const struct fetch_type *t,
-			   const struct fetch_val *v, bool json)
+/* "(error: MSG)" or {"error":"MSG"}: MSG from V, or the plain text MSG when V is NULL. */
+static void value_fail(struct obuf *ob, const struct fetch_val *v, const char *msg, bool json)
+{
+	ob_puts(ob, json ? "{\"error\":\"" : "(error: ");
+	if (v)
+		value_error(ob, v, json ? ESC_JSON : ESC_TEXT);
+	else
+		ob_puts(ob, msg);
+	ob_puts(ob, json ? "\"}" : ")");
+}
+
+/* S[0..N) quoted and escaped for the format. */
+static void quoted(struct obuf *ob, const char *s, size_t n, bool json)
+{
+	ob_puts(ob, "\"");
+	ob_escape(ob, s ? s : "", s ? n : 0, json ? ESC_JSON : ESC_TEXT);
+	ob_puts(ob, "\"");
+}
+
+static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
+{
+	if (json && v->truncated)
+		ob_puts(ob, "{\"value\":");
+	quoted(ob, v->str, v->len, json);
+	if (v->truncated)
+		ob_puts(ob, json ? ",\"truncated\":true}" : "...");
+}
+
+/*
+ * The shortest "%.*g" (precision 1..17) that reads back as the same value;
+ * binary32 values compare as floats.  JSON has no nan or infinities: there
+ * they are the strings "nan", "inf", "-inf".
+ */
+static void value_float(struct obuf *ob, const struct fetch_type *t, uint64_t u, bool json)
+{
+	char tmp[64];
+	double d;
+	float f = 0;
+
+	if (t->size == 4) {
+		uint32_t w = (uint32_t)u;
+
+		memcpy(&f, &w, sizeof(f));
+		d = f;
+	} else {
+		memcpy(&d, &u, sizeof(d));
+	}
+	if (isnan(d) || isinf(d)) {
+		const char *s = isnan(d) ? "nan" : d < 0 ? "-inf" : "inf";
+
+		ob_printf(ob, json ? "\"%s\"" : "%s", s);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
+		if (t->size == 4 ? strtof(tmp, NULL) == f : strtod(tmp, NULL) == d)
+			break;
+	}
+	ob_puts(ob, tmp);
+}
+
+/* An enum: its enumerator's name (JSON: a string), or the number when none has the value. */
+static void value_enum(struct obuf *ob, const struct fetch_type *t, uint64_t u, bool json)
+{
+	const struct type_desc *d = t->desc;
+
+	for (unsigned int i = 0; d && d->enums && i < d->n; i++) {
+		const char *name = d->enums[i].name;
+
+		if (!name || int_of(t, (uint64_t)d->enums[i].value) != u)
+			continue;
+		if (json)
+			quoted(ob, name, strlen(name), true);
+		else
+			ob_escape_str(ob, name, ESC_TEXT);
+		return;
+	}
+	if (type_signed(t))
+		ob_printf(ob, "%lld", (long long)u);
+	else
+		ob_printf(ob, "%llu", (unsigned long long)u);
+}
+
+static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
+		      bool json);
+
+/* Types a member's SIZE bytes are read for, or 0 for those value_member() treats apart. */
+static unsigned int member_int_size(const struct fetch_type *t)
+{
+	switch (t->kind) {
+	case FT_CHARS:
+	case FT_STRUCT:
+	case FT_OPAQUE:
+		return 0;
+	case FT_STRING:
+	case FT_USTRING:
+		return 8;	/* a char * member: no memory to follow here, its address */
+	default:
+		return t->size ? t->size : 8;
+	}
+}
+
+/* Member M of the struct whose bytes are V->str[0..V->len). */
+static void value_member(struct obuf *ob, const struct type_member *m, const struct fetch_val *v,
+			 bool json)
+{
+	struct fetch_type mt = m->type;
+	struct fetch_val mv = { .addr = v->addr + m->off };
+	unsigned int size = member_int_size(&mt);
+	uint64_t need = size ? size : mt.kind == FT_CHARS || mt.kind == FT_OPAQUE ? mt.len : 0;
+	const char *p;
+
+	if ((uint64_t)m->off + need > v->len || (need && !v->str)) {
+		value_fail(ob, NULL, NOT_FETCHED, json);
+		return;
+	}
+	p = v->str + m->off;
+	if (mt.kind == FT_CHARS) {
+		mv.str = (char *)p;
+		mv.len = strnlen(p, mt.len);
+		value_string(ob, &mv, json);
+		return;
+	}
+	if (!size || size > 8) {	/* nested aggregates; a long double, an __int128 */
+		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
+		return;
+	}
+	if (mt.kind == FT_STRING || mt.kind == FT_USTRING)
+		mt = (struct fetch_type){ .kind = FT_HEX, .size = 8 };
+	mv.u = 0;
+	for (unsigned int i = 0; i < size; i++)
+		mv.u |= (uint64_t)(uint8_t)p[i] << (8 * i);
+	if (mt.kind == FT_BITFIELD)	/* from its container, as the evaluator does */
+		mv.u = mt.bit_off < 64 ? mv.u >> mt.bit_off : 0;
+	value_fmt(ob, &mt, &mv, json);
+}
+
+/* {a=1, b="x"} or {"a":1,"b":"x"}: one level deep, from the bytes fetched. */
+static void value_struct(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
+			 bool json)
+{
+	const struct type_desc *d = t->desc;
+
+	if (!d || !d->members || !d->n) {
+		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
+		return;
+	}
+	ob_puts(ob, "{");
+	for (unsigned int i = 0; i < d->n; i++) {
+		const struct type_member *m = &d->members[i];
+		const char *name = m->name && *m->name ? m->name : ANON_MEMBER;
+
+		if (i)
+			ob_puts(ob, json ? "," : ", ");
+		if (json) {
+			quoted(ob, name, strlen(name), true);
+			ob_puts(ob, ":");
+		} else {
+			ob_escape_str(ob, name, ESC_TEXT);
+			ob_puts(ob, "=");
+		}
+		value_member(ob, m, v, json);
+	}
+	ob_puts(ob, "}");
+}
+
+/* One value in either format (the table in record.h). */
+static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
+		      bool json)
 {
 	uint64_t u = value_int(t, v);
 
+	if (v->err) {
+		value_fail(ob, v, NULL, json);
+		return;
+	}
 	switch (value_class(t)) {
 	case VC_SIGNED:
 		ob_printf(ob, "%lld", (long long)u);
@@ -174,44 +387,38 @@ static void value_int_text(struct obuf *ob, const struct fetch_type *t,
 	case VC_UNSIGNED:
 		ob_printf(ob, "%llu", (unsigned long long)u);
 		break;
-	default:	/* hex is not a JSON number: a string there */
+	case VC_HEX:	/* hex is not a JSON number: a string there */
 		ob_printf(ob, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)u);
+		break;
+	case VC_STRING:
+		value_string(ob, v, json);
+		break;
+	case VC_BOOL:
+		ob_puts(ob, u ? "true" : "false");
+		break;
+	case VC_FLOAT:
+		value_float(ob, t, v->u, json);
+		break;
+	case VC_ENUM:
+		value_enum(ob, t, u, json);
+		break;
+	case VC_STRUCT:
+		value_struct(ob, t, v, json);
+		break;
+	case VC_OPAQUE:
+		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
 		break;
 	}
 }
 
 static void value_text(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v)
 {
-	if (v->err) {
-		ob_puts(ob, "(error: ");
-		value_error(ob, v, ESC_TEXT);
-		ob_puts(ob, ")");
-		return;
-	}
-	if (value_class(t) != VC_STRING) {
-		value_int_text(ob, t, v, false);
-		return;
-	}
-	ob_puts(ob, "\"");
-	ob_escape(ob, v->str ? v->str : "", v->str ? v->len : 0, ESC_TEXT);
-	ob_puts(ob, v->truncated ? "\"..." : "\"");
+	value_fmt(ob, t, v, false);
 }
 
 static void value_json(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v)
 {
-	if (v->err) {
-		ob_puts(ob, "{\"error\":\"");
-		value_error(ob, v, ESC_JSON);
-		ob_puts(ob, "\"}");
-		return;
-	}
-	if (value_class(t) != VC_STRING) {
-		value_int_text(ob, t, v, true);
-		return;
-	}
-	ob_puts(ob, v->truncated ? "{\"value\":\"" : "\"");
-	ob_escape(ob, v->str ? v->str : "", v->str ? v->len : 0, ESC_JSON);
-	ob_puts(ob, v->truncated ? "\",\"truncated\":true}" : "\"");
+	value_fmt(ob, t, v, true);
 }
 
 static size_t value_format(void (*fmt)(struct obuf *, const struct fetch_type *,
@@ -241,6 +448,88 @@ size_t value__format_json(const struct fetch_type *t, const struct fetch_val *v,
 			  size_t len)
 {
 	return value_format(value_json, t, v, buf, len);
+}
+
+/* ---- upper bounds ---------------------------------------------------------- */
+
+/* A string of N bytes, escaped (at most 6 bytes each, JSON's \u00NN), with
+ * quotes and the truncation marks of either format. */
+static size_t string_max(size_t n)
+{
+	return n * 6 + sizeof("{\"value\":\"\",\"truncated\":true}");
+}
+
+static size_t name_max(const char *s)
+{
+	return (s ? strlen(s) : 0) * 6 + 2;	/* escaped, quoted */
+}
+
+static size_t enum_max(const struct fetch_type *t)
+{
+	const struct type_desc *d = t->desc;
+	size_t n = NUM_MAX;
+
+	for (unsigned int i = 0; d && d->enums && i < d->n; i++)
+		if (name_max(d->enums[i].name) > n)
+			n = name_max(d->enums[i].name);
+	return n;
+}
+
+/* What value_member() can write for M (its "not fetched" error is within NUM_MAX). */
+static size_t member_max(const struct type_member *m)
+{
+	const struct fetch_type *t = &m->type;
+
+	switch (t->kind) {
+	case FT_CHARS:
+		return string_max(t->len);
+	case FT_ENUM:
+		return enum_max(t);
+	default:	/* numbers, hex, bool, float, {...} */
+		return NUM_MAX;
+	}
+}
+
+static size_t struct_max(const struct fetch_type *t)
+{
+	const struct type_desc *d = t->desc;
+	size_t n = 2;	/* the braces */
+
+	if (!d || !d->members || !d->n)
+		return sizeof(OPAQUE_JSON);
+	for (unsigned int i = 0; i < d->n; i++) {
+		const char *name = d->members[i].name;
+
+		/* ", " or ","; the name; "=" or ":"; the value */
+		n += 2 + name_max(name && *name ? name : ANON_MEMBER) + 1 +
+		     member_max(&d->members[i]);
+	}
+	return n;
+}
+
+size_t value__max_len(const struct fetch_type *t, size_t strmax)
+{
+	size_t n;
+
+	switch (t->kind) {
+	case FT_STRING:
+	case FT_USTRING:
+		n = string_max(strmax);
+		break;
+	case FT_CHARS:
+		n = string_max(t->len < strmax ? t->len : strmax);
+		break;
+	case FT_ENUM:
+		n = enum_max(t);
+		break;
+	case FT_STRUCT:
+		n = struct_max(t);
+		break;
+	default:
+		n = NUM_MAX;
+		break;
+	}
+	return n > ERR_MAX ? n : ERR_MAX;
 }
 
 /* ---- records ------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include "probes/fetch.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define TYP(k, s, b, o)	{ .kind = (k), .size = (s), .bits = (b), .bit_off = (o) }
 
 /* ---- types --------------------------------------------------------------- */
 
@@ -14,20 +15,20 @@ static const struct {
 	const char *in;
 	struct fetch_type t;
 } good_types[] = {
-	{ "s8", { FT_SIGNED, 1, 0, 0 } },	{ "s16", { FT_SIGNED, 2, 0, 0 } },
-	{ "s32", { FT_SIGNED, 4, 0, 0 } },	{ "s64", { FT_SIGNED, 8, 0, 0 } },
-	{ "u8", { FT_UNSIGNED, 1, 0, 0 } },	{ "u16", { FT_UNSIGNED, 2, 0, 0 } },
-	{ "u32", { FT_UNSIGNED, 4, 0, 0 } },	{ "u64", { FT_UNSIGNED, 8, 0, 0 } },
-	{ "x8", { FT_HEX, 1, 0, 0 } },		{ "x16", { FT_HEX, 2, 0, 0 } },
-	{ "x32", { FT_HEX, 4, 0, 0 } },		{ "x64", { FT_HEX, 8, 0, 0 } },
-	{ "string", { FT_STRING, 8, 0, 0 } },	{ "ustring", { FT_USTRING, 8, 0, 0 } },
-	{ "symbol", { FT_SYMBOL, 8, 0, 0 } },
-	{ "b4@3/32", { FT_BITFIELD, 4, 4, 3 } },
-	{ "b1@0/8", { FT_BITFIELD, 1, 1, 0 } },
-	{ "b8@0/8", { FT_BITFIELD, 1, 8, 0 } },
-	{ "b1@63/64", { FT_BITFIELD, 8, 1, 63 } },
-	{ "b64@0/64", { FT_BITFIELD, 8, 64, 0 } },
-	{ "b12@4/16", { FT_BITFIELD, 2, 12, 4 } },
+	{ "s8", TYP(FT_SIGNED, 1, 0, 0) },	{ "s16", TYP(FT_SIGNED, 2, 0, 0) },
+	{ "s32", TYP(FT_SIGNED, 4, 0, 0) },	{ "s64", TYP(FT_SIGNED, 8, 0, 0) },
+	{ "u8", TYP(FT_UNSIGNED, 1, 0, 0) },	{ "u16", TYP(FT_UNSIGNED, 2, 0, 0) },
+	{ "u32", TYP(FT_UNSIGNED, 4, 0, 0) },	{ "u64", TYP(FT_UNSIGNED, 8, 0, 0) },
+	{ "x8", TYP(FT_HEX, 1, 0, 0) },		{ "x16", TYP(FT_HEX, 2, 0, 0) },
+	{ "x32", TYP(FT_HEX, 4, 0, 0) },	{ "x64", TYP(FT_HEX, 8, 0, 0) },
+	{ "string", TYP(FT_STRING, 8, 0, 0) },	{ "ustring", TYP(FT_USTRING, 8, 0, 0) },
+	{ "symbol", TYP(FT_SYMBOL, 8, 0, 0) },
+	{ "b4@3/32", TYP(FT_BITFIELD, 4, 4, 3) },
+	{ "b1@0/8", TYP(FT_BITFIELD, 1, 1, 0) },
+	{ "b8@0/8", TYP(FT_BITFIELD, 1, 8, 0) },
+	{ "b1@63/64", TYP(FT_BITFIELD, 8, 1, 63) },
+	{ "b64@0/64", TYP(FT_BITFIELD, 8, 64, 0) },
+	{ "b12@4/16", TYP(FT_BITFIELD, 2, 12, 4) },
 };
 
 static const char *const bad_types[] = {
@@ -49,6 +50,10 @@ Test(fetch_type, parses_every_type)
 		cr_expect_eq(t.size, good_types[i].t.size, "%s", good_types[i].in);
 		cr_expect_eq(t.bits, good_types[i].t.bits, "%s", good_types[i].in);
 		cr_expect_eq(t.bit_off, good_types[i].t.bit_off, "%s", good_types[i].in);
+		/* The DWARF-only fields are zero, whatever was there before. */
+		cr_expect_eq(t.flags, 0, "%s", good_types[i].in);
+		cr_expect_eq(t.len, 0, "%s", good_types[i].in);
+		cr_expect_eq(t.desc, NULL, "%s", good_types[i].in);
 		cr_expect_str_eq(fetch_type__name(&t, name, sizeof(name)), good_types[i].in);
 	}
 }
@@ -188,8 +193,8 @@ static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf
 	return fetch_prog__run(&prog, &ctx, val, sbuf, smax);
 }
 
-#define T_U16	{ FT_UNSIGNED, 2, 0, 0 }
-#define T_S8	{ FT_SIGNED, 1, 0, 0 }
+#define T_U16	TYP(FT_UNSIGNED, 2, 0, 0)
+#define T_S8	TYP(FT_SIGNED, 1, 0, 0)
 
 static const struct prog_row int_rows[] = {
 	{ "register 42", { OP(REG, 0, 5, 0) }, {0}, 0, 0, 42, 0 },
@@ -210,13 +215,13 @@ static const struct prog_row int_rows[] = {
 	  0x1122334455667788ULL, 0 },
 	{ "u16 truncates", { OP(REG, 0, 4, 0), OP(DEREF, 8, 0, 8) }, T_U16, 0, 0, 0x7788, 0 },
 	{ "s8 of 0x1ff", { OP(IMM, 0, 0, 0x1ff) }, T_S8, 0, 0, 0xff, 0 },
-	{ "x32", { OP(IMM, 0, 0, -1) }, { FT_HEX, 4, 0, 0 }, 0, 0, 0xffffffff, 0 },
+	{ "x32", { OP(IMM, 0, 0, -1) }, TYP(FT_HEX, 4, 0, 0), 0, 0, 0xffffffff, 0 },
 	{ "bitfield b4@8/32", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
-	  { FT_BITFIELD, 4, 4, 8 }, 0, 0, 0x2, 0 },
+	  TYP(FT_BITFIELD, 4, 4, 8), 0, 0, 0x2, 0 },
 	{ "bitfield b8@24/32", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
-	  { FT_BITFIELD, 4, 8, 24 }, 0, 0, 0xab, 0 },
-	{ "bitfield b3@0/8", { OP(IMM, 0, 0, 0x1fe) }, { FT_BITFIELD, 1, 3, 0 }, 0, 0, 6, 0 },
-	{ "bitfield b1@63/64", { OP(IMM, 0, 0, INT64_MIN) }, { FT_BITFIELD, 8, 1, 63 }, 0, 0,
+	  TYP(FT_BITFIELD, 4, 8, 24), 0, 0, 0xab, 0 },
+	{ "bitfield b3@0/8", { OP(IMM, 0, 0, 0x1fe) }, TYP(FT_BITFIELD, 1, 3, 0), 0, 0, 6, 0 },
+	{ "bitfield b1@63/64", { OP(IMM, 0, 0, INT64_MIN) }, TYP(FT_BITFIELD, 8, 1, 63), 0, 0,
 	  1, 0 },
 	{ "8 values is the limit", { OP(IMM, 0, 0, 1), OP(IMM, 0, 0, 2), OP(IMM, 0, 0, 3),
 	  OP(IMM, 0, 0, 4), OP(IMM, 0, 0, 5), OP(IMM, 0, 0, 6), OP(IMM, 0, 0, 7),
@@ -244,10 +249,11 @@ static const struct prog_row int_rows[] = {
 	{ "register 17", { OP(REG, 0, 17, 0) }, {0}, -EINVAL, -EINVAL, 0, 0 },
 };
 
-Test(fetch, runs_programs, .init = setup)
+/* Run every row of ROWS and check its return, error and value or fault address. */
+static void check_rows(const struct prog_row *rows, size_t n)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(int_rows); i++) {
-		const struct prog_row *row = &int_rows[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct prog_row *row = &rows[i];
 		struct fetch_val val;
 
 		memset(&val, 0xcc, sizeof(val));
@@ -263,6 +269,11 @@ Test(fetch, runs_programs, .init = setup)
 		cr_expect_eq(val.str, NULL, "%s", row->what);
 		cr_expect_not(val.truncated, "%s", row->what);
 	}
+}
+
+Test(fetch, runs_programs, .init = setup)
+{
+	check_rows(int_rows, ARRAY_SIZE(int_rows));
 }
 
 Test(fetch, short_read_and_any_negative_return_is_a_fault, .init = setup)
@@ -298,7 +309,7 @@ Test(fetch, emit_is_bounded)
 
 /* ---- strings ------------------------------------------------------------- */
 
-#define T_STR	{ FT_STRING, 8, 0, 0 }
+#define T_STR	TYP(FT_STRING, 8, 0, 0)
 
 struct str_row {
 	const char *what;
@@ -407,4 +418,478 @@ Test(fetch, rejects_nops_beyond_the_array, .init = setup)
 	prog.ops[0] = (struct fetch_op){ .op = FETCH_OP_IMM, .imm = 1 };
 	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 0), -EINVAL);
 	cr_expect_eq(val.err, -EINVAL);
+}
+
+/* ---- ALU and stack ops ----------------------------------------------------- */
+
+#define ALU(code)	OP(ALU, FETCH_ALU_##code, 0, 0)
+#define STK(code)	OP(STACK, FETCH_STACK_##code, 0, 0)
+#define IMM(v)		OP(IMM, 0, 0, (v))
+#define BIN(a, code, b)	{ IMM(a), IMM(b), ALU(code) }
+
+static const struct prog_row alu_rows[] = {
+	{ "sub", BIN(10, SUB, 3), {0}, 0, 0, 7, 0 },
+	{ "sub wraps", BIN(3, SUB, 10), {0}, 0, 0, (uint64_t)-7, 0 },
+	{ "mul", BIN(6, MUL, -7), {0}, 0, 0, (uint64_t)-42, 0 },
+	{ "div is signed", BIN(-7, DIV, 2), {0}, 0, 0, (uint64_t)-3, 0 },
+	{ "div", BIN(100, DIV, 7), {0}, 0, 0, 14, 0 },
+	{ "div INT64_MIN by -1 wraps", BIN(INT64_MIN, DIV, -1), {0}, 0, 0, 1ULL << 63, 0 },
+	{ "mod is unsigned", BIN(-1, MOD, 10), {0}, 0, 0, 5, 0 },
+	{ "mod", BIN(100, MOD, 7), {0}, 0, 0, 2, 0 },
+	{ "and", BIN(0xff0f, AND, 0x0ff0), {0}, 0, 0, 0x0f00, 0 },
+	{ "or", BIN(0xf000, OR, 0x000f), {0}, 0, 0, 0xf00f, 0 },
+	{ "xor", BIN(0xff00, XOR, 0x0ff0), {0}, 0, 0, 0xf0f0, 0 },
+	{ "shl", BIN(1, SHL, 63), {0}, 0, 0, 1ULL << 63, 0 },
+	{ "shl 64", BIN(1, SHL, 64), {0}, 0, 0, 0, 0 },
+	{ "shl huge", BIN(-1, SHL, 1000), {0}, 0, 0, 0, 0 },
+	{ "shl negative count", BIN(1, SHL, -1), {0}, 0, 0, 0, 0 },
+	{ "shr is logical", BIN(-1, SHR, 60), {0}, 0, 0, 0xf, 0 },
+	{ "shr 64", BIN(-1, SHR, 64), {0}, 0, 0, 0, 0 },
+	{ "shra negative", BIN(INT64_MIN, SHRA, 4), {0}, 0, 0, 0xf800000000000000ULL, 0 },
+	{ "shra positive", BIN(0x100, SHRA, 4), {0}, 0, 0, 0x10, 0 },
+	{ "shra 63", BIN(-2, SHRA, 63), {0}, 0, 0, ~0ULL, 0 },
+	{ "shra 64 negative: the sign", BIN(-16, SHRA, 64), {0}, 0, 0, ~0ULL, 0 },
+	{ "shra 200 positive", BIN(16, SHRA, 200), {0}, 0, 0, 0, 0 },
+	{ "neg", { IMM(5), ALU(NEG) }, {0}, 0, 0, (uint64_t)-5, 0 },
+	{ "neg INT64_MIN", { IMM(INT64_MIN), ALU(NEG) }, {0}, 0, 0, 1ULL << 63, 0 },
+	{ "not", { IMM(0x0f), ALU(NOT) }, {0}, 0, 0, ~0x0fULL, 0 },
+	{ "unary keeps the rest", { IMM(9), IMM(1), ALU(NEG), ALU(SUB) }, {0}, 0, 0, 10, 0 },
+	{ "then truncated to u8", BIN(0x100, SUB, 1), TYP(FT_UNSIGNED, 1, 0, 0), 0, 0, 0xff, 0 },
+	/* malformed */
+	{ "div by zero", BIN(1, DIV, 0), {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "mod by zero", BIN(1, MOD, 0), {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "binary underflow", { IMM(1), ALU(SUB) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "unary underflow", { ALU(NOT) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "alu 0", { IMM(1), IMM(2), OP(ALU, 0, 0, 0) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "alu 99", { IMM(1), IMM(2), OP(ALU, 99, 0, 0) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+};
+
+static const struct prog_row stack_rows[] = {
+	{ "dup", { IMM(21), STK(DUP), OP(ADD, 0, 0, 0) }, {0}, 0, 0, 42, 0 },
+	{ "drop", { IMM(1), IMM(2), STK(DROP) }, {0}, 0, 0, 1, 0 },
+	{ "swap", { IMM(10), IMM(3), STK(SWAP) }, {0}, 0, 0, 10, 0 },
+	{ "swap then sub", { IMM(10), IMM(3), STK(SWAP), ALU(SUB) }, {0}, 0, 0, (uint64_t)-7, 0 },
+	{ "over", { IMM(10), IMM(3), STK(OVER) }, {0}, 0, 0, 10, 0 },
+	/* 10 3 10 -> 10 -7 -> 3: OVER copies the second, leaves both */
+	{ "over keeps both", { IMM(10), IMM(3), STK(OVER), ALU(SUB), OP(ADD, 0, 0, 0) }, {0}, 0,
+	  0, 3, 0 },
+	/* malformed */
+	{ "dup empty", { STK(DUP) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "dup overflow", { IMM(1), IMM(2), IMM(3), IMM(4), IMM(5), IMM(6), IMM(7), IMM(8),
+	  STK(DUP) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "over overflow", { IMM(1), IMM(2), IMM(3), IMM(4), IMM(5), IMM(6), IMM(7), IMM(8),
+	  STK(OVER) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "drop empty", { STK(DROP) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "drop the last: nothing left", { IMM(1), STK(DROP) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "swap one", { IMM(1), STK(SWAP) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "over one", { IMM(1), STK(OVER) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "stack 0", { IMM(1), IMM(2), OP(STACK, 0, 0, 0) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+	{ "stack 5", { IMM(1), IMM(2), OP(STACK, 5, 0, 0) }, {0}, -EINVAL, -EINVAL, 0, 0 },
+};
+
+Test(fetch, runs_alu_ops, .init = setup)
+{
+	check_rows(alu_rows, ARRAY_SIZE(alu_rows));
+}
+
+Test(fetch, runs_stack_ops, .init = setup)
+{
+	check_rows(stack_rows, ARRAY_SIZE(stack_rows));
+}
+
+/* ---- integer-like DWARF kinds ------------------------------------------------ */
+
+#define TYPF(k, s, b, o, f)	{ .kind = (k), .size = (s), .bits = (b), .bit_off = (o), \
+				  .flags = (f) }
+
+static const struct prog_row kind_rows[] = {
+	/* 0xabcd1234 at base+0x10 */
+	{ "unsigned b4@8/32", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
+	  TYPF(FT_BITFIELD, 4, 4, 8, 0), 0, 0, 0x2, 0 },
+	{ "signed b4@8/32, positive", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
+	  TYPF(FT_BITFIELD, 4, 4, 8, FTF_SIGNED), 0, 0, 0x2, 0 },
+	{ "unsigned b8@24/32", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
+	  TYPF(FT_BITFIELD, 4, 8, 24, 0), 0, 0, 0xab, 0 },
+	{ "signed b8@24/32", { OP(REG, 0, 4, 0), OP(DEREF, 4, 0, 0x10) },
+	  TYPF(FT_BITFIELD, 4, 8, 24, FTF_SIGNED), 0, 0, 0xffffffffffffffabULL, 0 },
+	{ "signed b3@0/8 of 0x1fe", { IMM(0x1fe) }, TYPF(FT_BITFIELD, 1, 3, 0, FTF_SIGNED), 0, 0,
+	  (uint64_t)-2, 0 },
+	{ "signed b3@1/8 of 0x06", { IMM(0x06) }, TYPF(FT_BITFIELD, 1, 3, 1, FTF_SIGNED), 0, 0,
+	  3, 0 },
+	{ "signed b1@63/64", { IMM(INT64_MIN) }, TYPF(FT_BITFIELD, 8, 1, 63, FTF_SIGNED), 0, 0,
+	  ~0ULL, 0 },
+	{ "signed b64@0/64", { IMM(-5) }, TYPF(FT_BITFIELD, 8, 64, 0, FTF_SIGNED), 0, 0,
+	  (uint64_t)-5, 0 },
+	{ "unsigned enum u8", { IMM(0x1ff) }, TYPF(FT_ENUM, 1, 0, 0, 0), 0, 0, 0xff, 0 },
+	{ "signed enum s8", { IMM(0x1ff) }, TYPF(FT_ENUM, 1, 0, 0, FTF_SIGNED), 0, 0, ~0ULL, 0 },
+	{ "signed enum s32, positive", { IMM(0x17fffffff) }, TYPF(FT_ENUM, 4, 0, 0, FTF_SIGNED),
+	  0, 0, 0x7fffffff, 0 },
+	{ "signed enum s32", { IMM(0xfffffff9) }, TYPF(FT_ENUM, 4, 0, 0, FTF_SIGNED), 0, 0,
+	  (uint64_t)-7, 0 },
+	{ "FTF_SIGNED leaves sN truncated", { IMM(0x1ff) }, TYPF(FT_SIGNED, 1, 0, 0, FTF_SIGNED),
+	  0, 0, 0xff, 0 },
+	{ "bool u8 truncates", { IMM(0x100) }, TYP(FT_BOOL, 1, 0, 0), 0, 0, 0, 0 },
+	{ "bool", { IMM(0x102) }, TYP(FT_BOOL, 1, 0, 0), 0, 0, 2, 0 },
+	{ "float: its 4 bytes", { IMM(0x123456783dcccccdLL) }, TYP(FT_FLOAT, 4, 0, 0), 0, 0,
+	  0x3dcccccd, 0 },
+	{ "double", { IMM(0x3fb999999999999aLL) }, TYP(FT_FLOAT, 8, 0, 0), 0, 0,
+	  0x3fb999999999999aULL, 0 },
+};
+
+Test(fetch, integer_like_kinds, .init = setup)
+{
+	check_rows(kind_rows, ARRAY_SIZE(kind_rows));
+}
+
+/* ---- char arrays and structs ------------------------------------------------- */
+
+struct mem_row {
+	const char *what;
+	uint64_t addr;		/* the address on top */
+	uint32_t len;		/* the type's LEN */
+	size_t strmax;
+	int err;
+	const char *bytes;	/* expected, when err == 0 */
+	size_t nbytes;
+	bool truncated;
+	uint64_t fault;		/* val.addr when err */
+};
+
+/* base+0xa0: "abcdefghij\0"; base+PAGE-3: "abcdef\0"; base+2*PAGE-4: "wxyz", no NUL */
+static const struct mem_row chars_rows[] = {
+	{ "full array, no NUL", MEM_BASE + 0xa0, 4, 64, 0, "abcd", 4, false, 0 },
+	{ "NUL inside", MEM_BASE + 0xa0, 16, 64, 0, "abcdefghij", 10, false, 0 },
+	{ "NUL is the last byte", MEM_BASE + 0xa0, 11, 64, 0, "abcdefghij", 10, false, 0 },
+	{ "longer than strmax, no NUL within", MEM_BASE + 0xa0, 16, 4, 0, "abcd", 4, true, 0 },
+	{ "longer than strmax, NUL just past it", MEM_BASE + 0xa0, 16, 10, 0, "abcdefghij", 10,
+	  true, 0 },
+	{ "longer than strmax, NUL within", MEM_BASE + 0xa0, 16, 11, 0, "abcdefghij", 10, false,
+	  0 },
+	{ "as long as strmax, no NUL", MEM_BASE + 0xa0, 4, 4, 0, "abcd", 4, false, 0 },
+	{ "empty array", MEM_BASE + 0xa0, 0, 64, 0, "", 0, false, 0 },
+	{ "across a page", MEM_BASE + PAGE - 3, 32, 64, 0, "abcdef", 6, false, 0 },
+	{ "filled to the end of the mapping", MEM_BASE + MEM_SIZE - 4, 4, 64, 0, "wxyz", 4,
+	  false, 0 },
+	{ "running into unmapped memory", MEM_BASE + MEM_SIZE - 4, 8, 64, -EFAULT, NULL, 0, false,
+	  MEM_BASE + MEM_SIZE },
+	{ "NULL", 0, 8, 64, -EFAULT, NULL, 0, false, 0 },
+	{ "bad address", 0xdead000000ULL, 8, 64, -EFAULT, NULL, 0, false, 0xdead000000ULL },
+};
+
+static const struct mem_row struct_rows[] = {
+	{ "12 bytes", MEM_BASE + 0x08, 12, 0, 0, "\x88\x77\x66\x55\x44\x33\x22\x11\x34\x12\xcd\xab",
+	  12, false, 0 },
+	{ "across a page", MEM_BASE + PAGE - 3, 7, 0, 0, "abcdef", 7, false, 0 },
+	{ "to the end of the mapping", MEM_BASE + MEM_SIZE - 6, 6, 0, 0, "hello", 6, false, 0 },
+	{ "empty struct", MEM_BASE, 0, 0, 0, "", 0, false, 0 },
+	{ "past the mapping", MEM_BASE + MEM_SIZE - 4, 12, 0, -EFAULT, NULL, 0, false,
+	  MEM_BASE + MEM_SIZE },
+	{ "NULL", 0, 16, 0, -EFAULT, NULL, 0, false, 0 },
+	{ "bad address", 0xdead000000ULL, 16, 0, -EFAULT, NULL, 0, false, 0xdead000000ULL },
+};
+
+/* Run "IMM addr" typed KIND over ROWS, into a '#'-filled buffer of the program's buflen. */
+static void check_mem_rows(uint8_t kind, const struct mem_row *rows, size_t n)
+{
+	static char sbuf[FETCH_MAX_BLOB + 16];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mem_row *row = &rows[i];
+		struct fetch_prog prog = { .type = { .kind = kind, .len = row->len } };
+		struct fetch_val val;
+		size_t blen;
+
+		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)row->addr), 0);
+		blen = fetch_prog__buflen(&prog, row->strmax);
+		memset(sbuf, '#', sizeof(sbuf));
+		fm.crossed_page = false;
+		cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0, "%s",
+			     row->what);
+		cr_expect_eq(val.err, row->err, "%s: err %d", row->what, val.err);
+		cr_expect_eq(val.addr, row->err ? row->fault : row->addr, "%s: addr 0x%llx",
+			     row->what, (unsigned long long)val.addr);
+		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
+		cr_expect_eq(sbuf[blen], '#', "%s: wrote past the buffer", row->what);
+		if (row->err)
+			continue;
+		cr_expect_eq(val.str, sbuf, "%s", row->what);
+		cr_expect_eq(val.len, row->nbytes, "%s: len %zu", row->what, val.len);
+		cr_expect_eq(memcmp(val.str, row->bytes, row->nbytes), 0, "%s", row->what);
+		cr_expect_eq(val.truncated, row->truncated, "%s", row->what);
+	}
+}
+
+Test(fetch, reads_char_arrays, .init = setup)
+{
+	puts_at(MEM_SIZE - 4, "wxyz", 4);
+	check_mem_rows(FT_CHARS, chars_rows, ARRAY_SIZE(chars_rows));
+}
+
+Test(fetch, reads_structs, .init = setup)
+{
+	check_mem_rows(FT_STRUCT, struct_rows, ARRAY_SIZE(struct_rows));
+}
+
+Test(fetch, reads_at_most_a_blob_of_a_struct, .init = setup)
+{
+	struct fetch_prog prog = { .type = { .kind = FT_STRUCT, .len = 10000 } };
+	static char sbuf[FETCH_MAX_BLOB + 1];
+	struct fetch_val val;
+
+	cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0);
+	cr_expect_eq(fetch_prog__buflen(&prog, 256), FETCH_MAX_BLOB);
+	sbuf[FETCH_MAX_BLOB] = '#';
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.len, FETCH_MAX_BLOB);
+	cr_expect_eq(memcmp(sbuf, fm.bytes, FETCH_MAX_BLOB), 0);
+	cr_expect_eq(sbuf[FETCH_MAX_BLOB], '#');
+}
+
+Test(fetch, struct_and_chars_without_a_buffer_are_malformed, .init = setup)
+{
+	struct fetch_prog prog = { .type = { .kind = FT_STRUCT, .len = 8 } };
+	struct fetch_val val;
+
+	cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0);
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
+	cr_expect_eq(val.err, -EINVAL);
+	prog.type.kind = FT_CHARS;
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
+	cr_expect_eq(val.err, -EINVAL);
+}
+
+/* ---- pieces --------------------------------------------------------------- */
+
+#define PIECE_REG(size, off)	OP(PIECE, (size), 0, (off))
+#define PIECE_MEM(size, off)	OP(PIECE, (size), 1, (off))
+
+/* A composite program of OPS typed T. */
+static struct fetch_prog composite(const struct fetch_op *ops, size_t n, struct fetch_type t)
+{
+	struct fetch_prog prog = { .composite = true, .type = t };
+
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(fetch_prog__emit(&prog, ops[i].op, ops[i].size, ops[i].reg,
+					      ops[i].imm), 0);
+	return prog;
+}
+
+Test(fetch, pieces_assemble_a_scalar, .init = setup)
+{
+	/* rax's low 4 bytes, then the 4 bytes at base+0x10 (0xabcd1234) */
+	static const struct fetch_op ops[] = {
+		OP(REG, 0, 0, 0), PIECE_REG(4, 0),
+		OP(REG, 0, 4, 0), OP(ADD_IMM, 0, 0, 0x10), PIECE_MEM(4, 4),
+	};
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 });
+	struct fetch_val val;
+	char sbuf[16];
+
+	regs[0] = 0x9999999911223344ULL;
+	cr_expect_eq(fetch_prog__buflen(&prog, 256), 8);
+	memset(sbuf, '#', sizeof(sbuf));
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.u, 0xabcd123411223344ULL, "0x%llx", (unsigned long long)val.u);
+	cr_expect_eq(sbuf[8], '#');
+
+	/* The same bytes as an s16: the little-endian 2 bytes at 0. */
+	prog.type = (struct fetch_type){ .kind = FT_SIGNED, .size = 2 };
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.u, 0x3344);
+}
+
+Test(fetch, pieces_assemble_a_struct, .init = setup)
+{
+	/* struct { long a; int b; }: a in rdi, b in memory at base+0x10 */
+	static const struct fetch_op ops[] = {
+		OP(REG, 0, 5, 0), PIECE_REG(8, 0),
+		OP(REG, 0, 4, 0), OP(ADD_IMM, 0, 0, 0x10), PIECE_MEM(4, 8),
+		OP(IMM, 0, 0, 77),	/* left on the stack: ignored */
+	};
+	static const char want[12] = "\x2a\0\0\0\0\0\0\0\x34\x12\xcd\xab";
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_STRUCT, .len = 12 });
+	struct fetch_val val;
+	char sbuf[32];
+
+	cr_expect_eq(fetch_prog__buflen(&prog, 256), 12);
+	memset(sbuf, '#', sizeof(sbuf));
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.str, sbuf);
+	cr_expect_eq(val.len, 12);
+	cr_expect_eq(memcmp(sbuf, want, 12), 0);
+	cr_expect_eq(sbuf[12], '#');
+}
+
+Test(fetch, pieces_leave_gaps_zero_and_bytes_past_them_out, .init = setup)
+{
+	/* 16-byte struct, pieces at [0,2) and [8,12): [2,8) is zero, [12,16) not fetched */
+	static const struct fetch_op ops[] = {
+		OP(IMM, 0, 0, 0x7788), PIECE_REG(2, 0),
+		OP(IMM, 0, 0, 0x11223344), PIECE_REG(4, 8),
+	};
+	static const char want[12] = "\x88\x77\0\0\0\0\0\0\x44\x33\x22\x11";
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_STRUCT, .len = 16 });
+	struct fetch_val val;
+	char sbuf[32];
+
+	cr_expect_eq(fetch_prog__buflen(&prog, 256), 16);
+	memset(sbuf, '#', sizeof(sbuf));
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.len, 12);
+	cr_expect_eq(memcmp(sbuf, want, 12), 0);
+}
+
+Test(fetch, pieces_assemble_a_char_array, .init = setup)
+{
+	static const struct fetch_op ops[] = {
+		OP(IMM, 0, 0, 0x64636261), PIECE_REG(4, 0),	/* "abcd" */
+		OP(IMM, 0, 0, 0x6665), PIECE_REG(2, 4),		/* "ef" */
+	};
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_CHARS, .len = 6 });
+	struct fetch_val val;
+	char sbuf[64];
+
+	cr_expect_eq(fetch_prog__buflen(&prog, 64), 64);
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.len, 6);
+	cr_expect_eq(memcmp(val.str, "abcdef", 6), 0);
+	cr_expect_not(val.truncated);
+	/* strmax 3: the first 3, truncated */
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 3), 0);
+	cr_expect_eq(val.len, 3);
+	cr_expect_eq(memcmp(val.str, "abc", 3), 0);
+	cr_expect(val.truncated);
+}
+
+Test(fetch, faulting_memory_piece, .init = setup)
+{
+	static const struct fetch_op ops[] = {
+		OP(REG, 0, 5, 0), PIECE_REG(8, 0),
+		OP(IMM, 0, 0, 0xdead000000LL), PIECE_MEM(4, 8),
+	};
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_STRUCT, .len = 12 });
+	struct fetch_val val;
+	char sbuf[16];
+
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, -EFAULT);
+	cr_expect_eq(val.addr, 0xdead000000ULL);
+	/* A piece running off the mapping faults at its address too. */
+	prog.ops[2].imm = (int64_t)(MEM_BASE + MEM_SIZE - 2);
+	fm.short_reads = true;
+	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
+	cr_expect_eq(val.err, -EFAULT);
+	cr_expect_eq(val.addr, MEM_BASE + MEM_SIZE - 2);
+}
+
+Test(fetch, malformed_pieces, .init = setup)
+{
+	static const struct {
+		const char *what;
+		struct fetch_op piece;
+		bool composite;
+	} rows[] = {
+		{ "not composite", PIECE_REG(4, 0), false },
+		{ "size 0", PIECE_REG(0, 0), true },
+		{ "size 9", PIECE_REG(9, 0), true },
+		{ "reg 2", OP(PIECE, 4, 2, 0), true },
+		{ "negative offset", PIECE_REG(4, -1), true },
+		{ "past the largest value", PIECE_REG(4, FETCH_MAX_BLOB - 3), true },
+	};
+	char sbuf[FETCH_MAX_BLOB + 8];
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct fetch_prog prog = { .composite = rows[i].composite };
+		struct fetch_val val;
+
+		fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, 1);
+		fetch_prog__emit(&prog, rows[i].piece.op, rows[i].piece.size, rows[i].piece.reg,
+				 rows[i].piece.imm);
+		fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, 1);
+		cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL, "%s",
+			     rows[i].what);
+		cr_expect_eq(val.err, -EINVAL, "%s", rows[i].what);
+	}
+}
+
+Test(fetch, malformed_composites, .init = setup)
+{
+	static const struct fetch_op empty[] = { PIECE_REG(4, 0) };
+	static const struct fetch_op last_fits[] = {
+		OP(IMM, 0, 0, 0x5a), PIECE_REG(4, FETCH_MAX_BLOB - 4),
+	};
+	struct fetch_prog prog = composite(empty, 1, (struct fetch_type){ .kind = FT_UNSIGNED,
+									    .size = 4 });
+	static char sbuf[FETCH_MAX_BLOB];
+	struct fetch_val val;
+
+	/* PIECE pops: nothing to pop */
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL);
+	/* no buffer */
+	prog = composite(last_fits, 2, (struct fetch_type){ .kind = FT_UNSIGNED, .size = 4 });
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
+	cr_expect_eq(val.err, -EINVAL);
+	/* a piece ending at FETCH_MAX_BLOB is fine; the value at 0 is zero */
+	cr_expect_eq(fetch_prog__buflen(&prog, 64), FETCH_MAX_BLOB);
+	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0);
+	cr_expect_eq(val.err, 0);
+	cr_expect_eq(val.u, 0);
+	cr_expect_eq(sbuf[FETCH_MAX_BLOB - 4], 0x5a);
+}
+
+Test(fetch, buflen)
+{
+	struct fetch_prog prog = { .nops = 0 };
+
+	prog.type = (struct fetch_type){ .kind = FT_STRING, .size = 8 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 300);
+	prog.type = (struct fetch_type){ .kind = FT_CHARS, .len = 4 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 300);
+	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 24 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 24);
+	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 100000 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), FETCH_MAX_BLOB);
+	prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 4 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 8);
+	/* composites: the pieces' extent (at least what the type needs) */
+	prog.composite = true;
+	fetch_prog__emit(&prog, FETCH_OP_PIECE, 8, 0, 16);
+	fetch_prog__emit(&prog, FETCH_OP_PIECE, 4, 1, 4);
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 24);
+	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 32 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 300), 32);
+	prog.type = (struct fetch_type){ .kind = FT_STRING, .size = 8 };
+	cr_expect_eq(fetch_prog__buflen(&prog, 16), 24);
+}
+
+Test(fetch_type, names_dwarf_kinds)
+{
+	static const struct {
+		struct fetch_type t;
+		const char *name;
+	} rows[] = {
+		{ { .kind = FT_BOOL, .size = 1 }, "bool" },
+		{ { .kind = FT_FLOAT, .size = 4 }, "float" },
+		{ { .kind = FT_FLOAT, .size = 8 }, "double" },
+		{ { .kind = FT_ENUM, .size = 4 }, "enum" },
+		{ { .kind = FT_CHARS, .len = 16 }, "char[16]" },
+		{ { .kind = FT_STRUCT, .len = 16 }, "struct" },
+		{ { .kind = FT_OPAQUE, .len = 16 }, "opaque" },
+		{ { .kind = FT_BITFIELD, .size = 4, .bits = 3, .bit_off = 2, .flags = FTF_SIGNED },
+		  "signed b3@2/32" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		cr_expect_str_eq(fetch_type__name(&rows[i].t, buf, sizeof(buf)), rows[i].name);
 }

@@ -258,3 +258,506 @@ Test(record, json_cut_at_value_boundaries)
 			   "{\"truncated\":true}\n");
 	}
 }
+
+/* ---- DWARF kinds ----------------------------------------------------------- */
+
+#define TYF(k, s, f)	((struct fetch_type){ .kind = FT_##k, .size = (s), .flags = (f) })
+
+/* Text and JSON of T and V, compared with the expected strings. */
+static void expect_value(const char *what, const struct fetch_type *t, const struct fetch_val *v,
+			 const char *text, const char *json)
+{
+	char buf[1024];
+	size_t n;
+
+	n = value__format_text(t, v, buf, sizeof(buf));
+	cr_expect_str_eq(buf, text, "text %s", what);
+	cr_expect_eq(n, strlen(text), "text %s", what);
+	cr_expect_leq(n, value__max_len(t, 256), "text %s: over value__max_len", what);
+	n = value__format_json(t, v, buf, sizeof(buf));
+	cr_expect_str_eq(buf, json, "json %s", what);
+	cr_expect_eq(n, strlen(json), "json %s", what);
+	cr_expect_leq(n, value__max_len(t, 256), "json %s: over value__max_len", what);
+}
+
+Test(record, formats_bools)
+{
+	struct fetch_type t = TY(BOOL, 1);
+	struct fetch_val v = INT(1);
+
+	expect_value("true", &t, &v, "true", "true");
+	v = INT(0);
+	expect_value("false", &t, &v, "false", "false");
+	v = INT(0x100);		/* only its 1 byte counts */
+	expect_value("u8 of 0x100", &t, &v, "false", "false");
+	t = TY(BOOL, 4);
+	v = INT(2);
+	expect_value("4-byte 2", &t, &v, "true", "true");
+}
+
+static struct fetch_val float_val(float f)
+{
+	uint32_t w;
+
+	memcpy(&w, &f, sizeof(w));
+	return INT(0xdeadbeef00000000ULL | w);	/* the upper half is not the float's */
+}
+
+static struct fetch_val double_val(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return INT(u);
+}
+
+Test(record, formats_floats_shortest)
+{
+	static const struct {
+		const char *what;
+		int size;
+		double d;
+		const char *text, *json;
+	} rows[] = {
+		{ "0.1f", 4, 0.1f, "0.1", "0.1" },
+		{ "0.1", 8, 0.1, "0.1", "0.1" },
+		{ "-2.5f", 4, -2.5f, "-2.5", "-2.5" },
+		{ "-2.5", 8, -2.5, "-2.5", "-2.5" },
+		{ "1e30f", 4, 1e30f, "1e+30", "1e+30" },
+		{ "1e30", 8, 1e30, "1e+30", "1e+30" },
+		{ "1/3f", 4, 1.0f / 3, "0.33333334", "0.33333334" },
+		{ "1/3", 8, 1.0 / 3, "0.3333333333333333", "0.3333333333333333" },
+		{ "0", 8, 0.0, "0", "0" },
+		{ "-0", 8, -0.0, "-0", "-0" },
+		{ "2^24+1 as float", 4, 16777217.0f, "16777216", "16777216" },
+		{ "-DBL_MIN", 8, -2.2250738585072014e-308, "-2.2250738585072014e-308",
+		  "-2.2250738585072014e-308" },
+		{ "denormal min", 8, 4.9406564584124654e-324, "5e-324", "5e-324" },
+		{ "nan", 8, __builtin_nan(""), "nan", "\"nan\"" },
+		{ "-nan", 8, -__builtin_nan(""), "nan", "\"nan\"" },
+		{ "nanf", 4, __builtin_nanf(""), "nan", "\"nan\"" },
+		{ "inf", 8, __builtin_inf(), "inf", "\"inf\"" },
+		{ "-inf", 8, -__builtin_inf(), "-inf", "\"-inf\"" },
+		{ "inff", 4, __builtin_inff(), "inf", "\"inf\"" },
+		{ "-inff", 4, -__builtin_inff(), "-inf", "\"-inf\"" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct fetch_type t = TY(FLOAT, rows[i].size);
+		struct fetch_val v = rows[i].size == 4 ? float_val((float)rows[i].d) :
+				     double_val(rows[i].d);
+
+		expect_value(rows[i].what, &t, &v, rows[i].text, rows[i].json);
+	}
+}
+
+static const struct type_enumerator color_enums[] = {
+	{ 0, "RED" }, { 1, "GREEN" }, { -1, "NONE" }, { 0x7fffffff, "MAX" },
+};
+static const struct type_desc color = { "enum color", ARRAY_SIZE(color_enums), NULL, color_enums };
+
+Test(record, formats_enums)
+{
+	static const struct {
+		const char *what;
+		struct fetch_type t;
+		uint64_t u;
+		const char *text, *json;
+	} rows[] = {
+		{ "named", TYF(ENUM, 4, 0), 1, "GREEN", "\"GREEN\"" },
+		{ "zero", TYF(ENUM, 4, 0), 0, "RED", "\"RED\"" },
+		{ "truncated to its size", TYF(ENUM, 4, 0), 0x100000001ULL, "GREEN", "\"GREEN\"" },
+		{ "unnamed", TYF(ENUM, 4, 0), 7, "7", "7" },
+		{ "unnamed unsigned", TYF(ENUM, 4, 0), 0xfffffff9, "4294967289", "4294967289" },
+		{ "signed -1, named", TYF(ENUM, 4, FTF_SIGNED), 0xffffffff, "NONE", "\"NONE\"" },
+		{ "signed -1 of s8, named", TYF(ENUM, 1, FTF_SIGNED), 0xff, "NONE", "\"NONE\"" },
+		{ "signed, unnamed", TYF(ENUM, 4, FTF_SIGNED), 0xfffffff9, "-7", "-7" },
+		{ "signed s8, unnamed", TYF(ENUM, 1, FTF_SIGNED), 0x80, "-128", "-128" },
+		{ "signed, positive", TYF(ENUM, 4, FTF_SIGNED), 0x7fffffff, "MAX", "\"MAX\"" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct fetch_type t = rows[i].t;
+		struct fetch_val v = INT(rows[i].u);
+
+		t.desc = &color;
+		expect_value(rows[i].what, &t, &v, rows[i].text, rows[i].json);
+	}
+	/* no description: the number */
+	{
+		struct fetch_type t = TYF(ENUM, 4, FTF_SIGNED);
+		struct fetch_val v = INT(0xffffffff);
+
+		expect_value("no desc", &t, &v, "-1", "-1");
+	}
+}
+
+Test(record, formats_signed_bitfields)
+{
+	struct fetch_type t = { .kind = FT_BITFIELD, .size = 4, .bits = 3, .bit_off = 2,
+				.flags = FTF_SIGNED };
+	struct fetch_val v = INT(~1ULL);	/* the evaluator's sign-extended -2 */
+
+	expect_value("signed -2", &t, &v, "-2", "-2");
+	v = INT(6);				/* not extended yet: 0b110 is -2 too */
+	expect_value("signed raw 6", &t, &v, "-2", "-2");
+	v = INT(3);
+	expect_value("signed 3", &t, &v, "3", "3");
+	t.flags = 0;
+	v = INT(6);
+	expect_value("unsigned 6", &t, &v, "6", "6");
+}
+
+Test(record, formats_char_arrays)
+{
+	struct fetch_type t = { .kind = FT_CHARS, .len = 8 };
+	struct fetch_val v = STR("ab\"\n", false);
+
+	expect_value("chars", &t, &v, "\"ab\\\"\\n\"", "\"ab\\\"\\n\"");
+	v = STR("abcd", true);
+	expect_value("truncated", &t, &v, "\"abcd\"...",
+		     "{\"value\":\"abcd\",\"truncated\":true}");
+	v = ERR(-EFAULT, 0x10);
+	expect_value("fault", &t, &v, "(error: bad address 0x10)",
+		     "{\"error\":\"bad address 0x10\"}");
+}
+
+/*
+ * struct s {             offset
+ *	int x;              0
+ *	char name[4];       4
+ *	enum color c;       8
+ *	struct in in;      12  (8 bytes: opaque)
+ *	_Bool flag;        20
+ *	int bf:3 (at bit 2 of the byte at 21)
+ *	float f;           24
+ *	char *p;           32  (a pointer: hex)
+ *	unsigned late;     40  (past the 40 bytes fetched)
+ * };
+ */
+static const struct type_member s_members[] = {
+	{ "x", 0, { .kind = FT_SIGNED, .size = 4 } },
+	{ "name", 4, { .kind = FT_CHARS, .len = 4 } },
+	{ "c", 8, { .kind = FT_ENUM, .size = 4, .desc = &color } },
+	{ "in", 12, { .kind = FT_OPAQUE, .len = 8 } },
+	{ "flag", 20, { .kind = FT_BOOL, .size = 1 } },
+	{ "bf", 21, { .kind = FT_BITFIELD, .size = 1, .bits = 3, .bit_off = 2,
+		      .flags = FTF_SIGNED } },
+	{ "f", 24, { .kind = FT_FLOAT, .size = 4 } },
+	{ "p", 32, { .kind = FT_HEX, .size = 8 } },
+	{ "late", 40, { .kind = FT_UNSIGNED, .size = 4 } },
+};
+static const struct type_desc s_desc = { "struct s", ARRAY_SIZE(s_members), s_members, NULL };
+
+/* The 40 bytes of a struct s. */
+static void fill_s(unsigned char *b)
+{
+	float f = 0.5f;
+	uint64_t p = 0x1000;
+
+	memset(b, 0xee, 40);
+	memcpy(b, "\x01\0\0\0", 4);		/* x = 1 */
+	memcpy(b + 4, "ab\0z", 4);		/* name = "ab" */
+	memcpy(b + 8, "\0\0\0\0", 4);		/* c = RED */
+	b[20] = 1;				/* flag */
+	b[21] = 0x81 | (6 << 2);		/* bf = 0b110 = -2, other bits set */
+	memcpy(b + 24, &f, 4);
+	memcpy(b + 32, &p, 8);
+}
+
+Test(record, formats_structs)
+{
+	struct fetch_type t = { .kind = FT_STRUCT, .len = 44, .desc = &s_desc };
+	unsigned char bytes[40];
+	struct fetch_val v = { .str = (char *)bytes, .len = sizeof(bytes), .addr = 0x5000 };
+
+	fill_s(bytes);
+	expect_value("struct s", &t, &v,
+		     "{x=1, name=\"ab\", c=RED, in={...}, flag=true, bf=-2, f=0.5, p=0x1000, "
+		     "late=(error: not fetched)}",
+		     "{\"x\":1,\"name\":\"ab\",\"c\":\"RED\",\"in\":\"{...}\",\"flag\":true,"
+		     "\"bf\":-2,\"f\":0.5,\"p\":\"0x1000\",\"late\":{\"error\":\"not fetched\"}}");
+
+	/* a char array filled to its end, an unnamed enum value, a negative x */
+	memcpy(bytes, "\xfe\xff\xff\xff" "abcd" "\x09\0\0\0", 12);
+	expect_value("struct s again", &t, &v,
+		     "{x=-2, name=\"abcd\", c=9, in={...}, flag=true, bf=-2, f=0.5, p=0x1000, "
+		     "late=(error: not fetched)}",
+		     "{\"x\":-2,\"name\":\"abcd\",\"c\":9,\"in\":\"{...}\",\"flag\":true,"
+		     "\"bf\":-2,\"f\":0.5,\"p\":\"0x1000\",\"late\":{\"error\":\"not fetched\"}}");
+
+	/* fewer bytes: every member past them is an error, the opaque one too */
+	v.len = 14;
+	expect_value("cut short", &t, &v,
+		     "{x=-2, name=\"abcd\", c=9, in=(error: not fetched), "
+		     "flag=(error: not fetched), "
+		     "bf=(error: not fetched), f=(error: not fetched), p=(error: not fetched), "
+		     "late=(error: not fetched)}",
+		     "{\"x\":-2,\"name\":\"abcd\",\"c\":9,\"in\":{\"error\":\"not fetched\"},"
+		     "\"flag\":{\"error\":\"not fetched\"},\"bf\":{\"error\":\"not fetched\"},"
+		     "\"f\":{\"error\":\"not fetched\"},\"p\":{\"error\":\"not fetched\"},"
+		     "\"late\":{\"error\":\"not fetched\"}}");
+
+	v = ERR(-EFAULT, 0x5000);
+	expect_value("fault", &t, &v, "(error: bad address 0x5000)",
+		     "{\"error\":\"bad address 0x5000\"}");
+}
+
+Test(record, formats_unions_and_odd_members)
+{
+	static const struct type_member u_members[] = {
+		{ "i", 0, { .kind = FT_UNSIGNED, .size = 4 } },
+		{ "f", 0, { .kind = FT_FLOAT, .size = 4 } },
+		{ "s", 0, { .kind = FT_STRING, .size = 8 } },	/* a char *: its address */
+		{ NULL, 0, { .kind = FT_OPAQUE, .len = 8 } },	/* anonymous struct */
+		{ "q\"\n", 0, { .kind = FT_SIGNED, .size = 2 } },	/* escaped name */
+		{ "ld", 0, { .kind = FT_FLOAT, .size = 16 } },	/* long double: opaque */
+		{ "tail", 8, { .kind = FT_OPAQUE, .len = 0 } },	/* flexible array member */
+	};
+	static const struct type_desc u_desc = { "union u", ARRAY_SIZE(u_members), u_members,
+						 NULL };
+	struct fetch_type t = { .kind = FT_STRUCT, .len = 16, .desc = &u_desc };
+	unsigned char bytes[16] = { 0x00, 0x00, 0x80, 0x3f, 0, 0, 0, 0 };	/* 1.0f */
+	struct fetch_val v = { .str = (char *)bytes, .len = 8 };
+
+	expect_value("union", &t, &v,
+		     "{i=1065353216, f=1, s=0x3f800000, (anon)={...}, q\\\"\\n=0, "
+		     "ld=(error: not fetched), tail={...}}",
+		     "{\"i\":1065353216,\"f\":1,\"s\":\"0x3f800000\",\"(anon)\":\"{...}\","
+		     "\"q\\\"\\n\":0,\"ld\":{\"error\":\"not fetched\"},\"tail\":\"{...}\"}");
+	v.len = 16;
+	expect_value("union, 16 bytes", &t, &v,
+		     "{i=1065353216, f=1, s=0x3f800000, (anon)={...}, q\\\"\\n=0, ld={...}, "
+		     "tail={...}}",
+		     "{\"i\":1065353216,\"f\":1,\"s\":\"0x3f800000\",\"(anon)\":\"{...}\","
+		     "\"q\\\"\\n\":0,\"ld\":\"{...}\",\"tail\":\"{...}\"}");
+	/* no members known, and an opaque value on its own */
+	t.desc = NULL;
+	expect_value("no desc", &t, &v, "{...}", "\"{...}\"");
+	t = (struct fetch_type){ .kind = FT_OPAQUE, .len = 8 };
+	expect_value("opaque", &t, &v, "{...}", "\"{...}\"");
+}
+
+Test(record, struct_that_does_not_fit_is_not_cut)
+{
+	struct fetch_type t = { .kind = FT_STRUCT, .len = 44, .desc = &s_desc };
+	unsigned char bytes[40];
+	struct fetch_val v = { .str = (char *)bytes, .len = sizeof(bytes) };
+	char buf[256];
+	size_t full;
+
+	fill_s(bytes);
+	full = value__format_text(&t, &v, buf, sizeof(buf));
+	cr_assert_gt(full, 0);
+	memset(buf, '#', sizeof(buf));
+	cr_expect_eq(value__format_text(&t, &v, buf, full), 0);
+	cr_expect_str_eq(buf, "");
+	cr_expect_eq(buf[full], '#');
+	cr_expect_eq(value__format_text(&t, &v, buf, full + 1), full);
+}
+
+/* ---- upper bounds ---------------------------------------------------------- */
+
+Test(record, max_len_bounds_every_error)
+{
+	struct fetch_type tys[] = { TY(UNSIGNED, 4), TY(BOOL, 1), TY(FLOAT, 8), TY(DEFAULT, 0) };
+
+	for (size_t k = 0; k < ARRAY_SIZE(tys); k++) {
+		for (int e = -200; e <= 200; e++) {
+			struct fetch_val v = ERR(e, ~0ULL);
+			char buf[512];
+
+			if (!e)
+				continue;
+			cr_expect_leq(value__format_text(&tys[k], &v, buf, sizeof(buf)),
+				      value__max_len(&tys[k], 0), "err %d", e);
+			cr_expect_leq(value__format_json(&tys[k], &v, buf, sizeof(buf)),
+				      value__max_len(&tys[k], 0), "err %d", e);
+		}
+	}
+}
+
+Test(record, max_len_bounds_numbers)
+{
+	static const uint64_t us[] = { 0, 1, 0x7fffffffffffffffULL, 0x8000000000000000ULL, ~0ULL,
+				       0x800fffffffffffffULL /* a negative subnormal */ };
+	struct fetch_type tys[] = { TY(SIGNED, 8), TY(UNSIGNED, 8), TY(HEX, 8), TY(SYMBOL, 8),
+				      TY(BOOL, 8), TY(FLOAT, 4), TY(FLOAT, 8), TY(DEFAULT, 0),
+				      BF(64, 0, 8), TYF(ENUM, 8, FTF_SIGNED) };
+
+	for (size_t k = 0; k < ARRAY_SIZE(tys); k++) {
+		for (size_t i = 0; i < ARRAY_SIZE(us); i++) {
+			struct fetch_val v = INT(us[i]);
+			char buf[512];
+
+			cr_expect_leq(value__format_text(&tys[k], &v, buf, sizeof(buf)),
+				      value__max_len(&tys[k], 0), "type %zu: %s", k, buf);
+			cr_expect_leq(value__format_json(&tys[k], &v, buf, sizeof(buf)),
+				      value__max_len(&tys[k], 0), "type %zu: %s", k, buf);
+		}
+	}
+}
+
+Test(record, max_len_bounds_escaped_strings)
+{
+	static char s[300];
+	struct fetch_type t = TY(STRING, 8);
+	struct fetch_val v = { .str = s, .len = 256, .truncated = true };
+	static char buf[4096];
+	size_t n;
+
+	memset(s, 0x01, sizeof(s));	/* \x01 in text, \u0001 in JSON: the worst */
+	n = value__format_json(&t, &v, buf, sizeof(buf));
+	cr_expect_gt(n, 256 * 6);
+	cr_expect_leq(n, value__max_len(&t, 256));
+	cr_expect_leq(value__format_text(&t, &v, buf, sizeof(buf)), value__max_len(&t, 256));
+	t = (struct fetch_type){ .kind = FT_CHARS, .len = 300 };
+	cr_expect_leq(value__format_json(&t, &v, buf, sizeof(buf)), value__max_len(&t, 256));
+	/* a char[4] is bounded by its length, not by strmax */
+	t.len = 4;
+	v.len = 4;
+	v.truncated = false;
+	n = value__format_json(&t, &v, buf, sizeof(buf));
+	cr_expect_eq(n, 2 + 4 * 6);
+	cr_expect_leq(n, value__max_len(&t, 256));
+	cr_expect_lt(value__max_len(&t, 256), 256);
+}
+
+Test(record, max_len_bounds_a_struct_of_escaped_strings)
+{
+	static const struct type_enumerator e_enums[] = {
+		{ 5, "\x01\x02\x03\x04\x05\x06\x07\x08" },
+	};
+	static const struct type_desc e_desc = { "enum e", 1, NULL, e_enums };
+	static const struct type_member members[] = {
+		{ "\x01\x02\x03", 0, { .kind = FT_CHARS, .len = 64 } },
+		{ "\"\\\"\\", 64, { .kind = FT_CHARS, .len = 64 } },
+		{ "\x7f", 128, { .kind = FT_CHARS, .len = 64 } },
+		{ "\x1f\x1f", 192, { .kind = FT_ENUM, .size = 4, .desc = &e_desc } },
+		{ "\xff\xfe", 196, { .kind = FT_FLOAT, .size = 8 } },
+		{ "\x01", 204, { .kind = FT_SIGNED, .size = 8 } },
+		{ "\x02", 212, { .kind = FT_HEX, .size = 8 } },
+		{ "\x03", 220, { .kind = FT_OPAQUE, .len = 4 } },
+		{ "\x04", 224, { .kind = FT_CHARS, .len = 64 } },
+		{ NULL, 288, { .kind = FT_UNSIGNED, .size = 8 } },
+	};
+	static const struct type_desc desc = { "struct worst", ARRAY_SIZE(members), members, NULL };
+	struct fetch_type t = { .kind = FT_STRUCT, .len = 296, .desc = &desc };
+	static char bytes[296];
+	double d = -2.2250738585072014e-308;
+	uint64_t minus = 0x8000000000000000ULL;
+	struct fetch_val v = { .str = bytes, .len = sizeof(bytes) };
+	size_t max = value__max_len(&t, 16);	/* strmax does not limit members */
+	static char buf[8192];
+	size_t text, json;
+
+	memset(bytes, 0x01, 192);		/* no NUL: every array is 64 escapes */
+	memcpy(bytes + 192, "\x05\0\0\0", 4);
+	memcpy(bytes + 196, &d, 8);
+	memcpy(bytes + 204, &minus, 8);
+	memset(bytes + 212, 0xff, 8);
+	memset(bytes + 224, 0x01, 64);
+	memset(bytes + 288, 0xff, 8);
+	text = value__format_text(&t, &v, buf, sizeof(buf));
+	cr_expect_gt(text, 4 * 64 * 4, "%s", buf);
+	cr_expect_leq(text, max, "text %zu > %zu", text, max);
+	json = value__format_json(&t, &v, buf, sizeof(buf));
+	cr_expect_gt(json, 4 * 64 * 6, "%s", buf);
+	cr_expect_leq(json, max, "json %zu > %zu", json, max);
+	/* a buffer of max + 1 bytes always takes it */
+	cr_expect_eq(value__format_json(&t, &v, buf, max + 1), json);
+	cr_expect_eq(value__format_text(&t, &v, buf, max + 1), text);
+	/* and with every member past the bytes: errors, still bounded */
+	v.len = 0;
+	cr_expect_leq(value__format_json(&t, &v, buf, sizeof(buf)), max);
+	cr_expect_leq(value__format_text(&t, &v, buf, sizeof(buf)), max);
+}
+
+/* ---- records with the new kinds ------------------------------------------ */
+
+static unsigned char s_bytes[40];
+static const char *const k_names[] = { "n", "s", "f", "ok", "c" };
+static const struct fetch_type k_types[] = {
+	TY(UNSIGNED, 4), { .kind = FT_STRUCT, .len = 40, .desc = &s_desc }, TY(FLOAT, 8),
+	TY(BOOL, 1), { .kind = FT_ENUM, .size = 4, .desc = &color },
+};
+static struct fetch_val k_vals[5];
+static const struct record k_rec = {
+	.ts = 1000000001ULL, .pid = 7, .tid = 8, .comm = "c", .event = "e",
+	.kind = REC_KIND_ENTRY, .addr = 0x10, .nargs = 5, .names = k_names, .types = k_types,
+	.vals = k_vals,
+};
+
+static void setup_k(void)
+{
+	fill_s(s_bytes);
+	k_vals[0] = INT(3);
+	k_vals[1] = (struct fetch_val){ .str = (char *)s_bytes, .len = 40 };
+	k_vals[2] = double_val(-2.5);
+	k_vals[3] = INT(1);
+	k_vals[4] = INT(1);
+}
+
+#define K_TEXT_HEAD	"c 7/8 1.000000001: e: (0x10)"
+static const char *const k_text_args[] = {
+	" n=3",
+	" s={x=1, name=\"ab\", c=RED, in={...}, flag=true, bf=-2, f=0.5, p=0x1000, "
+	"late=(error: not fetched)}",
+	" f=-2.5", " ok=true", " c=GREEN",
+};
+
+#define K_JSON_HEAD	"{\"ts\":1000000001,\"pid\":7,\"tid\":8,\"comm\":\"c\"," \
+			"\"event\":\"e\"," \
+			"\"kind\":\"entry\",\"addr\":\"0x10\",\"args\":{"
+static const char *const k_json_args[] = {
+	"\"n\":3",
+	",\"s\":{\"x\":1,\"name\":\"ab\",\"c\":\"RED\",\"in\":\"{...}\",\"flag\":true,"
+	"\"bf\":-2,\"f\":0.5,\"p\":\"0x1000\",\"late\":{\"error\":\"not fetched\"}}",
+	",\"f\":-2.5", ",\"ok\":true", ",\"c\":\"GREEN\"",
+};
+
+/* BUF as formatted into LEN bytes: the whole line, or the arguments that fit and CUT. */
+static void expect_k_cut(const char *buf, size_t n, size_t len, const char *head,
+			 const char *const *args, const char *end, const char *cut,
+			 const char *only_cut)
+{
+	char want[2048];
+	size_t k;
+
+	snprintf(want, sizeof(want), "%s", head);
+	for (k = 0; k < ARRAY_SIZE(k_names); k++)
+		strcat(want, args[k]);
+	strcat(want, end);
+	if (strlen(want) >= len) {
+		snprintf(want, sizeof(want), "%s", head);
+		if (strlen(want) + strlen(cut) >= len) {
+			snprintf(want, sizeof(want), "%s", len > strlen(only_cut) ? only_cut : "");
+		} else {
+			for (k = 0; strlen(want) + strlen(args[k]) + strlen(cut) < len; k++)
+				strcat(want, args[k]);
+			strcat(want, cut);
+		}
+	}
+	cr_expect_str_eq(buf, want, "len %zu", len);
+	cr_expect_eq(n, strlen(want), "len %zu", len);
+}
+
+Test(record, new_kinds_in_records_cut_at_value_boundaries, .init = setup_k)
+{
+	static char buf[1024];
+
+	for (size_t len = 17; len < 400; len++) {
+		size_t n;
+
+		memset(buf, '#', sizeof(buf));
+		n = record__format_text(&k_rec, buf, len);
+		cr_assert_eq(buf[len], '#', "len %zu: wrote past the buffer", len);
+		expect_k_cut(buf, n, len, K_TEXT_HEAD, k_text_args, "\n", " ...(truncated)\n",
+			     " ...(truncated)\n");
+		memset(buf, '#', sizeof(buf));
+		n = record__format_json(&k_rec, buf, len);
+		cr_assert_eq(buf[len], '#', "len %zu: wrote past the buffer", len);
+		expect_k_cut(buf, n, len, K_JSON_HEAD, k_json_args, "}}\n",
+			     "},\"truncated\":true}\n", "{\"truncated\":true}\n");
+	}
+}
