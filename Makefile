@@ -100,7 +100,8 @@ $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
 
-bench: deps
+bench:
+	$(Q)scripts/deps.sh --bench
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))
 	tests/bench/run.sh $(O)
 

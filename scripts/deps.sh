@@ -1,11 +1,14 @@
 #!/bin/sh
 # Check (and as root, install) the Debian packages ptap builds and tests with.
 # Exit 0 when everything is there, 2 with the exact apt-get line otherwise.
+# `deps.sh --bench` also wants what `make bench` compares against (perf).
 set -u
 pkgs=""
 need() {	# need PKG-CONFIG-NAME|COMMAND DEBIAN-PACKAGE
 	case "$1" in
 	cmd:*) command -v "${1#cmd:}" >/dev/null 2>&1 || pkgs="$pkgs $2" ;;
+	deb:*) dpkg -s "${1#deb:}" 2>/dev/null | grep -q '^Status: install ok installed' ||
+		pkgs="$pkgs $2" ;;
 	*) pkg-config --exists "$1" 2>/dev/null || pkgs="$pkgs $2" ;;
 	esac
 }
@@ -18,6 +21,10 @@ need capstone libcapstone-dev
 need libcap libcap-dev
 need criterion libcriterion-dev
 need cmd:strip binutils
+need cmd:objcopy binutils
+# libc's separate debug info: the tests read libc's DWARF through it
+need deb:libc6-dbg libc6-dbg
+[ "${1:-}" = --bench ] && need cmd:perf linux-perf
 [ -z "$pkgs" ] && exit 0
 line="apt-get install -y$pkgs"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

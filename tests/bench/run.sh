@@ -36,3 +36,40 @@ row() {	# row LABEL PIN-PREFIX...
 echo "bench: $N hits of 'bench_fn %di:string', best of $REPS runs"
 row pinned taskset -c 0
 row unpinned env
+
+# ---- resolving DWARF in a large module: ptap vars against perf probe -V ----
+LIBC_SO=${BENCH_LIBC:-/lib/x86_64-linux-gnu/libc.so.6}
+VREPS=${BENCH_VARS_REPS:-5}
+
+# best_ms CMD...: the fastest of VREPS runs, in ms (output discarded)
+best_ms() {
+	local b="" s e t
+	for _ in $(seq "$VREPS"); do
+		s=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || { echo "bench: '$*' failed" >&2; echo 0; return; }
+		e=$(date +%s%N)
+		t=$(( (e - s) / 1000 ))
+		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
+	done
+	awk -v t="$b" 'BEGIN { printf "%.1f", t / 1000 }'
+}
+
+if ! command -v perf >/dev/null 2>&1; then
+	echo "bench vars: perf is not installed (apt-get install linux-perf): no comparison"
+	exit 0
+fi
+cache=$(mktemp -d /tmp/ptap-bench-cache.XXXXXX)
+trap 'rm -rf "$cache"' EXIT
+cold=""
+for _ in $(seq "$VREPS"); do	# an empty cache each time: libdw inflates the debug file
+	rm -rf "${cache:?}"/*
+	t=$(VREPS=1 PTAP_CACHE_DIR=$cache best_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
+	if [ -z "$cold" ] || awk -v a="$t" -v b="$cold" 'BEGIN { exit !(a < b) }'; then cold=$t; fi
+done
+warm=$(PTAP_CACHE_DIR=$cache best_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
+perf_t=$(best_ms perf probe -x "$LIBC_SO" -V __libc_open64)
+echo "bench vars: 'vars -x libc.so.6 __libc_open64', best of $VREPS runs"
+awk -v c="$cold" -v w="$warm" -v p="$perf_t" 'BEGIN {
+	printf "  perf probe -V %6.1f ms\n", p
+	printf "  ptap vars     %6.1f ms with its inflated-debuginfo cache (ptap/perf %.2fx)\n", w, w / p
+	printf "  ptap vars     %6.1f ms first run, cache empty (ptap/perf %.2fx)\n", c, c / p }'

@@ -481,3 +481,28 @@ Test(spec, arg_names)
 	cr_expect_str_eq(probe_arg__name(&spec->args[2], 2, buf, sizeof(buf)), "arg3");
 	probe_spec__free(spec);
 }
+
+/* VAR@FILE: the file runs to "->" or "[", and survives synthesis. */
+Test(spec, var_at_file)
+{
+	struct probe_spec *spec = NULL;
+	struct ptap_err err = { .pos = -1 };
+	char buf[128];
+
+	cr_assert_eq(probe_spec__parse("f counter@structs2.c g@dir/a-b.c->next[2] h", &spec, &err),
+		     0, "%s", err.msg);
+	cr_assert_eq(spec->nargs, 3);
+	cr_expect_str_eq(spec->args[0].expr->name, "counter");
+	cr_expect_str_eq(spec->args[0].expr->file, "structs2.c");
+	cr_expect_eq(spec->args[0].expr->nchain, 0);
+	cr_expect_str_eq(spec->args[1].expr->file, "dir/a-b.c");
+	cr_assert_eq(spec->args[1].expr->nchain, 2);
+	cr_expect_str_eq(spec->args[1].expr->chain[0].member, "next");
+	cr_expect_eq(spec->args[1].expr->chain[1].index, 2);
+	cr_expect_null(spec->args[2].expr->file);
+	probe_spec__synthesize(spec, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "f counter@structs2.c g@dir/a-b.c->next[2] h");
+	probe_spec__free(spec);
+	cr_expect_neq(probe_spec__parse("f counter@", &spec, &err), 0);
+	cr_expect(strstr(err.msg, "source file name expected"), "%s", err.msg);
+}
