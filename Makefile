@@ -48,7 +48,11 @@ SAMPLE_CFLAGS := -Wall -Wextra -Werror -fno-omit-frame-pointer
 S := $(O)/samples
 QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 	       $(S)/query_server-stripped $(S)/query_server-nopie
-SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race
+DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline-O0 \
+		 $(S)/inline-O2 $(S)/many_funcs $(S)/libsplit_bid.so $(S)/libsplit_link.so \
+		 $(S)/split_host
+SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
+	   $(DWARF_SAMPLES)
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c | deps
@@ -75,6 +79,47 @@ $(S)/fork_race: samples/fork_race.c | deps
 $(S)/libplugin.so: samples/plugin.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
+
+# DWARF samples (issue 3): each states on fd 3 what ptap prints.
+STRUCTS_SRCS := samples/structs.c samples/structs2.c
+STRUCTS_DEPS := $(STRUCTS_SRCS) samples/structs.h samples/expect.h
+$(S)/structs-O0: $(STRUCTS_DEPS) | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $(STRUCTS_SRCS)
+$(S)/structs-O2: $(STRUCTS_DEPS) | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $(STRUCTS_SRCS)
+$(S)/structs-dwarf4: $(STRUCTS_DEPS) | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -gdwarf-4 -o $@ $(STRUCTS_SRCS)
+$(S)/inline-O0 $(S)/inline-O2: $(S)/inline-%: samples/inline.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -$* -g -o $@ $<
+$(S)/many_funcs: samples/many_funcs.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $<
+
+# Split debug info.  libsplit_bid.so: the DWARF goes to
+# $(S)/debug/.build-id/NN/REST.debug (found with --debuginfo-dir $(S)/debug),
+# the library keeps its build-id and .symtab (strip -g).  libsplit_link.so:
+# the DWARF goes to $(S)/libsplit_link.so.debug, named by .gnu_debuglink.
+$(S)/libsplit_bid.so: samples/libsplit_bid.c samples/split.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -Wl,--build-id -o $@.full $<
+	$(Q)id=$$(readelf -n $@.full | awk '/Build ID:/ { print $$3 }'); \
+	d=$(S)/debug/.build-id/$$(echo $$id | cut -c1-2); \
+	mkdir -p $$d && objcopy --only-keep-debug $@.full $$d/$$(echo $$id | cut -c3-).debug
+	$(Q)strip -g -o $@ $@.full && rm -f $@.full
+$(S)/libsplit_link.so: samples/libsplit_link.c samples/split.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -fPIC -shared -Wl,--build-id -o $@.full $<
+	$(Q)objcopy --only-keep-debug $@.full $@.debug
+	$(Q)strip -g -o $@.tmp $@.full && objcopy --add-gnu-debuglink=$@.debug $@.tmp
+	$(Q)mv $@.tmp $@ && rm -f $@.full
+$(S)/split_host: samples/split_host.c samples/split.h samples/expect.h $(S)/libsplit_bid.so \
+		 $(S)/libsplit_link.so | deps
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -L$(S) -lsplit_bid -lsplit_link \
+		-Wl,-rpath,'$$ORIGIN'
 
 # ---- tests -----------------------------------------------------------------
 unit: $(O)/unit

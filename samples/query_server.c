@@ -3,11 +3,24 @@
  * and runs each through exec_query(), which ptap probes.  Results go to the
  * file named in argv[2] (default /dev/null): real I/O to correlate with.
  *
+ * As PostgreSQL does, the caller sets debug_query_string to the query before
+ * the call and back to NULL after it, and fills a struct query_desc:
+ * source_text is the query, nrows the query's number in the file (1, 2,
+ * ...); exec_query() replaces nrows with its row count.
+ *
  * When fd 3 is open, the program states there what ptap should capture with
  *   -e 'exec_query query_string=%di:string len=%si:u32'
  * one line per call, in ptap's text form:  exec_query: query_string="..." len=N
+ *
+ * With QS_EXPECT=dwarf in the environment it states instead, for each call,
+ * four lines: what each of these perf recipes captures, in this order:
+ *   -e 'exec_query query_string:string'
+ *   -e 'exec_query desc->source_text:string desc->nrows'
+ *   -e 'exec_query debug_query_string:string'
+ *   -e 'exec_query $params'		(desc: the pointer, as 0x%lx)
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +35,18 @@ const char *debug_query_string;		/* what the server is running now */
 struct query_desc last_desc;
 static FILE *results;
 
-__attribute__((noinline, noclone)) int exec_query(const char *query_string, unsigned len)
+__attribute__((noinline, noclone)) int exec_query(const char *query_string, unsigned len,
+						   struct query_desc *desc)
 {
-	struct query_desc desc = { .source_text = query_string, .nrows = 1 };
+	int nrows = 1;
 
-	debug_query_string = query_string;
 	for (unsigned i = 0; i < len; i++)
-		desc.nrows += query_string[i] == ' ';
-	last_desc = desc;
-	fprintf(results, "%u\t%d\t%s\n", len, desc.nrows, query_string);
+		nrows += query_string[i] == ' ';
+	desc->nrows = nrows;
+	last_desc = *desc;
+	fprintf(results, "%u\t%d\t%s\n", len, nrows, desc->source_text);
 	fflush(results);
-	return desc.nrows;
+	return nrows;
 }
 
 /* Eight integer arguments: the 7th and 8th go on the stack (SysV x86-64).
@@ -66,10 +80,26 @@ static void state_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* QS_EXPECT=dwarf: what the four perf recipes capture for one call. */
+static void state_dwarf(FILE *f, const char *line, const struct query_desc *desc)
+{
+	fputs("exec_query: query_string=", f);
+	state_string(f, line);
+	fputs("\nexec_query: desc->source_text=", f);
+	state_string(f, desc->source_text);
+	fprintf(f, " desc->nrows=%d\nexec_query: debug_query_string=", desc->nrows);
+	state_string(f, line);
+	fputs("\nexec_query: query_string=", f);
+	state_string(f, line);
+	fprintf(f, " len=%zu desc=0x%lx\n", strlen(line), (unsigned long)desc);
+}
+
 int main(int argc, char **argv)
 {
 	FILE *in = argc > 1 ? fopen(argv[1], "r") : stdin;
 	FILE *expect = fcntl(3, F_GETFD) != -1 ? fdopen(3, "w") : NULL;
+	const char *mode = getenv("QS_EXPECT");
+	bool dwarf = mode && strcmp(mode, "dwarf") == 0;
 	char line[4096];
 	int total = 0, n = 0;
 
@@ -79,13 +109,19 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	while (fgets(line, sizeof(line), in)) {
+		struct query_desc desc = { .source_text = line, .nrows = n + 1 };
+
 		line[strcspn(line, "\n")] = '\0';
-		if (expect) {
+		if (expect && dwarf)
+			state_dwarf(expect, line, &desc);
+		else if (expect) {
 			fputs("exec_query: query_string=", expect);
 			state_string(expect, line);
 			fprintf(expect, " len=%zu\n", strlen(line));
 		}
-		total += exec_query(line, (unsigned)strlen(line));
+		debug_query_string = line;
+		total += exec_query(line, (unsigned)strlen(line), &desc);
+		debug_query_string = NULL;
 		n++;
 	}
 	if (query_stats(n, 2L * n, 3L * n, 4L * n, 5L * n, 6L * n, 7L * n, -8L * n) != 20L * n)

@@ -11,7 +11,10 @@ done
 
 passed=0 failed=0
 for t in $(declare -F | awk '{ print $3 }' | grep '^test_'); do
-	if ( set -e; "$t" ) >"$TMP/out" 2>&1; then
+	# Not in an `if` or `||`: there bash ignores set -e, even in a subshell,
+	# and only a test's last command would count.
+	( set -e; "$t" ) >"$TMP/out" 2>&1
+	if [ $? = 0 ]; then
 		passed=$((passed + 1))
 		echo "  ok    ${t#test_}"
 	else

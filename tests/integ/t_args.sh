@@ -9,19 +9,22 @@ test_args_argn_deref() {
 	expect_eq "records" 7 "$(grep -c '^q: ' "$TMP/got")"
 }
 
-# @SYMBOL: at entry the global still holds the previous query; the first is NULL.
+# @SYMBOL: the caller sets the global to the query before the call (as
+# PostgreSQL does) and back to NULL after it: NULL when query_stats runs.
 test_args_global_symbol() {
 	local bin
 	for bin in "$S/query_server" "$S/query_server-nopie" "$S/query_server-stripped"; do
 		run_ptap record -o "$TMP/rec" -e 'exec_query prev=@debug_query_string:string' \
+			-e 'query_stats prev=@debug_query_string:string' \
 			-- "$bin" samples/queries.txt >/dev/null
 		normalize "$TMP/rec" >"$TMP/got"
-		printf '%s\n' 'exec_query: prev=(error: bad address 0x0)' \
-			'exec_query: prev="SELECT 1"' \
+		printf '%s\n' 'exec_query: prev="SELECT 1"' \
 			'exec_query: prev="SELECT name FROM users WHERE id = 42"' >"$TMP/want"
-		head -3 "$TMP/got" >"$TMP/got3"
-		expect_diff "$TMP/want" "$TMP/got3"
-		expect_eq "records ($bin)" 7 "$(wc -l <"$TMP/got")"
+		head -2 "$TMP/got" >"$TMP/got2"
+		expect_diff "$TMP/want" "$TMP/got2"
+		expect_eq "last record ($bin)" 'query_stats: prev=(error: bad address 0x0)' \
+			"$(tail -1 "$TMP/got")"
+		expect_eq "records ($bin)" 8 "$(wc -l <"$TMP/got")"
 	done
 }
 

@@ -37,7 +37,7 @@ test_query_json() {
 		samples/queries.txt >/dev/null
 	expect_eq "records" 7 "$(wc -l <"$TMP/rec")"
 	expect_grep '"event":"exec_query","kind":"entry","addr":"0x[0-9a-f]*","args":{"query_string":"SELECT 1","len":8}}$' "$TMP/rec"
-	expect_grep '"args":{"query_string":"INSERT INTO log VALUES (\x27it\x27\x27s \\"quoted\\"\x27, \x27back\\\\slash\x27)","len":55}' "$TMP/rec"
+	expect_grep $'"args":{"query_string":"INSERT INTO log VALUES (\'it\'\'s \\\\"quoted\\\\"\', \'back\\\\\\\\slash\')","len":55}' "$TMP/rec"
 	expect_grep '"query_string":"UPDATE t SET a = 1\\tWHERE b = 2"' "$TMP/rec"
 	expect_grep '"pid":[0-9]*,"tid":[0-9]*,"comm":"query_server"' "$TMP/rec"
 }
