@@ -1529,45 +1529,30 @@ int var_compile_info(const struct var_ctx *c, const struct var_info *v, int pos,
 
 /* ---- `ptap vars` -------------------------------------------------------- */
 
-static void loc_text(const struct var_ctx *c, const struct fetch_prog *p, char *loc, size_t len)
+/* The kind of location a compiled program reads, for `ptap vars`. */
+static void loc_text(const struct fetch_prog *p, char *loc, size_t len)
 {
 	const struct fetch_op *o = p->ops;
-	const char *rn;
 
 	if (p->composite) {
-		snprintf(loc, len, "pieces (%d steps)", p->nops);
-		return;
-	}
-	if (p->nops >= 1 && o[0].op == FETCH_OP_REG) {
-		rn = arch_reg_name(o[0].reg);
-		char r[16];
+		snprintf(loc, len, "pieces");
+	} else if (p->nops == 1 && o[0].op == FETCH_OP_REG) {
+		const char *rn = arch_reg_name(o[0].reg);
 
-		if (!rn) {
-			snprintf(r, sizeof(r), "%%xmm%d", o[0].reg - 17);
-			rn = r;
-		}
-		if (p->nops == 1) {
-			snprintf(loc, len, "register %s%s", rn, c->site->at_entry &&
-				 false ? "" : "");
-		} else if (o[0].reg == ARCH_DWARF_SP || (p->nops >= 2 && o[1].op == FETCH_OP_ADD_IMM &&
-			   o[0].reg == 6)) {
-			snprintf(loc, len, "stack (%s%+ld)", rn,
-				 p->nops >= 2 && o[1].op == FETCH_OP_ADD_IMM ? (long)o[1].imm : 0L);
-		} else {
-			snprintf(loc, len, "memory at %s%+ld", rn,
-				 p->nops >= 2 && o[1].op == FETCH_OP_ADD_IMM ? (long)o[1].imm : 0L);
-		}
-		return;
+		if (rn)
+			snprintf(loc, len, "register %s", rn);
+		else
+			snprintf(loc, len, "register %%xmm%d", o[0].reg - ARCH_DWARF_NREGS);
+	} else if (p->nops >= 1 && o[0].op == FETCH_OP_REG &&
+		   (o[0].reg == ARCH_DWARF_SP || o[0].reg == 6)) {
+		snprintf(loc, len, "frame");	/* relative to the stack or frame pointer */
+	} else if (p->nops >= 1 && o[0].op == FETCH_OP_ADDR) {
+		snprintf(loc, len, "global");
+	} else if (p->nops == 1 && o[0].op == FETCH_OP_IMM) {
+		snprintf(loc, len, "const");
+	} else {
+		snprintf(loc, len, "expr");
 	}
-	if (p->nops >= 1 && o[0].op == FETCH_OP_ADDR) {
-		snprintf(loc, len, "global 0x%lx", (unsigned long)o[0].imm);
-		return;
-	}
-	if (p->nops == 1 && o[0].op == FETCH_OP_IMM) {
-		snprintf(loc, len, "constant %ld", (long)o[0].imm);
-		return;
-	}
-	snprintf(loc, len, "computed (%d steps)", p->nops);
 }
 
 bool var_describe(const struct var_ctx *c, const struct var_info *v, char *type, size_t tlen,
@@ -1588,6 +1573,6 @@ bool var_describe(const struct var_ctx *c, const struct var_info *v, char *type,
 			snprintf(loc, llen, "cannot fetch%s", why ? why : "");
 		return false;
 	}
-	loc_text(c, &prog, loc, llen);
+	loc_text(&prog, loc, llen);
 	return true;
 }

@@ -25,9 +25,11 @@ static const char vars_usage[] =
 	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
 	"      --max-probes N    at most N sites (default 128)\n"
 	"      --no-inlines      only out-of-line copies of functions\n"
-	"Each site prints as `WHERE at FILE:LINE (0xADDR):`, then one variable a line:\n"
-	"TYPE NAME, a tab, and where its value is there (register, stack, global,\n"
-	"constant, computed) or why it cannot be fetched (optimized out).\n";
+	"Each site prints as `FUNC+OFF FILE:LINE` (an inlined copy: FUNC@CALLER+OFF),\n"
+	"then one variable a line, parameters first: TYPE NAME, a tab, and in [] how\n"
+	"its value is found there: frame (stack or frame pointer relative), register\n"
+	"%REG, global, const, pieces, expr (computed), or optimized out / cannot fetch:\n"
+	"WHY.  Globals are listed only with --globals.\n";
 
 struct vars_print {
 	const struct var_ctx *vc;
@@ -40,8 +42,7 @@ static int print_var(const struct var_info *v, void *priv)
 	char type[160], loc[160];
 
 	var_describe(vp->vc, v, type, sizeof(type), loc, sizeof(loc));
-	printf("\t%s%s%s\t%s%s\n", type, type[strlen(type) - 1] == '*' ? "" : " ", v->name, loc,
-	       v->param ? " (parameter)" : v->global ? " (file scope)" : "");
+	printf("\t%s%s%s\t[%s]\n", type, type[strlen(type) - 1] == '*' ? "" : " ", v->name, loc);
 	vp->shown++;
 	return 0;
 }
@@ -53,12 +54,18 @@ static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct d
 	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &pool };
 	struct vars_print vp = { .vc = &vc };
 
-	printf("%s", site->where);
+	Dwarf_Die fn = site->fn;
+	Dwarf_Addr entry;
+
+	/* Where exactly: FUNC+OFF from the function's entry, as perf probe -V says it. */
+	if (site->has_die && !site->inlined && dwarf_entrypc(&fn, &entry) == 0 &&
+	    site->vaddr - dbg__bias(dbg) > entry)
+		printf("%s+%lu", site->func, (unsigned long)(site->vaddr - dbg__bias(dbg) - entry));
+	else
+		printf("%s", site->where);
 	if (site->file)
-		printf(" at %s:%d", site->file, site->line);
-	printf(" (0x%lx%s%s):\n", (unsigned long)site->vaddr,
-	       site->after_prologue ? ", past the prologue" : "",
-	       site->inlined ? ", inlined" : "");
+		printf(" %s:%d", site->file, site->line);
+	printf("\n");
 	if (!site->has_die)
 		printf("\t(no DWARF for this function: only %%REG, $argN, +OFF(...) and @SYMBOL)\n");
 	else if (var_walk(&vc, globals, print_var, &vp) == 0 && !vp.shown)
