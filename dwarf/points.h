@@ -74,4 +74,13 @@ int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob
 		     void (*cb)(const char *name, const char *file, int line, void *priv),
 		     void *priv);
 
+/*
+ * Is VADDR an instruction boundary of code starting at START (an
+ * instruction start: a function's entry or the start of one of its
+ * ranges)?  Decodes from START: an int3 planted inside an instruction would
+ * corrupt it.  0, or -EINVAL with ERR.
+ */
+int points_check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
+			  struct ptap_err *err);
+
 #endif

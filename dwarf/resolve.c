@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
 #include "dwarf/elfmod.h"
+#include "dwarf/points.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
 #include "probes/spec.h"
@@ -40,37 +41,6 @@ static int err_no_function(const struct elfmod *mod, const char *name, struct pt
 			    elfmod__path(mod));
 }
 
-/*
- * Is VADDR an instruction boundary of the function starting at START?
- * Decode from the symbol start: an offset into the middle of an instruction
- * would plant int3 inside it and corrupt the target.
- */
-static int check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
-			  struct ptap_err *err)
-{
-	uint64_t pc = start;
-
-	while (pc < vaddr) {
-		uint8_t code[ARCH_MAX_INSN];
-		struct arch_insn insn;
-		char why[96];
-		int r;
-
-		if (elfmod__read(mod, pc, code, sizeof(code)) < 0)
-			break;
-		r = arch_insn_analyze(code, sizeof(code), pc, &insn, why, sizeof(why));
-		if (r == -EINVAL || insn.len == 0)
-			return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at 0x%lx",
-					    (unsigned long)pc);
-		pc += insn.len;
-	}
-	if (pc != vaddr)
-		return ptap_err_set(err, -1, -EINVAL,
-				    "0x%lx is not an instruction boundary (the instruction before it "
-				    "ends at 0x%lx)", (unsigned long)vaddr, (unsigned long)pc);
-	return 0;
-}
-
 static int resolve_func(struct resolved_probe *rp, const struct elfmod *mod,
 			const struct probe_point *pp, struct ptap_err *err)
 {
@@ -94,7 +64,7 @@ static int resolve_func(struct resolved_probe *rp, const struct elfmod *mod,
 		return ptap_err_set(err, -1, -EINVAL, "offset %ld is outside %s (size %lu)",
 				    pp->offset, pp->func, (unsigned long)sym.size);
 	rp->vaddr = sym.vaddr + pp->offset;
-	if (pp->offset && check_boundary(mod, sym.vaddr, rp->vaddr, err) < 0)
+	if (pp->offset && points_check_boundary(mod, sym.vaddr, rp->vaddr, err) < 0)
 		return -EINVAL;
 	if (pp->offset)
 		snprintf(where, sizeof(where), "%s+%ld", pp->func, pp->offset);
@@ -126,7 +96,7 @@ static int resolve_point(struct resolved_probe *rp, const struct elfmod *mod,
 				    "0x%lx is not inside a function of %s; give FUNC+OFF or the "
 				    "address of an instruction in a function", (unsigned long)pp->addr,
 				    elfmod__path(mod));
-	if (check_boundary(mod, sym.vaddr, pp->addr, err) < 0)
+	if (points_check_boundary(mod, sym.vaddr, pp->addr, err) < 0)
 		return -EINVAL;
 	rp->vaddr = pp->addr;
 	snprintf(where, sizeof(where), "0x%lx", (unsigned long)pp->addr);
