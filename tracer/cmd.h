@@ -3,5 +3,6 @@
 #define PTAP_TRACER_CMD_H
 
 int cmd_record(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 #endif
