@@ -71,3 +71,18 @@ test_list_libc_debug_file() {
 	expect_eq "alias" "$(cut -f2 "$TMP/out")" \
 		"$(run_ptap list -x "$LIBC" '__libc_open64' | cut -f2)"
 }
+
+# A stripped copy finds its DWARF by build-id under --debuginfo-dir.
+test_list_debuginfo_dir() {
+	local id
+	cp "$S/query_server" "$TMP/qs"
+	objcopy --only-keep-debug "$TMP/qs" "$TMP/qs.debug"
+	strip -g "$TMP/qs"
+	id=$(readelf -n "$TMP/qs" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$TMP/dbg/.build-id/${id:0:2}"
+	mv "$TMP/qs.debug" "$TMP/dbg/.build-id/${id:0:2}/${id:2}.debug"
+	run_ptap list -x "$TMP/qs" 'exec*' >"$TMP/out"
+	expect_eq "without the debug file" "exec_query" "$(cat "$TMP/out")"
+	run_ptap list --debuginfo-dir "$TMP/dbg" -x "$TMP/qs" 'exec*' >"$TMP/out"
+	expect_eq "with it" "exec_query	$QS_SRC:$(src_line ' int exec_query(')" "$(cat "$TMP/out")"
+}
