@@ -121,15 +121,27 @@ $(S)/split_host: samples/split_host.c samples/split.h samples/expect.h $(S)/libs
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -L$(S) -lsplit_bid -lsplit_link \
 		-Wl,-rpath,'$$ORIGIN'
 
+# ---- unit-test fixtures: fixed flags, like the samples ---------------------
+FX := $(O)/tests/fixtures
+POINTS_FX_SRCS := tests/unit/fixtures/points_fx.c tests/unit/fixtures/points_fx2.c
+UNIT_FIXTURES := $(FX)/points-O0 $(FX)/points-O2
+$(FX)/points-O0: $(POINTS_FX_SRCS) | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $^
+$(FX)/points-O2: $(POINTS_FX_SRCS) | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $^
+
 # ---- tests -----------------------------------------------------------------
-unit: $(O)/unit
+# The unit tests read the samples and fixtures next to the unit binary.
+unit: $(O)/unit samples $(UNIT_FIXTURES)
 	$(O)/unit
 
 integ: $(O)/ptap samples
 	tests/integ/run.sh $(O)
 
 test: deps lint
-	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(O)/unit samples
+	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(O)/unit samples $(UNIT_FIXTURES)
 	$(O)/unit
 	tests/integ/run.sh $(O)
 

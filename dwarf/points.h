@@ -48,9 +48,11 @@ struct dwarf_site {
  *   -EINVAL  an offset outside the function or not on an instruction boundary
  *
  * FUNC: the function's entry when every parameter's location there is a
- * register, an entry value or a constant (optimized code); past the
- * prologue (the address of the function's second line-table row) when a
- * parameter lives in the frame (-O0), the way perf probe decides; plus
+ * register, an entry value, a constant or a stack argument at or above the
+ * CFA (optimized code); past the prologue (the first line-table row after
+ * the entry whose line differs from the entry's) when a parameter lives in
+ * the function's own frame (below the CFA, or off %rbp: -O0), the way perf
+ * probe decides; plus
  * every inlined instance (DW_TAG_inlined_subroutine) unless O->no_inlines,
  * each at its entry pc.  FUNC+OFF: OFF bytes from the entry (not moved),
  * checked to start an instruction.  FUNC:RELLINE: the line DW_AT_decl_line
@@ -73,5 +75,14 @@ void dwarf_sites_free(struct dwarf_site *sites, int n);
 int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
 		     void (*cb)(const char *name, const char *file, int line, void *priv),
 		     void *priv);
+
+/*
+ * Is VADDR an instruction boundary of code starting at START (an
+ * instruction start: a function's entry or the start of one of its
+ * ranges)?  Decodes from START: an int3 planted inside an instruction would
+ * corrupt it.  0, or -EINVAL with ERR.
+ */
+int points_check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
+			  struct ptap_err *err);
 
 #endif

@@ -3,6 +3,7 @@
 #define PTAP_TRACER_CMD_H
 
 int cmd_record(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_vars(int argc, char **argv);
 
 #endif

@@ -6,9 +6,20 @@
 
 static const char usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
-	"       ptap vars [OPTIONS] -x BINARY POINT\n"
-	"       ptap record --help | ptap vars --help\n"
+	"       ptap list -x BINARY [GLOB]      functions of BINARY with source FILE:LINE\n"
+	"       ptap vars [OPTIONS] -x BINARY POINT  variables at each site, with their types\n"
+	"       ptap COMMAND --help\n"
 	"ptap records the arguments of user-space functions through ptrace.\n";
+
+/* The subcommands: argv[1] -> its cmd_*(). */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{ "record", cmd_record },
+	{ "list", cmd_list },
+	{ "vars", cmd_vars },
+};
 
 int main(int argc, char **argv)
 {
@@ -17,10 +28,9 @@ int main(int argc, char **argv)
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "record"))
-		return cmd_record(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "vars"))
-		return cmd_vars(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "ptap: unknown command '%s'\n%s", argv[1], usage);
 	return 2;
 }

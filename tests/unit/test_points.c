@@ -1,0 +1,721 @@
+/* tests/unit/test_points.c: dwarf/points.c on the fixture built from
+ * tests/unit/fixtures/ (-O0 -g and -O2 -g), on build/samples and on the
+ * system's libc.  Expected addresses come from outside libdw: nm, objdump
+ * -d and objdump --dwarf=decodedline; expected lines from the "L:" markers
+ * in the fixture's source. */
+#include <dwarf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "dwarf/debuginfo.h"
+#include "dwarf/elfmod.h"
+#include "dwarf/points.h"
+#include "probes/err.h"
+#include "probes/spec.h"
+
+#define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
+#define FX_SRC		"tests/unit/fixtures/points_fx.c"
+#define FX2_SRC		"tests/unit/fixtures/points_fx2.c"
+#define MAXROWS		16
+
+/* ---- paths ------------------------------------------------------------------ */
+
+/* The build directory: the unit binary is $(O)/unit. */
+static const char *build_dir(void)
+{
+	static char dir[PATH_MAX / 2];
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	cr_assert_gt(n, 0);
+	dir[n] = '\0';
+	*strrchr(dir, '/') = '\0';
+	return dir;
+}
+
+/* $(O)/REL, in one of a few rotating buffers. */
+static const char *bpath(const char *rel)
+{
+	static char bufs[4][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, PATH_MAX, "%s/%s", build_dir(), rel);
+	cr_assert_eq(access(b, R_OK), 0, "%s is missing: run `make unit`", b);
+	return b;
+}
+
+/* The first line of SRC containing KEY. */
+static int src_text_line(const char *src, const char *key)
+{
+	char text[512];
+	FILE *f = fopen(src, "r");
+	int n = 0;
+
+	cr_assert_not_null(f, "cannot open %s (run the tests from the top directory)", src);
+	while (fgets(text, sizeof(text), f)) {
+		n++;
+		if (strstr(text, key)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	cr_assert_fail("no %s in %s", key, src);
+	return 0;
+}
+
+/* The line of SRC holding MARKER ("L:add_body"). */
+static int src_line(const char *src, const char *marker)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "/* %s */", marker);
+	return src_text_line(src, key);
+}
+
+/* ---- independent expectations: nm and objdump --------------------------------- */
+
+static FILE *run(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	return p;
+}
+
+/* The addresses of the function symbols NAME of BIN (`nm`), ascending. */
+static int nm_addrs(const char *bin, const char *name, uint64_t *out, int max)
+{
+	FILE *p = run("nm -n '%s' | awk '$3 == \"%s\" && $2 ~ /[Tt]/ { print $1 }'", bin, name);
+	unsigned long a;
+	int n = 0;
+
+	while (n < max && fscanf(p, "%lx", &a) == 1)
+		out[n++] = a;
+	pclose(p);
+	return n;
+}
+
+static uint64_t nm_addr(const char *bin, const char *name)
+{
+	uint64_t a[2] = { 0, 0 };
+
+	cr_assert_eq(nm_addrs(bin, name, a, 2), 1, "nm: one %s in %s", name, bin);
+	return a[0];
+}
+
+/* Statement rows of FILE (a basename):LINE in BIN, ascending, each address once. */
+static int line_rows(const char *bin, const char *file, int line, uint64_t *out, int max)
+{
+	FILE *p = run("objdump --dwarf=decodedline '%s' | grep '^%s '", bin, file);
+	char text[256];
+	int n = 0;
+
+	while (fgets(text, sizeof(text), p)) {
+		char name[128];
+		unsigned long a;
+		int ln;
+		size_t len = strcspn(text, "\n");
+
+		text[len] = '\0';
+		while (len && text[len - 1] == ' ')
+			text[--len] = '\0';
+		if (sscanf(text, "%127s %d %lx", name, &ln, &a) != 3 || ln != line ||
+		    !len || text[len - 1] != 'x')
+			continue;
+		if (n && out[n - 1] == a)
+			continue;
+		cr_assert_lt(n, max);
+		out[n++] = a;
+	}
+	pclose(p);
+	return n;
+}
+
+/* The addresses of the first instructions of the function at ADDR in BIN (objdump -d). */
+static int insn_addrs(const char *bin, uint64_t addr, uint64_t *out, int max)
+{
+	char fmt[256], a1[32], a2[32];
+	FILE *p;
+	char text[256];
+	int n = 0;
+
+	snprintf(a1, sizeof(a1), "%#lx", (unsigned long)addr);
+	snprintf(a2, sizeof(a2), "%#lx", (unsigned long)addr + 32);
+	snprintf(fmt, sizeof(fmt), "objdump -d --start-address=%%s --stop-address=%%s '%s'", bin);
+	p = run(fmt, a1, a2);
+	while (n < max && fgets(text, sizeof(text), p)) {
+		unsigned long a;
+		char colon;
+
+		if (sscanf(text, " %lx%c", &a, &colon) == 2 && colon == ':' && text[0] == ' ')
+			out[n++] = a;
+	}
+	pclose(p);
+	return n;
+}
+
+/* ---- running dwarf_points() ----------------------------------------------------- */
+
+struct fx {
+	struct elfmod *mod;
+	struct dbg *dbg;
+	struct dwarf_site *sites;
+	int n;
+	struct ptap_err err;
+};
+
+static void fx_open(struct fx *f, const char *bin)
+{
+	struct ptap_err err = { .pos = -1 };
+
+	memset(f, 0, sizeof(*f));
+	cr_assert_eq(elfmod__open(bin, &f->mod, &err), 0, "%s", err.msg);
+	cr_assert_eq(dbg__get(f->mod, NULL, &f->dbg, &err), 0, "%s", err.msg);
+}
+
+/* Resolve POINT with MAX_PROBES (0: default) and NO_INLINES; the return value. */
+static int fx_points(struct fx *f, const char *point, int max_probes, bool no_inlines)
+{
+	struct point_opts o = { .max_probes = max_probes ? max_probes : POINTS_MAX_DEFAULT,
+				.no_inlines = no_inlines };
+	struct probe_spec *spec;
+	struct ptap_err perr = { .pos = -1 };
+	int r;
+
+	cr_assert_eq(probe_spec__parse(point, &spec, &perr), 0, "%s: %s", point, perr.msg);
+	dwarf_sites_free(f->sites, f->n);
+	f->sites = NULL;
+	f->n = 0;
+	f->err = (struct ptap_err){ .pos = -1 };
+	r = dwarf_points(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
+	probe_spec__free(spec);
+	if (r == 0) {
+		cr_assert_geq(f->n, 1);
+		for (int i = 1; i < f->n; i++)
+			cr_assert_lt(f->sites[i - 1].vaddr, f->sites[i].vaddr, "sorted, distinct");
+	}
+	return r;
+}
+
+static void fx_close(struct fx *f)
+{
+	dwarf_sites_free(f->sites, f->n);
+	elfmod__close(f->mod);
+	dbg__cache_clear();
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t ls = s ? strlen(s) : 0, lt = strlen(tail);
+
+	return s && ls >= lt && !strcmp(s + ls - lt, tail);
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+/* ---- FUNC: entry or past the prologue -------------------------------------------- */
+
+Test(points, func_O0_lands_after_the_prologue)
+{
+	const char *bin = bpath("tests/fixtures/points-O0");
+	int body = src_line(FX_SRC, "L:add_body");
+	uint64_t sym = nm_addr(bin, "fx_add"), rows[MAXROWS];
+	struct fx f;
+
+	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1);
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "fx_add", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_gt(f.sites[0].vaddr, sym);
+	cr_assert_eq(f.sites[0].vaddr, rows[0], "site 0x%lx, first statement row 0x%lx",
+		     (unsigned long)f.sites[0].vaddr, (unsigned long)rows[0]);
+	cr_assert(f.sites[0].after_prologue);
+	cr_assert_not(f.sites[0].at_entry);
+	cr_assert_not(f.sites[0].inlined);
+	cr_assert(f.sites[0].has_die);
+	cr_assert_eq(dwarf_tag(&f.sites[0].fn), DW_TAG_subprogram);
+	cr_assert_str_eq(f.sites[0].func, "fx_add");
+	cr_assert_str_eq(f.sites[0].where, "fx_add");
+	cr_assert(ends_with(f.sites[0].file, "points_fx.c"), "%s", f.sites[0].file);
+	cr_assert_eq(f.sites[0].line, body);
+	fx_close(&f);
+}
+
+Test(points, func_O0_sample_first_statement)
+{
+	const char *bin = bpath("samples/query_server-O0");
+	/* The body's first statement. */
+	int first = src_text_line("samples/query_server.c", "struct query_desc desc = {");
+	struct fx f;
+
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "exec_query", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_gt(f.sites[0].vaddr, nm_addr(bin, "exec_query"));
+	cr_assert(f.sites[0].after_prologue);
+	cr_assert_eq(f.sites[0].line, first);
+	fx_close(&f);
+}
+
+Test(points, func_O2_at_the_entry)
+{
+	const char *bin = bpath("tests/fixtures/points-O2");
+	struct fx f;
+
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "fx_add", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "fx_add"));
+	cr_assert(f.sites[0].at_entry);
+	cr_assert_not(f.sites[0].after_prologue);
+	cr_assert_str_eq(f.sites[0].where, "fx_add");
+	fx_close(&f);
+}
+
+/* -O2 passes a7 and a8 on the stack: at or above the CFA, valid at the entry. */
+Test(points, func_O2_stack_arguments_stay_at_the_entry)
+{
+	const char *bin = bpath("samples/query_server-O2");
+	struct fx f;
+
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "query_stats", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "query_stats"));
+	cr_assert(f.sites[0].at_entry);
+	fx_close(&f);
+}
+
+Test(points, func_plus_offset)
+{
+	const char *bin = bpath("tests/fixtures/points-O0");
+	uint64_t sym = nm_addr(bin, "fx_add"), insn[8];
+	char point[64];
+	long mid = 0;
+	struct fx f;
+	int ni = insn_addrs(bin, sym, insn, 8);
+
+	cr_assert_geq(ni, 4);
+	for (int i = 0; i + 1 < ni && !mid; i++)
+		if (insn[i + 1] - insn[i] > 1)
+			mid = insn[i] + 1 - sym;
+	cr_assert_gt(mid, 0);
+	fx_open(&f, bin);
+	snprintf(point, sizeof(point), "fx_add+%lu", (unsigned long)(insn[2] - sym));
+	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, insn[2]);
+	cr_assert_str_eq(f.sites[0].where, point);
+	cr_assert_not(f.sites[0].after_prologue, "FUNC+OFF is not moved");
+	cr_assert_not(f.sites[0].at_entry);
+
+	snprintf(point, sizeof(point), "fx_add+%ld", mid);
+	cr_assert_eq(fx_points(&f, point, 0, false), -EINVAL);
+	cr_assert(strstr(f.err.msg, "not an instruction boundary"), "%s", f.err.msg);
+	cr_assert_eq(fx_points(&f, "fx_add+100000", 0, false), -EINVAL);
+	cr_assert(strstr(f.err.msg, "outside fx_add"), "%s", f.err.msg);
+	fx_close(&f);
+}
+
+/* ---- lines --------------------------------------------------------------------- */
+
+Test(points, src_line_in_two_inlined_instances)
+{
+	const char *bin = bpath("tests/fixtures/points-O0");
+	int body = src_line(FX_SRC, "L:twice_body");
+	uint64_t rows[MAXROWS];
+	char point[64];
+	struct fx f;
+
+	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2);
+	fx_open(&f, bin);
+	snprintf(point, sizeof(point), "points_fx.c:%d", body);
+	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(f.sites[i].vaddr, rows[i]);
+		cr_assert(f.sites[i].inlined);
+		cr_assert_eq(dwarf_tag(&f.sites[i].fn), DW_TAG_inlined_subroutine);
+		cr_assert_str_eq(f.sites[i].func, "fx_twice");
+		cr_assert_str_eq(f.sites[i].where, point);
+		cr_assert_eq(f.sites[i].line, body);
+	}
+	/* A path with directories names the same file. */
+	snprintf(point, sizeof(point), "fixtures/points_fx.c:%d", body);
+	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 2);
+	snprintf(point, sizeof(point), "points_fx.c:%d", body);
+	cr_assert_eq(fx_points(&f, point, 0, true), -ENOENT, "--no-inlines leaves nothing");
+	fx_close(&f);
+}
+
+Test(points, src_line_without_code_lists_nearby_lines)
+{
+	const char *bin = bpath("tests/fixtures/points-O0");
+	int body = src_line(FX_SRC, "L:twice_body");
+	char point[64], want[96];
+	struct fx f;
+
+	fx_open(&f, bin);
+	snprintf(point, sizeof(point), "points_fx.c:%d", body + 1);	/* a blank line */
+	cr_assert_eq(fx_points(&f, point, 0, false), -ENOENT);
+	snprintf(want, sizeof(want), "no code at points_fx.c:%d; lines with code near it: ",
+		 body + 1);
+	cr_assert(strstr(f.err.msg, want), "%s", f.err.msg);
+	snprintf(want, sizeof(want), " %d, %d", body, body + 2);
+	cr_assert(strstr(f.err.msg, want), "%s", f.err.msg);
+	cr_assert_eq(fx_points(&f, "nosuch.c:3", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "no source file 'nosuch.c'"), "%s", f.err.msg);
+	fx_close(&f);
+}
+
+Test(points, func_relative_line)
+{
+	const char *bin = bpath("tests/fixtures/points-O0");
+	int decl = src_line(FX_SRC, "L:add_decl"), body = src_line(FX_SRC, "L:add_body");
+	uint64_t rows[MAXROWS];
+	char point[64];
+	struct fx f;
+
+	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1);
+	fx_open(&f, bin);
+	snprintf(point, sizeof(point), "fx_add:%d", body - decl);
+	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, rows[0]);
+	cr_assert_str_eq(f.sites[0].where, point);
+	cr_assert_eq(f.sites[0].line, body);
+	/* The blank line after the body's first statement has no code. */
+	snprintf(point, sizeof(point), "fx_add:%d", body - decl + 1);
+	cr_assert_eq(fx_points(&f, point, 0, false), -ENOENT);
+	snprintf(point, sizeof(point), "lines of fx_add with code near it: fx_add:%d",
+		 body - decl - 1);
+	cr_assert(strstr(f.err.msg, point), "%s", f.err.msg);
+	fx_close(&f);
+}
+
+Test(points, func_at_src_chooses_the_file)
+{
+	const char *bin = bpath("tests/fixtures/points-O2");
+	uint64_t dups[2];
+	struct fx f;
+	int line;
+
+	cr_assert_eq(nm_addrs(bin, "fx_dup", dups, 2), 2);
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "fx_dup", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 2, "both static fx_dup");
+	cr_assert_eq(f.sites[0].vaddr, dups[0]);
+	cr_assert_eq(f.sites[1].vaddr, dups[1]);
+
+	cr_assert_eq(fx_points(&f, "fx_dup@points_fx2.c", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert(f.sites[0].vaddr == dups[0] || f.sites[0].vaddr == dups[1]);
+	cr_assert(ends_with(f.sites[0].file, "points_fx2.c"), "%s", f.sites[0].file);
+	cr_assert(ends_with(dwarf_decl_file(&f.sites[0].fn), "points_fx2.c"));
+	cr_assert_eq(dwarf_decl_line(&f.sites[0].fn, &line), 0);
+	cr_assert_eq(line, src_line(FX2_SRC, "L:dup2_decl"));
+
+	cr_assert_eq(fx_points(&f, "fx_dup@points_fx.c", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert(ends_with(dwarf_decl_file(&f.sites[0].fn), "/points_fx.c"));
+	cr_assert_eq(fx_points(&f, "fx_dup@nosuch.c", 0, false), -ENOENT);
+	fx_close(&f);
+}
+
+/* ---- globs and inlined instances ----------------------------------------------- */
+
+Test(points, glob_matches_every_function)
+{
+	const char *bin = bpath("tests/fixtures/points-O2");
+	const char *names[] = { "fx_add", "fx_caller1", "fx_caller2", "fx_dup_entry" };
+	uint64_t dups[2];
+	struct fx f;
+
+	cr_assert_eq(nm_addrs(bin, "fx_dup", dups, 2), 2);
+	fx_open(&f, bin);
+	cr_assert_eq(fx_points(&f, "fx_*", 0, false), 0, "%s", f.err.msg);
+	/* At -O2 fx_twice's instances start their callers: one site each. */
+	cr_assert_eq(f.n, 6);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint64_t a = nm_addr(bin, names[i]);
+		bool seen = false;
+
+		for (int k = 0; k < f.n; k++)
+			seen |= f.sites[k].vaddr == a && f.sites[k].at_entry;
+		cr_assert(seen, "no site at %s (0x%lx)", names[i], (unsigned long)a);
+	}
+	for (int k = 0, seen = 0; k < f.n; k++) {
+		seen += f.sites[k].vaddr == dups[0] || f.sites[k].vaddr == dups[1];
+		if (k == f.n - 1)
+			cr_assert_eq(seen, 2);
+	}
+
+	cr_assert_eq(fx_points(&f, "fx_*", 3, false), -E2BIG);
+	cr_assert_str_eq(f.err.msg, "'fx_*' matches 6 sites; at most 3 (raise it with "
+			 "--max-probes 6)");
+	cr_assert_eq(fx_points(&f, "zz_*", 0, false), -ENOENT);
+	fx_close(&f);
+}
+
+/* WHERE is "fx_twice@CALLER+0xOFF" with OFF from CALLER's symbol. */
+static void check_twice(const char *bin, struct dwarf_site *s, const char *caller)
+{
+	uint64_t c = nm_addr(bin, caller);
+	char want[96];
+
+	cr_assert(s->inlined);
+	cr_assert(s->at_entry);
+	cr_assert(s->has_die);
+	cr_assert_eq(dwarf_tag(&s->fn), DW_TAG_inlined_subroutine);
+	cr_assert_str_eq(die_name(&s->fn), "fx_twice");
+	cr_assert_str_eq(s->func, "fx_twice");
+	snprintf(want, sizeof(want), "fx_twice@%s+0x%lx", caller, (unsigned long)(s->vaddr - c));
+	cr_assert_str_eq(s->where, want);
+	cr_assert_geq(s->vaddr, c);
+}
+
+Test(points, inlined_instances_O0_and_O2)
+{
+	int body = src_line(FX_SRC, "L:twice_body");
+	const char *opt[] = { "tests/fixtures/points-O0", "tests/fixtures/points-O2" };
+
+	for (int v = 0; v < 2; v++) {
+		const char *bin = bpath(opt[v]);
+		uint64_t none[1];
+		struct fx f;
+
+		/* Only inlined: no symbol, found by walking the CUs. */
+		cr_assert_eq(nm_addrs(bin, "fx_twice", none, 1), 0);
+		fx_open(&f, bin);
+		cr_assert_eq(fx_points(&f, "fx_twice", 0, false), 0, "%s", f.err.msg);
+		cr_assert_eq(f.n, 2, "%s", bin);
+		check_twice(bin, &f.sites[0], "fx_caller1");
+		check_twice(bin, &f.sites[1], "fx_caller2");
+		if (v == 0) {
+			uint64_t rows[MAXROWS];
+
+			/* -O0: each instance starts at its first line's row. */
+			cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2);
+			cr_assert_eq(f.sites[0].vaddr, rows[0]);
+			cr_assert_eq(f.sites[1].vaddr, rows[1]);
+		} else {
+			/* -O2: the callers are the inlined body. */
+			cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "fx_caller1"));
+			cr_assert_eq(f.sites[1].vaddr, nm_addr(bin, "fx_caller2"));
+		}
+		cr_assert_eq(fx_points(&f, "fx_twice", 0, true), -ENOENT);
+		cr_assert(strstr(f.err.msg, "'fx_twice' exists only inlined") &&
+			  strstr(f.err.msg, "(2 instances) and --no-inlines"), "%s", f.err.msg);
+		cr_assert_eq(fx_points(&f, "fx_tw*", 0, false), 0, "%s", f.err.msg);
+		cr_assert_eq(f.n, 2);
+		fx_close(&f);
+	}
+}
+
+/* ---- bad names, addresses, no DWARF ----------------------------------------------- */
+
+Test(points, unknown_function_names_the_nearest)
+{
+	struct fx f;
+
+	fx_open(&f, bpath("tests/fixtures/points-O2"));
+	cr_assert_eq(fx_points(&f, "fx_adx", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "no function 'fx_adx' in ") &&
+		  strstr(f.err.msg, "; nearest: fx_add"), "%s", f.err.msg);
+	/* fx_twice has no symbol: the suggestion comes from DWARF. */
+	cr_assert_eq(fx_points(&f, "fx_twicee", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "nearest: ") && strstr(f.err.msg, "fx_twice"), "%s",
+		  f.err.msg);
+	cr_assert_eq(fx_points(&f, "fx_add%return", 0, false), -ENOTSUP);
+	fx_close(&f);
+}
+
+Test(points, address)
+{
+	const char *bin = bpath("tests/fixtures/points-O2");
+	uint64_t sym = nm_addr(bin, "fx_add"), insn[4];
+	char point[32];
+	struct fx f;
+
+	cr_assert_geq(insn_addrs(bin, sym, insn, 4), 2);
+	fx_open(&f, bin);
+	snprintf(point, sizeof(point), "%#lx", (unsigned long)insn[1]);
+	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, insn[1]);
+	cr_assert_str_eq(f.sites[0].func, "fx_add");
+	cr_assert_str_eq(f.sites[0].where, point);
+	cr_assert_not(f.sites[0].at_entry);
+	cr_assert(f.sites[0].has_die);
+	if (insn[1] - insn[0] > 1) {
+		snprintf(point, sizeof(point), "%#lx", (unsigned long)insn[0] + 1);
+		cr_assert_eq(fx_points(&f, point, 0, false), -EINVAL);
+	}
+	fx_close(&f);
+}
+
+Test(points, no_dwarf_uses_elf_symbols)
+{
+	const char *bin = bpath("samples/query_server-stripped");
+	uint64_t sym;
+	struct elfmod_sym es;
+	struct fx f;
+
+	fx_open(&f, bin);
+	cr_assert_null(dbg__dwarf(f.dbg));
+	cr_assert_eq(elfmod__find_sym(f.mod, "exec_query", &es), 0);
+	sym = es.vaddr;
+	cr_assert_eq(fx_points(&f, "exec_query", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, sym);
+	cr_assert_not(f.sites[0].has_die);
+	cr_assert_null(f.sites[0].file);
+	cr_assert(f.sites[0].at_entry);
+	cr_assert_eq(fx_points(&f, "exec*", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_str_eq(f.sites[0].func, "exec_query");
+	cr_assert_eq(fx_points(&f, "query_server.c:30", 0, false), -ENOTSUP);
+	cr_assert(strstr(f.err.msg, "'query_server.c:30' needs DWARF line info; ") &&
+		  strstr(f.err.msg, " has no debug info (build with -g or install its debug "
+			 "package)"), "%s", f.err.msg);
+	cr_assert_eq(fx_points(&f, "exec_query:2", 0, false), -ENOTSUP);
+	cr_assert_eq(fx_points(&f, "exec_query@query_server.c", 0, false), -ENOTSUP);
+	cr_assert_eq(fx_points(&f, "exec_qury", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "nearest: exec_query"), "%s", f.err.msg);
+	fx_close(&f);
+}
+
+/* ---- libc with its separate debug file ----------------------------------------------- */
+
+/* /usr/lib/debug/.build-id/NN/REST.debug of MOD, or "" when it is not installed. */
+static void libc_debug_file(struct elfmod *mod, char *path, size_t len)
+{
+	const uint8_t *id;
+	size_t n, used;
+
+	cr_assert_eq(elfmod__build_id(mod, &id, &n), 0);
+	used = snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < n; i++)
+		used += snprintf(path + used, len - used, "%02x", id[i]);
+	snprintf(path + used, len - used, ".debug");
+	if (access(path, R_OK) != 0)
+		path[0] = '\0';
+}
+
+Test(points, libc_open64_through_its_debug_file)
+{
+	char debug[PATH_MAX];
+	struct fx f;
+	uint64_t sym;
+
+	fx_open(&f, LIBC);
+	libc_debug_file(f.mod, debug, sizeof(debug));
+	if (!debug[0]) {
+		fx_close(&f);
+		cr_skip_test("no libc debug file under /usr/lib/debug/.build-id (libc6-dbg)");
+	}
+	cr_assert_not_null(dbg__dwarf(f.dbg));
+	sym = nm_addr(debug, "__libc_open64");	/* .symtab of the debug file only */
+	cr_assert_eq(fx_points(&f, "__libc_open64", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, sym);
+	cr_assert(f.sites[0].has_die);
+	cr_assert(f.sites[0].at_entry, "optimized: parameters in registers");
+	cr_assert(ends_with(f.sites[0].file, "/open64.c"), "%s", f.sites[0].file);
+	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	/* An alias takes the DIE of the function it names. */
+	cr_assert_eq(fx_points(&f, "open64", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert_eq(f.sites[0].vaddr, sym);
+	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	cr_assert_eq(fx_points(&f, "strlen", 0, false), -EINVAL);
+	cr_assert(strstr(f.err.msg, "IFUNC"), "%s", f.err.msg);
+	cr_assert_eq(fx_points(&f, "__libc_opem64", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
+	fx_close(&f);
+}
+
+/* ---- dwarf_list_funcs() ------------------------------------------------------------- */
+
+struct listed {
+	char name[64][64];
+	char file[64][PATH_MAX];
+	int line[64];
+	int n;
+};
+
+static void collect(const char *name, const char *file, int line, void *priv)
+{
+	struct listed *l = priv;
+
+	cr_assert_lt(l->n, 64);
+	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
+	snprintf(l->file[l->n], sizeof(l->file[0]), "%s", file ? file : "");
+	l->line[l->n++] = line;
+}
+
+static int find_listed(struct listed *l, const char *name)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], name))
+			return i;
+	cr_assert_fail("%s not listed", name);
+	return -1;
+}
+
+Test(points, list_functions_with_file_and_line)
+{
+	static struct listed l;
+	struct fx f;
+	int i;
+
+	fx_open(&f, bpath("tests/fixtures/points-O2"));
+	l.n = 0;
+	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0);
+	cr_assert_eq(l.n, 6, "fx_add fx_caller1 fx_caller2 fx_dup fx_dup_entry fx_twice");
+	for (i = 1; i < l.n; i++)
+		cr_assert_lt(strcmp(l.name[i - 1], l.name[i]), 0, "sorted, each name once");
+	i = find_listed(&l, "fx_add");
+	cr_assert(ends_with(l.file[i], "/points_fx.c"), "%s", l.file[i]);
+	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:add_decl"));
+	i = find_listed(&l, "fx_twice");
+	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:twice_decl"));
+	i = find_listed(&l, "fx_dup");
+	cr_assert(ends_with(l.file[i], "/points_fx.c"), "the first file wins: %s", l.file[i]);
+	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:dup1_decl"));
+
+	l.n = 0;
+	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0);
+	cr_assert_eq(l.n, 2);
+	cr_assert_str_eq(l.name[0], "fx_caller1");
+	cr_assert_str_eq(l.name[1], "fx_caller2");
+	fx_close(&f);
+
+	fx_open(&f, bpath("samples/query_server-stripped"));
+	l.n = 0;
+	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0);
+	cr_assert_eq(l.n, 1);
+	cr_assert_str_eq(l.name[0], "exec_query");
+	cr_assert_str_eq(l.file[0], "");
+	cr_assert_eq(l.line[0], 0);
+	fx_close(&f);
+}
