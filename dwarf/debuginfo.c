@@ -191,9 +191,13 @@ static bool same_module(const struct dbg *d, const struct elfmod *mod, const uin
  */
 static char *search_path(const char *dir)
 {
-	char croot[4096];
+	char croot[4096], abs[4096];
 	char *p;
 	bool c = cache_root(croot, sizeof(croot)) == 0;
+
+	/* libdwfl takes a relative entry as relative to the module's directory */
+	if (dir && realpath(dir, abs))
+		dir = abs;
 
 	if (asprintf(&p, "+:%s%s%s%s:.debug:/usr/lib/debug", dir ? dir : "", dir ? ":" : "",
 		     c ? croot : "", c ? ":" : "") < 0)

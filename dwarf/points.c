@@ -86,6 +86,7 @@ struct pctx {
 	const struct probe_point *pp;
 	int max_probes;
 	bool no_inlines;
+	bool at_entry;		/* never move FUNC past its prologue */
 	struct ptap_err *err;
 	char what[192];		/* the point as written, for messages */
 	bool lenient;		/* a glob: skip sites that do not decode */
@@ -861,7 +862,7 @@ static int add_outofline(struct pctx *c, struct finst *fi, const char *name, con
 	if (func_entry(&fi->fn, false, &entry) < 0)
 		return 0;
 	site = entry;
-	if (params_in_frame(&fi->fn, entry) && skip_prologue(&fi->cu, &fi->fn, entry, &site) == 0)
+	if (!c->at_entry && params_in_frame(&fi->fn, entry) && skip_prologue(&fi->cu, &fi->fn, entry, &site) == 0)
 		moved = true;
 	return add_site(c, site + c->bias, entry + c->bias, name, where, &fi->cu, &fi->fn, false,
 			!moved, moved);
@@ -1651,6 +1652,7 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 	c.bias = dbg__bias(dbg);
 	c.max_probes = o && o->max_probes > 0 ? o->max_probes : POINTS_MAX_DEFAULT;
 	c.no_inlines = o && o->no_inlines;
+	c.at_entry = o && o->at_entry;
 	describe(pp, c.what, sizeof(c.what));
 	if (pp->retprobe)
 		return ptap_err_set(err, -1, -ENOTSUP,

@@ -19,6 +19,8 @@ struct ptap_err;
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
 	bool no_inlines;	/* --no-inlines: only out-of-line copies */
+	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
+				 * only registers and $argN, which the ABI defines there */
 };
 
 struct dwarf_site {

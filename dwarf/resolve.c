@@ -64,7 +64,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		   struct ptap_err *err)
 {
 	struct point_opts po = { .max_probes = o->max_probes ? o->max_probes : POINTS_MAX_DEFAULT,
-				 .no_inlines = o->no_inlines };
+				 .no_inlines = o->no_inlines, .at_entry = true };
 	struct resolved_probe *rps = NULL;
 	struct dwarf_site *sites = NULL;
 	int nsites = 0, r;
@@ -76,6 +76,11 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		return ptap_err_set(err, -1, -ENOTSUP,
 				    "return probes (%s%%return) are not supported yet",
 				    spec->point.func);
+	/* Past the prologue only for DWARF variables: %REG and $argN mean the entry. */
+	for (int i = 0; i < spec->nargs; i++)
+		if (spec->args[i].expr->kind == ARG_VAR || spec->args[i].expr->kind == ARG_PARAMS ||
+		    spec->args[i].expr->kind == ARG_VARS)
+			po.at_entry = false;
 	r = dbg__get(mod, o->debuginfo_dir, &dbg, err);
 	if (r == 0)
 		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &nsites, err);

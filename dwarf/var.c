@@ -632,8 +632,11 @@ static int compile_cfa(struct comp *k, int depth)
 static int compile_fbreg(struct comp *k, int depth)
 {
 	Dwarf_Die *scopes = NULL;
-	Dwarf_Die cu = k->c->site->cu;
-	int n = dwarf_getscopes(&cu, site_pc(k->c), &scopes);
+	Dwarf_Die fn = k->c->site->fn;
+	/* The site's function and the DIEs that physically hold it: for an
+	 * inlined instance, the out-of-line function it was inlined into
+	 * (dwarf_getscopes() would go to the abstract definition instead). */
+	int n = dwarf_getscopes_die(&fn, &scopes);
 	int r = -ENOENT;
 
 	for (int i = 0; i < n; i++) {
@@ -641,10 +644,12 @@ static int compile_fbreg(struct comp *k, int depth)
 		Dwarf_Op *expr;
 		size_t len;
 
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+		/* the out-of-line function holding the pc: an inlined function's
+		 * abstract definition, also among the scopes, has no frame base */
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
+		    !dwarf_attr(&scopes[i], DW_AT_frame_base, &a))
 			continue;
-		if (!dwarf_attr(&scopes[i], DW_AT_frame_base, &a) ||
-		    dwarf_getlocation_addr(&a, site_pc(k->c), &expr, &len, 1) != 1)
+		if (dwarf_getlocation_addr(&a, site_pc(k->c), &expr, &len, 1) != 1)
 			break;
 		Dwarf_Attribute *saved = k->attr;
 
@@ -1029,7 +1034,11 @@ static int step_member(struct comp *k, Dwarf_Die *type, const struct arg_access 
 			return -E2BIG;
 		return 0;
 	}
-	return cannot(k, "it is held in pieces (registers): print it whole instead of a member");
+	/* Held in pieces: the member's bytes are part of the assembly. */
+	if (off + type_size(type) > k->pieces_len - k->prog->blob_off && !k->bitfield)
+		return cannot(k, "the member lies outside the pieces it is held in");
+	k->prog->blob_off += (uint16_t)off;
+	return 0;
 }
 
 static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *acc)
@@ -1048,13 +1057,19 @@ static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *
 			return ptap_err_set(k->err, k->pos, -EINVAL,
 					    "'%s': index %ld is outside %s", k->text, acc->index,
 					    var_type_name(type, tn, sizeof(tn)));
-		if (k->state != LOC_MEM)
+		if (k->state != LOC_MEM && k->state != LOC_PIECES)
 			return cannot(k, "the array is not in memory at this address");
 		if (!array_elem(&t, type, &esize, k->c->pool, &sub))
 			return cannot(k, "the array has no element type");
 		if (sub) {
 			/* a[i] of a 2-D array: the rest of the dimensions, as an array */
 			return cannot(k, "index every dimension of a multi-dimensional array");
+		}
+		if (k->state == LOC_PIECES) {
+			if ((acc->index + 1) * (long)esize > (long)(k->pieces_len - k->prog->blob_off))
+				return cannot(k, "the element lies outside the pieces it is held in");
+			k->prog->blob_off += (uint16_t)(acc->index * (long)esize);
+			return 0;
 		}
 	} else if (dwarf_tag(&t) == DW_TAG_pointer_type) {
 		if (to_value(k, 8) < 0)
@@ -1380,7 +1395,7 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 			*ft = *ut;
 			if (k->state == LOC_PIECES) {
 				ft->kind = FT_CHARS;
-				ft->len = k->pieces_len;
+				ft->len = k->pieces_len - k->prog->blob_off;
 			}
 			return 0;
 		}
@@ -1414,8 +1429,8 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 		memset(ft, 0, sizeof(*ft));
 		ft->kind = FT_CHARS;
 		ft->len = (uint32_t)type_size(&t);
-		if (k->state == LOC_PIECES)
-			ft->len = ft->len < k->pieces_len ? ft->len : k->pieces_len;
+		if (k->state == LOC_PIECES && ft->len > k->pieces_len - k->prog->blob_off)
+			ft->len = k->pieces_len - k->prog->blob_off;
 		else if (k->state != LOC_MEM)
 			return cannot(k, "the array is not in memory");
 		return 0;
@@ -1437,8 +1452,8 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 			k->prog->composite = true;
 			return emit(k, FETCH_OP_PIECE, (uint8_t)ft->len, 0, 0);
 		}
-		if (k->state == LOC_PIECES && k->pieces_len < ft->len)
-			ft->len = k->pieces_len;
+		if (k->state == LOC_PIECES && k->pieces_len - k->prog->blob_off < ft->len)
+			ft->len = k->pieces_len - k->prog->blob_off;
 		return 0;
 	}
 	if (!scalar_type(k->c, type, ft))

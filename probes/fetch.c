@@ -566,17 +566,22 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 			goto bad;
 	}
 	if (prog->composite) {
-		/* The value is in the buffer; the stack is left as is. */
+		/* The value is in the buffer (from BLOB_OFF); the stack is left as is. */
+		size_t off = prog->blob_off < ev.extent ? prog->blob_off : ev.extent;
+		size_t extent = ev.extent - off, rest = buflen - off;
+
+		if (prog->blob_off > ev.extent)
+			goto bad;
 		if (t->kind == FT_STRUCT) {
-			val->str = strbuf;
-			val->len = t->len < ev.extent ? t->len : ev.extent;
+			val->str = strbuf + off;
+			val->len = t->len < extent ? t->len : extent;
 			return 0;
 		}
 		if (t->kind == FT_CHARS) {
-			chars_from_buf(t, strbuf, ev.extent, strmax, val);
+			chars_from_buf(t, strbuf + off, extent, strmax, val);
 			return 0;
 		}
-		top = le_bytes(strbuf, buflen < 8 ? buflen : 8);
+		top = le_bytes(strbuf + off, rest < 8 ? rest : 8);
 	} else {
 		if (!ev.sp)
 			goto bad;

@@ -132,6 +132,8 @@ struct fetch_prog {
 	struct fetch_op ops[FETCH_MAX_OPS];
 	uint8_t nops;
 	bool composite;		/* the value is assembled by FETCH_OP_PIECE in the buffer */
+	uint16_t blob_off;	/* composite: the value starts at this byte of the assembly
+				 * (a member of a struct held in registers) */
 	struct fetch_type type;
 };
 
@@ -196,7 +198,8 @@ struct fetch_val {
  * Composite programs (PROG->composite): the evaluator zeroes the pieces'
  * extent of STRBUF, the PIECE ops fill it, whatever is left on the stack
  * is ignored, and the result is read from STRBUF: integers as the
- * little-endian SIZE bytes at 0, FT_CHARS / FT_STRUCT as those bytes.
+ * little-endian SIZE bytes at BLOB_OFF, FT_CHARS / FT_STRUCT as the bytes
+ * from BLOB_OFF on.
  * STRBUF holds fetch_prog__buflen(PROG, STRMAX) bytes; STRMAX is the
  * string limit (--string-max).
  *

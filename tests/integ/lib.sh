@@ -6,6 +6,8 @@ PTAP=$O/ptap
 S=$O/samples
 TMP=$(mktemp -d /tmp/ptap-integ.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# ptap's inflated-debuginfo cache: per run, so no test sees an earlier run's
+export PTAP_CACHE_DIR=$TMP/cache
 LIBC=$(ldd "$S/query_server" | awk '/libc\.so/ { print $3 }')
 
 fail() {

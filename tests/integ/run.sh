@@ -1,6 +1,7 @@
 #!/bin/bash
-# tests/integ/run.sh [BUILD-DIR]: run build/ptap on the samples and compare
-# what it records with what the samples state they did.
+# tests/integ/run.sh [BUILD-DIR [REGEX]]: run build/ptap on the samples and
+# compare what it records with what the samples state they did (only the
+# tests whose names match REGEX, when given).
 set -u
 O=${1:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -10,7 +11,7 @@ for f in tests/integ/t_*.sh; do
 done
 
 passed=0 failed=0
-for t in $(declare -F | awk '{ print $3 }' | grep '^test_'); do
+for t in $(declare -F | awk '{ print $3 }' | grep '^test_' | grep -E -- "${2:-.}"); do
 	# Not in an `if` or `||`: there bash ignores set -e, even in a subshell,
 	# and only a test's last command would count.
 	( set -e; "$t" ) >"$TMP/out" 2>&1

@@ -45,5 +45,5 @@ test_bad_command_not_found() {
 
 test_bad_dwarf_variable() {
 	expect_refused 2 "needs DWARF debug info" \
-		record -e 'exec_query query_string:string' -- "$S/query_server" samples/queries.txt
+		record -e 'exec_query query_string:string' -- "$S/query_server-stripped" samples/queries.txt
 }

@@ -24,7 +24,7 @@ test_list_glob() {
 	printf 'exec_query\t%s:%s\n' "$QS_SRC" "$(src_line ' int exec_query(')" >"$TMP/want"
 	expect_diff "$TMP/want" "$TMP/out"
 	run_ptap list -x "$S/query_server" '[qs]*' >"$TMP/out"
-	expect_eq "names" "query_stats state_string" "$(cut -f1 "$TMP/out" | xargs)"
+	expect_eq "names" "query_stats state_dwarf state_string" "$(cut -f1 "$TMP/out" | xargs)"
 }
 
 test_list_no_dwarf_names_only() {

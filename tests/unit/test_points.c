@@ -263,7 +263,7 @@ Test(points, func_O0_sample_first_statement)
 {
 	const char *bin = bpath("samples/query_server-O0");
 	/* The body's first statement. */
-	int first = src_text_line("samples/query_server.c", "struct query_desc desc = {");
+	int first = src_text_line("samples/query_server.c", "int nrows = 1;");
 	struct fx f;
 
 	fx_open(&f, bin);
