@@ -55,13 +55,13 @@ SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/
 	   $(DWARF_SAMPLES)
 samples: $(SAMPLES)
 
-$(S)/query_server $(S)/query_server-O2: samples/query_server.c | deps
+$(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
-$(S)/query_server-O0: samples/query_server.c | deps
+$(S)/query_server-O0: samples/query_server.c samples/expect.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O0 -g -o $@ $<
-$(S)/query_server-nopie: samples/query_server.c | deps
+$(S)/query_server-nopie: samples/query_server.c samples/expect.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -no-pie -fno-pie -o $@ $<
 $(S)/query_server-stripped: $(S)/query_server-O2

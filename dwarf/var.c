@@ -1139,6 +1139,19 @@ static int step_deref(struct comp *k, Dwarf_Die *type)
 
 /* ---- the value ---------------------------------------------------------- */
 
+/* How many children of DIE have TAG. */
+static unsigned int count_children(Dwarf_Die *die, int tag)
+{
+	Dwarf_Die c;
+	unsigned int n = 0;
+
+	if (dwarf_child(die, &c) == 0)
+		do
+			n += dwarf_tag(&c) == tag;
+		while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
 /* How a scalar of base/enum/pointer type T prints; false for aggregates. */
 static bool scalar_type(const struct var_ctx *c, Dwarf_Die *type, struct fetch_type *ft);
 
@@ -1152,10 +1165,7 @@ static int enum_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *f
 
 	if (!d)
 		return -ENOMEM;
-	if (dwarf_child(t, &e) == 0)
-		do
-			n += dwarf_tag(&e) == DW_TAG_enumerator;
-		while (dwarf_siblingof(&e, &e) == 0);
+	n = count_children(t, DW_TAG_enumerator);
 	en = tpool_alloc(c->pool, (n ? n : 1) * sizeof(*en));
 	if (!en)
 		return -ENOMEM;
@@ -1249,10 +1259,7 @@ static int struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type 
 
 	if (!d)
 		return -ENOMEM;
-	if (dwarf_child(t, &m) == 0)
-		do
-			n += dwarf_tag(&m) == DW_TAG_member;
-		while (dwarf_siblingof(&m, &m) == 0);
+	n = count_children(t, DW_TAG_member);
 	mem = tpool_alloc(c->pool, (n ? n : 1) * sizeof(*mem));
 	if (!mem)
 		return -ENOMEM;

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "expect.h"
+
 struct query_desc {
 	const char *source_text;
 	int nrows;
@@ -57,40 +59,18 @@ __attribute__((noinline, noclone)) long query_stats(long a1, long a2, long a3, l
 	return a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8;
 }
 
-/* The query as ptap's text format prints a string: C escapes, UTF-8 kept. */
-static void state_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 /* QS_EXPECT=dwarf: what the four perf recipes capture for one call. */
 static void state_dwarf(FILE *f, const char *line, const struct query_desc *desc)
 {
 	fputs("exec_query: query_string=", f);
-	state_string(f, line);
+	ex_str(f, line);
 	fputs("\nexec_query: desc->source_text=", f);
-	state_string(f, desc->source_text);
+	ex_str(f, desc->source_text);
 	fprintf(f, " desc->nrows=%d\nexec_query: debug_query_string=", desc->nrows);
-	state_string(f, line);
+	ex_str(f, line);
 	fputs("\nexec_query: query_string=", f);
-	state_string(f, line);
+	ex_str(f, line);
 	fprintf(f, " len=%zu desc=0x%lx\n", strlen(line), (unsigned long)desc);
 }
 
@@ -116,7 +96,7 @@ int main(int argc, char **argv)
 			state_dwarf(expect, line, &desc);
 		else if (expect) {
 			fputs("exec_query: query_string=", expect);
-			state_string(expect, line);
+			ex_str(expect, line);
 			fprintf(expect, " len=%zu\n", strlen(line));
 		}
 		debug_query_string = line;
