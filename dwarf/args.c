@@ -167,6 +167,7 @@ struct expand {
 	const struct var_ctx *vc;
 	int *cap;
 	bool params;		/* $params: parameters only */
+	int first;		/* the first argument this expansion adds */
 	int pos;
 	int ret;
 	struct ptap_err *err;
@@ -182,13 +183,16 @@ static int expand_cb(const struct var_info *v, void *priv)
 		return 0;
 	if ((x->ret = grow(x->rp, x->cap)) < 0)
 		return 1;
-	for (int i = 0; i < x->rp->nargs; i++)
-		if (!strcmp(x->rp->names[i], v->name))
-			return 0;	/* an inner variable hides an outer one of that name */
 	if (var_compile_info(x->vc, v, x->pos, &x->rp->progs[x->rp->nargs], &verr) < 0) {
 		pr_warn("%s: %s: %s\n", x->rp->where, x->params ? "$params" : "$vars", verr.msg);
 		return 0;
 	}
+	/* The walk goes outward in: an inner variable hides an outer one of its name. */
+	for (int i = x->first; i < x->rp->nargs; i++)
+		if (!strcmp(x->rp->names[i], v->name)) {
+			x->rp->progs[i] = x->rp->progs[x->rp->nargs];
+			return 0;
+		}
 	x->ret = add_name(x->rp, v->name);
 	return x->ret < 0;
 }
@@ -197,7 +201,7 @@ static int expand_vars(struct resolved_probe *rp, const struct var_ctx *vc,
 		       const struct probe_arg *arg, int *cap, struct ptap_err *err)
 {
 	struct expand x = { .rp = rp, .vc = vc, .cap = cap, .params = arg->expr->kind == ARG_PARAMS,
-			    .pos = arg->pos, .err = err };
+			    .pos = arg->pos, .err = err, .first = rp->nargs };
 	int r;
 
 	if (arg->has_type || arg->name)

@@ -152,16 +152,22 @@ static void cache_store(const char *debugfile, const uint8_t *id, size_t idlen)
 	for (size_t i = 1; i < idlen && n + 3 < sizeof(path); i++)
 		n += snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
 	snprintf(path + n, sizeof(path) - n, ".debug");
-	if (access(path, F_OK) == 0 || mkdirs(path) < 0)
+	if (access(path, F_OK) == 0)
 		return;
 	in = open(debugfile, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return;
+	/* Nothing is created unless there is something to inflate. */
+	ein = elf_begin(in, ELF_C_READ_MMAP, NULL);
+	if (!ein || !has_compressed(ein) || mkdirs(path) < 0) {
+		elf_end(ein);
+		close(in);
+		return;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
 	out = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	ein = elf_begin(in, ELF_C_READ_MMAP, NULL);
 	eout = out >= 0 ? elf_begin(out, ELF_C_WRITE, NULL) : NULL;
-	if (ein && eout && has_compressed(ein))
+	if (eout)
 		r = copy_inflated(ein, eout);
 	elf_end(eout);
 	elf_end(ein);

@@ -90,6 +90,38 @@ static bool strip_type(Dwarf_Die *type, Dwarf_Die *out)
 	return false;
 }
 
+/*
+ * A constant attribute's value: DW_FORM_sdata is signed; udata and the
+ * fixed-size data forms are zero-extended from their width, and the value
+ * then takes the size and signedness of its type when it is printed (as gdb
+ * reads them: an int 200 is often a one-byte 0xc8).
+ */
+static int const_value(Dwarf_Attribute *a, uint64_t *out)
+{
+	Dwarf_Word w;
+	Dwarf_Sword sw;
+	unsigned int bits = 64;
+
+	switch (dwarf_whatform(a)) {
+	case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+		if (dwarf_formsdata(a, &sw) != 0)
+			return -EINVAL;
+		*out = (uint64_t)sw;
+		return 0;
+	case DW_FORM_data1: bits = 8; break;
+	case DW_FORM_data2: bits = 16; break;
+	case DW_FORM_data4: bits = 32; break;
+	case DW_FORM_data8: case DW_FORM_udata: break;
+	default:
+		return -EINVAL;
+	}
+	if (dwarf_formudata(a, &w) != 0)
+		return -EINVAL;
+	*out = bits < 64 ? w & ((1ULL << bits) - 1) : w;
+	return 0;
+}
+
 static Dwarf_Word die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word def)
 {
 	Dwarf_Attribute a;
@@ -100,6 +132,48 @@ static Dwarf_Word die_udata(Dwarf_Die *die, unsigned int name, Dwarf_Word def)
 	return w;
 }
 
+/* Is ATTR a constant (not a location or reference, as a VLA bound is)? */
+static bool const_form(Dwarf_Attribute *a)
+{
+	switch (dwarf_whatform(a)) {
+	case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+	case DW_FORM_udata: case DW_FORM_sdata: case DW_FORM_implicit_const:
+		return true;
+	}
+	return false;
+}
+
+/* Element counts of array T's dimensions into DIMS (-1: not a constant, as in
+ * a VLA or a flexible array); returns how many dimensions there are. */
+static int array_dims(Dwarf_Die *t, long *dims, int max)
+{
+	Dwarf_Die sub;
+	int n = 0;
+
+	if (dwarf_child(t, &sub) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word w;
+		long count = -1;
+
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_attr(&sub, DW_AT_count, &a) && const_form(&a) && dwarf_formudata(&a, &w) == 0)
+			count = (long)w;
+		else if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && const_form(&a) &&
+			 dwarf_formudata(&a, &w) == 0)
+			count = (long)w + 1;
+		if (n < max)
+			dims[n] = count;
+		n++;
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	return n;
+}
+
+#define ARRAY_MAX_DIMS	8
+
+/* Bytes of TYPE, or 0 when unknown (void, an array of unknown length). */
 static Dwarf_Word type_size(Dwarf_Die *type)
 {
 	Dwarf_Die t;
@@ -109,24 +183,15 @@ static Dwarf_Word type_size(Dwarf_Die *type)
 	if (dwarf_tag(&t) == DW_TAG_pointer_type || dwarf_tag(&t) == DW_TAG_reference_type)
 		return die_udata(&t, DW_AT_byte_size, 8);
 	if (dwarf_tag(&t) == DW_TAG_array_type) {
-		Dwarf_Die elem;
+		long dims[ARRAY_MAX_DIMS];
+		int nd = array_dims(&t, dims, ARRAY_MAX_DIMS);
 		Dwarf_Word n = 1;
-		Dwarf_Die sub;
+		Dwarf_Die elem;
 
-		if (!die_type(&t, &elem))
+		if (!die_type(&t, &elem) || nd > ARRAY_MAX_DIMS)
 			return 0;
-		if (dwarf_child(&t, &sub) == 0) {
-			do {
-				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-					continue;
-				if (dwarf_hasattr(&sub, DW_AT_count))
-					n *= die_udata(&sub, DW_AT_count, 0);
-				else if (dwarf_hasattr(&sub, DW_AT_upper_bound))
-					n *= die_udata(&sub, DW_AT_upper_bound, 0) + 1;
-				else
-					n = 0;
-			} while (dwarf_siblingof(&sub, &sub) == 0);
-		}
+		for (int i = 0; i < nd; i++)
+			n *= dims[i] < 0 ? 0 : (Dwarf_Word)dims[i];
 		return n * type_size(&elem);
 	}
 	return die_udata(&t, DW_AT_byte_size, 0);
@@ -135,47 +200,24 @@ static Dwarf_Word type_size(Dwarf_Die *type)
 /* Element count of the first dimension of array T, or -1 when unknown. */
 static long array_count(Dwarf_Die *t)
 {
-	Dwarf_Die sub;
+	long dims[ARRAY_MAX_DIMS];
 
-	if (dwarf_child(t, &sub) != 0)
-		return -1;
-	do {
-		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-			continue;
-		if (dwarf_hasattr(&sub, DW_AT_count))
-			return (long)die_udata(&sub, DW_AT_count, 0);
-		if (dwarf_hasattr(&sub, DW_AT_upper_bound))
-			return (long)die_udata(&sub, DW_AT_upper_bound, 0) + 1;
-		return -1;
-	} while (dwarf_siblingof(&sub, &sub) == 0);
-	return -1;
+	return array_dims(t, dims, ARRAY_MAX_DIMS) > 0 ? dims[0] : -1;
 }
 
-/* The element type of array T after its first dimension (a sub-array for 2-D). */
-static bool array_elem(Dwarf_Die *t, Dwarf_Die *elem, Dwarf_Word *elem_size, struct tpool *pool,
-		       bool *sub_array)
+/* The element type of array T after its first dimension, its size (0 when
+ * unknown), and whether more dimensions follow (a 2-D array's row). */
+static bool array_elem(Dwarf_Die *t, Dwarf_Die *elem, Dwarf_Word *elem_size, bool *sub_array)
 {
-	Dwarf_Die sub;
-	int dims = 0;
+	long dims[ARRAY_MAX_DIMS];
+	int nd = array_dims(t, dims, ARRAY_MAX_DIMS);
 	Dwarf_Word inner = 1;
 
-	if (!die_type(t, elem))
+	if (!die_type(t, elem) || nd > ARRAY_MAX_DIMS)
 		return false;
-	*sub_array = false;
-	if (dwarf_child(t, &sub) == 0) {
-		do {
-			if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-				continue;
-			if (dims++ == 0)
-				continue;
-			*sub_array = true;
-			if (dwarf_hasattr(&sub, DW_AT_count))
-				inner *= die_udata(&sub, DW_AT_count, 0);
-			else
-				inner *= die_udata(&sub, DW_AT_upper_bound, 0) + 1;
-		} while (dwarf_siblingof(&sub, &sub) == 0);
-	}
-	(void)pool;
+	*sub_array = nd > 1;
+	for (int i = 1; i < nd; i++)
+		inner *= dims[i] < 0 ? 0 : (Dwarf_Word)dims[i];
 	*elem_size = inner * type_size(elem);
 	return true;
 }
@@ -285,24 +327,16 @@ static void type_name_rec(Dwarf_Die *type, char *pre, char *suf, size_t len, int
 		bufcat(pre, len, pre[strlen(pre) - 1] == '*' ? "*" : " *");
 		return;
 	case DW_TAG_array_type: {
-		Dwarf_Die sub;
 
-		if (dwarf_child(type, &sub) == 0) {
-			do {
-				long n;
+		long dims[ARRAY_MAX_DIMS];
+		int nd = array_dims(type, dims, ARRAY_MAX_DIMS);
 
-				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-					continue;
-				n = dwarf_hasattr(&sub, DW_AT_count) ?
-					    (long)die_udata(&sub, DW_AT_count, 0) :
-				    dwarf_hasattr(&sub, DW_AT_upper_bound) ?
-					    (long)die_udata(&sub, DW_AT_upper_bound, 0) + 1 : -1;
-				if (n >= 0)
-					snprintf(tmp, sizeof(tmp), "[%ld]", n);
-				else
-					snprintf(tmp, sizeof(tmp), "[]");
-				bufcat(suf, len, tmp);
-			} while (dwarf_siblingof(&sub, &sub) == 0);
+		for (int i = 0; i < nd && i < ARRAY_MAX_DIMS; i++) {
+			if (dims[i] >= 0)
+				snprintf(tmp, sizeof(tmp), "[%ld]", dims[i]);
+			else
+				snprintf(tmp, sizeof(tmp), "[]");
+			bufcat(suf, len, tmp);
 		}
 		if (die_type(type, &next))
 			type_name_rec(&next, pre, suf, len, depth + 1);
@@ -400,7 +434,9 @@ int var_walk(const struct var_ctx *c, bool globals,
 				struct var_info v = { .die = child };
 				int tag = dwarf_tag(&child);
 
-				if (!is_var_tag(tag) || !(v.name = var_name(&child)))
+				/* a declaration (extern int g;) is not the variable */
+				if (!is_var_tag(tag) || !(v.name = var_name(&child)) ||
+				    dwarf_hasattr(&child, DW_AT_declaration))
 					continue;
 				v.param = tag == DW_TAG_formal_parameter;
 				if (v.param != (pass == 0))
@@ -442,11 +478,9 @@ static int find_cb(const struct var_info *v, void *priv)
 		f->ok = true;
 		/* keep looking: an inner scope's variable hides an outer one */
 	}
-	if (!strstr(f->list, v->name) || 1) {
-		if (f->list[0])
-			bufcat(f->list, sizeof(f->list), ", ");
-		bufcat(f->list, sizeof(f->list), v->name);
-	}
+	if (f->list[0])
+		bufcat(f->list, sizeof(f->list), ", ");
+	bufcat(f->list, sizeof(f->list), v->name);
 	return 0;
 }
 
@@ -653,11 +687,10 @@ static int compile_fbreg(struct comp *k, int depth)
 			break;
 		Dwarf_Attribute *saved = k->attr;
 
+		/* the frame base's value is pushed (a DW_OP_regN base: that register's) */
 		k->attr = &a;
 		r = compile_ops(k, expr, len, depth + 1);
 		k->attr = saved;
-		if (r == 0 && k->state == LOC_VALUE)
-			k->state = LOC_MEM;	/* DW_OP_regN frame base: the register holds it */
 		break;
 	}
 	free(scopes);
@@ -675,6 +708,32 @@ static const struct { unsigned int op; uint8_t alu; } alu_ops[] = {
 	{ DW_OP_neg, FETCH_ALU_NEG },	{ DW_OP_not, FETCH_ALU_NOT },
 };
 
+/*
+ * Is the site the entry of the out-of-line function that holds it?  Only
+ * there does a register still hold the value it had when that function was
+ * called: DW_OP_entry_value means the entry of the concrete function, not
+ * of an inlined instance's first instruction.
+ */
+static bool at_function_entry(const struct var_ctx *c)
+{
+	Dwarf_Die fn = c->site->fn;
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Addr entry;
+	bool yes = false;
+	int n = dwarf_getscopes_die(&fn, &scopes);
+
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram ||
+		    (!dwarf_hasattr(&scopes[i], DW_AT_low_pc) &&
+		     !dwarf_hasattr(&scopes[i], DW_AT_ranges)))
+			continue;
+		yes = dwarf_entrypc(&scopes[i], &entry) == 0 && entry == site_pc(c);
+		break;
+	}
+	free(scopes);
+	return yes;
+}
+
 static int compile_entry_value(struct comp *k, const Dwarf_Op *op)
 {
 	Dwarf_Attribute a;
@@ -688,7 +747,7 @@ static int compile_entry_value(struct comp *k, const Dwarf_Op *op)
 	    !((sub[0].atom >= DW_OP_reg0 && sub[0].atom <= DW_OP_reg31) ||
 	      sub[0].atom == DW_OP_regx))
 		return cannot(k, "its value is computed from an entry value ptap cannot follow");
-	if (!k->c->site->at_entry)
+	if (!at_function_entry(k->c))
 		return cannot(k, "it is only known as the value a register had when the function "
 				 "was entered, which is lost here; probe the function's entry");
 	Dwarf_Word reg = sub[0].atom == DW_OP_regx ? sub[0].number :
@@ -845,12 +904,9 @@ static int compile_location(struct comp *k, const struct var_info *cv)
 	int n;
 
 	if (dwarf_attr_integrate(&v->die, DW_AT_const_value, &a)) {
-		Dwarf_Sword sv;
-		Dwarf_Word uv;
+		uint64_t uv;
 
-		if (dwarf_formsdata(&a, &sv) == 0)
-			uv = (Dwarf_Word)sv;
-		else if (dwarf_formudata(&a, &uv) != 0)
+		if (const_value(&a, &uv) < 0)
 			return cannot(k, "its constant value is a block ptap does not read");
 		k->state = LOC_VALUE;
 		return emit(k, FETCH_OP_IMM, 0, 0, (int64_t)uv);
@@ -882,45 +938,75 @@ static int to_value(struct comp *k, Dwarf_Word size)
 		k->state = LOC_VALUE;
 		return emit(k, FETCH_OP_DEREF, (uint8_t)size, 0, 0);
 	}
-	if (k->state == LOC_PIECES) {
-		if (k->pieces_len > 8)
-			return cannot(k, "it is assembled from pieces larger than a pointer");
-		/* TODO-free: a scalar from pieces is read from the buffer at the end */
-		return cannot(k, "a pointer assembled from pieces cannot be followed");
-	}
+	if (k->state == LOC_PIECES)
+		return cannot(k, "it is assembled from register pieces, and a pointer held so "
+				 "cannot be followed");
 	return 0;
 }
 
 /* MEMBER of struct/union T (anonymous members searched too): its DIE and offset. */
-static bool find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word *off)
+/*
+ * Byte offset of member M: DW_AT_data_member_location as a constant, or
+ * (DWARF 2) as the expression DW_OP_plus_uconst N; absent means 0 (a union
+ * member, or a bitfield placed by DW_AT_data_bit_offset).  False for any
+ * other expression: the offset is then unknown, never guessed.
+ */
+static bool member_offset(Dwarf_Die *m, Dwarf_Word *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	*off = 0;
+	if (!dwarf_attr(m, DW_AT_data_member_location, &a))
+		return true;
+	if (const_form(&a))
+		return dwarf_formudata(&a, off) == 0;
+	if (dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * MEMBER of struct/union T, searched through anonymous members too: its DIE,
+ * and in *BASE the byte offset of the anonymous struct(s) holding it (0 when
+ * it is T's own).  -ENOENT, or -ENOTSUP when an offset on the way is not a
+ * constant.
+ */
+static int find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word *base)
 {
 	Dwarf_Die m;
 
+	*base = 0;
 	if (dwarf_child(t, &m) != 0)
-		return false;
+		return -ENOENT;
 	do {
 		const char *name;
-		Dwarf_Word moff = die_udata(&m, DW_AT_data_member_location, 0);
+		Dwarf_Die mt, st;
+		Dwarf_Word moff;
+		int r;
 
 		if (dwarf_tag(&m) != DW_TAG_member)
 			continue;
 		name = dwarf_diename(&m);
 		if (name && !strcmp(name, member)) {
 			*out = m;
-			*off = moff;
-			return true;
+			return 0;
 		}
-		if (!name) {
-			Dwarf_Die mt, st;
-
-			if (die_type(&m, &mt) && strip_type(&mt, &st) && find_member(&st, member, out,
-										     off)) {
-				*off += moff;
-				return true;
-			}
-		}
+		if (name || !die_type(&m, &mt) || !strip_type(&mt, &st))
+			continue;
+		r = find_member(&st, member, out, base);
+		if (r == -ENOENT)
+			continue;
+		if (r == 0 && !member_offset(&m, &moff))
+			r = -ENOTSUP;
+		if (r == 0)
+			*base += moff;
+		return r;
 	} while (dwarf_siblingof(&m, &m) == 0);
-	return false;
+	return -ENOENT;
 }
 
 static void list_members(Dwarf_Die *t, char *buf, size_t len)
@@ -948,6 +1034,8 @@ static void list_members(Dwarf_Die *t, char *buf, size_t len)
  */
 static bool member_bitpos(Dwarf_Die *m, Dwarf_Word *pos, Dwarf_Word *bits)
 {
+	Dwarf_Word moff;
+
 	*bits = die_udata(m, DW_AT_bit_size, 0);
 	if (!*bits)
 		return false;
@@ -960,8 +1048,9 @@ static bool member_bitpos(Dwarf_Die *m, Dwarf_Word *pos, Dwarf_Word *bits)
 
 	if (!unit && die_type(m, &mt))
 		unit = type_size(&mt);
-	*pos = die_udata(m, DW_AT_data_member_location, 0) * 8 + unit * 8 -
-	       die_udata(m, DW_AT_bit_offset, 0) - *bits;
+	if (!member_offset(m, &moff))
+		moff = 0;	/* unknown: the caller checks member_offset() too */
+	*pos = moff * 8 + unit * 8 - die_udata(m, DW_AT_bit_offset, 0) - *bits;
 	return true;
 }
 
@@ -981,8 +1070,9 @@ static void bitfield_container(Dwarf_Word pos, Dwarf_Word bits, uint32_t *off, u
 static int step_member(struct comp *k, Dwarf_Die *type, const struct arg_access *acc)
 {
 	Dwarf_Die t, m;
-	Dwarf_Word off, pos, bits;
+	Dwarf_Word off, base, pos, bits;
 	char members[200], tn[128];
+	int r;
 
 	if (!strip_type(type, &t))
 		return cannot(k, "void has no members");
@@ -1006,19 +1096,24 @@ static int step_member(struct comp *k, Dwarf_Die *type, const struct arg_access 
 	    dwarf_tag(&t) != DW_TAG_class_type)
 		return ptap_err_set(k->err, k->pos, -EINVAL, "'%s': %s has no member '%s'",
 				    k->text, var_type_name(type, tn, sizeof(tn)), acc->member);
-	if (!find_member(&t, acc->member, &m, &off)) {
+	r = find_member(&t, acc->member, &m, &base);
+	if (r == -ENOENT) {
 		list_members(&t, members, sizeof(members));
 		return ptap_err_set(k->err, k->pos, -ENOENT,
 				    "'%s': %s has no member '%s'; its members: %s", k->text,
 				    var_type_name(type, tn, sizeof(tn)), acc->member, members);
 	}
+	if (r < 0 || !member_offset(&m, &off))
+		return cannot(k, "the member's offset is not a constant");
 	if (k->bitfield)
 		return cannot(k, "a bitfield has no members");
+	off += base;
 	if (member_bitpos(&m, &pos, &bits)) {
 		uint32_t boff;
 
-		/* POS counts from the struct's start: the container is at POS / 8. */
-		bitfield_container(pos, bits, &boff, &k->bf_size, &k->bf_off);
+		/* POS counts from the start of the struct holding the member (an
+		 * anonymous one is BASE bytes in): the container is at POS / 8. */
+		bitfield_container(pos + base * 8, bits, &boff, &k->bf_size, &k->bf_off);
 		off = boff;
 		k->bitfield = true;
 		k->bf_bits = (uint8_t)bits;
@@ -1059,7 +1154,7 @@ static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *
 					    var_type_name(type, tn, sizeof(tn)));
 		if (k->state != LOC_MEM && k->state != LOC_PIECES)
 			return cannot(k, "the array is not in memory at this address");
-		if (!array_elem(&t, type, &esize, k->c->pool, &sub))
+		if (!array_elem(&t, type, &esize, &sub))
 			return cannot(k, "the array has no element type");
 		if (sub) {
 			/* a[i] of a 2-D array: the rest of the dimensions, as an array */
@@ -1077,6 +1172,8 @@ static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *
 		if (!die_type(&t, type))
 			return cannot(k, "it points to void");
 		esize = type_size(type);
+		if (!esize && acc->index)
+			return cannot(k, "the size of what it points to is unknown");
 		k->state = LOC_MEM;
 	} else {
 		return ptap_err_set(k->err, k->pos, -EINVAL,
@@ -1091,25 +1188,17 @@ static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *
 /* 2-D arrays: a[i][j] as one step with both indexes. */
 static int step_index2(struct comp *k, Dwarf_Die *type, long i, long j)
 {
-	Dwarf_Die t, elem, sub;
-	long dims[2] = { -1, -1 };
-	int nd = 0;
+	long dims[ARRAY_MAX_DIMS];
+	Dwarf_Die t, elem;
+	int nd;
 
 	if (!strip_type(type, &t) || dwarf_tag(&t) != DW_TAG_array_type || !die_type(&t, &elem))
 		return 1;
-	if (dwarf_child(&t, &sub) == 0) {
-		do {
-			if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-				continue;
-			if (nd < 2)
-				dims[nd] = dwarf_hasattr(&sub, DW_AT_count) ?
-						   (long)die_udata(&sub, DW_AT_count, 0) :
-						   (long)die_udata(&sub, DW_AT_upper_bound, 0) + 1;
-			nd++;
-		} while (dwarf_siblingof(&sub, &sub) == 0);
-	}
+	nd = array_dims(&t, dims, ARRAY_MAX_DIMS);
 	if (nd != 2)
 		return 1;
+	if (dims[1] < 0)
+		return cannot(k, "the array's row length is not a constant");
 	if (i < 0 || j < 0 || (dims[0] >= 0 && i >= dims[0]) || j >= dims[1])
 		return ptap_err_set(k->err, k->pos, -EINVAL, "'%s': index [%ld][%ld] is outside "
 				    "[%ld][%ld]", k->text, i, j, dims[0], dims[1]);
@@ -1166,6 +1255,15 @@ static int enum_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *f
 	if (!d)
 		return -ENOMEM;
 	n = count_children(t, DW_TAG_enumerator);
+	/* Signed when the underlying type is (DWARF 3+ says which), else when
+	 * an enumerator is written as a negative number (DW_FORM_sdata < 0). */
+	Dwarf_Die under;
+
+	if (die_type(t, &under) && strip_type(&under, &under)) {
+		Dwarf_Word enc = die_udata(&under, DW_AT_encoding, 0);
+
+		neg = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	}
 	en = tpool_alloc(c->pool, (n ? n : 1) * sizeof(*en));
 	if (!en)
 		return -ENOMEM;
@@ -1173,15 +1271,15 @@ static int enum_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *f
 	if (dwarf_child(t, &e) == 0)
 		do {
 			Dwarf_Attribute a;
-			Dwarf_Sword v = 0;
+			uint64_t v = 0;
 
 			if (dwarf_tag(&e) != DW_TAG_enumerator)
 				continue;
-			if (dwarf_attr(&e, DW_AT_const_value, &a))
-				dwarf_formsdata(&a, &v);
-			en[n].value = v;
+			if (dwarf_attr(&e, DW_AT_const_value, &a) && const_value(&a, &v) == 0 &&
+			    dwarf_whatform(&a) == DW_FORM_sdata && (int64_t)v < 0)
+				neg = true;
+			en[n].value = (int64_t)v;
 			en[n].name = tpool_strdup(c->pool, dwarf_diename(&e) ? dwarf_diename(&e) : "?");
-			neg |= v < 0;
 			n++;
 		} while (dwarf_siblingof(&e, &e) == 0);
 	d->name = tpool_strdup(c->pool, dwarf_diename(t) ? dwarf_diename(t) : "enum");
@@ -1190,14 +1288,6 @@ static int enum_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *f
 	ft->kind = FT_ENUM;
 	ft->size = (uint8_t)die_udata(t, DW_AT_byte_size, 4);
 	ft->desc = d;
-	/* An enum with a signed underlying type, or negative enumerators, is signed. */
-	Dwarf_Die under;
-
-	if (die_type(t, &under) && strip_type(&under, &under)) {
-		Dwarf_Word enc = die_udata(&under, DW_AT_encoding, 0);
-
-		neg |= enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-	}
 	if (neg)
 		ft->flags |= FTF_SIGNED;
 	return 0;
@@ -1273,7 +1363,14 @@ static int struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type 
 			if (dwarf_tag(&m) != DW_TAG_member)
 				continue;
 			x->name = tpool_strdup(c->pool, dwarf_diename(&m) ? dwarf_diename(&m) : "");
-			x->off = (uint32_t)die_udata(&m, DW_AT_data_member_location, 0);
+			Dwarf_Word moff;
+
+			if (!member_offset(&m, &moff)) {
+				x->type.kind = FT_OPAQUE;	/* offset unknown: never guessed */
+				n++;
+				continue;
+			}
+			x->off = (uint32_t)moff;
 			if (!die_type(&m, &mt) || !strip_type(&mt, &st)) {
 				x->type.kind = FT_OPAQUE;
 			} else if (member_bitpos(&m, &pos, &bits)) {
@@ -1290,7 +1387,8 @@ static int struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type 
 				if (scalar_type(c, &mt, &s) &&
 				    (s.kind == FT_SIGNED || (s.flags & FTF_SIGNED)))
 					x->type.flags |= FTF_SIGNED;
-			} else if (dwarf_tag(&st) == DW_TAG_array_type && is_char_type_elem(&st)) {
+			} else if (dwarf_tag(&st) == DW_TAG_array_type && is_char_type_elem(&st) &&
+				   array_count(&st) >= 0) {
 				x->type.kind = FT_CHARS;
 				x->type.len = (uint32_t)type_size(&st);
 			} else if (!scalar_type(c, &mt, &x->type)) {
@@ -1322,7 +1420,7 @@ static int array_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *
 	bool sub;
 	char name[32];
 
-	if (!d || !array_elem(t, &elem, &esize, c->pool, &sub))
+	if (!d || !array_elem(t, &elem, &esize, &sub))
 		return -ENOMEM;
 	if (count < 0 || sub || !esize)
 		return -ENOTSUP;
@@ -1422,8 +1520,8 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 					    "'%s' is %s: a :%s cannot print it; give a member or an "
 					    "element", k->text, tn, "TYPE");
 		*ft = *ut;
-		if (ft->kind == FT_BITFIELD)
-			return to_value(k, ft->size);
+		if (k->state == LOC_PIECES)	/* read from the assembled bytes */
+			return 0;
 		return to_value(k, ut->size ? ut->size : 8);
 	}
 	/* No TYPE: from DWARF. */
@@ -1435,11 +1533,14 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 	if (char_array) {
 		memset(ft, 0, sizeof(*ft));
 		ft->kind = FT_CHARS;
-		ft->len = (uint32_t)type_size(&t);
-		if (k->state == LOC_PIECES && ft->len > k->pieces_len - k->prog->blob_off)
-			ft->len = k->pieces_len - k->prog->blob_off;
-		else if (k->state != LOC_MEM)
+		/* unknown length (a flexible array member): a C string read in place */
+		ft->len = array_count(&t) >= 0 ? (uint32_t)type_size(&t) : UINT32_MAX;
+		if (k->state == LOC_PIECES) {
+			if (ft->len > k->pieces_len - k->prog->blob_off)
+				ft->len = k->pieces_len - k->prog->blob_off;
+		} else if (k->state != LOC_MEM) {
 			return cannot(k, "the array is not in memory");
+		}
 		return 0;
 	}
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type ||
@@ -1566,7 +1667,7 @@ static void loc_text(const struct fetch_prog *p, char *loc, size_t len)
 		else
 			snprintf(loc, len, "register %%xmm%d", o[0].reg - ARCH_DWARF_NREGS);
 	} else if (p->nops >= 1 && o[0].op == FETCH_OP_REG &&
-		   (o[0].reg == ARCH_DWARF_SP || o[0].reg == 6)) {
+		   (o[0].reg == ARCH_DWARF_SP || (int)o[0].reg == arch_reg_by_name("bp"))) {
 		snprintf(loc, len, "frame");	/* relative to the stack or frame pointer */
 	} else if (p->nops >= 1 && o[0].op == FETCH_OP_ADDR) {
 		snprintf(loc, len, "global");

@@ -69,9 +69,10 @@ int var_walk(const struct var_ctx *c, bool globals,
 
 /*
  * Describe V at the site for `ptap vars`: its C type ("const char *") into
- * TYPE and its location ("register %di", "stack (CFA-40)", "global
- * 0x4010", "entry value of %di", "constant", "optimized out") into LOC.
- * Returns true when it can be fetched there.
+ * TYPE and how its value is found there into LOC: "register %di" (also an
+ * entry value still in its register), "frame" (stack or frame pointer
+ * relative), "global", "const", "pieces", "expr" (computed), or
+ * "optimized out" / "cannot fetch: WHY".  True when it can be fetched.
  */
 bool var_describe(const struct var_ctx *c, const struct var_info *v, char *type, size_t tlen,
 		  char *loc, size_t llen);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
@@ -342,6 +343,7 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	for (int i = 0; i < o->nreqs && r == 0; i++)
 		r = resolve_one(s, &mc, o, &o->reqs[i], cmd_path);
 	modcache_exit(&mc);
+	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;
 }
 

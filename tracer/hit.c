@@ -48,9 +48,9 @@ static uint64_t now_ns(clockid_t clock)
 }
 
 static void emit_record(struct session *s, struct thread *t, const struct site *st,
-			struct probe *p, const uint64_t *dregs, uint64_t ts)
+			struct probe *p, const uint64_t *dregs, unsigned int nregs, uint64_t ts)
 {
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS_ALL, .bias = st->bias,
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = st->bias,
 				 .read_mem = fetch_read, .priv = t };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
@@ -100,6 +100,7 @@ int hit_handle(struct session *s, struct thread *t)
 {
 	uint64_t ts, dregs[ARCH_DWARF_NREGS_ALL];
 	bool fp_done = false;
+	unsigned int nregs = ARCH_DWARF_NREGS;
 	arch_regs_t regs;
 	struct site *st;
 	int r = pt_getregs(t->tid, &regs);
@@ -118,13 +119,14 @@ int hit_handle(struct session *s, struct thread *t)
 		if (st->probes[i]->rp.fpregs && !fp_done) {
 			arch_fpregs_t fp;
 
-			memset(dregs + ARCH_DWARF_NREGS, 0,
-			       (ARCH_DWARF_NREGS_ALL - ARCH_DWARF_NREGS) * sizeof(*dregs));
-			if (pt_getfpregs(t->tid, &fp) == 0)
+			/* unread, they stay out of reach: an error value, never a 0 */
+			if (pt_getfpregs(t->tid, &fp) == 0) {
 				arch_fpregs_to_dwarf(&fp, dregs);
+				nregs = ARCH_DWARF_NREGS_ALL;
+			}
 			fp_done = true;
 		}
-		emit_record(s, t, st, st->probes[i], dregs, ts);
+		emit_record(s, t, st, st->probes[i], dregs, nregs, ts);
 	}
 
 	arch_regs_set_pc(&regs, st->addr);
