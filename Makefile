@@ -49,7 +49,7 @@ S := $(O)/samples
 QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 	       $(S)/query_server-stripped $(S)/query_server-nopie
 DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline-O0 \
-		 $(S)/inline-O2 $(S)/many_funcs $(S)/libsplit_bid.so $(S)/libsplit_link.so \
+		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
 		 $(S)/split_host
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
 	   $(DWARF_SAMPLES)
@@ -93,6 +93,9 @@ $(S)/structs-dwarf4: $(STRUCTS_DEPS) | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -gdwarf-4 -o $@ $(STRUCTS_SRCS)
 $(S)/inline-O0 $(S)/inline-O2: $(S)/inline-%: samples/inline.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -$* -g -o $@ $<
+$(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2: $(S)/dwarf_edges-%: samples/dwarf_edges.c samples/expect.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -$* -g -o $@ $<
 $(S)/many_funcs: samples/many_funcs.c samples/expect.h | deps
