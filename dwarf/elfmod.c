@@ -42,6 +42,8 @@ struct elfmod_load {
 	uint64_t vaddr, memsz, offset, filesz;
 };
 
+#define ELFMOD_R_COPY	5	/* R_X86_64_COPY (R_386_COPY, R_AARCH64_COPY: 5, 1024) */
+
 struct elfmod {
 	char *path;
 	int fd;
@@ -766,4 +768,37 @@ int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len)
 	*id = mod->build_id;
 	*len = mod->build_id_len;
 	return 0;
+}
+
+bool elfmod__copy_reloc(const struct elfmod *mod, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		Elf_Data *rel, *syms;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		symscn = elf_getscn(mod->elf, sh.sh_link);
+		rel = elf_getdata(scn, NULL);
+		if (!symscn || !gelf_getshdr(symscn, &symsh) || !rel ||
+		    !(syms = elf_getdata(symscn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			const char *n;
+
+			if (!gelf_getrela(rel, (int)i, &r) || GELF_R_TYPE(r.r_info) != ELFMOD_R_COPY ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &s))
+				continue;
+			n = elf_strptr(mod->elf, symsh.sh_link, s.st_name);
+			if (n && !strcmp(n, name))
+				return true;
+		}
+	}
+	return false;
 }

@@ -79,6 +79,12 @@ int elfmod__read(const struct elfmod *mod, uint64_t vaddr, void *buf, size_t len
 /* The GNU build-id note: 0 with *ID borrowed, or -ENOENT. */
 int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len);
 
+/*
+ * Does MOD (an executable) carry a copy relocation for data symbol NAME?
+ * Then the live object is MOD's copy, not the library's that defines it.
+ */
+bool elfmod__copy_reloc(const struct elfmod *mod, const char *name);
+
 /* Lowest p_vaddr of the PT_LOAD segments (rounded down to a page). */
 uint64_t elfmod__base_vaddr(const struct elfmod *mod);
 

@@ -713,6 +713,13 @@ static int find_named(struct pctx *c, struct fwalk *w, const char *name, struct 
 	*nsyms = find_syms(c, name, syms, MAX_SYMHITS);
 	if (*nsyms == 0 || w->src)
 		return walk_all(w);
+	/* No .debug_aranges entry (clang emits none by default): read every unit. */
+	for (int i = 0; i < *nsyms; i++) {
+		Dwarf_Addr bias;
+
+		if (!dwfl_module_addrdie(dbg__module(c->dbg), syms[i].vaddr, &bias))
+			return walk_all(w);
+	}
 	for (int i = 0; i < *nsyms; i++) {
 		Dwarf_Addr bias;
 		Dwarf_Die *cu = dwfl_module_addrdie(dbg__module(c->dbg), syms[i].vaddr, &bias);
@@ -1039,8 +1046,14 @@ static int add_relline(struct pctx *c, struct finst *fi, const char *name)
 	} else {
 		snprintf(where, sizeof(where), "%s:%d", name, c->pp->line);
 	}
+	bool moved = false;
+
+	/* FUNC:0 or a RELLINE on the opening line at -O0: past the prologue */
+	if (!fi->inlined && best == entry && !c->at_entry && params_in_frame(&fi->fn, entry) &&
+	    skip_prologue(&fi->cu, &fi->fn, entry, &best) == 0)
+		moved = true;
 	r = add_site(c, best + c->bias, rstart + c->bias, name, where, &fi->cu, &fi->fn,
-		     fi->inlined, best == entry, false);
+		     fi->inlined, best == entry, moved);
 	if (r == 0)
 		set_last_line(c, file, target);
 	return r;
@@ -1117,7 +1130,8 @@ static int load_ifuncs(struct pctx *c)
 			return -ENOMEM;
 		c->ifuncs[c->nifuncs++] = addr;
 	}
-	qsort(c->ifuncs, c->nifuncs, sizeof(*c->ifuncs), cmp_u64);
+	if (c->nifuncs)
+		qsort(c->ifuncs, c->nifuncs, sizeof(*c->ifuncs), cmp_u64);
 	return 0;
 }
 
@@ -1429,17 +1443,22 @@ static int funcs_at(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn, Dwarf_Die *oute
 
 /* A site at DWARF address PC of CU, in whatever function holds it. */
 static int add_pc_site(struct pctx *c, Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *fn,
-		       Dwarf_Die *outer, const char *where)
+		       Dwarf_Die *outer, const char *where, bool exact)
 {
-	bool inlined = dwarf_tag(fn) == DW_TAG_inlined_subroutine;
+	bool inlined = dwarf_tag(fn) == DW_TAG_inlined_subroutine, moved = false;
 	Dwarf_Addr entry = 0, rstart, rend;
 	const char *name = die_name(fn);
 
 	func_entry(fn, inlined, &entry);
+	/* A line that is a function's first (its opening line at -O0): past the
+	 * prologue, as gdb's `break FILE:LINE` does; an 0xADDR stays put. */
+	if (!exact && !inlined && pc == entry && !c->at_entry && params_in_frame(fn, entry) &&
+	    skip_prologue(cu, fn, entry, &pc) == 0)
+		moved = true;
 	if (range_holding(outer, pc, &rstart, &rend) < 0)
 		rstart = pc;
 	return add_site(c, pc + c->bias, rstart + c->bias, name ? name : "?", where, cu, fn,
-			inlined, pc == entry, false);
+			inlined, pc == entry, moved);
 }
 
 /* Does CU's line table name a file SRC matches? */
@@ -1510,7 +1529,7 @@ static int srcline_cu(struct pctx *c, Dwarf_Die *cu, struct nearlines *nl, int *
 			(*dropped)++;
 			continue;
 		}
-		r = add_pc_site(c, cu, a, &fn, &outer, where);
+		r = add_pc_site(c, cu, a, &fn, &outer, where, false);
 		if (r == 0)
 			set_last_line(c, lf, ln);
 	}
@@ -1567,7 +1586,7 @@ static int points_addr(struct pctx *c)
 		if (cu) {
 			cuc = *cu;
 			if (funcs_at(&cuc, a - c->bias, &fn, &outer) == 0)
-				return add_pc_site(c, &cuc, a - c->bias, &fn, &outer, where);
+				return add_pc_site(c, &cuc, a - c->bias, &fn, &outer, where, true);
 		}
 	}
 	/* An int3 inside an instruction would corrupt it: the address must start one. */

@@ -42,10 +42,11 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 }
 
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
-			const struct dwarf_site *site, const struct probe_spec *spec,
-			struct ptap_err *err)
+			const struct elfmod *exe, const struct dwarf_site *site,
+			const struct probe_spec *spec, struct ptap_err *err)
 {
-	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &rp->pool };
+	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &rp->pool,
+			      .exe = exe };
 	int r;
 
 	rp->vaddr = site->vaddr;
@@ -92,7 +93,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		return -ENOMEM;
 	}
 	for (int i = 0; i < nsites && r == 0; i++) {
-		r = resolve_site(&rps[i], mod, dbg, &sites[i], spec, err);
+		r = resolve_site(&rps[i], mod, dbg, o->exe, &sites[i], spec, err);
 		/* One site that cannot be probed as asked fails the probe: say which. */
 		if (r < 0 && nsites > 1) {
 			size_t used = strlen(err->msg);

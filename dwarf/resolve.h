@@ -19,6 +19,7 @@ struct resolve_opts {
 	const char *debuginfo_dir;	/* --debuginfo-dir, searched first; or NULL */
 	int max_probes;			/* --max-probes */
 	bool no_inlines;		/* --no-inlines */
+	const struct elfmod *exe;	/* the command's executable (copy relocations) */
 };
 
 struct resolved_probe {

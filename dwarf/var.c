@@ -511,6 +511,15 @@ static bool cu_is_file(Dwarf_Die *cu, const char *file)
 
 	if (!name)
 		return false;
+	/* an absolute FILE against a unit named relative to its compile directory */
+	if (file[0] == '/' && name[0] != '/') {
+		Dwarf_Attribute a;
+		const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+		size_t dl = dir ? strlen(dir) : 0;
+
+		return dir && !strncmp(file, dir, dl) && file[dl] == '/' &&
+		       !strcmp(file + dl + 1, name);
+	}
 	nl = strlen(name);
 	return nl >= fl && !strcmp(name + nl - fl, file) && (nl == fl || name[nl - fl - 1] == '/');
 }
@@ -541,6 +550,31 @@ static bool any_global(const struct var_ctx *c, const char *name, const char *fi
 		off = next;
 	}
 	return false;
+}
+
+/*
+ * A library's global that the executable references is copied into the
+ * executable at link time (a copy relocation): the library's own object,
+ * which its DWARF describes, then never changes.  Refused, not misread.
+ */
+static int check_copy_reloc(const struct var_ctx *c, const struct var_info *v, int pos,
+			    struct ptap_err *err)
+{
+	Dwarf_Attribute a;
+	const char *name = v->name;
+	Dwarf_Die die = v->die;
+
+	if (!c->exe || c->exe == c->mod || !strcmp(elfmod__path(c->exe), elfmod__path(c->mod)))
+		return 0;
+	if (dwarf_attr_integrate(&die, DW_AT_linkage_name, &a))
+		name = dwarf_formstring(&a);
+	if (!name || !elfmod__copy_reloc(c->exe, name))
+		return 0;
+	return ptap_err_set(err, pos, -ENOTSUP,
+			    "cannot fetch '%s': %s uses a copy of it made at link time (a copy "
+			    "relocation), and %s's own object, which its DWARF describes, is never "
+			    "updated; not supported yet", name, elfmod__path(c->exe),
+			    elfmod__path(c->mod));
 }
 
 static int lookup(const struct var_ctx *c, const struct arg_expr *e, struct var_info *v,
@@ -574,7 +608,7 @@ static int lookup(const struct var_ctx *c, const struct arg_expr *e, struct var_
 global:
 	v->name = e->name;
 	v->global = true;
-	return 0;
+	return check_copy_reloc(c, v, e->pos, err);
 }
 
 /* ---- location expressions ---------------------------------------------- */
@@ -840,6 +874,24 @@ static int compile_op(struct comp *k, const Dwarf_Op *op, int depth, bool *value
 	case DW_OP_GNU_implicit_pointer:
 		return cannot(k, "it is an implicit pointer (the object it points to was "
 				 "optimized away)");
+	case DW_OP_form_tls_address:
+	case DW_OP_GNU_push_tls_address:
+		return cannot(k, "it is a thread-local variable, which ptap does not read yet");
+	case DW_OP_addrx:
+	case DW_OP_GNU_addr_index:
+	case DW_OP_constx:
+	case DW_OP_GNU_const_index: {
+		/* DWARF 5 (clang): the address is in .debug_addr */
+		Dwarf_Attribute at;
+		Dwarf_Addr addr;
+
+		if (!k->attr || dwarf_getlocation_attr(k->attr, op, &at) != 0 ||
+		    dwarf_formaddr(&at, &addr) != 0)
+			return cannot(k, "its address index cannot be resolved");
+		if (a == DW_OP_constx || a == DW_OP_GNU_const_index)
+			return emit(k, FETCH_OP_IMM, 0, 0, (int64_t)addr);
+		return emit(k, FETCH_OP_ADDR, 0, 0, (int64_t)(addr + dbg__bias(k->c->dbg)));
+	}
 	case DW_OP_GNU_parameter_ref:
 		return cannot(k, "it is a parameter the caller's value of which is not recorded");
 	}
@@ -1055,16 +1107,28 @@ static bool member_bitpos(Dwarf_Die *m, Dwarf_Word *pos, Dwarf_Word *bits)
 }
 
 /* The smallest load covering BITS bits at bit POS: byte offset, size, shift. */
-static void bitfield_container(Dwarf_Word pos, Dwarf_Word bits, uint32_t *off, uint8_t *size,
-			       uint8_t *shift)
+/*
+ * The smallest load covering BITS bits at bit POS: byte offset, size, shift.
+ * LIMIT (when not 0) is the struct's size: the load is moved back to end
+ * inside it.  False when no 8-byte load holds them all (a packed field
+ * spanning 9 bytes).
+ */
+static bool bitfield_container(Dwarf_Word pos, Dwarf_Word bits, Dwarf_Word limit, uint32_t *off,
+			       uint8_t *size, uint8_t *shift)
 {
 	uint8_t s = 1;
+	Dwarf_Word o = pos / 8;
 
+	if (pos % 8 + bits > 64)
+		return false;
 	while (s < 8 && pos % 8 + bits > (Dwarf_Word)s * 8)
 		s *= 2;
-	*off = (uint32_t)(pos / 8);
+	if (limit && o + s > limit && limit >= s && pos - (limit - s) * 8 + bits <= 64)
+		o = limit - s;
+	*off = (uint32_t)o;
 	*size = s;
-	*shift = (uint8_t)(pos % 8);
+	*shift = (uint8_t)(pos - o * 8);
+	return true;
 }
 
 static int step_member(struct comp *k, Dwarf_Die *type, const struct arg_access *acc)
@@ -1113,7 +1177,8 @@ static int step_member(struct comp *k, Dwarf_Die *type, const struct arg_access 
 
 		/* POS counts from the start of the struct holding the member (an
 		 * anonymous one is BASE bytes in): the container is at POS / 8. */
-		bitfield_container(pos + base * 8, bits, &boff, &k->bf_size, &k->bf_off);
+		if (!bitfield_container(pos + base * 8, bits, 0, &boff, &k->bf_size, &k->bf_off))
+			return cannot(k, "the bitfield spans more than 8 bytes");
 		off = boff;
 		k->bitfield = true;
 		k->bf_bits = (uint8_t)bits;
@@ -1180,9 +1245,12 @@ static int step_index(struct comp *k, Dwarf_Die *type, const struct arg_access *
 				    "'%s': [%ld] needs an array or a pointer, but it is %s", k->text,
 				    acc->index, var_type_name(type, tn, sizeof(tn)));
 	}
-	if (acc->index != 0 && esize != 0)
-		return emit(k, FETCH_OP_ADD_IMM, 0, 0, acc->index * (int64_t)esize);
-	return 0;
+	int64_t off;
+
+	if (__builtin_mul_overflow(acc->index, (int64_t)esize, &off))
+		return ptap_err_set(k->err, k->pos, -EINVAL, "'%s': index %ld is too large",
+				    k->text, acc->index);
+	return off ? emit(k, FETCH_OP_ADD_IMM, 0, 0, off) : 0;
 }
 
 /* 2-D arrays: a[i][j] as one step with both indexes. */
@@ -1331,8 +1399,13 @@ static bool scalar_type(const struct var_ctx *c, Dwarf_Die *type, struct fetch_t
 	case DW_ATE_signed_char:
 		ft->kind = FT_SIGNED;
 		break;
-	default:
+	case DW_ATE_unsigned:
+	case DW_ATE_unsigned_char:
+	case DW_ATE_UTF:
 		ft->kind = FT_UNSIGNED;
+		break;
+	default:
+		return false;	/* complex, decimal float, ...: not printed as an integer */
 	}
 	return true;
 }
@@ -1378,7 +1451,11 @@ static int struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type 
 				uint32_t off;
 				struct fetch_type s;
 
-				bitfield_container(pos, bits, &off, &size, &shift);
+				if (!bitfield_container(pos, bits, len, &off, &size, &shift)) {
+					x->type.kind = FT_OPAQUE;
+					n++;
+					continue;
+				}
 				x->off = off;
 				x->type.kind = FT_BITFIELD;
 				x->type.size = size;
@@ -1522,7 +1599,18 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 		*ft = *ut;
 		if (k->state == LOC_PIECES)	/* read from the assembled bytes */
 			return 0;
-		return to_value(k, ut->size ? ut->size : 8);
+		/* A TYPE wider than the variable: its own bytes, zero-extended,
+		 * never the memory after it. */
+		Dwarf_Word dsize = type_size(&t), want = ut->size ? ut->size : 8;
+
+		if (dsize && dsize < want && (dsize == 1 || dsize == 2 || dsize == 4)) {
+			if (k->state == LOC_MEM)
+				return to_value(k, dsize);
+			if (emit(k, FETCH_OP_IMM, 0, 0, (int64_t)((1ULL << (dsize * 8)) - 1)) < 0)
+				return -E2BIG;
+			return emit(k, FETCH_OP_ALU, FETCH_ALU_AND, 0, 0);
+		}
+		return to_value(k, want);
 	}
 	/* No TYPE: from DWARF. */
 	if (char_ptr) {
@@ -1564,8 +1652,13 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 			ft->len = k->pieces_len - k->prog->blob_off;
 		return 0;
 	}
-	if (!scalar_type(k->c, type, ft))
-		return cannot(k, "its type cannot be printed (a function? long double?); give :TYPE");
+	if (!scalar_type(k->c, type, ft)) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "ptap cannot print its type, %s (long double, complex, "
+			 "decimal float, function); a :TYPE reads its bytes as that", tn);
+		return cannot(k, why);
+	}
 	if (k->state == LOC_PIECES)
 		return 0;
 	return to_value(k, ft->size);

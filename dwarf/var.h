@@ -32,6 +32,8 @@ struct var_ctx {
 	const struct elfmod *mod;
 	const struct dwarf_site *site;
 	struct tpool *pool;
+	const struct elfmod *exe;	/* the command's executable, or NULL: a library's
+					 * global copied into it is refused */
 };
 
 /*

@@ -282,12 +282,21 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
 	struct resolved_probe *rps = NULL;
-	struct elfmod *mod;
+	struct elfmod *mod, *exe = NULL;
 	int n = 0, done = 0;
 	int r = probe_spec__parse(req->text, &spec, &err);
 
 	if (r == 0)
 		r = modcache_get(mc, req->module ? req->module : cmd_path, &mod, &err);
+	/* A library's globals may live in the command's executable (copy
+	 * relocations); a command that is not ELF (a script) has none. */
+	if (r == 0 && req->module) {
+		struct ptap_err ignored = { .pos = -1 };
+
+		if (modcache_get(mc, cmd_path, &exe, &ignored) < 0)
+			exe = NULL;
+		ro.exe = exe;
+	}
 	if (r == 0)
 		r = resolve_probes(mod, spec, &ro, &rps, &n, &err);
 	if (r == 0) {
