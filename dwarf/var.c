@@ -1653,7 +1653,7 @@ static int finish(struct comp *k, const struct probe_arg *arg, Dwarf_Die *type)
 		return 0;
 	}
 	if (!scalar_type(k->c, type, ft)) {
-		char why[200];
+		char why[320];
 
 		snprintf(why, sizeof(why), "ptap cannot print its type, %s (long double, complex, "
 			 "decimal float, function); a :TYPE reads its bytes as that", tn);
