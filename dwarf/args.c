@@ -208,10 +208,7 @@ static int expand_vars(struct resolved_probe *rp, const struct var_ctx *vc,
 		return ptap_err_set(err, arg->pos, -EINVAL, "%s takes no NAME= and no :TYPE",
 				    arg->text);
 	if (!vc->site->has_die)
-		return ptap_err_set(err, arg->pos, -ENOENT,
-				    "%s needs DWARF debug info, and %s has none for %s; register "
-				    "arguments still work: %%REG, $argN, +OFF(EXPR), @SYMBOL",
-				    arg->text, elfmod__path(vc->mod), vc->site->where);
+		return var_no_dwarf(vc, arg->text, arg->pos, err);
 	r = var_walk(vc, false, expand_cb, &x);
 	return r < 0 ? r : x.ret;
 }

@@ -19,8 +19,10 @@ struct ptap_err;
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
 	bool no_inlines;	/* --no-inlines: only out-of-line copies */
-	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
-				 * only registers and $argN, which the ABI defines there */
+	bool at_entry;		/* VADDR is FN's entry pc (for an inlined instance: the
+				 * instance's first instruction, where the caller's
+				 * registers are NOT the entry values DW_OP_entry_value
+				 * means; dwarf/var.c checks the concrete function) */
 };
 
 struct dwarf_site {

@@ -1709,7 +1709,7 @@ static int compile_var(struct comp *k, const struct probe_arg *arg, const struct
 	return finish(k, arg, &type);
 }
 
-static int no_dwarf(const struct var_ctx *c, const char *text, int pos, struct ptap_err *err)
+int var_no_dwarf(const struct var_ctx *c, const char *text, int pos, struct ptap_err *err)
 {
 	return ptap_err_set(err, pos, -ENOENT,
 			    "'%s' needs DWARF debug info, and %s has none%s; register arguments "
@@ -1725,7 +1725,7 @@ int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const stru
 	int r;
 
 	if (!dbg__dwarf(c->dbg) || !c->site->has_die)
-		return no_dwarf(c, arg->text, e->pos, err);
+		return var_no_dwarf(c, arg->text, e->pos, err);
 	memset(prog, 0, sizeof(*prog));
 	r = lookup(c, e, &v, err);
 	if (r < 0)

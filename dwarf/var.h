@@ -48,6 +48,10 @@ int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const stru
 
 struct var_info;
 
+/* ERR: TEXT needs DWARF, which the module (or the site's function) lacks;
+ * register arguments still work.  Returns -ENOENT. */
+int var_no_dwarf(const struct var_ctx *c, const char *text, int pos, struct ptap_err *err);
+
 /* The same for variable V itself (a $params / $vars member), named by V->name. */
 int var_compile_info(const struct var_ctx *c, const struct var_info *v, int pos,
 		     struct fetch_prog *prog, struct ptap_err *err);
