@@ -19,10 +19,8 @@ struct ptap_err;
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
 	bool no_inlines;	/* --no-inlines: only out-of-line copies */
-	bool at_entry;		/* VADDR is FN's entry pc (for an inlined instance: the
-				 * instance's first instruction, where the caller's
-				 * registers are NOT the entry values DW_OP_entry_value
-				 * means; dwarf/var.c checks the concrete function) */
+	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
+				 * only registers and $argN, which the ABI defines there */
 };
 
 struct dwarf_site {
@@ -36,8 +34,10 @@ struct dwarf_site {
 	Dwarf_Die fn;		/* the DW_TAG_subprogram holding VADDR, or for an
 				 * inlined instance its DW_TAG_inlined_subroutine */
 	bool inlined;
-	bool at_entry;		/* VADDR is FN's entry pc: registers still hold
-				 * the values the function was called with */
+	bool at_entry;		/* VADDR is FN's entry pc (for an inlined instance: the
+				 * instance's first instruction, where the caller's
+				 * registers are NOT the entry values DW_OP_entry_value
+				 * means; dwarf/var.c checks the concrete function) */
 	bool after_prologue;	/* FUNC was moved past the prologue (-O0 code) */
 	const char *file;	/* source file of VADDR (borrowed from the Dwarf), or NULL */
 	int line;		/* and its line, or 0 */
