@@ -28,7 +28,7 @@ all: $(O)/ptap
 deps:
 	$(Q)scripts/deps.sh
 
-.PHONY: all deps test unit integ demo bench samples lint clean
+.PHONY: all deps test unit integ demo bench samples lint clean soak
 
 $(O)/%.o: %.c | deps
 	@mkdir -p $(@D)
@@ -77,6 +77,23 @@ $(S)/fork_race: samples/fork_race.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $<
 $(S)/libplugin.so: samples/plugin.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
+
+# Scenario targets (issue 4, RELIABILITY.md section 3): samples/scen/NAME.c
+# is a self-checking program (samples/selfcheck.h), linked with
+# samples/scen/NAME_$(ARCH).S when there is one; samples/scen/libNAME.c is a
+# shared library.  Same flags for all, so a new scenario needs no rule.
+SCEN_PROGS := $(filter-out samples/scen/lib%,$(wildcard samples/scen/*.c))
+SCEN_LIBS := $(wildcard samples/scen/lib*.c)
+SCEN_SAMPLES := $(patsubst samples/scen/%.c,$(S)/scen/%,$(SCEN_PROGS)) \
+		$(patsubst samples/scen/%.c,$(S)/scen/%.so,$(SCEN_LIBS))
+samples: $(SCEN_SAMPLES)
+.SECONDEXPANSION:
+$(S)/scen/%: samples/scen/%.c $$(wildcard samples/scen/%_$(ARCH).S) samples/selfcheck.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -rdynamic -o $@ $(filter %.c %.S,$^) -ldl
+$(S)/scen/%.so: samples/scen/%.c samples/selfcheck.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
 
@@ -147,6 +164,11 @@ test: deps lint
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(O)/unit samples $(UNIT_FIXTURES)
 	$(O)/unit
 	tests/integ/run.sh $(O)
+
+# The racy scenarios (test_racy_*) run RACY_RUNS times each: 5 in `make test`.
+soak: deps
+	$(Q)$(MAKE) --no-print-directory $(O)/ptap samples
+	RACY_RUNS=100 tests/integ/run.sh $(O) '^test_racy_'
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(S)/query_server

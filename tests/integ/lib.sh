@@ -64,3 +64,23 @@ wait_for() {
 	done
 	fail "gave up waiting for: $*"
 }
+
+# Racy scenarios are test_racy_* functions that loop this many times (5 in
+# `make test`, 100 in `make soak`).
+RACY_RUNS=${RACY_RUNS:-5}
+
+# no_leftovers PATTERN: no process whose command line matches PATTERN is
+# left, and none of ours is stopped (t/T); kills and fails if one is.
+no_leftovers() {
+	local pids
+	pids=$(pgrep -f -- "$1" || true)
+	[ -z "$pids" ] && return 0
+	ps -o pid,stat,args -p $pids >&2 || true
+	kill -KILL $pids 2>/dev/null || true
+	fail "processes left behind: $pids"
+}
+
+# proc_field PID FIELD: a field of /proc/PID/status ("State", "TracerPid").
+proc_field() {
+	awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null
+}
