@@ -27,8 +27,9 @@ struct privs_target {
  * the caller attaches to that and says so with privs_note_thread()), else
  * -errno with MSG (LEN bytes) set to one line naming the cause and the fix:
  *   -ESRCH  no such process
- *   -EPERM  a zombie ("has already exited; its parent has not reaped it")
- *   -EBUSY  already traced ("already traced by pid N (COMM): detach it first")
+ *   -EPERM  a zombie ("has exited and its parent has not reaped it"), a
+ *           kernel thread, or a process privs_check_owner() refuses
+ *   -EBUSY  already traced ("already traced by pid N (COMM): stop that tracer")
  *   -EDEADLK the pid is ptap itself or its own tracer
  */
 int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t, char *msg,
@@ -54,5 +55,24 @@ void privs_note_thread(const struct privs_target *t, char *msg, size_t len);
 
 /* Does ptap have CAP_SYS_PTRACE in its effective set (libcap)? */
 bool privs_have_sys_ptrace(void);
+
+/*
+ * May ptap trace PID without doing more than its user could do without it?
+ * 0, or -EPERM with MSG set.  Only a non-root ptap holding CAP_SYS_PTRACE
+ * (a file capability) is ever refused here: then a process of another uid or
+ * gid, or a non-dumpable one (setuid, PR_SET_DUMPABLE 0), is refused.
+ * privs_check_target() calls it; the engine should call it again after each
+ * exec event of a traced process (a setuid exec traced by a capable tracer
+ * runs with its new credentials) and detach, untouched, what it refuses.
+ */
+int privs_check_owner(const char *proc_root, pid_t pid, char *msg, size_t len);
+
+/*
+ * For unit tests only: make privs_check_*() and privs_explain_attach() act as
+ * if ptap had (HAVE_CAP 1) or had not (0) CAP_SYS_PTRACE and ran as uid UID.
+ * HAVE_CAP -1 goes back to the real answers (privs_have_sys_ptrace(), getuid()).
+ * privs_have_sys_ptrace() itself always gives the real answer.
+ */
+void privs_pretend(int have_cap, uid_t uid);
 
 #endif
