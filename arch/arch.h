@@ -124,6 +124,18 @@ void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t 
 long arch_syscall_result(const arch_regs_t *regs);
 /* Set argument I (0-based) of the syscall a thread is stopped in (seccomp or entry stop). */
 void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val);
+/*
+ * REGS were saved while the thread was inside a system call that the kernel
+ * is to restart on the way back to user space (interrupted by a ptrace stop:
+ * -ERESTARTSYS and kin in the return register).  Restarting happens only on
+ * the signal path, which an injected system call bypasses: rewrite REGS so
+ * the thread re-executes the call itself (pc back onto the syscall
+ * instruction, the number back in place; restart_syscall for a restart
+ * block), and mark them as no longer in a call.  Returns true when it did.
+ */
+bool arch_syscall_restart(arch_regs_t *regs);
+/* Are REGS those of a thread stopped inside a system call (the pc follows its syscall insn)? */
+bool arch_regs_in_syscall(const arch_regs_t *regs);
 /* The seccomp_data.arch value (AUDIT_ARCH_*) of the native syscall ABI. */
 extern const uint32_t arch_audit_arch;
 #define ARCH_SYSCALL_INSN_LEN	2

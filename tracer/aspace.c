@@ -51,6 +51,7 @@ int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
 	maptab__free(c->mt);
 	c->mt = maptab__clone(as->mt);
 	c->syscall_pc = as->syscall_pc;
+	c->unplanted = as->unplanted;
 	r = c->mt ? 0 : -ENOMEM;
 	if (!r)
 		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));
@@ -194,6 +195,17 @@ int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi)
 		}
 	}
 	return dropped;
+}
+
+const struct site *aspace__site_by_slot(const struct aspace *as, uint64_t pc)
+{
+	for (size_t i = 0; i < as->nsites; i++) {
+		const struct site *st = &as->sites[i];
+
+		if (st->slot && pc >= st->slot && pc < st->slot + ARCH_SLOT_SIZE)
+			return st;
+	}
+	return NULL;
 }
 
 static int site_cmp(const void *a, const void *b)

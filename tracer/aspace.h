@@ -4,6 +4,7 @@
 #ifndef PTAP_TRACER_ASPACE_H
 #define PTAP_TRACER_ASPACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -43,6 +44,12 @@ struct aspace {
 	struct scratch *scratch;
 	size_t nscratch, scratch_cap;
 	uint64_t syscall_pc;	/* address of a syscall instruction here, or 0 */
+	/*
+	 * Breakpoints removed for good (tracing ended, or a child not followed):
+	 * nothing is planted here any more, and a thread that trapped on an
+	 * int3 just before it was removed is sent back to run the original.
+	 */
+	bool unplanted;
 };
 
 /* A new, empty address space for PID.  0 or -errno. */
@@ -72,6 +79,8 @@ void aspace__kill_site(struct aspace *as, size_t i);
  * whose parent's table moved on before ptap saw the fork.
  */
 const struct site *aspace__find_dead(const struct aspace *as, uint64_t addr);
+/* The site whose out-of-line slot holds PC, or NULL. */
+const struct site *aspace__site_by_slot(const struct aspace *as, uint64_t pc);
 /* Sites in [OLD, OLD+LEN) moved with an mremap to NEW. */
 void aspace__move_sites(struct aspace *as, uint64_t old, uint64_t len, uint64_t new_);
 

@@ -4,10 +4,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "probes/log.h"
 #include "probes/record.h"
 #include "probes/spec.h"
+#include "tracer/attach.h"
 #include "tracer/cmd.h"
 #include "tracer/launch.h"
 #include "tracer/loop.h"
@@ -41,10 +44,14 @@ struct record_opts {
 	const char *debuginfo_dir;
 	int max_probes;
 	bool no_inlines;
+	pid_t *pids;		/* -p */
+	int npids;
+	double duration;	/* --duration, 0: none */
 };
 
 static const char record_usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
+	"       ptap record [OPTIONS] -e PROBE [-e PROBE ...] -p PID[,PID...]\n"
 	"  -e, --event PROBE     [EVENT=]POINT [ARG...]   (perf probe syntax)\n"
 	"                        POINT: FUNC[@SRC][+OFF|:RELLINE] | SRC:LINE | 0xADDR;\n"
 	"                        FUNC may be a glob (* ? [..])\n"
@@ -52,7 +59,16 @@ static const char record_usage[] =
 	"                             $params | $vars | %REG | $argN | +OFF(ARG) | @SYMBOL,\n"
 	"                             then [:TYPE]  (TYPE: s8..s64 u8..u64 x8..x64 string;\n"
 	"                             DWARF variables print by their type without one)\n"
-	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND)\n"
+	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND,\n"
+	"                        or the first PID's executable)\n"
+	"  -p, --pid PID[,PID]   attach to running processes (all their threads); detach\n"
+	"                        cleanly on SIGINT, SIGTERM, SIGHUP or --duration\n"
+	"      --no-follow       do not trace children (fork, vfork, clone): no records,\n"
+	"                        breakpoints removed from them\n"
+	"      --events task     also record fork, exec and exit of traced processes\n"
+	"      --duration SECS   stop tracing after SECS seconds\n"
+	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
+	"                        dlclose) or syscall (at every mmap: slower)\n"
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default) or json\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
@@ -105,7 +121,29 @@ static int add_req(struct record_opts *o, const char *text)
 }
 
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
-       OPT_NO_INLINES };
+       OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING };
+
+/* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
+static int parse_pids(struct record_opts *o, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		pid_t *n;
+
+		if (end == p || v <= 0 || v > INT_MAX || (*end && *end != ','))
+			return -EINVAL;
+		n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		o->pids = n;
+		o->pids[o->npids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return o->npids ? 0 : -EINVAL;
+}
 
 /* 0, or the exit status for a usage error. */
 static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
@@ -121,11 +159,16 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
 		{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
 		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "mmap-tracking", required_argument, NULL, OPT_MMAP_TRACKING },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char *end;
+	double d;
 	long n;
 	int c;
 
@@ -142,8 +185,34 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 			s->out_path = optarg;
 			break;
 		case 'p':
-			return usage_error("-p %s: attaching to a running process is not supported "
-					   "yet; launch it under ptap with -- COMMAND", optarg);
+			if (parse_pids(o, optarg) < 0)
+				return usage_error("-p %s: give process ids, separated by commas",
+						   optarg);
+			s->attach = true;
+			break;
+		case OPT_NO_FOLLOW:
+			s->no_follow = true;
+			break;
+		case OPT_EVENTS:
+			if (strcmp(optarg, "task"))
+				return usage_error("--events %s: the only kind is task (fork, exec, "
+						   "exit)", optarg);
+			s->events_task = true;
+			break;
+		case OPT_DURATION:
+			d = strtod(optarg, &end);
+			if (*end || !(d > 0) || d > 1e7)
+				return usage_error("--duration %s: give seconds, more than 0", optarg);
+			o->duration = d;
+			break;
+		case OPT_MMAP_TRACKING:
+			if (!strcmp(optarg, "rbrk"))
+				s->mmap_tracking = MMAP_RBRK;
+			else if (!strcmp(optarg, "syscall"))
+				s->mmap_tracking = MMAP_SYSCALL;
+			else
+				return usage_error("--mmap-tracking %s: use rbrk or syscall", optarg);
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))
 				s->format = OUT_TEXT;
@@ -188,11 +257,18 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 			return 2;
 		}
 	}
-	if (optind >= argc)
-		return usage_error("%sno command: give it after --", "");
+	if (s->attach && optind < argc)
+		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
+	if (!s->attach && optind >= argc)
+		return usage_error("%sno command: give it after --, or attach with -p PID", "");
 	if (!o->nreqs)
 		return usage_error("%sno probes: give at least one -e PROBE", "");
-	o->cmd = &argv[optind];
+	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
+		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
+				   "command's maps are tracked through a seccomp filter", "");
+	if (s->attach && s->mmap_tracking == MMAP_SECCOMP)
+		s->mmap_tracking = MMAP_RBRK;
+	o->cmd = s->attach ? NULL : &argv[optind];
 	return 0;
 }
 
@@ -344,13 +420,70 @@ static void probes_free(struct session *s)
 	s->nprobes = 0;
 }
 
+/*
+ * Attached: ptap's own probe on the dynamic loader at LOADER (see
+ * attach_loader_path()), so a dlopen or dlclose re-reads the maps.
+ */
+static void add_rbrk_probe(struct session *s, struct modcache *mc, const char *loader)
+{
+	struct resolve_opts ro = { .max_probes = 8, .no_inlines = true };
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	struct resolved_probe *rps = NULL;
+	struct elfmod *mod;
+	int n = 0, done = 0, r = probe_spec__parse("r_brk=_dl_debug_state", &spec, &err);
+
+	if (r == 0)
+		r = modcache_get(mc, loader, &mod, &err);
+	if (r == 0)
+		r = resolve_probes(mod, spec, &ro, &rps, &n, &err);
+	if (r == 0) {
+		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
+
+		if (!p)
+			r = -ENOMEM;
+		else
+			s->probes = p;
+	}
+	for (; r == 0 && done < n; done++) {
+		struct probe *p = &s->probes[s->nprobes++];
+
+		memset(p, 0, sizeof(*p));
+		p->rp = rps[done];
+		p->rbrk = true;
+		r = probe_setup(s, p, spec, mod);
+	}
+	for (int i = done; i < n; i++)
+		resolved_probe__exit(&rps[i]);
+	free(rps);
+	probe_spec__free(spec);
+	if (r < 0)
+		pr_warn("no breakpoint on %s's r_brk (%s): libraries loaded from now on are not "
+			"probed; --mmap-tracking=syscall sees them\n", loader,
+			err.msg[0] ? err.msg : strerror(-r));
+}
+
 static int resolve_all(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
 	struct modcache mc = { .n = 0 };
-	int r = 0;
+	char loaders[4][PATH_MAX];
+	int r = 0, nloaders = 0;
 
 	for (int i = 0; i < o->nreqs && r == 0; i++)
 		r = resolve_one(s, &mc, o, &o->reqs[i], cmd_path);
+	for (int i = 0; r == 0 && s->mmap_tracking == MMAP_RBRK && i < o->npids; i++) {
+		char path[PATH_MAX];
+		bool seen = false;
+
+		if (attach_loader_path(o->pids[i], path, sizeof(path)) < 0)
+			continue;	/* static, or gone: attach says which */
+		for (int j = 0; j < nloaders; j++)
+			seen |= !strcmp(loaders[j], path);
+		if (seen || nloaders == 4)
+			continue;
+		snprintf(loaders[nloaders++], PATH_MAX, "%s", path);
+		add_rbrk_probe(s, &mc, path);
+	}
 	modcache_exit(&mc);
 	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;
@@ -392,16 +525,46 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 		kill(pid, sig);
 }
 
-static void signals_setup(void)
+/* Attached (SIGINT, SIGTERM, SIGHUP) or --duration (SIGALRM): tracing ends. */
+static void end_signal(int sig)
 {
-	struct sigaction sa = { .sa_sigaction = forward_signal,
-				.sa_flags = SA_SIGINFO | SA_RESTART };
+	(void)sig;
+	loop_end = 1;
+}
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+/*
+ * The handlers only set flags; the signals are blocked but while the loop
+ * waits (loop.c), so that they interrupt the wait and nothing else.
+ */
+static void signals_setup(bool attach, double duration)
+{
+	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
+	struct sigaction end = { .sa_handler = end_signal };
+	const struct sigaction *on_stop = attach ? &end : &fwd;
+	sigset_t set;
+
+	sigemptyset(&fwd.sa_mask);
+	sigemptyset(&end.sa_mask);
+	sigaction(SIGINT, on_stop, NULL);
+	sigaction(SIGTERM, on_stop, NULL);
+	sigaction(SIGHUP, on_stop, NULL);
+	sigaction(SIGALRM, &end, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (duration > 0) {
+		struct itimerval it = { .it_value = {
+			.tv_sec = (time_t)duration,
+			.tv_usec = (suseconds_t)((duration - (double)(time_t)duration) * 1e6) } };
+
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 }
 
 static void report_unplanted(const struct session *s)
@@ -409,11 +572,11 @@ static void report_unplanted(const struct session *s)
 	for (int i = 0; i < s->nprobes; i++) {
 		const struct probe *p = &s->probes[i];
 
-		if (!p->planted && p->why[0])
+		if (!p->planted && p->why[0] && !p->rbrk)
 			pr_warn("%s: never planted: %s\n", p->event, p->why);
-		else if (!p->planted)
-			pr_warn("%s: never planted: %s was not mapped executable by the command\n",
-				p->event, p->module);
+		else if (!p->planted && !p->rbrk)
+			pr_warn("%s: never planted: %s was not mapped executable by the %s\n",
+				p->event, p->module, s->attach ? "process" : "command");
 	}
 }
 
@@ -426,7 +589,7 @@ static int exit_status(const struct session *s)
 	return 128 + WTERMSIG(s->cmd_status);
 }
 
-static int run(struct session *s, char **cmd, const char *cmd_path)
+static int run(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
 	uint64_t lost;
 	int r, err = 0;
@@ -436,27 +599,59 @@ static int run(struct session *s, char **cmd, const char *cmd_path)
 		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
 		return 2;
 	}
-	r = launch_command(s, cmd_path, cmd);
-	if (r == -ECHILD) {		/* it exited before exec: it said why */
-		output__close(s->out, &err);
-		return exit_status(s);
+	signals_setup(s->attach, o->duration);
+	if (s->attach) {
+		r = attach_pids(s, o->pids, o->npids);
+		if (r < 0) {
+			output__close(s->out, &err);
+			return 2;
+		}
+	} else {
+		r = launch_command(s, cmd_path, o->cmd);
+		if (r == -ECHILD) {		/* it exited before exec: it said why */
+			output__close(s->out, &err);
+			return exit_status(s);
+		}
+		if (r < 0) {
+			pr_err("cannot start %s: %s\n", o->cmd[0], strerror(-r));
+			output__close(s->out, &err);
+			return 1;
+		}
+		loop_forward_pid = forward_cmd_pid = s->cmd_pid;
 	}
-	if (r < 0) {
-		pr_err("cannot start %s: %s\n", cmd[0], strerror(-r));
-		output__close(s->out, &err);
-		return 1;
-	}
-	loop_forward_pid = forward_cmd_pid = s->cmd_pid;
-	signals_setup();
 	r = loop_run(s);
 	if (r < 0)
 		pr_err("tracing stopped: %s\n", strerror(-r));
 	lost = output__close(s->out, &err);
-	if (lost)
+	if (lost && err != EPIPE)
 		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
 		       s->out_path ? s->out_path : "stdout", strerror(err));
 	report_unplanted(s);
+	if (s->attach)
+		return r < 0 ? 1 : 0;
 	return exit_status(s);
+}
+
+/* Attached without -x: the probes live in the first process's executable. */
+static int attach_exe(pid_t pid, char *path, size_t len)
+{
+	char link[40];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, path, len - 1);
+	if (n < 0) {
+		int e = errno;
+
+		pr_err("pid %d: %s\n", pid, e == ENOENT ? "no such process (or a kernel thread)" :
+		       e == EACCES ? "cannot read its executable's path (another user's "
+				     "process?); name the binary with -x" : strerror(e));
+		return -e;
+	}
+	path[n] = '\0';
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		path[n - 10] = '\0';
+	return 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -469,16 +664,23 @@ int cmd_record(int argc, char **argv)
 
 	if (r)
 		goto out;
-	r = launch_find(o.cmd[0], cmd_path, sizeof(cmd_path));
-	if (r < 0) {
-		pr_err("%s: %s\n", o.cmd[0], r == -EACCES ? "Permission denied" : "command not found");
-		r = r == -EACCES ? 126 : 127;
-		goto out;
+	if (s.attach) {
+		r = attach_exe(o.pids[0], cmd_path, sizeof(cmd_path)) < 0 ? 2 : 0;
+	} else {
+		r = launch_find(o.cmd[0], cmd_path, sizeof(cmd_path));
+		if (r < 0) {
+			pr_err("%s: %s\n", o.cmd[0],
+			       r == -EACCES ? "Permission denied" : "command not found");
+			r = r == -EACCES ? 126 : 127;
+		}
 	}
-	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, o.cmd, cmd_path);
+	if (r)
+		goto out;
+	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, &o, cmd_path);
 out:
 	probes_free(&s);
 	free(o.reqs);
+	free(o.pids);
 	free(s.threads);
 	return r;
 }

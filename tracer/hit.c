@@ -10,6 +10,7 @@
 #include "probes/log.h"
 #include "probes/record.h"
 #include "tracer/aspace.h"
+#include "tracer/attach.h"
 #include "tracer/hit.h"
 #include "tracer/mem.h"
 #include "tracer/output.h"
@@ -39,14 +40,6 @@ static int emu_write(void *priv, uint64_t addr, const void *buf, size_t len)
 	return mem_write(t->as->memfd, addr, buf, len);
 }
 
-static uint64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void emit_record(struct session *s, struct thread *t, const struct site *st,
 			struct probe *p, const uint64_t *dregs, unsigned int nregs, uint64_t ts)
 {
@@ -71,7 +64,8 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
  * instruction, the int3 is ours, outlived: the original byte goes back and
  * the instruction runs again, unrecorded: 0.  -ENOENT: not ours.
  */
-static int heal_dead_site(struct thread *t, arch_regs_t *regs, uint64_t addr)
+static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs,
+			  uint64_t addr)
 {
 	const struct site *d = aspace__find_dead(t->as, addr);
 	uint8_t now[ARCH_MAX_INSN];
@@ -92,29 +86,42 @@ static int heal_dead_site(struct thread *t, arch_regs_t *regs, uint64_t addr)
 	arch_regs_set_pc(regs, addr);
 	if (pt_setregs(t->tid, regs) < 0)
 		return -ENOENT;
-	thread__resume(t, 0);
+	if (!s->detaching)
+		thread__resume(t, 0);
 	return 0;
 }
 
-int hit_handle(struct session *s, struct thread *t)
+/*
+ * T re-runs a call it was sent back into after a signal handler (see
+ * hit_slot_signal()): the same site with the same stack pointer.  Not a new
+ * call, so not recorded again.  A rehit left over by a handler that jumped
+ * away is forgotten once the stack has unwound above it.
+ */
+static bool is_rehit(struct thread *t, const struct site *st, uint64_t sp)
+{
+	if (!t->rehit_addr)
+		return false;
+	if (t->rehit_addr == st->addr && t->rehit_sp == sp) {
+		t->rehit_addr = 0;
+		return true;
+	}
+	if (sp > t->rehit_sp)
+		t->rehit_addr = 0;
+	return false;
+}
+
+static void record_hit(struct session *s, struct thread *t, const struct site *st,
+		       const arch_regs_t *regs)
 {
 	uint64_t ts, dregs[ARCH_DWARF_NREGS_ALL];
-	bool fp_done = false;
 	unsigned int nregs = ARCH_DWARF_NREGS;
-	arch_regs_t regs;
-	struct site *st;
-	int r = pt_getregs(t->tid, &regs);
+	bool fp_done = false;
 
-	if (r < 0)
-		return r;
-	st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
-	if (!st && (r = heal_dead_site(t, &regs, arch_bp_addr(arch_regs_pc(&regs)))) <= 0)
-		return r;
-	if (!st)
-		st = aspace__find_site(t->as, arch_bp_addr(arch_regs_pc(&regs)));
-	ts = now_ns(s->clock);
-	arch_regs_to_dwarf(&regs, dregs);
+	ts = session__now(s);
+	arch_regs_to_dwarf(regs, dregs);
 	for (int i = 0; i < st->nprobes; i++) {
+		if (st->probes[i]->rbrk)
+			continue;
 		/* xmm registers cost a second ptrace call: only for probes that read them */
 		if (st->probes[i]->rp.fpregs && !fp_done) {
 			arch_fpregs_t fp;
@@ -128,8 +135,57 @@ int hit_handle(struct session *s, struct thread *t)
 		}
 		emit_record(s, t, st, st->probes[i], dregs, nregs, ts);
 	}
+}
+
+static bool site_is_rbrk(const struct site *st)
+{
+	for (int i = 0; i < st->nprobes; i++)
+		if (st->probes[i]->rbrk)
+			return true;
+	return false;
+}
+
+int hit_handle(struct session *s, struct thread *t)
+{
+	arch_regs_t regs;
+	struct site *st;
+	uint64_t addr;
+	int r = pt_getregs(t->tid, &regs);
+
+	if (r < 0)
+		return r;
+	addr = arch_bp_addr(arch_regs_pc(&regs));
+	st = aspace__find_site(t->as, addr);
+	if (!st && (r = heal_dead_site(s, t, &regs, addr)) <= 0)
+		return r;
+	if (!st)
+		st = aspace__find_site(t->as, addr);
+	if (!t->quiet && !t->as->unplanted && !is_rehit(t, st, arch_regs_sp(&regs)))
+		record_hit(s, t, st, &regs);
 
 	arch_regs_set_pc(&regs, st->addr);
+	/* Detaching, or the int3 removed since it trapped: the original instruction runs. */
+	if (t->as->unplanted)	/* the byte went back while T trapped (or failed to) */
+		mem_write(t->as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN);
+	if (s->detaching || t->as->unplanted) {
+		r = pt_setregs(t->tid, &regs);
+		if (r == 0 && !s->detaching)
+			thread__resume(t, 0);
+		return r;
+	}
+	/* The dynamic loader changed the maps (attached: dlopen, dlclose). */
+	if (site_is_rbrk(st)) {
+		r = attach_rbrk_resync(s, t);
+		if (r < 0)
+			return r;
+		st = aspace__find_site(t->as, addr);
+		if (!st) {	/* the loader unmapped itself?  Run the original. */
+			r = pt_setregs(t->tid, &regs);
+			if (r == 0)
+				thread__resume(t, 0);
+			return r;
+		}
+	}
 	if (st->slot) {
 		arch_regs_set_pc(&regs, st->slot);
 	} else if ((r = arch_emulate(&st->insn, &regs, emu_read, emu_write, t)) < 0) {
@@ -146,4 +202,40 @@ int hit_handle(struct session *s, struct thread *t)
 		return r;
 	thread__resume(t, 0);
 	return 0;
+}
+
+/*
+ * T stopped for signal SIG.  If its pc is in an out-of-line slot, move it
+ * back to the probed code, so that the signal frame, a handler and a core
+ * dump never see ptap's scratch page (which goes away at detach):
+ * at the slot's start, the instruction has not run and the pc goes back to
+ * the probe address; after it, the pc goes on to the next instruction.  When
+ * the handler of an asynchronous signal returns, the call re-runs through the
+ * probe: that hit is not recorded again.  A fault raised by the copy itself
+ * (SIGSEGV ...) is the original instruction's fault, at the original address.
+ */
+void hit_slot_signal(struct thread *t, int sig)
+{
+	const struct site *st;
+	arch_regs_t regs;
+	uint64_t pc;
+
+	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
+		return;
+	pc = arch_regs_pc(&regs);
+	st = aspace__site_by_slot(t->as, pc);
+	if (!st)
+		return;
+	if (pc == st->slot) {
+		arch_regs_set_pc(&regs, st->addr);
+		if (sig && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL) {
+			t->rehit_addr = st->addr;
+			t->rehit_sp = arch_regs_sp(&regs);
+		}
+	} else if (pc == st->slot + st->insn.len) {
+		arch_regs_set_pc(&regs, st->addr + st->insn.len);
+	} else {
+		return;
+	}
+	pt_setregs(t->tid, &regs);
 }

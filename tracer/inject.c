@@ -132,6 +132,8 @@ int inject_syscall(struct session *s, struct thread *t, long nr, const uint64_t 
 		*ret = arch_syscall_result(&regs);
 	if (patched)
 		mem_write(t->as->memfd, pc, orig, sizeof(orig));
+	/* A call T was blocked in when it stopped is not restarted by the kernel now. */
+	arch_syscall_restart(&saved);
 	pt_setregs(t->tid, &saved);
 	release_signals(t);
 	return r;

@@ -13,14 +13,18 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "probes/log.h"
+#include "probes/record.h"
 #include "tracer/aspace.h"
+#include "tracer/attach.h"
 #include "tracer/hit.h"
 #include "tracer/loop.h"
 #include "tracer/maptab.h"
 #include "tracer/mem.h"
+#include "tracer/output.h"
 #include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
@@ -28,7 +32,66 @@
 #include "tracer/thread.h"
 
 volatile sig_atomic_t loop_stop_sig;
+volatile sig_atomic_t loop_end;
 volatile pid_t loop_forward_pid;
+
+/* ---- task records (--events task) ---------------------------------------- */
+
+static void task_record(struct session *s, const struct thread *t, enum rec_kind kind,
+			const char *name, const struct fetch_type *type,
+			const struct fetch_val *val)
+{
+	const char *names[1] = { name };
+	struct record rec = { .ts = session__now(s), .pid = t->tgid, .tid = t->tid,
+			      .comm = t->comm, .event = rec_kind__name(kind), .kind = kind,
+			      .nargs = 1, .names = names, .types = type, .vals = val };
+
+	if (s->events_task && !t->quiet)
+		output__record(s->out, &rec);
+}
+
+static void task_int(struct session *s, const struct thread *t, enum rec_kind kind,
+		     const char *name, long v)
+{
+	static const struct fetch_type type = { .kind = FT_SIGNED, .size = 8 };
+	struct fetch_val val = { .u = (uint64_t)v };
+
+	task_record(s, t, kind, name, &type, &val);
+}
+
+static void task_str(struct session *s, const struct thread *t, enum rec_kind kind,
+		     const char *name, char *str)
+{
+	static const struct fetch_type type = { .kind = FT_STRING, .size = 8 };
+	struct fetch_val val = { .str = str, .len = strlen(str), .addr = 1 };
+
+	task_record(s, t, kind, name, &type, &val);
+}
+
+static void task_exit(struct session *s, const struct thread *t, int status)
+{
+	char name[32];
+
+	if (WIFEXITED(status)) {
+		task_int(s, t, REC_KIND_EXIT, "status", WEXITSTATUS(status));
+		return;
+	}
+	snprintf(name, sizeof(name), "SIG%s", sigabbrev_np(WTERMSIG(status)) ?: "?");
+	task_str(s, t, REC_KIND_EXIT, "signal", name);
+}
+
+static void task_exec(struct session *s, const struct thread *t)
+{
+	char link[40], path[4096];
+	ssize_t n;
+
+	if (!s->events_task)
+		return;
+	snprintf(link, sizeof(link), "/proc/%d/exe", t->tgid);
+	n = readlink(link, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = '\0';
+	task_str(s, t, REC_KIND_EXEC, "filename", path);
+}
 
 static void pick_forward(struct session *s, struct thread *t, void *arg)
 {
@@ -57,7 +120,7 @@ static void pass_stop_signal(struct session *s)
 		thread__for_each(s, send_stop, &sig);
 }
 
-static void on_gone(struct session *s, pid_t pid, int status)
+void loop_gone(struct session *s, pid_t pid, int status)
 {
 	struct thread *t = thread__find(s, pid);
 
@@ -65,6 +128,8 @@ static void on_gone(struct session *s, pid_t pid, int status)
 		s->cmd_status = status;
 		s->cmd_exited = true;
 	}
+	if (t && t->tid == t->tgid)
+		task_exit(s, t, status);
 	if (t)
 		thread__remove(s, t);
 	if (s->cmd_exited && (pid == loop_forward_pid || pid == s->cmd_pid))
@@ -90,7 +155,19 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	struct ptrace_syscall_info info;
 	int r = 0;
 
-	if (pt_syscall_info(t->tid, &info) < 0 || info.op != PTRACE_SYSCALL_INFO_EXIT) {
+	if (pt_syscall_info(t->tid, &info) < 0) {
+		thread__resume(t, 0);
+		return;
+	}
+	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		/* --mmap-tracking=syscall: what the seccomp stop does when launched */
+		t->sc_nr = (long)info.entry.nr;
+		memcpy(t->sc_args, info.entry.args, sizeof(t->sc_args));
+		t->want_exit = sysmap_on_entry(s, t);
+		thread__resume(t, 0);
+		return;
+	}
+	if (info.op != PTRACE_SYSCALL_INFO_EXIT) {
 		thread__resume(t, 0);
 		return;
 	}
@@ -118,7 +195,7 @@ static void drop_siblings(struct session *s, struct thread *t, void *arg)
 		thread__remove(s, t);
 }
 
-static void on_exec(struct session *s, struct thread *t)
+void loop_exec(struct session *s, struct thread *t)
 {
 	struct aspace *as;
 	int r;
@@ -138,10 +215,20 @@ static void on_exec(struct session *s, struct thread *t)
 		pr_warn("pid %d: cannot read the map table after exec: %s; its probes stay unplanted\n",
 			t->tgid, strerror(-r));
 	thread__read_comm(t);
-	t->exec_pending = r == 0;
-	t->want_exit = r == 0;		/* plant at the execve exit, before any user code runs */
 	t->sc_nr = -1;
-	thread__resume(t, 0);
+	task_exec(s, t);
+	if (t->quiet && t->as)		/* not followed: its new image gets no probes */
+		t->as->unplanted = true;
+	if (t->quiet && s->attach && !s->detaching) {
+		/* a vfork child, not followed, left its parent's memory: let it go */
+		pt_detach(t->tid, 0);
+		thread__remove(s, t);
+		return;
+	}
+	t->exec_pending = r == 0 && !s->detaching;
+	t->want_exit = t->exec_pending;	/* plant at the execve exit, before any user code runs */
+	if (!s->detaching)
+		thread__resume(t, 0);
 }
 
 static bool is_clone_family(long nr)
@@ -165,41 +252,71 @@ static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
 	return NULL;
 }
 
-static void on_clone(struct session *s, struct thread *t, int ev)
+struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 {
 	unsigned long msg = 0;
 	uint64_t flags = t->clone_flags;
 	struct thread *c;
 	pid_t pid;
 
-	if (pt_geteventmsg(t->tid, &msg) < 0 || !msg) {
-		thread__resume(t, 0);
-		return;
-	}
+	if (pt_geteventmsg(t->tid, &msg) < 0 || !msg)
+		return NULL;
 	pid = (pid_t)msg;
 	if (!is_clone_family(t->sc_nr))		/* not seen at its seccomp stop */
 		flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
 			ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
+	t->sc_nr = -1;
 	c = thread__find(s, pid);
 	if (!c)
 		c = thread__add(s, pid, pid, NULL);
-	if (c) {
-		c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
-		c->as = child_aspace(t, pid, flags);
-		memcpy(c->comm, t->comm, sizeof(c->comm));
-		if (c->as && !(flags & CLONE_VM) && plant_fork_fixup(s, c) < 0)
+	if (!c)
+		return NULL;
+	c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
+	c->sysmode = t->sysmode;
+	c->quiet = t->quiet || (s->no_follow && !(flags & CLONE_THREAD));
+	aspace__put(c->as);	/* seized while attaching, before this event came */
+	c->as = child_aspace(t, pid, flags);
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+	if (c->as && !(flags & CLONE_VM)) {
+		if (plant_fork_fixup(s, c) < 0)
 			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
-		if (c->stopped && c->as)	/* its first stop came before this event */
-			thread__resume(c, 0);
+		/* not followed, or tracing is over: no breakpoint may stay in it */
+		if (c->quiet || c->as->unplanted) {
+			detach_restore_bytes(c->as);
+			c->detach_at_stop = s->attach && c->quiet;
+		}
 	}
-	t->sc_nr = -1;
+	if (!(flags & CLONE_THREAD))
+		task_int(s, t, REC_KIND_FORK, "child", pid);
+	return c;
+}
+
+/* A new child at its first stop, its parent's event seen: run it, or let it go. */
+static void child_go(struct session *s, struct thread *c)
+{
+	if (c->detach_at_stop)
+		detach_child(s, c);
+	else
+		thread__resume(c, 0);
+}
+
+static void on_clone(struct session *s, struct thread *t, int ev)
+{
+	struct thread *c = loop_clone_child(s, t, ev);
+
+	if (c && c->stopped && c->as)	/* its first stop came before this event */
+		child_go(s, c);
 	thread__resume(t, 0);
 }
 
-static void on_event_stop(struct thread *t, int sig)
+static void on_event_stop(struct session *s, struct thread *t, int sig)
 {
 	if (!t->as)		/* a new child: held until its parent's clone event */
 		return;
+	if (t->detach_at_stop) {
+		detach_child(s, t);
+		return;
+	}
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
 		/* A group-stop: stay stopped until SIGCONT, but keep tracing. */
 		t->stopped = false;
@@ -223,32 +340,6 @@ static void on_sigtrap(struct session *s, struct thread *t)
 	thread__resume(t, SIGTRAP);	/* the program's own trap: deliver it */
 }
 
-/*
- * A synchronous fault raised by an out-of-line copy: the handler (and a core
- * dump) must see the probed instruction's address, not ptap's scratch page.
- * Returning from the handler re-runs the instruction through the probe,
- * which then records the call again.
- */
-static void fault_in_slot(struct thread *t, int sig)
-{
-	arch_regs_t regs;
-	uint64_t pc;
-
-	if ((sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL) || !t->as ||
-	    pt_getregs(t->tid, &regs) < 0)
-		return;
-	pc = arch_regs_pc(&regs);
-	for (size_t i = 0; i < t->as->nsites; i++) {
-		const struct site *st = &t->as->sites[i];
-
-		if (st->slot && pc >= st->slot && pc < st->slot + st->insn.len) {
-			arch_regs_set_pc(&regs, st->addr);
-			pt_setregs(t->tid, &regs);
-			return;
-		}
-	}
-}
-
 static void on_stop(struct session *s, struct thread *t, int st)
 {
 	int sig = WSTOPSIG(st), ev = st >> 16;
@@ -263,7 +354,7 @@ static void on_stop(struct session *s, struct thread *t, int st)
 		on_seccomp(s, t);
 		return;
 	case PTRACE_EVENT_EXEC:
-		on_exec(s, t);
+		loop_exec(s, t);
 		return;
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
@@ -271,7 +362,7 @@ static void on_stop(struct session *s, struct thread *t, int st)
 		on_clone(s, t, ev);
 		return;
 	case PTRACE_EVENT_STOP:
-		on_event_stop(t, sig);
+		on_event_stop(s, t, sig);
 		return;
 	case 0:
 		break;
@@ -283,12 +374,12 @@ static void on_stop(struct session *s, struct thread *t, int st)
 		on_sigtrap(s, t);
 		return;
 	}
-	fault_in_slot(t, sig);
+	hit_slot_signal(t, sig);
 	thread__resume(t, sig);
 }
 
 /* A stop from a tid we do not know: a new child whose parent's event is still to come. */
-static void on_unknown(struct session *s, pid_t pid, int st)
+void loop_unknown(struct session *s, pid_t pid, int st)
 {
 	struct thread *t;
 
@@ -302,6 +393,38 @@ static void on_unknown(struct session *s, pid_t pid, int st)
 	t->stopped = true;
 }
 
+/*
+ * Tracing is over (loop_end, or the output is a closed pipe).  Attached:
+ * let everything go.  Launched: remove the breakpoints; the command runs on
+ * (it cannot be detached, see launch.h) and its end ends the session.
+ */
+static void end_tracing(struct session *s)
+{
+	loop_end = 0;
+	if (s->attach)
+		detach_all(s);
+	else if (!s->unplanted)
+		detach_unplant_all(s);
+}
+
+/*
+ * ptap's own signals (SIGINT ...) are blocked but while it waits: their
+ * handlers then only interrupt the wait, and the loop acts on the flags.
+ */
+static pid_t wait_any(int *st)
+{
+	sigset_t none, old;
+	pid_t pid;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, &old);
+	pid = loop_end ? -1 : waitpid(-1, st, __WALL);
+	if (pid < 0 && loop_end)
+		errno = EINTR;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
 int loop_run(struct session *s)
 {
 	while (s->nthreads > 0) {
@@ -309,10 +432,14 @@ int loop_run(struct session *s)
 		int st;
 		pid_t pid;
 
+		if (loop_end || (output__error(s->out) == EPIPE && !s->unplanted)) {
+			end_tracing(s);
+			continue;
+		}
 		if (loop_stop_sig)
 			pass_stop_signal(s);
 		if (!session__undefer(s, &pid, &st))
-			pid = waitpid(-1, &st, __WALL);
+			pid = wait_any(&st);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -321,12 +448,12 @@ int loop_run(struct session *s)
 			return -errno;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			on_gone(s, pid, st);
+			loop_gone(s, pid, st);
 			continue;
 		}
 		t = thread__find(s, pid);
 		if (!t)
-			on_unknown(s, pid, st);
+			loop_unknown(s, pid, st);
 		else if (!t->as && (st >> 16) != PTRACE_EVENT_STOP)
 			thread__resume(t, 0);	/* should not happen: a held child that was not held */
 		else

@@ -4,6 +4,7 @@
 #define PTAP_TRACER_LOOP_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct session;
@@ -15,9 +16,22 @@ struct session;
  * so that the signal wakes the loop, which passes it to every traced process.
  */
 extern volatile sig_atomic_t loop_stop_sig;
+/* Set by a handler to end tracing (attached: SIGINT, SIGTERM, SIGHUP; --duration). */
+extern volatile sig_atomic_t loop_end;
 extern volatile pid_t loop_forward_pid;
 
 /* Run until no traced thread is left.  0, or -errno for a fatal error. */
 int loop_run(struct session *s);
+
+/* The pieces of the loop that detach_all() reuses while it stops everything. */
+struct thread;
+/* PID exited or was killed (a wait status): forget it (and record the exit). */
+void loop_gone(struct session *s, pid_t pid, int status);
+/* A stop of an unknown PID: a new child whose parent's event has not come yet. */
+void loop_unknown(struct session *s, pid_t pid, int status);
+/* T is at its fork/vfork/clone event EV: the child, registered, not resumed (or NULL). */
+struct thread *loop_clone_child(struct session *s, struct thread *t, int ev);
+/* T is at its exec event: the new image's tables (T resumed unless S->detaching). */
+void loop_exec(struct session *s, struct thread *t);
 
 #endif

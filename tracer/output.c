@@ -60,6 +60,11 @@ void output__record(struct output *o, const struct record *rec)
 	}
 }
 
+int output__error(const struct output *o)
+{
+	return o ? o->err : 0;
+}
+
 uint64_t output__close(struct output *o, int *err)
 {
 	uint64_t failed;

@@ -17,6 +17,8 @@ struct output;
 int output__open(const char *path, enum out_format fmt, size_t buflen, struct output **out);
 /* Format and write REC.  Never allocates.  A failed write is counted, not fatal. */
 void output__record(struct output *o, const struct record *rec);
+/* The errno of the first failed write (EPIPE: the reader went away), or 0. */
+int output__error(const struct output *o);
 /* Flush and close.  Returns the number of records that could not be written. */
 uint64_t output__close(struct output *o, int *err);
 

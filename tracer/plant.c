@@ -215,6 +215,8 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 {
 	int planted = 0;
 
+	if (t->as->unplanted)
+		return 0;
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
 

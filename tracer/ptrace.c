@@ -25,6 +25,16 @@ int pt_syscall(pid_t tid, int sig)
 	return pt_ret(ptrace(PTRACE_SYSCALL, tid, 0L, (long)sig));
 }
 
+int pt_interrupt(pid_t tid)
+{
+	return pt_ret(ptrace(PTRACE_INTERRUPT, tid, 0L, 0L));
+}
+
+int pt_detach(pid_t tid, int sig)
+{
+	return pt_ret(ptrace(PTRACE_DETACH, tid, 0L, (long)sig));
+}
+
 int pt_listen(pid_t tid)
 {
 	return pt_ret(ptrace(PTRACE_LISTEN, tid, 0L, 0L));

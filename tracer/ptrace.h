@@ -14,6 +14,9 @@ int pt_seize(pid_t tid, unsigned long options);
 int pt_cont(pid_t tid, int sig);
 int pt_syscall(pid_t tid, int sig);
 int pt_listen(pid_t tid);
+int pt_interrupt(pid_t tid);
+/* Detach TID (in a ptrace stop), delivering SIG (0: none). */
+int pt_detach(pid_t tid, int sig);
 int pt_getregs(pid_t tid, arch_regs_t *regs);
 int pt_getfpregs(pid_t tid, arch_fpregs_t *fp);
 int pt_setregs(pid_t tid, const arch_regs_t *regs);

@@ -1,5 +1,6 @@
 /* tracer/session.c: the session's queue of deferred wait statuses. */
 #include <errno.h>
+#include <time.h>
 
 #include "tracer/array.h"
 #include "tracer/session.h"
@@ -22,4 +23,12 @@ bool session__undefer(struct session *s, pid_t *pid, int *status)
 	*pid = s->deferred[s->deferred_head].pid;
 	*status = s->deferred[s->deferred_head++].status;
 	return true;
+}
+
+uint64_t session__now(const struct session *s)
+{
+	struct timespec ts;
+
+	clock_gettime(s->clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

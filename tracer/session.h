@@ -29,9 +29,17 @@ struct probe {
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
+	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
 };
 
 enum out_format { OUT_TEXT, OUT_JSON };
+
+/* How map changes are seen (DESIGN.md, "The map table"). */
+enum mmap_tracking {
+	MMAP_SECCOMP,	/* launched: a seccomp filter stops the map syscalls */
+	MMAP_RBRK,	/* attached: a breakpoint on the dynamic loader's r_brk re-reads the maps */
+	MMAP_SYSCALL,	/* attached, --mmap-tracking=syscall: a stop at every syscall */
+};
 
 struct session {
 	/* options */
@@ -40,6 +48,10 @@ struct session {
 	size_t string_max;
 	const char *out_path;
 	int verbose;
+	bool attach;			/* -p: attached, detached at the end */
+	bool no_follow;			/* --no-follow: children are let go */
+	bool events_task;		/* --events task: fork, exec and exit records */
+	enum mmap_tracking mmap_tracking;
 
 	struct probe *probes;
 	int nprobes;
@@ -52,6 +64,14 @@ struct session {
 	pid_t cmd_pid;			/* the launched command's pid */
 	int cmd_status;			/* its wait status, once it exited */
 	bool cmd_exited;
+	/*
+	 * Tracing is over (a signal to ptap when attached, EPIPE on the output,
+	 * --duration): attached, everything is detached; launched, every
+	 * breakpoint is removed and the command runs on to its end.
+	 */
+	volatile bool ending;
+	bool unplanted;			/* launched, tracing over: plant nothing more */
+	bool detaching;			/* detach_all() runs: hits are rewound, not resumed */
 	/* stops waited for while ptap ran a syscall in another thread, in order */
 	struct deferred { pid_t pid; int status; } *deferred;
 	size_t ndeferred, deferred_head, deferred_cap;
@@ -61,5 +81,7 @@ struct session {
 int session__defer(struct session *s, pid_t pid, int status);
 /* Take the oldest queued wait status: true, or false when the queue is empty. */
 bool session__undefer(struct session *s, pid_t *pid, int *status);
+/* Now, in ns of the session's clock (the records' timestamps). */
+uint64_t session__now(const struct session *s);
 
 #endif

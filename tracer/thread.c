@@ -140,7 +140,8 @@ void thread__resume(struct thread *t, int sig)
 	int r;
 
 	t->stopped = false;
-	r = t->want_exit ? pt_syscall(t->tid, sig) : pt_cont(t->tid, sig);
+	t->stop_kind = STOP_NONE;
+	r = t->want_exit || t->sysmode ? pt_syscall(t->tid, sig) : pt_cont(t->tid, sig);
 	if (r < 0 && r != -ESRCH)	/* ESRCH: killed meanwhile; its exit is on the way */
 		pr_warn("tid %d: cannot resume: %s\n", t->tid, strerror(-r));
 }

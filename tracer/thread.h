@@ -13,6 +13,16 @@
 struct aspace;
 struct session;
 
+/* The ptrace stop a thread is in, for choosing one to run a syscall through. */
+enum thread_stop {
+	STOP_NONE,
+	STOP_EVENT,		/* PTRACE_EVENT_STOP (interrupt, group-stop, new child) */
+	STOP_SC_ENTRY,		/* syscall-entry (or seccomp) stop: no injection here */
+	STOP_SC_EXIT,		/* syscall-exit stop */
+	STOP_SIGNAL,		/* signal-delivery stop */
+	STOP_OTHER,		/* fork/exec/... event stops */
+};
+
 struct thread {
 	pid_t tid, tgid;
 	struct aspace *as;	/* NULL while a new child waits for its parent's event */
@@ -23,6 +33,14 @@ struct thread {
 	long sc_nr;		/* the filtered syscall in flight (from its seccomp stop) */
 	uint64_t sc_args[6];
 	uint64_t clone_flags;	/* of the clone/clone3 in flight */
+	bool quiet;		/* not followed (--no-follow): hits are not recorded */
+	bool sysmode;		/* resume with PTRACE_SYSCALL always (--mmap-tracking=syscall) */
+	bool detach_at_stop;	/* let go at its first stop (a child not followed) */
+	bool gstop;		/* in a group-stop (kill -STOP), seen at its event stop */
+	int stop_kind;		/* enum thread_stop: what kind of ptrace stop it is in */
+	int pending_sig;	/* a real signal to pass on when it is detached */
+	/* a hit to leave unrecorded: the same call re-run after a signal handler */
+	uint64_t rehit_addr, rehit_sp;
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };

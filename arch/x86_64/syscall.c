@@ -2,6 +2,7 @@
  * stopped thread run a system call the tracer chose (mmap of the scratch
  * page, munmap at detach).  Pure: fills registers, never calls ptrace. */
 #include <linux/audit.h>
+#include <sys/syscall.h>
 
 #include "arch/arch.h"
 
@@ -52,4 +53,34 @@ void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val)
 
 	if (i >= 0 && i < 6)
 		*reg[i] = val;
+}
+
+/* The kernel-internal restart codes (include/linux/errno.h), never seen by programs. */
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+
+bool arch_regs_in_syscall(const arch_regs_t *regs)
+{
+	return (int64_t)regs->orig_rax >= 0;
+}
+
+/*
+ * What arch_do_signal_or_restart() does when no handler runs: every restart
+ * code restarts (a handler would turn some into EINTR; none runs here).
+ */
+bool arch_syscall_restart(arch_regs_t *regs)
+{
+	int64_t rax = (int64_t)regs->rax;
+
+	if ((int64_t)regs->orig_rax < 0)
+		return false;
+	if (rax != -ERESTARTSYS && rax != -ERESTARTNOINTR && rax != -ERESTARTNOHAND &&
+	    rax != -ERESTART_RESTARTBLOCK)
+		return false;
+	regs->rax = rax == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall : regs->orig_rax;
+	regs->rip -= ARCH_SYSCALL_INSN_LEN;
+	regs->orig_rax = (uint64_t)-1;
+	return true;
 }

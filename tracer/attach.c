@@ -1,0 +1,352 @@
+/* tracer/attach.c: attaching to running processes.  PTRACE_SEIZE every
+ * thread (options set atomically, no SIGSTOP sent), PTRACE_INTERRUPT to stop
+ * them, the map table from PROCMAP_QUERY or /proc/PID/maps, plant, resume.
+ * No seccomp filter: it could never be removed (RELIABILITY.md 1.13).  Map
+ * changes are seen at the dynamic loader's r_brk, or at syscall stops. */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/aspace.h"
+#include "tracer/attach.h"
+#include "tracer/maptab.h"
+#include "tracer/plant.h"
+#include "tracer/privs.h"
+#include "tracer/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/sysmap.h"
+#include "tracer/thread.h"
+
+#define ATTACH_OPTIONS	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
+			 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC)
+
+/* AT_BASE of PID: where its dynamic loader is mapped, 0 for a static program. */
+static uint64_t loader_base(pid_t pid)
+{
+	uint64_t aux[2], base = 0;
+	char path[40];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (read(fd, aux, sizeof(aux)) == sizeof(aux) && aux[0] != AT_NULL)
+		if (aux[0] == AT_BASE)
+			base = aux[1];
+	close(fd);
+	return base;
+}
+
+int attach_loader_path(pid_t pid, char *path, size_t len)
+{
+	uint64_t base = loader_base(pid);
+	struct maptab *mt;
+	const struct map_entry *e;
+	int r;
+
+	if (!base)
+		return -ENOENT;
+	mt = maptab__new();
+	if (!mt)
+		return -ENOMEM;
+	r = maptab__load_proc(mt, pid);
+	e = r == 0 ? maptab__find(mt, base) : NULL;
+	if (r == 0 && (!e || !e->path || e->path[0] != '/'))
+		r = -ENOENT;
+	if (r == 0)
+		snprintf(path, len, "%s", e->path);
+	maptab__free(mt);
+	return r;
+}
+
+/* Is TID traced by ptap already (a thread auto-attached at its parent's clone)? */
+static bool traced_by_us(pid_t tid)
+{
+	struct privs_target pt;
+	char msg[256];
+
+	return privs_check_target("/proc", tid, &pt, msg, sizeof(msg)) == -EBUSY &&
+	       pt.tracer == getpid();
+}
+
+/*
+ * Seize and interrupt every thread of TGID, going over /proc/TGID/task until
+ * two passes find none new (threads spawn while we go).  0 or -errno.
+ */
+static int seize_threads(struct session *s, const struct privs_target *pt)
+{
+	char dir[40], msg[512];
+	int quiet = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pt->tgid);
+	while (quiet < 2) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		bool found = false;
+
+		if (!d)
+			return -ESRCH;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+			struct thread *t;
+			int r;
+
+			if (tid <= 0 || thread__find(s, tid))
+				continue;
+			r = pt_seize(tid, ATTACH_OPTIONS);
+			if (r == -EPERM && traced_by_us(tid))
+				r = 0;
+			if (r == -ESRCH || (r < 0 && tid != pt->tgid))
+				continue;	/* gone, or going: gdb does the same */
+			if (r < 0) {
+				closedir(d);
+				privs_explain_attach("/proc", pt, r, msg, sizeof(msg));
+				pr_err("%s\n", msg);
+				return r;
+			}
+			t = thread__add(s, tid, pt->tgid, NULL);
+			if (!t) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			pt_interrupt(tid);
+			found = true;
+		}
+		closedir(d);
+		quiet = found ? 0 : quiet + 1;
+	}
+	return 0;
+}
+
+struct tids {
+	pid_t tgid;
+	pid_t *v;
+	size_t n;
+};
+
+static void collect_tids(struct session *s, struct thread *t, void *arg)
+{
+	struct tids *l = arg;
+
+	(void)s;
+	if (t->tgid == l->tgid)
+		l->v[l->n++] = t->tid;
+}
+
+/* The threads of TGID in S's table, in an array the caller frees. */
+static int tids_of(struct session *s, pid_t tgid, struct tids *l)
+{
+	l->tgid = tgid;
+	l->n = 0;
+	l->v = malloc((s->nthreads + 1) * sizeof(*l->v));
+	if (!l->v)
+		return -ENOMEM;
+	thread__for_each(s, collect_tids, l);
+	return 0;
+}
+
+/*
+ * Take each seized thread's first stop: the interrupt (PTRACE_EVENT_STOP),
+ * or a group-stop.  Any other stop that came first (a signal, a clone or
+ * exec event) is queued for the main loop, and the thread is left to it.
+ */
+static void first_stops(struct session *s, const struct tids *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct thread *t = thread__find(s, l->v[i]);
+		int st, sig;
+
+		if (!t)
+			continue;
+		while (waitpid(t->tid, &st, __WALL) < 0)
+			if (errno != EINTR)
+				break;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			thread__remove(s, t);
+			continue;
+		}
+		t->stopped = true;
+		sig = WSTOPSIG(st);
+		if ((st >> 16) == PTRACE_EVENT_STOP) {
+			t->stop_kind = STOP_EVENT;
+			t->gstop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+				   sig == SIGTTOU;
+		} else {
+			t->stop_kind = STOP_OTHER;
+			session__defer(s, t->tid, st);
+		}
+	}
+}
+
+/* Give TGID's threads one address space, its map table and a syscall instruction. */
+static int setup_aspace(struct session *s, const struct tids *l, struct thread **inj)
+{
+	struct aspace *as;
+	int r = aspace__new(l->tgid, &as);
+
+	if (r == 0)
+		r = maptab__load_proc(as->mt, l->tgid);
+	if (r < 0) {
+		aspace__put(as);
+		return r;
+	}
+	*inj = NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		struct thread *t = thread__find(s, l->v[i]);
+		arch_regs_t regs;
+
+		if (!t)
+			continue;
+		t->as = aspace__get(as);
+		t->sysmode = s->mmap_tracking == MMAP_SYSCALL;
+		thread__read_comm(t);
+		if (t->stop_kind != STOP_EVENT || pt_getregs(t->tid, &regs) < 0)
+			continue;
+		if (!as->syscall_pc && arch_regs_in_syscall(&regs))
+			sysmap_note_syscall_pc(as, arch_regs_pc(&regs));
+		if (!t->gstop && (!*inj || t->tid == l->tgid))
+			*inj = t;
+	}
+	aspace__put(as);
+	return 0;
+}
+
+/* Attach to the process of PT: seize, stop, read its maps, plant, resume. */
+static int attach_process(struct session *s, const struct privs_target *pt)
+{
+	struct thread *inj;
+	struct tids l;
+	int r = seize_threads(s, pt);
+
+	if (r == 0)
+		r = tids_of(s, pt->tgid, &l);
+	if (r < 0)
+		return r;
+	first_stops(s, &l);
+	r = setup_aspace(s, &l, &inj);
+	if (r < 0) {
+		pr_err("pid %d: cannot read its map table: %s\n", pt->tgid, strerror(-r));
+		free(l.v);
+		return r;
+	}
+	if (inj && (r = plant_range(s, inj, 0, UINT64_MAX)) < 0 && r != -ESRCH)
+		pr_warn("pid %d: planting failed: %s\n", pt->tgid, strerror(-r));
+	else if (!inj)
+		pr_warn("pid %d: no thread stopped cleanly; probes are planted at the next map "
+			"change\n", pt->tgid);
+	for (size_t i = 0; i < l.n; i++) {
+		struct thread *t = thread__find(s, l.v[i]);
+
+		if (!t || !t->stopped || t->stop_kind != STOP_EVENT)
+			continue;	/* gone, or its first stop is queued for the loop */
+		if (t->gstop) {		/* stopped by kill -STOP: stays so, traced */
+			t->stopped = false;
+			if (pt_listen(t->tid) == 0)
+				continue;
+		}
+		thread__resume(t, 0);
+	}
+	pr_info("attached to pid %d (%s), %zu thread(s)\n", pt->tgid, pt->comm, l.n);
+	free(l.v);
+	return 0;
+}
+
+int attach_pids(struct session *s, const pid_t *pids, int n)
+{
+	struct privs_target *pt = calloc(n, sizeof(*pt));
+	char msg[512];
+	int r = pt ? 0 : -ENOMEM, m = 0;
+
+	/* every pid checked before any is touched */
+	for (int i = 0; i < n && r == 0; i++) {
+		bool dup = false;
+
+		r = privs_check_target("/proc", pids[i], &pt[m], msg, sizeof(msg));
+		if (r < 0) {
+			pr_err("%s\n", msg);
+			break;
+		}
+		if (pt[m].tgid != pids[i]) {
+			privs_note_thread(&pt[m], msg, sizeof(msg));
+			pr_warn("%s\n", msg);
+		}
+		for (int j = 0; j < m; j++)
+			dup |= pt[j].tgid == pt[m].tgid;
+		m += !dup;
+	}
+	for (int i = 0; i < m && r == 0; i++)
+		r = attach_process(s, &pt[i]);
+	if (r < 0 && s->nthreads)
+		detach_all(s);		/* never half attached */
+	free(pt);
+	return r;
+}
+
+/* Same mapping: same range of the same file at the same offset. */
+static bool same_mapping(const struct map_entry *a, const struct map_entry *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->dev == b->dev && a->ino == b->ino && a->flags == b->flags;
+}
+
+static bool is_scratch(const struct aspace *as, uint64_t addr)
+{
+	for (size_t i = 0; i < as->nscratch; i++)
+		if (addr >= as->scratch[i].start && addr < as->scratch[i].start + as->scratch[i].len)
+			return true;
+	return false;
+}
+
+int attach_rbrk_resync(struct session *s, struct thread *t)
+{
+	struct aspace *as = t->as;
+	struct maptab *fresh = maptab__new();
+	size_t i;
+	int r = fresh ? maptab__load_proc(fresh, t->tgid) : -ENOMEM;
+
+	if (r < 0) {
+		maptab__free(fresh);
+		pr_debug("pid %d: cannot re-read the maps at r_brk: %s\n", t->tgid, strerror(-r));
+		return 0;
+	}
+	/* gone or replaced: forget, with the sites planted there */
+	for (i = 0; i < maptab__count(as->mt);) {
+		const struct map_entry *e = maptab__at(as->mt, i);
+		const struct map_entry *f = maptab__find(fresh, e->start);
+		uint64_t lo = e->start, hi = e->end;
+
+		if (is_scratch(as, lo) || (f && same_mapping(e, f))) {
+			if (f && f->prot != e->prot)	/* mprotect: same pages, same gen */
+				maptab__protect(as->mt, lo, hi, f->prot);
+			i++;
+			continue;
+		}
+		maptab__remove(as->mt, lo, hi);
+		aspace__drop_stale_sites(as, lo, hi);
+	}
+	/* new: map, and plant in what is executable */
+	for (i = 0; i < maptab__count(fresh) && r >= 0; i++) {
+		const struct map_entry *f = maptab__at(fresh, i);
+		const struct map_entry *e = maptab__find(as->mt, f->start);
+
+		if ((e && same_mapping(e, f)) || is_scratch(as, f->start))
+			continue;
+		r = maptab__insert(as->mt, f);
+		if (r == 0)
+			aspace__drop_stale_sites(as, f->start, f->end);
+		if (r == 0 && (f->prot & PROT_EXEC))
+			r = plant_range(s, t, f->start, f->end);
+	}
+	maptab__free(fresh);
+	return r == -ESRCH ? r : 0;
+}
