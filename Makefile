@@ -78,7 +78,7 @@ $(S)/fork_race: samples/fork_race.c | deps
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $<
 $(S)/libplugin.so: samples/plugin.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -iquote . -O2 -g -fPIC -shared -o $@ $<
 
 # Scenario targets (issue 4, RELIABILITY.md section 3): samples/scen/NAME.c
 # is a self-checking program (samples/selfcheck.h), linked with
@@ -92,10 +92,10 @@ samples: $(SCEN_SAMPLES)
 .SECONDEXPANSION:
 $(S)/scen/%: samples/scen/%.c $$(wildcard samples/scen/%_$(ARCH).S) samples/selfcheck.h | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -rdynamic -o $@ $(filter %.c %.S,$^) -ldl
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -iquote . -O2 -g -pthread -rdynamic -o $@ $(filter %.c %.S,$^) -ldl
 $(S)/scen/%.so: samples/scen/%.c samples/selfcheck.h | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -iquote . -O2 -g -fPIC -shared -o $@ $<
 
 # DWARF samples (issue 3): each states on fd 3 what ptap prints.
 STRUCTS_SRCS := samples/structs.c samples/structs2.c

@@ -1,0 +1,204 @@
+/* samples/scen/attach_load.c: a target for attaching and detaching while it
+ * works (RELIABILITY.md section 3, scenarios 6, 14, 20, 21, 22).
+ *
+ *   attach_load spawn SECONDS   threads born and dying all the time, each
+ *                               calling probe_me(SEQ, "spawn") a few times
+ *   attach_load hammer SECONDS  8 threads calling probe_me(SEQ, "hammer")
+ *                               as fast as they can, and a 9th forking a child
+ *                               every 10 ms that calls probe_me(-1, "child")
+ *                               10 times and exits with 0 (BYTES-OK checked)
+ *   attach_load block SECONDS   the main thread blocked in read() of stdin,
+ *                               a second in nanosleep(SECONDS); both must come
+ *                               back without EINTR (say "READ x" and
+ *                               "SLEPT n.n" with the time slept)
+ *   attach_load fork SECONDS    a server: every 50 ms forks a child that calls
+ *                               probe_me(CHILD_PID, "child") 5 times and exits
+ *
+ * SEQ counts calls from 1 over the whole process.  It prints "READY" when it
+ * runs, then at the end "CALLS n" (calls made), BYTES-OK or BYTES-CORRUPT,
+ * "DIED n" (children killed by a signal) and EXIT-SUCCESS, and exits 0. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "samples/selfcheck.h"
+
+static atomic_long seq;
+static atomic_long children_died;
+static atomic_int stop;
+static long sink;
+
+__attribute__((noinline)) long probe_me(long a, const char *s)
+{
+	__asm__ volatile("" : : "r"(s) : "memory");
+	sink += a;
+	return a + 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *short_lived(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++)
+		probe_me(atomic_fetch_add(&seq, 1) + 1, "spawn");
+	return NULL;
+}
+
+static void *spawner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		pthread_t t[4];
+		int n = 0;
+
+		for (int i = 0; i < 4; i++)
+			n += pthread_create(&t[n], NULL, short_lived, NULL) == 0;
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	return NULL;
+}
+
+static void *hammer(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		probe_me(atomic_fetch_add(&seq, 1) + 1, "hammer");
+	return NULL;
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0)) {
+		atomic_fetch_add(&children_died, 1);
+		printf("child %d: %s %d\n", pid, WIFSIGNALED(st) ? "signal" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	}
+}
+
+/* Fork a child every PERIOD_MS that calls probe_me N times with ARG (-1: its pid). */
+static void fork_loop(int period_ms, int n, long arg)
+{
+	struct timespec p = { 0, period_ms * 1000000L };
+
+	while (!atomic_load(&stop)) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			long a = arg == -1 ? (long)getpid() : arg;
+
+			for (int i = 0; i < n; i++)
+				probe_me(a, "child");
+			/* the tracer may still be detaching from us: wait it out */
+			if (!selfcheck_wait_tracer(0, 10))
+				_exit(3);
+			_exit(selfcheck_verify() ? 0 : 4);
+		}
+		if (pid > 0)
+			reap(pid);
+		nanosleep(&p, NULL);
+	}
+}
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	fork_loop(10, 10, -2);
+	return NULL;
+}
+
+static void *server(void *arg)
+{
+	(void)arg;
+	fork_loop(50, 5, -1);
+	return NULL;
+}
+
+static void *sleeper(void *arg)
+{
+	double secs = *(double *)arg, t0 = now_s();
+	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	int r = nanosleep(&ts, NULL);
+
+	printf("SLEPT %.1f%s\n", now_s() - t0, r ? " EINTR" : "");
+	return NULL;
+}
+
+static void *prober(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		probe_me(atomic_fetch_add(&seq, 1) + 1, "block");
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 2 ? atof(argv[2]) : 3;
+	const char *mode = argc > 1 ? argv[1] : "hammer";
+	struct timespec run = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	pthread_t th[9];
+	int n = 0;
+
+	selfcheck_allow_tracers();
+	SELFCHECK_SAVE(probe_me);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "spawn")) {
+		pthread_create(&th[n++], NULL, spawner, NULL);
+	} else if (!strcmp(mode, "hammer")) {
+		for (int i = 0; i < 8; i++)
+			pthread_create(&th[n++], NULL, hammer, NULL);
+		pthread_create(&th[n++], NULL, forker, NULL);
+	} else if (!strcmp(mode, "block")) {
+		char c;
+		ssize_t r;
+
+		pthread_create(&th[n++], NULL, sleeper, &secs);
+		pthread_create(&th[n++], NULL, prober, NULL);
+		printf("READY\n");
+		r = read(0, &c, 1);
+		printf("READ %s\n", r == 1 ? (char[2]){ c, 0 } : r == 0 ? "EOF" : strerror(errno));
+		atomic_store(&stop, 1);
+		goto join;
+	} else if (!strcmp(mode, "fork")) {
+		pthread_create(&th[n++], NULL, server, NULL);
+	} else {
+		fprintf(stderr, "usage: attach_load spawn|hammer|block|fork SECONDS\n");
+		return 2;
+	}
+	printf("READY\n");
+	nanosleep(&run, NULL);
+	atomic_store(&stop, 1);
+join:
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	printf("CALLS %ld\n", atomic_load(&seq));
+	selfcheck_verify();
+	printf("DIED %ld\n", atomic_load(&children_died));
+	printf("EXIT-SUCCESS\n");
+	return 0;
+}
