@@ -97,6 +97,11 @@ static void child_fail(const char *what, const char *path, int code)
 /* In the child, before exec.  Only async-signal-safe work from here on. */
 static void child_run(const char *path, char *const argv[], struct sock_fprog *prog)
 {
+	sigset_t none;
+
+	/* ptap blocks its own signals but while it waits: the command must not inherit that */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0) {
 		/* Without CAP_SYS_ADMIN a filter needs no_new_privs (seccomp(2)). */

@@ -81,16 +81,20 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
-static void reap(pid_t pid)
+/* Reap children (FLAGS: WNOHANG, or 0 to wait for all), counting those that died. */
+static void reap(int flags)
 {
+	pid_t pid;
 	int st;
 
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0)) {
-		atomic_fetch_add(&children_died, 1);
-		printf("child %d: %s %d\n", pid, WIFSIGNALED(st) ? "signal" : "exit",
-		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	while ((pid = waitpid(-1, &st, flags)) > 0 || (pid < 0 && errno == EINTR)) {
+		if (pid < 0)
+			continue;
+		if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0)) {
+			atomic_fetch_add(&children_died, 1);
+			printf("child %d: %s %d\n", pid, WIFSIGNALED(st) ? "signal" : "exit",
+			       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		}
 	}
 }
 
@@ -114,10 +118,10 @@ static void fork_loop(int period_ms, int n, long arg)
 				_exit(3);
 			_exit(selfcheck_verify() ? 0 : 4);
 		}
-		if (pid > 0)
-			reap(pid);
+		reap(WNOHANG);
 		nanosleep(&p, NULL);
 	}
+	reap(0);
 }
 
 static void *forker(void *arg)
