@@ -203,13 +203,17 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Interrupt every thread and take in stops until all are stopped (or time is up). */
-static void stop_all(struct session *s)
+/*
+ * Take in stops until every thread is stopped (or time is up), interrupting
+ * the running ones when INTERRUPT (and new children as they come).
+ */
+static void wait_stops(struct session *s, bool interrupt)
 {
 	const struct timespec ms = { 0, 1000000 };
 	uint64_t deadline = mono_ns() + STOP_ALL_TIMEOUT_NS;
 
-	thread__for_each(s, interrupt_one, NULL);
+	if (interrupt)
+		thread__for_each(s, interrupt_one, NULL);
 	for (;;) {
 		size_t running = 0;
 		int st;
@@ -225,8 +229,8 @@ static void stop_all(struct session *s)
 		pid = waitpid(-1, &st, __WALL | WNOHANG);
 		if (pid > 0) {
 			detach_event(s, pid, st);
-			/* a child that came meanwhile must stop too */
-			thread__for_each(s, interrupt_one, NULL);
+			if (interrupt)	/* a child that came meanwhile must stop too */
+				thread__for_each(s, interrupt_one, NULL);
 			continue;
 		}
 		if (pid < 0 && errno != EINTR)
@@ -237,6 +241,51 @@ static void stop_all(struct session *s)
 			return;
 		}
 		nanosleep(&ms, NULL);
+	}
+}
+
+/* Is SIG pending for thread T itself (SigPnd in its /proc status)? */
+static bool sig_pending(const struct thread *t, int sig)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->tgid, t->tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mask & (1ULL << (sig - 1));
+}
+
+static void release_trap(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	if (!t->stopped || !t->as || !sig_pending(t, SIGTRAP))
+		return;
+	t->stopped = false;
+	if (pt_cont(t->tid, 0) == 0)
+		++*(int *)arg;
+}
+
+/*
+ * A thread that hit an int3 just before it was interrupted reports the
+ * interrupt (or a group-stop) first, its SIGTRAP still queued: detached so,
+ * the SIGTRAP would kill it.  Let each such thread take its SIGTRAP now, as
+ * a hit (recorded and rewound, see detach_event()).
+ */
+static void drain_traps(struct session *s)
+{
+	for (int round = 0; round < 3; round++) {
+		int n = 0;
+
+		thread__for_each(s, release_trap, &n);
+		if (!n)
+			return;
+		wait_stops(s, false);
 	}
 }
 
@@ -315,7 +364,8 @@ void detach_all(struct session *s)
 	bool leaders = false;
 
 	s->detaching = true;
-	stop_all(s);
+	wait_stops(s, true);
+	drain_traps(s);
 	thread__for_each(s, adopt_orphan, NULL);
 	thread__for_each(s, unslot_one, NULL);
 	thread__for_each(s, restore_one, NULL);

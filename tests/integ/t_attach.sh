@@ -1,0 +1,229 @@
+# Attaching to running processes (-p) and letting them go (RELIABILITY.md
+# section 3: scenarios 6, 14, 20, 21, 22 in attach mode), with
+# samples/scen/attach_load as the target.
+
+AL=$O/samples/scen/attach_load
+
+# start_target OUT ARGS...: run attach_load in the background, wait for READY.
+start_target() {
+	local out=$1
+	shift
+	"$AL" "$@" >"$out" 2>&1 &
+	TARGET=$!
+	wait_for grep -q READY "$out"
+}
+
+# stop_ptap PID: SIGINT, then ptap must be gone within 2 s with status 0.
+stop_ptap() {
+	local rc=0
+	kill -INT "$1"
+	for _ in $(seq 40); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; fail "ptap still running 2 s after SIGINT"; }
+	wait "$1" || rc=$?
+	expect_eq "ptap exit status after SIGINT" 0 "$rc"
+}
+
+# untraced PID: every thread of PID has TracerPid 0 and none is stopped.
+untraced() {
+	local t st tp
+	for t in /proc/"$1"/task/*; do
+		st=$(awk '$1 == "State:" { print $2 }' "$t/status" 2>/dev/null) || continue
+		tp=$(awk '$1 == "TracerPid:" { print $2 }' "$t/status" 2>/dev/null) || continue
+		[ -z "$tp" ] || [ "$tp" = 0 ] || fail "thread ${t##*/} still traced by $tp"
+		case "$st" in t|T) fail "thread ${t##*/} left stopped ($st)" ;; esac
+	done
+}
+
+# finish_target OUT: the target ends by itself, intact, exit 0.
+finish_target() {
+	local rc=0
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^BYTES-OK$' "$1"
+	expect_grep '^EXIT-SUCCESS$' "$1"
+	! grep -q BYTES-CORRUPT "$1" || fail "probed code corrupted: $(grep BYTES-CORRUPT "$1")"
+}
+
+# Scenario 20: 8 threads hammer the probe and a 9th forks a child every 10 ms
+# (followed); SIGINT ends tracing; target and children run on intact.
+test_racy_attach_sigint_under_load() {
+	local i
+	for i in $(seq "$RACY_RUNS"); do
+		start_target "$TMP/out" hammer 3
+		"$PTAP" record -o "$TMP/rec" -e 'probe_me a s' -p "$TARGET" 2>"$TMP/err" &
+		local p=$!
+		sleep 1
+		stop_ptap "$p"
+		untraced "$TARGET"
+		finish_target "$TMP/out"
+		expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
+		expect_eq "children intact (and the parent)" 0 "$(grep -c BYTES-CORRUPT "$TMP/out")"
+		grep -q ' a=[0-9]* s="hammer"$' "$TMP/rec" || fail "no hammer records"
+		! grep -q 'internal\|assert' "$TMP/err" || fail "$(cat "$TMP/err")"
+	done
+}
+
+# The done-when of issue 4: a forking server, attached; each child's calls are
+# recorded under the child's pid, with the child's pid as the argument.
+test_attach_fork_children_recorded() {
+	start_target "$TMP/out" fork 2
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+	local p=$!
+	sleep 1
+	stop_ptap "$p"
+	finish_target "$TMP/out"
+	awk '{ split($2, id, "/"); sub("a=", "", $NF); if (id[1] != $NF) bad++; n++ }
+	     END { print (n > 0 && !bad ? "ok" : "bad " n " " bad) }' "$TMP/rec" >"$TMP/check"
+	expect_eq "records under the child's own pid" ok "$(cat "$TMP/check")"
+	local kids
+	kids=$(awk '{ print $2 }' "$TMP/rec" | cut -d/ -f1 | sort -u | wc -l)
+	[ "$kids" -ge 5 ] || fail "only $kids children recorded in 1 s (one every 50 ms)"
+	# each child makes 5 calls; the last may have been cut by the detach
+	awk '{ print $2 }' "$TMP/rec" | sort | uniq -c | awk '$1 != 5' | head -n -1 >"$TMP/odd"
+	[ ! -s "$TMP/odd" ] || fail "children with other than 5 records: $(cat "$TMP/odd")"
+}
+
+# --no-follow, attached: a child is let go before it runs; no records from it.
+test_attach_no_follow() {
+	start_target "$TMP/out" fork 2
+	"$PTAP" record --no-follow -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+	local p=$!
+	sleep 1
+	stop_ptap "$p"
+	finish_target "$TMP/out"
+	expect_eq "records from children" 0 "$(wc -l <"$TMP/rec")"
+	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
+}
+
+# Scenario 6: threads born and dying all the time; attach, trace, detach, 10
+# cycles.  Every call between the first and last recorded is recorded (a few
+# at each edge may race the planting and the restoring).
+test_racy_attach_spawner_cycles() {
+	local run cycle
+	for run in $(seq $(( (RACY_RUNS + 4) / 5 ))); do
+		start_target "$TMP/out" spawn 30
+		for cycle in $(seq 10); do
+			"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+			local p=$!
+			sleep 0.3
+			stop_ptap "$p"
+			untraced "$TARGET"
+			sed 's/.* a=//' "$TMP/rec" | sort -n | awk -v slack=64 '
+				NR == 1 { first = $1 } { seen[$1] = 1; last = $1 }
+				END {
+					for (i = first + slack; i < last - slack; i++)
+						if (!(i in seen)) missing++
+					print (NR > 0 && !missing ? "ok" : "missing " missing+0 " of " last - first " (" NR " records)")
+				}' >"$TMP/check"
+			expect_eq "cycle $cycle: no call missing inside the window" ok "$(cat "$TMP/check")"
+		done
+		kill -TERM "$TARGET"
+		wait "$TARGET" || true
+	done
+}
+
+# Scenario 14: the main thread blocked in read(), another in nanosleep(2 s);
+# attach (a scratch page is mapped through a blocked thread), detach; the
+# read still returns the byte written afterwards, the sleep its full time.
+test_attach_syscall_restart() {
+	mkfifo "$TMP/fifo"
+	"$AL" block 2 <"$TMP/fifo" >"$TMP/out" 2>&1 &
+	TARGET=$!
+	exec 7>"$TMP/fifo"
+	wait_for grep -q READY "$TMP/out"
+	sleep 0.2
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+	local p=$!
+	sleep 0.5
+	stop_ptap "$p"
+	printf x >&7
+	exec 7>&-
+	finish_target "$TMP/out"
+	expect_grep '^READ x$' "$TMP/out"
+	grep -q '^SLEPT 2\.[0-9]$' "$TMP/out" || fail "sleep cut short: $(grep SLEPT "$TMP/out")"
+	[ -s "$TMP/rec" ] || fail "no records from the probing thread"
+}
+
+# Scenario 21: the target is kill -STOPped while traced; SIGTERM ptap; the
+# target stays stopped, and after SIGCONT finishes intact.
+test_attach_detach_group_stopped() {
+	start_target "$TMP/out" hammer 2
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+	local p=$! rc=0
+	sleep 0.5
+	kill -STOP "$TARGET"
+	# t while ptap holds it in PTRACE_LISTEN, T once let go
+	wait_for sh -c "grep -q '^State:.*[tT] (' /proc/$TARGET/status"
+	kill -TERM "$p"
+	wait_ptap "$p" || rc=$?
+	expect_eq "ptap exit status" 0 "$rc"
+	sleep 0.2
+	expect_eq "state after detach" T "$(proc_field "$TARGET" State)"
+	expect_eq "tracer after detach" 0 "$(proc_field "$TARGET" TracerPid)"
+	kill -CONT "$TARGET"
+	finish_target "$TMP/out"
+}
+
+# Scenario 22, attached: the records go into a pipe whose reader leaves;
+# ptap detaches cleanly instead of dying, the target runs on intact.
+test_attach_epipe_output() {
+	start_target "$TMP/out" hammer 2
+	local rc=0
+	{ timeout 20 "$PTAP" record -e 'probe_me a s' -p "$TARGET" 2>"$TMP/err"; echo $? >"$TMP/rc"; } \
+		| head -c 4096 >/dev/null
+	wait_for test -s "$TMP/rc"
+	expect_eq "ptap exit status" 0 "$(cat "$TMP/rc")"
+	untraced "$TARGET"
+	finish_target "$TMP/out"
+}
+
+# A library dlopened and dlclosed after the attach: planted at each load
+# through the loader's r_brk, never written after the unload.
+test_attach_dlopen_cycles() {
+	local mode
+	for mode in rbrk syscall; do
+		start_target "$TMP/out" dlopen 20 "$S/libplugin.so"
+		"$PTAP" record --mmap-tracking=$mode -o "$TMP/rec" -x "$S/libplugin.so" \
+			-e 'plugin_handle request:string n' -p "$TARGET" 2>"$TMP/err" &
+		local p=$!
+		wait_for grep -q '^CYCLES' "$TMP/out"
+		stop_ptap "$p"
+		finish_target "$TMP/out"
+		expect_eq "$mode: records" 60 "$(wc -l <"$TMP/rec")"
+		expect_eq "$mode: per request" "20 20 20" "$(for i in 0 1 2; do
+			grep -c "request=\"req-$i\" n=$i\$" "$TMP/rec"; done | tr '\n' ' ' | sed 's/ $//')"
+	done
+}
+
+# --duration ends tracing by itself (attached: a clean detach).
+test_attach_duration() {
+	start_target "$TMP/out" hammer 2
+	local rc=0 t0 t1
+	t0=$(date +%s%N)
+	timeout 20 "$PTAP" record --duration 0.5 -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" \
+		2>"$TMP/err" || rc=$?
+	t1=$(date +%s%N)
+	expect_eq "ptap exit status" 0 "$rc"
+	[ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "took $(( (t1 - t0) / 1000000 )) ms"
+	untraced "$TARGET"
+	finish_target "$TMP/out"
+	[ -s "$TMP/rec" ] || fail "no records"
+}
+
+# Probes named by their executable without -x; the records end when the
+# target exits by itself (ptap then exits 0).
+test_attach_target_exits() {
+	start_target "$TMP/out" hammer 1
+	local rc=0
+	timeout 20 "$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" || rc=$?
+	expect_eq "ptap exit status" 0 "$rc"
+	rc=0
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^TRACED-AT-END$' "$TMP/out"
+	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
+	[ -s "$TMP/rec" ] || fail "no records"
+}
