@@ -63,6 +63,7 @@ attach_need_strace() {
 # process PID, from both worker threads.
 attach_records() {
 	local n
+	[ -f "$TMP/rec" ] || fail "no records file"
 	n=$(grep -c ': probe_me: ' "$TMP/rec" || true)
 	[ "$n" -ge "$2" ] || fail "$n probe_me records, expected at least $2"
 	expect_eq "processes in the records" "$1" \
