@@ -24,6 +24,8 @@ need cmd:strip binutils
 need cmd:objcopy binutils
 # libc's separate debug info: the tests read libc's DWARF through it
 need deb:libc6-dbg libc6-dbg
+# the attach tests check that a process strace traces is refused
+need cmd:strace strace
 [ "${1:-}" = --bench ] && need cmd:perf linux-perf
 [ -z "$pkgs" ] && exit 0
 line="apt-get install -y$pkgs"
