@@ -26,6 +26,7 @@
 #include "tracer/launch.h"
 #include "tracer/loop.h"
 #include "tracer/output.h"
+#include "tracer/privs.h"
 #include "tracer/session.h"
 
 #define STRING_MAX_DEFAULT	256
@@ -641,9 +642,16 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	n = readlink(link, path, len - 1);
 	if (n < 0) {
+		struct privs_target pt;
+		char msg[512];
 		int e = errno;
 
-		pr_err("pid %d: %s\n", pid, e == ENOENT ? "no such process (or a kernel thread)" :
+		/* a missing pid, a zombie ...: the same words as attaching would use */
+		if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+			pr_err("%s\n", msg);
+			return -e;
+		}
+		pr_err("pid %d: %s\n", pid, e == ENOENT ? "no executable (a kernel thread?)" :
 		       e == EACCES ? "cannot read its executable's path (another user's "
 				     "process?); name the binary with -x" : strerror(e));
 		return -e;
