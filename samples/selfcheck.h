@@ -1,9 +1,10 @@
 /* samples/selfcheck.h: what every scenario target (samples/scen/) does to
- * prove a tracer left it as it was (RELIABILITY.md section 3): it copies the
- * first bytes of each probed function before tracing starts and compares
- * them at the end, printing BYTES-OK or BYTES-CORRUPT; it can wait for a
- * tracer to come and go (TracerPid in /proc/self/status); and it lets any
- * process of its user attach (Yama ptrace_scope 1).  Header-only. */
+ * prove a tracer left it as it was (RELIABILITY.md section 3): it keeps the
+ * first bytes of each probed function (read from its file, else copied from
+ * memory before tracing starts) and compares them at the end, printing
+ * BYTES-OK or BYTES-CORRUPT; it can wait for a tracer to come and go
+ * (TracerPid in /proc/self/status); and it lets any process of its user
+ * attach (Yama ptrace_scope 1).  Header-only. */
 #ifndef PTAP_SAMPLES_SELFCHECK_H
 #define PTAP_SAMPLES_SELFCHECK_H
 
@@ -24,7 +25,45 @@ static struct {
 	int n;
 } selfcheck_state;
 
-/* Remember FN's first bytes (call before any tracer is there). */
+/*
+ * Read the SELFCHECK_BYTES bytes at FN from the file mapped there (found in
+ * /proc/self/maps) into BUF.  Returns 1 when read, 0 when FN is not in a
+ * file mapping (anonymous or memfd code) or the file cannot be read.
+ */
+static inline int selfcheck_file_bytes(const void *fn, unsigned char *buf)
+{
+	unsigned long start, end, off, addr = (unsigned long)fn;
+	char line[4352], path[4096];
+	int found = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		path[0] = 0;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s", &start, &end, &off, path) < 3 ||
+		    addr < start || addr >= end)
+			continue;
+		if (path[0] == '/') {
+			FILE *bin = fopen(path, "r");
+
+			found = bin && !fseek(bin, (long)(addr - start + off), SEEK_SET) &&
+				fread(buf, 1, SELFCHECK_BYTES, bin) == SELFCHECK_BYTES;
+			if (bin)
+				fclose(bin);
+		}
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Remember FN's first bytes.  They come from the file FN is mapped from when
+ * there is one: in launch mode a tracer has planted its breakpoints at exec,
+ * before main() runs, so memory would already hold them.  Code that no file
+ * backs is copied from memory (call this before any tracer is there).
+ */
 static inline void selfcheck_save(const char *name, const void *fn)
 {
 	int i = selfcheck_state.n;
@@ -33,7 +72,8 @@ static inline void selfcheck_save(const char *name, const void *fn)
 		return;
 	selfcheck_state.fn[i] = fn;
 	selfcheck_state.name[i] = name;
-	memcpy(selfcheck_state.bytes[i], fn, SELFCHECK_BYTES);
+	if (!selfcheck_file_bytes(fn, selfcheck_state.bytes[i]))
+		memcpy(selfcheck_state.bytes[i], fn, SELFCHECK_BYTES);
 	selfcheck_state.n++;
 }
 #define SELFCHECK_SAVE(fn)	selfcheck_save(#fn, (const void *)(fn))
