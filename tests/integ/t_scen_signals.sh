@@ -365,8 +365,8 @@ test_scen_task_events_json() {
 	run_ptap record -o "$TMP/rec" --format json --events task -e 'probe_me a' \
 		-- "$SC/task_events" "$te" 3>"$TMP/stated" >/dev/null
 	parent=$(awk '$3 == "status=0" { print $1 }' "$TMP/stated")
-	read -r a b c < <(awk '$2 == "fork" { sub("child=", "", $3); printf "%s ", $3 }' \
-		"$TMP/stated")
+	read -r a b c < <(awk '$2 == "fork" { sub("child=", "", $3); printf "%s ", $3 }
+		END { print "" }' "$TMP/stated")
 	sig_json_has "\"pid\":$parent," '"event":"fork"' '"kind":"fork"' "\"args\":{\"child\":$a}"
 	sig_json_has "\"pid\":$parent," '"event":"fork"' "\"args\":{\"child\":$b}"
 	sig_json_has "\"pid\":$b," '"event":"exec"' '"kind":"exec"' \
