@@ -227,3 +227,25 @@ test_attach_target_exits() {
 	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
 	[ -s "$TMP/rec" ] || fail "no records"
 }
+
+# Signals pass with their siginfo (sigqueue's value, the sender's pid) while
+# the receiving thread is stopped at probe hits all the time.
+test_signals_siginfo_intact() {
+	run_ptap record -o "$TMP/rec" -e 'probe_me a' -- "$O/samples/scen/sigqueue_check" 300 \
+		3>"$TMP/stated" >"$TMP/out"
+	expect_grep '^SIGINFO-OK 300$' "$TMP/out"
+	expect_eq "records" "$(cat "$TMP/stated")" "$(grep -c ': probe_me: ' "$TMP/rec")"
+}
+
+# Never half attached: one bad pid in the list, and the good one is untouched.
+test_attach_all_or_nothing() {
+	start_target "$TMP/out" hammer 1
+	local rc=0
+	timeout 20 "$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET,999999999" \
+		2>"$TMP/err" || rc=$?
+	expect_eq "ptap exit status" 2 "$rc"
+	expect_grep '999999999' "$TMP/err"
+	untraced "$TARGET"
+	finish_target "$TMP/out"
+	expect_eq "records" 0 "$(wc -l <"$TMP/rec" 2>/dev/null || echo 0)"
+}
