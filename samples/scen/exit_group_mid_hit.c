@@ -76,7 +76,8 @@ static void *exiter(void *arg)
 	fflush(stdout);
 	if (fcntl(3, F_GETFD) != -1) {
 		for (unsigned long k = 0; k < nthreads; k++)
-			dprintf(3, "thread %d %d %lu\n", workers[k].k, (int)workers[k].tid, done[k]);
+			dprintf(3, "thread %d %d %lu\n", workers[k].k, (int)workers[k].tid,
+				done[k]);
 		dprintf(3, "calls %lu\n", total);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		dprintf(3, "exit_at %ld.%09ld\n", (long)ts.tv_sec, ts.tv_nsec);

@@ -97,7 +97,7 @@ static void *work(void *arg)
 		atomic_fetch_add(&calls[3], 1);
 	}
 	if (trap_bad)
-		wrong(t, iterations, "SIGTRAP handler runs with a wrong rip or si_code", trap_bad, 0);
+		wrong(t, iterations, "SIGTRAP handler runs with wrong rip or si_code", trap_bad, 0);
 	if (ill_bad)
 		wrong(t, iterations, "SIGILL handler runs with a wrong rip or si_addr", ill_bad, 0);
 	return NULL;
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	for (unsigned long t = 0; t < nthreads; t++)
 		pthread_join(th[t], NULL);
 	if ((unsigned long)unsafe_counter != iterations * nthreads)
-		wrong(-1, 0, "unsafe_counter", (unsigned long)unsafe_counter, iterations * nthreads);
+		wrong(-1, 0, "unsafe_counter", (unsigned int)unsafe_counter, iterations * nthreads);
 	if (fcntl(3, F_GETFD) != -1)
 		for (int f = 0; f < 4; f++)
 			dprintf(3, "%s %lu\n", names[f], (unsigned long)calls[f]);
