@@ -14,14 +14,14 @@ passed=0 failed=0
 for t in $(declare -F | awk '{ print $3 }' | grep '^test_' | grep -E -- "${2:-.}"); do
 	# Not in an `if` or `||`: there bash ignores set -e, even in a subshell,
 	# and only a test's last command would count.
-	( set -e; "$t" ) >"$TMP/out" 2>&1
+	( set -e; "$t" ) >"$TMP/test.log" 2>&1
 	if [ $? = 0 ]; then
 		passed=$((passed + 1))
 		echo "  ok    ${t#test_}"
 	else
 		failed=$((failed + 1))
 		echo "  FAIL  ${t#test_}"
-		sed 's/^/        /' "$TMP/out"
+		sed 's/^/        /' "$TMP/test.log"
 	fi
 done
 echo "integration: $passed passed, $failed failed"
