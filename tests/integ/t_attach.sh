@@ -129,10 +129,11 @@ test_racy_attach_spawner_cycles() {
 # attach (a scratch page is mapped through a blocked thread), detach; the
 # read still returns the byte written afterwards, the sleep its full time.
 test_attach_syscall_restart() {
-	mkfifo "$TMP/fifo"
-	"$AL" block 2 <"$TMP/fifo" >"$TMP/out" 2>&1 &
+	rm -f "$TMP/restart.fifo"
+	mkfifo "$TMP/restart.fifo"
+	"$AL" block 2 <"$TMP/restart.fifo" >"$TMP/out" 2>&1 &
 	TARGET=$!
-	exec 7>"$TMP/fifo"
+	exec 7>"$TMP/restart.fifo"
 	wait_for grep -q READY "$TMP/out"
 	sleep 0.2
 	"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
