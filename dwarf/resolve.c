@@ -33,7 +33,7 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 		return ptap_err_set(err, -1, -EINVAL, "cannot read the code at %s", rp->where);
 	r = arch_insn_analyze(code, n, rp->vaddr, &rp->insn, why, sizeof(why));
 	if (r == -ENOTSUP)
-		return ptap_err_set(err, -1, -ENOTSUP, "cannot probe %s: its first instruction '%s' %s",
+		return ptap_err_set(err, -1, -ENOTSUP, "cannot probe %s: its first instruction '%s' (%s)",
 				    rp->where, rp->insn.text, why);
 	if (r < 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s",
