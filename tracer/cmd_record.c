@@ -350,6 +350,37 @@ static int probe_setup(struct session *s, struct probe *p, const struct probe_sp
 	return 0;
 }
 
+/* Resolve SPEC in MOD into as many probes as it has sites, appended to S->probes. */
+static int add_probes(struct session *s, struct elfmod *mod, const struct probe_spec *spec,
+		      const struct resolve_opts *ro, bool rbrk, struct ptap_err *err)
+{
+	struct resolved_probe *rps = NULL;
+	int n = 0, done = 0;
+	int r = resolve_probes(mod, spec, ro, &rps, &n, err);
+
+	if (r == 0) {
+		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
+
+		if (!p)
+			r = -ENOMEM;
+		else
+			s->probes = p;
+	}
+	for (; r == 0 && done < n; done++) {
+		struct probe *p = &s->probes[s->nprobes++];
+
+		memset(p, 0, sizeof(*p));
+		p->rp = rps[done];
+		p->rbrk = rbrk;
+		r = probe_setup(s, p, spec, mod);
+	}
+	/* the ones not moved into S->probes */
+	for (int i = done; i < n; i++)
+		resolved_probe__exit(&rps[i]);
+	free(rps);
+	return r;
+}
+
 /* Resolve one -e into as many probes as it has sites, appended to S->probes. */
 static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
 		       const struct probe_req *req, const char *cmd_path)
@@ -358,9 +389,7 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 				   .max_probes = o->max_probes, .no_inlines = o->no_inlines };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
-	struct resolved_probe *rps = NULL;
 	struct elfmod *mod, *exe = NULL;
-	int n = 0, done = 0;
 	int r = probe_spec__parse(req->text, &spec, &err);
 
 	if (r == 0)
@@ -375,26 +404,7 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		ro.exe = exe;
 	}
 	if (r == 0)
-		r = resolve_probes(mod, spec, &ro, &rps, &n, &err);
-	if (r == 0) {
-		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
-
-		if (!p)
-			r = -ENOMEM;
-		else
-			s->probes = p;
-	}
-	for (; r == 0 && done < n; done++) {
-		struct probe *p = &s->probes[s->nprobes++];
-
-		memset(p, 0, sizeof(*p));
-		p->rp = rps[done];
-		r = probe_setup(s, p, spec, mod);
-	}
-	/* the ones not moved into S->probes */
-	for (int i = done; i < n; i++)
-		resolved_probe__exit(&rps[i]);
-	free(rps);
+		r = add_probes(s, mod, spec, &ro, false, &err);
 	if (r < 0 && err.msg[0])
 		show_probe_err(req->text, &err);
 	else if (r < 0)
@@ -430,33 +440,13 @@ static void add_rbrk_probe(struct session *s, struct modcache *mc, const char *l
 	struct resolve_opts ro = { .max_probes = 8, .no_inlines = true };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
-	struct resolved_probe *rps = NULL;
 	struct elfmod *mod;
-	int n = 0, done = 0, r = probe_spec__parse("r_brk=_dl_debug_state", &spec, &err);
+	int r = probe_spec__parse("r_brk=_dl_debug_state", &spec, &err);
 
 	if (r == 0)
 		r = modcache_get(mc, loader, &mod, &err);
 	if (r == 0)
-		r = resolve_probes(mod, spec, &ro, &rps, &n, &err);
-	if (r == 0) {
-		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
-
-		if (!p)
-			r = -ENOMEM;
-		else
-			s->probes = p;
-	}
-	for (; r == 0 && done < n; done++) {
-		struct probe *p = &s->probes[s->nprobes++];
-
-		memset(p, 0, sizeof(*p));
-		p->rp = rps[done];
-		p->rbrk = true;
-		r = probe_setup(s, p, spec, mod);
-	}
-	for (int i = done; i < n; i++)
-		resolved_probe__exit(&rps[i]);
-	free(rps);
+		r = add_probes(s, mod, spec, &ro, true, &err);
 	probe_spec__free(spec);
 	if (r < 0)
 		pr_warn("no breakpoint on %s's r_brk (%s): libraries loaded from now on are not "

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "../selfcheck.h"
+#define SCEN_OWN_PROBE_ME
+#include "scen.h"
 
 #define CALLS	10
 
@@ -98,15 +100,6 @@ static void *spin(void *arg)
 	for (;;)
 		probe_me(-1, "spin");
 	return NULL;
-}
-
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || s[0] == '-' || *out < 1 || *out > max ? -1 : 0;
 }
 
 int main(int argc, char **argv)

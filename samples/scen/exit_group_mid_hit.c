@@ -18,17 +18,9 @@
 #include <unistd.h>
 
 #include "../selfcheck.h"
+#include "scen.h"
 
 #define MAX_THREADS	64
-
-static __thread long probe_sum;
-
-/* The probed function: it reads both arguments, so a tracer that changed one shows. */
-__attribute__((noinline, noclone)) void probe_me(long a, const char *s)
-{
-	probe_sum += a + s[1];
-	asm volatile("" : : "r"(a), "r"(s) : "memory");
-}
 
 struct worker {
 	pthread_t th;
@@ -83,15 +75,6 @@ static void *exiter(void *arg)
 		dprintf(3, "exit_at %ld.%09ld\n", (long)ts.tv_sec, ts.tv_nsec);
 	}
 	_exit(3);
-}
-
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || s[0] == '-' || *out < 1 || *out > max ? -1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -14,18 +14,9 @@
 #include <unistd.h>
 
 #include "../selfcheck.h"
+#include "scen.h"
 
 #define MAX_THREADS	64
-
-/* What each thread's calls added up to: probe_me's own view of its arguments. */
-static __thread long probe_sum;
-
-/* The probed function: it reads both arguments, so a tracer that changed one shows. */
-__attribute__((noinline, noclone)) void probe_me(long a, const char *s)
-{
-	probe_sum += a + s[1];
-	asm volatile("" : : "r"(a), "r"(s) : "memory");
-}
 
 struct worker {
 	pthread_t th;
@@ -58,15 +49,6 @@ static void *work(void *arg)
 		w->bad = 1;
 	}
 	return NULL;
-}
-
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || s[0] == '-' || *out < 1 || *out > max ? -1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "../selfcheck.h"
+#define SCEN_OWN_PROBE_ME	/* none here: each zoo function is probed */
+#include "scen.h"
 
 long unsafe_int3(long x);
 long unsafe_ud2(long x);
@@ -101,15 +103,6 @@ static void *work(void *arg)
 	if (ill_bad)
 		wrong(t, iterations, "SIGILL handler runs with a wrong rip or si_addr", ill_bad, 0);
 	return NULL;
-}
-
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || s[0] == '-' || *out < 1 || *out > max ? -1 : 0;
 }
 
 int main(int argc, char **argv)
