@@ -215,7 +215,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 {
 	int planted = 0;
 
-	if (t->as->unplanted)
+	if (t->as->unplanted || s->unplanted)
 		return 0;
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
