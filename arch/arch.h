@@ -122,6 +122,9 @@ int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
 void arch_syscall_setup(arch_regs_t *regs, uint64_t pc, long nr, const uint64_t args[6]);
 /* The return value of a finished system call (negative errno on failure). */
 long arch_syscall_result(const arch_regs_t *regs);
+/* Argument I (0-based) and number (-1: none) of the syscall a thread is stopped in. */
+uint64_t arch_syscall_arg(const arch_regs_t *regs, int i);
+long arch_syscall_nr(const arch_regs_t *regs);
 /* Set argument I (0-based) of the syscall a thread is stopped in (seccomp or entry stop). */
 void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val);
 /*

@@ -52,6 +52,7 @@ int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
 	c->mt = maptab__clone(as->mt);
 	c->syscall_pc = as->syscall_pc;
 	c->unplanted = as->unplanted;
+	c->no_inject = as->no_inject;
 	r = c->mt ? 0 : -ENOMEM;
 	if (!r)
 		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));

@@ -50,6 +50,8 @@ struct aspace {
 	 * int3 just before it was removed is sent back to run the original.
 	 */
 	bool unplanted;
+	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
+	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
 };
 
 /* A new, empty address space for PID.  0 or -errno. */

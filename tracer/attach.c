@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
@@ -79,6 +80,16 @@ static bool traced_by_us(pid_t tid)
 	       pt.tracer == getpid();
 }
 
+/* Is TID traced by another tracer?  Then its int3 hits would go there: refuse. */
+static bool traced_elsewhere(pid_t tid)
+{
+	struct privs_target pt;
+	char msg[256];
+
+	return privs_check_target("/proc", tid, &pt, msg, sizeof(msg)) == -EBUSY &&
+	       pt.tracer != getpid();
+}
+
 /*
  * Seize and interrupt every thread of TGID, going over /proc/TGID/task until
  * two passes find none new (threads spawn while we go).  0 or -errno.
@@ -106,11 +117,15 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 			r = pt_seize(tid, ATTACH_OPTIONS);
 			if (r == -EPERM && traced_by_us(tid))
 				r = 0;
-			if (r == -ESRCH || (r < 0 && tid != pt->tgid))
+			if (r == -ESRCH || (r < 0 && tid != pt->tgid && !traced_elsewhere(tid)))
 				continue;	/* gone, or going: gdb does the same */
 			if (r < 0) {
+				struct privs_target pthr = *pt;
+
 				closedir(d);
-				privs_explain_attach("/proc", pt, r, msg, sizeof(msg));
+				pthr.pid = tid;	/* a thread may be traced by another tool alone */
+				privs_explain_attach("/proc", tid == pt->tgid ? pt : &pthr, r, msg,
+						     sizeof(msg));
 				pr_err("%s\n", msg);
 				return r;
 			}
@@ -162,30 +177,59 @@ static int tids_of(struct session *s, pid_t tgid, struct tids *l)
  */
 static void first_stops(struct session *s, const struct tids *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		struct thread *t = thread__find(s, l->v[i]);
-		int st, sig;
+	const struct timespec ms = { 0, 1000000 };
+	size_t waiting = l->n;
 
-		if (!t)
-			continue;
-		while (waitpid(t->tid, &st, __WALL) < 0)
-			if (errno != EINTR)
-				break;
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			thread__remove(s, t);
-			continue;
+	/* bounded: a thread in vfork() stops only once its child has exec'd */
+	for (int tries = 0; waiting && tries < 2000; tries++) {
+		waiting = 0;
+		for (size_t i = 0; i < l->n; i++) {
+			struct thread *t = thread__find(s, l->v[i]);
+			int st, sig;
+			pid_t r;
+
+			if (!t || t->stopped)
+				continue;
+			r = waitpid(t->tid, &st, __WALL | WNOHANG);
+			if (r <= 0) {
+				waiting += r == 0;
+				continue;
+			}
+			if (WIFEXITED(st) || WIFSIGNALED(st)) {
+				thread__remove(s, t);
+				continue;
+			}
+			t->stopped = true;
+			sig = WSTOPSIG(st);
+			if ((st >> 16) == PTRACE_EVENT_STOP) {
+				t->stop_kind = STOP_EVENT;
+				t->gstop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+					   sig == SIGTTOU;
+			} else {
+				t->stop_kind = STOP_OTHER;
+				session__defer(s, t->tid, st);
+			}
 		}
-		t->stopped = true;
-		sig = WSTOPSIG(st);
-		if ((st >> 16) == PTRACE_EVENT_STOP) {
-			t->stop_kind = STOP_EVENT;
-			t->gstop = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-				   sig == SIGTTOU;
-		} else {
-			t->stop_kind = STOP_OTHER;
-			session__defer(s, t->tid, st);
-		}
+		if (waiting)
+			nanosleep(&ms, NULL);
 	}
+}
+
+/* Does PID run under a seccomp filter or strict mode (Seccomp: in its status)? */
+static bool under_seccomp(pid_t pid)
+{
+	char path[40], line[128];
+	int mode = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode != 0;
 }
 
 /* Give TGID's threads one address space, its map table and a syscall instruction. */
@@ -201,6 +245,7 @@ static int setup_aspace(struct session *s, const struct tids *l, struct thread *
 		return r;
 	}
 	*inj = NULL;
+	as->no_inject = under_seccomp(l->tgid);
 	for (size_t i = 0; i < l->n; i++) {
 		struct thread *t = thread__find(s, l->v[i]);
 		arch_regs_t regs;
@@ -241,9 +286,8 @@ static int attach_process(struct session *s, const struct privs_target *pt)
 	}
 	if (inj && (r = plant_range(s, inj, 0, UINT64_MAX)) < 0 && r != -ESRCH)
 		pr_warn("pid %d: planting failed: %s\n", pt->tgid, strerror(-r));
-	else if (!inj)
-		pr_warn("pid %d: no thread stopped cleanly; probes are planted at the next map "
-			"change\n", pt->tgid);
+	else if (!inj && l.n && thread__find(s, l.v[0]) && thread__find(s, l.v[0])->as)
+		thread__find(s, l.v[0])->as->plant_pending = true;	/* stopped: at SIGCONT */
 	for (size_t i = 0; i < l.n; i++) {
 		struct thread *t = thread__find(s, l.v[i]);
 
@@ -312,7 +356,8 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 	struct aspace *as = t->as;
 	struct maptab *fresh = maptab__new();
 	size_t i;
-	int r = fresh ? maptab__load_proc(fresh, t->tgid) : -ENOMEM;
+	/* through T: the leader may have exited (pthread_exit) while the rest runs */
+	int r = fresh ? maptab__load_proc(fresh, t->tid) : -ENOMEM;
 
 	if (r < 0) {
 		maptab__free(fresh);

@@ -4,6 +4,7 @@
  * scratch page is unmapped only once no thread runs in it, and a thread is
  * detached from a stop whose meaning we know. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "arch/arch.h"
 #include "probes/log.h"
@@ -42,7 +44,8 @@ static void restore_site(struct aspace *as, const struct site *st, bool live)
 
 	if (!e || (live && e->gen != st->map_gen))
 		return;
-	if (mem_read(as->pid, st->addr, now, st->insn.len) != st->insn.len ||
+	/* through the open /proc/PID/mem: it reaches the memory after the leader exited */
+	if (pread(as->memfd, now, st->insn.len, (off_t)st->addr) != st->insn.len ||
 	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
 		return;
 	if (!live && memcmp(now + ARCH_BP_LEN, st->insn.bytes + ARCH_BP_LEN,
@@ -189,10 +192,28 @@ static void interrupt_one(struct session *s, struct thread *t, void *arg)
 		pt_interrupt(t->tid);	/* ESRCH: exiting, its exit status is on the way */
 }
 
+/* A zombie thread (a leader that called pthread_exit) never stops: do not wait for it. */
+static bool is_zombie(const struct thread *t)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
 static void count_running(struct session *s, struct thread *t, void *arg)
 {
 	(void)s;
-	*(size_t *)arg += !t->stopped;
+	*(size_t *)arg += !t->stopped && !is_zombie(t);
 }
 
 static uint64_t mono_ns(void)

@@ -91,25 +91,6 @@ static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs
 	return 0;
 }
 
-/*
- * T re-runs a call it was sent back into after a signal handler (see
- * hit_slot_signal()): the same site with the same stack pointer.  Not a new
- * call, so not recorded again.  A rehit left over by a handler that jumped
- * away is forgotten once the stack has unwound above it.
- */
-static bool is_rehit(struct thread *t, const struct site *st, uint64_t sp)
-{
-	if (!t->rehit_addr)
-		return false;
-	if (t->rehit_addr == st->addr && t->rehit_sp == sp) {
-		t->rehit_addr = 0;
-		return true;
-	}
-	if (sp > t->rehit_sp)
-		t->rehit_addr = 0;
-	return false;
-}
-
 static void record_hit(struct session *s, struct thread *t, const struct site *st,
 		       const arch_regs_t *regs)
 {
@@ -160,7 +141,7 @@ int hit_handle(struct session *s, struct thread *t)
 		return r;
 	if (!st)
 		st = aspace__find_site(t->as, addr);
-	if (!t->quiet && !t->as->unplanted && !is_rehit(t, st, arch_regs_sp(&regs)))
+	if (!t->quiet && !t->as->unplanted)
 		record_hit(s, t, st, &regs);
 
 	arch_regs_set_pc(&regs, st->addr);
@@ -210,8 +191,9 @@ int hit_handle(struct session *s, struct thread *t)
  * dump never see ptap's scratch page (which goes away at detach):
  * at the slot's start, the instruction has not run and the pc goes back to
  * the probe address; after it, the pc goes on to the next instruction.  When
- * the handler of an asynchronous signal returns, the call re-runs through the
- * probe: that hit is not recorded again.  A fault raised by the copy itself
+ * the handler returns, the call re-runs through the probe and is recorded
+ * again (a handler may also jump away: a hit is never guessed to be a
+ * repeat, so none is lost).  A fault raised by the copy itself
  * (SIGSEGV ...) is the original instruction's fault, at the original address.
  */
 void hit_slot_signal(struct thread *t, int sig)
@@ -220,6 +202,7 @@ void hit_slot_signal(struct thread *t, int sig)
 	arch_regs_t regs;
 	uint64_t pc;
 
+	(void)sig;	/* every signal alike: synchronous or not, the frame gets the real pc */
 	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
 		return;
 	pc = arch_regs_pc(&regs);
@@ -228,10 +211,6 @@ void hit_slot_signal(struct thread *t, int sig)
 		return;
 	if (pc == st->slot) {
 		arch_regs_set_pc(&regs, st->addr);
-		if (sig && sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL) {
-			t->rehit_addr = st->addr;
-			t->rehit_sp = arch_regs_sp(&regs);
-		}
 	} else if (pc == st->slot + st->insn.len) {
 		arch_regs_set_pc(&regs, st->addr + st->insn.len);
 	} else {

@@ -252,6 +252,29 @@ static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
 	return NULL;
 }
 
+/*
+ * The flags of the clone T is inside (at its event stop), read from its
+ * registers: attached, no seccomp stop saw the call.  From the event alone
+ * when they cannot be read.
+ */
+static uint64_t clone_flags_now(struct thread *t, int ev)
+{
+	uint64_t flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
+			 ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
+	arch_regs_t regs;
+	uint64_t v;
+
+	if (ev != PTRACE_EVENT_CLONE || pt_getregs(t->tid, &regs) < 0)
+		return flags;
+	/* its first argument: the flags (clone), or its struct clone_args (clone3) */
+	if (arch_syscall_nr(&regs) == SYS_clone)
+		return arch_syscall_arg(&regs, 0);
+	if (arch_syscall_nr(&regs) == SYS_clone3 &&
+	    mem_read(t->tid, arch_syscall_arg(&regs, 0), &v, sizeof(v)) == sizeof(v))
+		return v;
+	return flags;
+}
+
 struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 {
 	unsigned long msg = 0;
@@ -263,8 +286,7 @@ struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 		return NULL;
 	pid = (pid_t)msg;
 	if (!is_clone_family(t->sc_nr))		/* not seen at its seccomp stop */
-		flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
-			ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
+		flags = clone_flags_now(t, ev);
 	t->sc_nr = -1;
 	c = thread__find(s, pid);
 	if (!c)
@@ -317,6 +339,14 @@ static void on_event_stop(struct session *s, struct thread *t, int sig)
 		detach_child(s, t);
 		return;
 	}
+	/* attached while stopped (kill -STOP): plant now that it runs again */
+	if (sig == SIGTRAP)
+		t->gstop = false;
+	if (t->as->plant_pending && sig == SIGTRAP) {
+		t->as->plant_pending = false;
+		if (plant_range(s, t, 0, UINT64_MAX) == -ESRCH)
+			return;
+	}
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
 		/* A group-stop: stay stopped until SIGCONT, but keep tracing. */
 		t->stopped = false;
@@ -337,7 +367,8 @@ static void on_sigtrap(struct session *s, struct thread *t)
 		if (r == 0 || r == -ESRCH)
 			return;
 	}
-	thread__resume(t, SIGTRAP);	/* the program's own trap: deliver it */
+	hit_slot_signal(t, SIGTRAP);	/* the program's own trap: deliver it, */
+	thread__resume(t, SIGTRAP);	/* never from inside a slot */
 }
 
 static void on_stop(struct session *s, struct thread *t, int st)

@@ -170,6 +170,9 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	    memcmp(now, st.insn.bytes, st.insn.len))
 		return plant_fail(p, t, addr, "the code there differs from %s (patched or "
 				  "relocated)", p->module);
+	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
+		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
+				  "could kill it for the mmap of ptap's out-of-line copy", "");
 	if (st.insn.step == ARCH_STEP_OOL && (r = prepare_slot(s, t, &st, dev, ino)) < 0)
 		return r == -ESRCH ? r : plant_fail(p, t, addr, "no out-of-line copy: %s",
 						    strerror(-r));

@@ -39,8 +39,6 @@ struct thread {
 	bool gstop;		/* in a group-stop (kill -STOP), seen at its event stop */
 	int stop_kind;		/* enum thread_stop: what kind of ptrace stop it is in */
 	int pending_sig;	/* a real signal to pass on when it is detached */
-	/* a hit to leave unrecorded: the same call re-run after a signal handler */
-	uint64_t rehit_addr, rehit_sp;
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };

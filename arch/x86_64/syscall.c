@@ -55,6 +55,19 @@ void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val)
 		*reg[i] = val;
 }
 
+uint64_t arch_syscall_arg(const arch_regs_t *regs, int i)
+{
+	const unsigned long long reg[6] = { regs->rdi, regs->rsi, regs->rdx,
+					    regs->r10, regs->r8, regs->r9 };
+
+	return i >= 0 && i < 6 ? reg[i] : 0;
+}
+
+long arch_syscall_nr(const arch_regs_t *regs)
+{
+	return (long)regs->orig_rax;
+}
+
 /* The kernel-internal restart codes (include/linux/errno.h), never seen by programs. */
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513
