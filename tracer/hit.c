@@ -91,6 +91,20 @@ static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs
 	return 0;
 }
 
+/* Is this hit the re-run of the call a signal handler interrupted (see hit_slot_signal())? */
+static bool is_rehit(struct thread *t, const arch_regs_t *regs)
+{
+	if (!t->rehit)
+		return false;
+	if (!memcmp(regs, &t->rehit_regs, sizeof(*regs))) {
+		t->rehit = false;
+		return true;
+	}
+	if (arch_regs_sp(regs) > arch_regs_sp(&t->rehit_regs))
+		t->rehit = false;	/* unwound past it: the handler jumped away */
+	return false;
+}
+
 static void record_hit(struct session *s, struct thread *t, const struct site *st,
 		       const arch_regs_t *regs)
 {
@@ -141,7 +155,7 @@ int hit_handle(struct session *s, struct thread *t)
 		return r;
 	if (!st)
 		st = aspace__find_site(t->as, addr);
-	if (!t->quiet && !t->as->unplanted)
+	if (!t->quiet && !t->as->unplanted && !is_rehit(t, &regs))
 		record_hit(s, t, st, &regs);
 
 	arch_regs_set_pc(&regs, st->addr);
@@ -191,9 +205,9 @@ int hit_handle(struct session *s, struct thread *t)
  * dump never see ptap's scratch page (which goes away at detach):
  * at the slot's start, the instruction has not run and the pc goes back to
  * the probe address; after it, the pc goes on to the next instruction.  When
- * the handler returns, the call re-runs through the probe and is recorded
- * again (a handler may also jump away: a hit is never guessed to be a
- * repeat, so none is lost).  A fault raised by the copy itself
+ * the handler returns, the call re-runs through the probe with the very same
+ * registers: that hit is not recorded again (one that jumped away leaves a
+ * state no later call matches).  A fault raised by the copy itself
  * (SIGSEGV ...) is the original instruction's fault, at the original address.
  */
 void hit_slot_signal(struct thread *t, int sig)
@@ -202,7 +216,6 @@ void hit_slot_signal(struct thread *t, int sig)
 	arch_regs_t regs;
 	uint64_t pc;
 
-	(void)sig;	/* every signal alike: synchronous or not, the frame gets the real pc */
 	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
 		return;
 	pc = arch_regs_pc(&regs);
@@ -211,6 +224,10 @@ void hit_slot_signal(struct thread *t, int sig)
 		return;
 	if (pc == st->slot) {
 		arch_regs_set_pc(&regs, st->addr);
+		/* as the int3 stop will show them when the handler returns here */
+		t->rehit = sig != 0;
+		t->rehit_regs = regs;
+		arch_regs_set_pc(&t->rehit_regs, st->addr + ARCH_BP_LEN);
 	} else if (pc == st->slot + st->insn.len) {
 		arch_regs_set_pc(&regs, st->addr + st->insn.len);
 	} else {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/arch.h"
+
 #define THREAD_MAX_HELD	16
 
 struct aspace;
@@ -39,6 +41,14 @@ struct thread {
 	bool gstop;		/* in a group-stop (kill -STOP), seen at its event stop */
 	int stop_kind;		/* enum thread_stop: what kind of ptrace stop it is in */
 	int pending_sig;	/* a real signal to pass on when it is detached */
+	/*
+	 * A hit not to record again: the call a signal interrupted at its probe
+	 * (moved back out of the slot), re-run when the handler returns -- the
+	 * very same registers.  A handler that jumps away leaves a state no
+	 * later call matches.
+	 */
+	bool rehit;
+	arch_regs_t rehit_regs;
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };
