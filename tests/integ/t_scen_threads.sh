@@ -202,6 +202,14 @@ test_racy_exit_group_mid_hit() {
 		awk -v end="$end" '$1 == "exit_at" { d = end - $2; print "    ptap ended " d \
 			" s after the _exit"; exit !(d < 2) }' "$TMP/sc_stated" >&2 ||
 			fail "ptap took more than 2 s to end after the target's _exit"
+		# a hit the exit_group cut short (its thread killed while stopped
+		# there) may show an error for memory that went with the process:
+		# at most one such record per thread, then dropped before the checks
+		grep ' s=(error: [^)]*)$' "$TMP/sc_rec" | awk '{ print $2 }' | sort | uniq -d \
+			>"$TMP/sc_cut2"
+		[ ! -s "$TMP/sc_cut2" ] || fail "threads with two cut records: $(cat "$TMP/sc_cut2")"
+		grep -v ' s=(error: [^)]*)$' "$TMP/sc_rec" >"$TMP/sc_rec.kept" || true
+		mv "$TMP/sc_rec.kept" "$TMP/sc_rec"
 		scen_seq >"$TMP/sc_got"
 		scen_stated_threads h >"$TMP/sc_want"
 		expect_eq "threads stated" 16 "$(wc -l <"$TMP/sc_want")"
