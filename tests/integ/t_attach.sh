@@ -250,3 +250,41 @@ test_attach_all_or_nothing() {
 	finish_target "$TMP/out"
 	expect_eq "records" 0 "$(wc -l <"$TMP/rec" 2>/dev/null || echo 0)"
 }
+
+# Attached while kill -STOPped (no thread can run the scratch-page mmap then):
+# once SIGCONT lets it run, its calls are recorded all the same.
+test_attach_stopped_then_continued() {
+	start_target "$TMP/out" hammer 3
+	kill -STOP "$TARGET"
+	wait_for sh -c "grep -q '^State:.*T (' /proc/$TARGET/status"
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s' -p "$TARGET" 2>"$TMP/err" &
+	local p=$!
+	wait_for sh -c "grep -q '^TracerPid:[[:space:]]*$p\$' /proc/$TARGET/status"
+	sleep 0.3
+	kill -CONT "$TARGET"
+	sleep 1
+	stop_ptap "$p"
+	finish_target "$TMP/out"
+	grep -q ' a=[0-9]* s="hammer"$' "$TMP/rec" ||
+		fail "no records after SIGCONT: $(tr '\n' ' ' <"$TMP/err")"
+}
+
+# One worker thread is traced by strace -p TID: ptap must refuse (exit 2,
+# naming the tracer) rather than plant breakpoints that thread would die on.
+test_attach_thread_traced_elsewhere() {
+	local tid spid rc=0
+	command -v strace >/dev/null 2>&1 ||
+		fail "strace not found: scripts/deps.sh (run by make test) installs it"
+	start_target "$TMP/out" hammer 4
+	tid=$(ls /proc/"$TARGET"/task | grep -vx "$TARGET" | head -1)
+	strace -qq -e trace=none -o /dev/null -p "$tid" 2>/dev/null &
+	spid=$!
+	wait_for sh -c "grep -q '^TracerPid:[[:space:]]*$spid\$' /proc/$TARGET/task/$tid/status"
+	timeout 20 "$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" || rc=$?
+	expect_eq "ptap exit status" 2 "$rc"
+	expect_grep "$spid" "$TMP/err"
+	kill -0 "$TARGET" 2>/dev/null || fail "target killed: $(tail -1 "$TMP/out")"
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	finish_target "$TMP/out"
+}
