@@ -567,7 +567,12 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 		  (unsigned long long)(rec->ts / 1000000000ULL),
 		  (unsigned long long)(rec->ts % 1000000000ULL));
 	ob_escape_str(ob, rec->event, ESC_TEXT);
-	ob_printf(ob, ": (0x%llx)", (unsigned long long)rec->addr);
+	ob_printf(ob, ": (0x%llx", (unsigned long long)rec->addr);
+	if (rec->ret_addr)
+		ob_printf(ob, " <- 0x%llx", (unsigned long long)rec->ret_addr);
+	ob_puts(ob, ")");
+	if (rec->has_duration)
+		ob_printf(ob, " duration=%lluns", (unsigned long long)rec->duration);
 	if (ob->over) {
 		ob_rollback(ob, 0);
 		return false;
@@ -619,8 +624,13 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	ob_escape_str(ob, rec->comm, ESC_JSON);
 	ob_puts(ob, "\",\"event\":\"");
 	ob_escape_str(ob, rec->event, ESC_JSON);
-	ob_printf(ob, "\",\"kind\":\"%s\",\"addr\":\"0x%llx\",\"args\":{",
-		  rec_kind__name(rec->kind), (unsigned long long)rec->addr);
+	ob_printf(ob, "\",\"kind\":\"%s\",\"addr\":\"0x%llx\"", rec_kind__name(rec->kind),
+		  (unsigned long long)rec->addr);
+	if (rec->ret_addr)
+		ob_printf(ob, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
+	if (rec->has_duration)
+		ob_printf(ob, ",\"duration_ns\":%llu", (unsigned long long)rec->duration);
+	ob_puts(ob, ",\"args\":{");
 	if (ob->over) {
 		ob_rollback(ob, 0);
 		return false;

@@ -3,6 +3,7 @@
 #ifndef PTAP_PROBES_RECORD_H
 #define PTAP_PROBES_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct record {
 	const char *event;
 	enum rec_kind kind;
 	uint64_t addr;			/* runtime address of the probe site */
+	/* REC_KIND_RETURN (and timed records, e.g. syscalls): */
+	uint64_t ret_addr;		/* where the function returned to (0: not shown) */
+	uint64_t duration;		/* ns from the entry: the entry was at TS - DURATION */
+	bool has_duration;		/* DURATION is meaningful */
 	unsigned int nargs;
 	const char *const *names;	/* NARGS argument names */
 	const struct fetch_type *types;	/* NARGS types */
@@ -39,9 +44,13 @@ struct record {
  *
  * Text (perf-script-like; TS as seconds '.' 9-digit nanoseconds):
  *   COMM PID/TID SEC.NSEC: EVENT: (0xADDR) NAME=VALUE ...
+ *   a return:  ... EVENT: (0xADDR <- 0xRET_ADDR) duration=Nns NAME=VALUE ...
+ *   (" <- 0xRET_ADDR" only when RET_ADDR, "duration=Nns" only with HAS_DURATION)
  * JSON (one object per line, keys in this order):
  *   {"ts":N,"pid":N,"tid":N,"comm":"..","event":"..","kind":"entry",
  *    "addr":"0x..","args":{"NAME":VALUE,...}}
+ *   a return:  ...,"kind":"return","addr":"0x..","ret_addr":"0x..",
+ *    "duration_ns":N,"args":{...}}  (the same two conditions)
  * COMM, EVENT and the NAMEs are escaped (escape.h: ESC_TEXT / ESC_JSON).
  * NAMES may be NULL (then "argN", 1-based), TYPES may be NULL (then x64).
  *

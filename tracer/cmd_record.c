@@ -71,7 +71,7 @@ static const char record_usage[] =
 	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
 	"                        dlclose) or syscall (at every mmap: slower)\n"
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
-	"      --format FMT      text (default) or json\n"
+	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
 	"      --clock CLOCK     monotonic (default), realtime or boottime\n"
 	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
@@ -219,8 +219,10 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				s->format = OUT_TEXT;
 			else if (!strcmp(optarg, "json"))
 				s->format = OUT_JSON;
+			else if (!strcmp(optarg, "perfetto"))
+				s->format = OUT_PERFETTO;
 			else
-				return usage_error("--format %s: use text or json", optarg);
+				return usage_error("--format %s: use text, json or perfetto", optarg);
 			break;
 		case OPT_STRING_MAX:
 			n = strtol(optarg, &end, 10);

@@ -32,7 +32,8 @@ struct probe {
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
 };
 
-enum out_format { OUT_TEXT, OUT_JSON };
+/* OUT_PERFETTO: Chrome trace-event JSON (tracer/output.c, probes/perfetto.h). */
+enum out_format { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
 
 /* How map changes are seen (DESIGN.md, "The map table"). */
 enum mmap_tracking {

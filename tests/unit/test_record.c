@@ -761,3 +761,31 @@ Test(record, new_kinds_in_records_cut_at_value_boundaries, .init = setup_k)
 			     "},\"truncated\":true}\n", "{\"truncated\":true}\n");
 	}
 }
+
+/* A return record: the return address and the duration from the entry. */
+Test(record, return_golden)
+{
+	struct record r = rec;
+	char buf[512];
+
+	r.event = "exec_query__return";
+	r.kind = REC_KIND_RETURN;
+	r.ret_addr = 0x4011a2;
+	r.duration = 12345;
+	r.has_duration = true;
+	r.nargs = 2;
+	cr_expect_eq(record__format_text(&r, buf, sizeof(buf)), strlen(buf));
+	cr_expect_str_eq(buf, "query_server 1234/1235 12.345678901: exec_query__return: "
+			      "(0x401136 <- 0x4011a2) duration=12345ns sql=\"SELECT 1\" len=8\n");
+	record__format_json(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "{\"ts\":12345678901,\"pid\":1234,\"tid\":1235,"
+			      "\"comm\":\"query_server\",\"event\":\"exec_query__return\","
+			      "\"kind\":\"return\",\"addr\":\"0x401136\",\"ret_addr\":\"0x4011a2\","
+			      "\"duration_ns\":12345,\"args\":{\"sql\":\"SELECT 1\",\"len\":8}}\n");
+	/* a duration of 0 is still shown; no return address, no arrow */
+	r.ret_addr = 0;
+	r.duration = 0;
+	record__format_text(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "query_server 1234/1235 12.345678901: exec_query__return: "
+			      "(0x401136) duration=0ns sql=\"SELECT 1\" len=8\n");
+}
