@@ -46,6 +46,13 @@ int arch_arg_location(unsigned int n, long *stack_off);
 
 #define ARCH_DWARF_SP	7
 #define ARCH_DWARF_PC	16
+/* Where a function's return value is (SysV x86-64: rax, rdx; xmm0, xmm1). */
+#define ARCH_DWARF_RET_INT0	0
+#define ARCH_DWARF_RET_INT1	1
+#define ARCH_DWARF_RET_SSE0	17
+#define ARCH_DWARF_RET_SSE1	18
+/* The return address is stored at CFA + this (a call pushes it just below the CFA). */
+#define ARCH_RA_CFA_OFF		(-8)
 
 uint64_t arch_regs_pc(const arch_regs_t *regs);
 void arch_regs_set_pc(arch_regs_t *regs, uint64_t pc);

@@ -17,6 +17,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
+#include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
@@ -118,8 +119,13 @@ static int compile_expr(struct compile *c, const struct arg_expr *e, bool outer)
 	case ARG_SYMBOL:
 		return compile_symbol(c, e, outer);
 	case ARG_RETVAL:
-		return ptap_err_set(c->err, e->pos, -EINVAL,
-				    "$retval needs a return probe (FUNC%%return), not supported yet");
+		if (!outer)
+			return ptap_err_set(c->err, e->pos, -EINVAL,
+					    "$retval cannot be inside +OFF(...)");
+		/* typed from DWARF when the function has it, else the register */
+		if (dbg__dwarf(c->vc->dbg) && c->vc->site->has_die)
+			return var_compile_retval(c->vc, c->arg, c->prog, c->err);
+		return emit(c, FETCH_OP_REG, 0, ARCH_DWARF_RET_INT0, 0, e->pos);
 	case ARG_VAR:
 		if (!outer)
 			return ptap_err_set(c->err, e->pos, -EINVAL,
@@ -149,6 +155,11 @@ static int grow(struct resolved_probe *rp, int *cap)
 	if (!names)
 		return -ENOMEM;
 	rp->names = names;
+	bool *at_return = realloc(rp->at_return, ncap * sizeof(*at_return));
+
+	if (!at_return)
+		return -ENOMEM;
+	rp->at_return = at_return;
 	*cap = ncap;
 	return 0;
 }
@@ -193,6 +204,7 @@ static int expand_cb(const struct var_info *v, void *priv)
 			x->rp->progs[i] = x->rp->progs[x->rp->nargs];
 			return 0;
 		}
+	x->rp->at_return[x->rp->nargs] = false;	/* fetched at the entry */
 	x->ret = add_name(x->rp, v->name);
 	return x->ret < 0;
 }
@@ -227,9 +239,11 @@ static int compile_arg(struct resolved_probe *rp, const struct var_ctx *vc,
 		c.prog->type.size = 8;
 	if ((r = compile_expr(&c, arg->expr, true)) < 0)
 		return r;
-	/* A DWARF variable is named by its text; others "argN" (perf's rule). */
+	/* A DWARF variable is named by its text, $retval "retval"; others "argN" (perf's rule). */
 	if (!arg->name && arg->expr->kind == ARG_VAR)
 		return add_name(rp, arg->text);
+	if (!arg->name && arg->expr->kind == ARG_RETVAL)
+		return add_name(rp, "retval");
 	return add_name(rp, probe_arg__name(arg, i, name, sizeof(name)));
 }
 
@@ -249,11 +263,17 @@ int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 			r = compile_arg(rp, vc, arg, i, err);
 		if (r < 0)
 			return r;
+		if (arg->expr->kind != ARG_PARAMS && arg->expr->kind != ARG_VARS)
+			rp->at_return[rp->nargs - 1] = arg->expr->kind == ARG_RETVAL;
 	}
 	for (int i = 0; i < rp->nargs; i++)
 		for (int j = 0; j < rp->progs[i].nops; j++)
 			if (rp->progs[i].ops[j].op == FETCH_OP_REG &&
-			    rp->progs[i].ops[j].reg >= ARCH_DWARF_NREGS)
-				rp->fpregs = true;
+			    rp->progs[i].ops[j].reg >= ARCH_DWARF_NREGS) {
+				if (rp->at_return && rp->at_return[i])
+					rp->fpregs_ret = true;
+				else
+					rp->fpregs = true;
+			}
 	return 0;
 }

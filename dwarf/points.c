@@ -1390,6 +1390,12 @@ static int points_func(struct pctx *c, struct fwalk *w)
 	if (c->n == 0 && pp->line && (w->n || nsyms))
 		return ptap_err_set(c->err, -1, -ENOENT, "no line-table rows for '%s' in %s",
 				    pp->func, elfmod__path(c->mod));
+	if (c->n == 0 && dropped && pp->retprobe)
+		return ptap_err_set(c->err, -1, -ENOENT,
+				    "'%s' exists only inlined in %s (%d instance%s): an inlined copy "
+				    "is not called, so it has no return to probe; probe the lines "
+				    "after it (FILE:LINE) or its caller", pp->func,
+				    elfmod__path(c->mod), dropped, dropped == 1 ? "" : "s");
 	if (c->n == 0 && dropped)
 		return ptap_err_set(c->err, -1, -ENOENT,
 				    "'%s' exists only inlined in %s (%d instance%s) and "
@@ -1673,9 +1679,12 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 	c.no_inlines = o && o->no_inlines;
 	c.at_entry = o && o->at_entry;
 	describe(pp, c.what, sizeof(c.what));
+	if (pp->retprobe && pp->kind != PP_FUNC)
+		return ptap_err_set(err, -1, -EINVAL, "'%s': %%return needs a function: "
+				    "FUNC%%return", c.what);
+	/* an inlined copy is not called: it has no return address to take over */
 	if (pp->retprobe)
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "return probes (%s%%return) are not supported yet", pp->func);
+		c.no_inlines = true;
 	if (!c.dw && (pp->kind == PP_SRCLINE || pp->line || pp->src))
 		return no_line_info(&c);
 	if (pp->kind == PP_FUNC && pp->offset && pp->line)

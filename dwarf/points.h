@@ -64,7 +64,7 @@ struct dwarf_site {
  * (SRC matches a file name by its trailing path components).  FUNC@SRC:
  * only functions of that file.  Globs (* ? [) match DWARF function names,
  * or ELF symbol names when there is no DWARF.  0xADDR: the function holding
- * it.  %return is refused with -ENOTSUP (a later issue).
+ * it.  FUNC%return: out-of-line copies only (an inlined one is not called).
  */
 int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
 		 const struct point_opts *o, struct dwarf_site **sites, int *n,

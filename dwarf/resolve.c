@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
 #include "dwarf/debuginfo.h"
@@ -41,6 +44,39 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 	return 0;
 }
 
+static bool is_cxx(const struct dwarf_site *site)
+{
+	if (!site->has_die)
+		return !strncmp(site->func, "_Z", 2);	/* a mangled name */
+	switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A return probe's site: where its return address is, and what may stop it. */
+static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
+			  struct ptap_err *err)
+{
+	const struct dwarf_site *site = vc->site;
+
+	rp->retprobe = true;
+	if (is_cxx(site))
+		return ptap_err_set(err, -1, -ENOTSUP,
+				    "cannot probe the return of %s: it is C++, and an exception "
+				    "unwinding through a probed call would meet ptap's return "
+				    "trampoline instead of the caller (std::terminate); probe its "
+				    "entry, or the lines of its return statements", site->where);
+	rp->noreturn = site->has_die && dwarf_hasattr_integrate((Dwarf_Die *)&site->fn,
+								DW_AT_noreturn);
+	return var_compile_ra_slot(vc, &rp->ra_prog, err);
+}
+
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
 			const struct elfmod *exe, const struct dwarf_site *site,
 			const struct probe_spec *spec, struct ptap_err *err)
@@ -55,6 +91,8 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 	if (!rp->where || !rp->func)
 		return -ENOMEM;
 	r = decode_site(rp, mod, err);
+	if (r == 0 && spec->point.retprobe)
+		r = resolve_return(rp, &vc, err);
 	if (r == 0)
 		r = args_compile(rp, &vc, spec, err);
 	return r;
@@ -73,10 +111,6 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 
 	*out = NULL;
 	*n = 0;
-	if (spec->point.retprobe)
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "return probes (%s%%return) are not supported yet",
-				    spec->point.func);
 	/* Past the prologue only for DWARF variables: %REG and $argN mean the entry. */
 	for (int i = 0; i < spec->nargs; i++)
 		if (spec->args[i].expr->kind == ARG_VAR || spec->args[i].expr->kind == ARG_PARAMS ||
@@ -118,6 +152,7 @@ void resolved_probe__exit(struct resolved_probe *rp)
 	for (int i = 0; rp->names && i < rp->nargs; i++)
 		free(rp->names[i]);
 	free(rp->names);
+	free(rp->at_return);
 	free(rp->progs);
 	free(rp->where);
 	free(rp->func);

@@ -27,7 +27,13 @@ struct resolved_probe {
 	uint64_t file_off;	/* its file offset (from the PT_LOAD holding it) */
 	char *where;		/* "exec_query" or "exec_query+4": for messages */
 	char *func;		/* the function probed: the default event name */
-	bool fpregs;		/* a program reads xmm registers (DWARF 17-32) */
+	bool fpregs;		/* a program run at the hit reads xmm registers (DWARF 17-32) */
+	/* FUNC%return: the record is made when the function returns */
+	bool retprobe;
+	bool noreturn;		/* the function is declared noreturn: it never returns */
+	bool fpregs_ret;	/* a program run at the return reads xmm registers */
+	struct fetch_prog ra_prog;	/* the address of the return address at the site */
+	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
 	struct tpool pool;	/* type descriptors of the programs */
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
 	int nargs;

@@ -46,6 +46,25 @@ struct var_ctx {
 int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const struct arg_expr *e,
 		struct fetch_prog *prog, struct ptap_err *err);
 
+/*
+ * The address of the return address at the site (a return probe's entry):
+ * the stack pointer at the function's entry, else the CFA from the call
+ * frame information plus ARCH_RA_CFA_OFF.  0, or -ENOTSUP with ERR.
+ */
+int var_compile_ra_slot(const struct var_ctx *c, struct fetch_prog *prog, struct ptap_err *err);
+
+/*
+ * $retval of the site's function, as its registers hold it right after it
+ * returned, typed from DWARF's return type (ARG's :TYPE wins): an integer,
+ * pointer or enum in the integer return register, a float or double in the
+ * first SSE one, a struct of at most 16 bytes assembled from the registers
+ * its eightbytes' classes use (SysV x86-64), a larger one read from the
+ * address the function returns.  -EINVAL for a void function; -ENOTSUP for
+ * a type in registers ptap does not read (long double, complex).
+ */
+int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
+		       struct fetch_prog *prog, struct ptap_err *err);
+
 struct var_info;
 
 /* ERR: TEXT needs DWARF, which the module (or the site's function) lacks;

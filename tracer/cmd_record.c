@@ -28,6 +28,7 @@
 #include "tracer/output.h"
 #include "tracer/privs.h"
 #include "tracer/session.h"
+#include "tracer/shadow.h"
 
 #define STRING_MAX_DEFAULT	256
 #define STRING_MAX_LIMIT	(1 << 20)
@@ -308,18 +309,47 @@ static void modcache_exit(struct modcache *mc)
 	mc->n = 0;
 }
 
-/* EVENT= if given, else the site ("exec_query", "exec_query+4" -> "exec_query_4"). */
+/*
+ * EVENT= if given, else the site ("exec_query", "exec_query+4" ->
+ * "exec_query_4"); a return probe's is perf's FUNC__return.
+ */
 static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
 {
 	const char *base = spec->event ? spec->event :
 			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
-	char *name = strdup(base);
+	char *name = NULL;
+
+	if (asprintf(&name, "%s%s", base, rp->retprobe && !spec->event ? "__return" : "") < 0)
+		return NULL;
 
 	/* "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42" */
 	for (char *c = name; c && *c && !spec->event; c++)
 		if (!isalnum((unsigned char)*c) && *c != '_')
 			*c = '_';
 	return name;
+}
+
+/* A return probe's shadow frame: the values, then the buffers of those fetched at the entry. */
+static int retprobe_setup(struct session *s, struct probe *p)
+{
+	int n = p->rp.nargs;
+	size_t off = n * sizeof(struct fetch_val);
+
+	s->retprobes = true;
+	p->ent_off = calloc(n ? n : 1, sizeof(*p->ent_off));
+	if (!p->ent_off)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		if (p->rp.at_return[i])
+			continue;
+		p->ent_off[i] = off;
+		off += (fetch_prog__buflen(&p->rp.progs[i], s->string_max) + 7) & ~(size_t)7;
+	}
+	p->ent_len = off;
+	if (p->rp.noreturn)
+		pr_warn("%s: %s is declared noreturn: it never returns, so this probe records "
+			"nothing\n", p->event, p->rp.func);
+	return 0;
 }
 
 static int probe_setup(struct session *s, struct probe *p, const struct probe_spec *spec,
@@ -349,7 +379,7 @@ static int probe_setup(struct session *s, struct probe *p, const struct probe_sp
 		p->bufs[i] = p->strbuf + total;
 		total += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
 	}
-	return 0;
+	return p->rp.retprobe ? retprobe_setup(s, p) : 0;
 }
 
 /* Resolve SPEC in MOD into as many probes as it has sites, appended to S->probes. */
@@ -427,6 +457,7 @@ static void probes_free(struct session *s)
 		free(p->types);
 		free(p->bufs);
 		free(p->strbuf);
+		free(p->ent_off);
 	}
 	free(s->probes);
 	s->probes = NULL;
@@ -573,6 +604,20 @@ static void report_unplanted(const struct session *s)
 	}
 }
 
+/* Return probes' calls whose return was not recorded, and why. */
+static void report_returns(const struct session *s)
+{
+	if (s->ret_full)
+		pr_warn("%lu calls' returns not recorded: more than %d probed calls nested in one "
+			"thread\n", (unsigned long)s->ret_full, SHADOW_MAX_DEPTH);
+	if (s->ret_unwound)
+		pr_info("%lu probed calls left by longjmp: no return to record\n",
+			(unsigned long)s->ret_unwound);
+	if (s->ret_unmatched)
+		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp "
+			"(a signal handler on another stack?)\n", (unsigned long)s->ret_unmatched);
+}
+
 static int exit_status(const struct session *s)
 {
 	if (!s->cmd_exited)
@@ -620,6 +665,7 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
 		       s->out_path ? s->out_path : "stdout", strerror(err));
 	report_unplanted(s);
+	report_returns(s);
 	if (s->attach)
 		return r < 0 ? 1 : 0;
 	return exit_status(s);

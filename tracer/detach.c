@@ -111,6 +111,7 @@ static void unmap_scratch(struct session *s, struct thread *t)
 void detach_child(struct session *s, struct thread *c)
 {
 	c->stop_kind = c->stop_kind ? c->stop_kind : STOP_EVENT;
+	hit_restore_returns(c);
 	if (c->as && c->as->refs == 1 && can_inject(c))
 		unmap_scratch(s, c);
 	pt_detach(c->tid, 0);
@@ -180,7 +181,7 @@ static void detach_event(struct session *s, pid_t pid, int st)
 	if (sig == SIGTRAP && t->as && pt_getsiginfo(t->tid, &si) == 0 &&
 	    arch_is_bp_trap(si.si_code) && hit_handle(s, t) != -ENOENT)
 		return;
-	hit_slot_signal(t, sig);
+	hit_slot_signal(s, t, sig);
 	t->pending_sig = sig;
 }
 
@@ -350,7 +351,15 @@ static void unslot_one(struct session *s, struct thread *t, void *arg)
 	(void)s;
 	(void)arg;
 	if (t->stopped && t->as)
-		hit_slot_signal(t, 0);
+		hit_slot_signal(s, t, 0);
+}
+
+static void unreturn_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as)	/* a thread not stopped cannot be mid-trampoline: writes are safe */
+		hit_restore_returns(t);
 }
 
 static void restore_one(struct session *s, struct thread *t, void *arg)
@@ -389,6 +398,7 @@ void detach_all(struct session *s)
 	drain_traps(s);
 	thread__for_each(s, adopt_orphan, NULL);
 	thread__for_each(s, unslot_one, NULL);
+	thread__for_each(s, unreturn_one, NULL);
 	thread__for_each(s, restore_one, NULL);
 	thread__for_each(s, unmap_one, NULL);
 	/* a leader's exit is reported only once its threads are gone: them first */

@@ -17,6 +17,7 @@
 #include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
+#include "tracer/shadow.h"
 #include "tracer/thread.h"
 
 static ssize_t fetch_read(void *priv, uint64_t addr, void *buf, size_t len)
@@ -54,6 +55,149 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i], s->string_max);
 	output__record(s->out, &rec);
+}
+
+/* ---- return probes ------------------------------------------------------- */
+
+static int ra_read(void *priv, uint64_t addr, uint64_t *val)
+{
+	const struct thread *t = priv;
+
+	return mem_read(t->tid, addr, val, sizeof(*val)) == sizeof(*val) ? 0 : -EFAULT;
+}
+
+static int ra_write(void *priv, uint64_t addr, uint64_t val)
+{
+	const struct thread *t = priv;
+
+	return mem_write(t->as->memfd, addr, &val, sizeof(val));
+}
+
+/*
+ * A return probe's entry: the arguments it prints that are fetched now go
+ * into a new shadow frame, and the return address on the stack is swapped
+ * for the trampoline.  Nothing is recorded until the function returns.
+ */
+static void ret_enter(struct session *s, struct thread *t, const struct site *st,
+		      struct probe *p, const uint64_t *dregs, unsigned int nregs, uint64_t ts)
+{
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = st->bias,
+				 .read_mem = fetch_read, .priv = t };
+	struct shadow_frame *f;
+	struct fetch_val slot, *vals;
+	char slotbuf[8];
+	uint64_t ra, tramp = t->as->tramp;
+	void *data;
+
+	if (!t->shadow || !tramp)
+		return;
+	fetch_prog__run(&p->rp.ra_prog, &ctx, &slot, slotbuf, sizeof(slotbuf));
+	if (slot.err || ra_read(t, slot.u, &ra) < 0) {
+		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
+			 (unsigned long)slot.u);
+		return;
+	}
+	f = shadow__push(t->shadow, slot.u, ra == tramp, p->ent_len, &data, &s->ret_unwound);
+	if (!f) {
+		s->ret_full++;
+		return;
+	}
+	f->ra = ra;
+	f->ts = ts;
+	f->addr = st->addr;
+	f->bias = st->bias;
+	f->p = p;
+	vals = data;
+	for (int i = 0; i < p->rp.nargs; i++)
+		if (!p->rp.at_return[i])
+			fetch_prog__run(&p->rp.progs[i], &ctx, &vals[i], (char *)data + p->ent_off[i],
+					s->string_max);
+	if (ra != tramp && ra_write(t, slot.u, tramp) < 0)
+		shadow__pop(t->shadow);
+}
+
+/* The return record of frame F: $retval from DREGS, the rest as fetched at the entry. */
+static void emit_return(struct session *s, struct thread *t, const struct shadow_frame *f,
+			const uint64_t *dregs, unsigned int nregs, uint64_t ts, uint64_t ra)
+{
+	struct probe *p = f->p;
+	const struct fetch_val *ent = shadow__data(t->shadow, f);
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = f->bias,
+				 .read_mem = fetch_read, .priv = t };
+	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
+			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
+			      .ret_addr = ra, .duration = ts - f->ts, .has_duration = true,
+			      .nargs = (unsigned int)p->rp.nargs,
+			      .names = (const char *const *)p->rp.names, .types = p->types,
+			      .vals = p->vals };
+
+	for (int i = 0; i < p->rp.nargs; i++) {
+		if (p->rp.at_return[i])
+			fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i],
+					s->string_max);
+		else
+			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
+	}
+	output__record(s->out, &rec);
+}
+
+/*
+ * T returned to the trampoline (REGS: its registers there): pop its frame --
+ * and the frames of a chain of tail calls sharing the slot -- record them
+ * unless !RECORD, and point REGS at the real return address.  0, or
+ * -ENOENT when no frame matches (never expected: said loudly).
+ */
+static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, bool record)
+{
+	struct shadow *sh = t->shadow;
+	uint64_t sp = arch_regs_sp(regs), tramp = t->as->tramp, ts, ra;
+	uint64_t dregs[ARCH_DWARF_NREGS_ALL];
+	unsigned int nregs = ARCH_DWARF_NREGS;
+	bool fp = false;
+	long i = sh ? shadow__match(sh, sp, &s->ret_unwound) : -1, j;
+
+	if (i < 0) {
+		if (sh && shadow__limbo_find(sh, sp - 8, &ra)) {
+			s->ret_unmatched++;
+			arch_regs_set_pc(regs, ra);
+			return 0;
+		}
+		pr_err("tid %d: returned to ptap's trampoline (sp 0x%lx) with no return address "
+		       "known: this is a bug in ptap\n", t->tid, (unsigned long)sp);
+		return -ENOENT;
+	}
+	/* a tail call's frame shares its slot with its caller's: one return for both */
+	for (j = i; j > 0 && sh->frames[j].ra == tramp && sh->frames[j - 1].slot == sh->frames[j].slot;
+	     j--)
+		fp |= sh->frames[j].p->rp.fpregs_ret;
+	fp |= sh->frames[j].p->rp.fpregs_ret;
+	ra = sh->frames[j].ra;
+	ts = session__now(s);
+	arch_regs_to_dwarf(regs, dregs);
+	if (record && fp) {
+		arch_fpregs_t fpr;
+
+		if (pt_getfpregs(t->tid, &fpr) == 0) {
+			arch_fpregs_to_dwarf(&fpr, dregs);
+			nregs = ARCH_DWARF_NREGS_ALL;
+		}
+	}
+	for (long k = i; k >= j; k--) {
+		if (record)
+			emit_return(s, t, &sh->frames[k], dregs, nregs, ts, ra);
+		shadow__pop(sh);
+	}
+	arch_regs_set_pc(regs, ra);
+	return 0;
+}
+
+/* Put back every return address T's shadow stack took over. */
+void hit_restore_returns(struct thread *t)
+{
+	if (t->shadow && t->as && t->as->tramp)
+		shadow__restore(t->shadow, t->as->tramp, ra_read, ra_write, t);
+	else if (t->shadow)
+		shadow__clear(t->shadow);
 }
 
 /*
@@ -114,9 +258,12 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
-	for (int i = 0; i < st->nprobes; i++) {
-		if (st->probes[i]->rbrk)
-			continue;
+	/* backwards: return probes' frames pop, and record, in the probes' order */
+	for (int i = st->nprobes - 1; i >= 0; i--) {
+		struct probe *p = st->probes[i];
+
+		if (p->rbrk || (p->rp.retprobe && s->detaching))
+			continue;	/* detaching: its return would never be seen */
 		/* xmm registers cost a second ptrace call: only for probes that read them */
 		if (st->probes[i]->rp.fpregs && !fp_done) {
 			arch_fpregs_t fp;
@@ -128,7 +275,10 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 			}
 			fp_done = true;
 		}
-		emit_record(s, t, st, st->probes[i], dregs, nregs, ts);
+		if (p->rp.retprobe)
+			ret_enter(s, t, st, p, dregs, nregs, ts);
+		else
+			emit_record(s, t, st, p, dregs, nregs, ts);
 	}
 }
 
@@ -150,6 +300,14 @@ int hit_handle(struct session *s, struct thread *t)
 	if (r < 0)
 		return r;
 	addr = arch_bp_addr(arch_regs_pc(&regs));
+	if (addr == t->as->tramp && addr) {
+		r = ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted);
+		if (r == 0)
+			r = pt_setregs(t->tid, &regs);
+		if (r == 0 && !s->detaching)
+			thread__resume(t, 0);
+		return r;
+	}
 	st = aspace__find_site(t->as, addr);
 	if (!st && (r = heal_dead_site(s, t, &regs, addr)) <= 0)
 		return r;
@@ -210,7 +368,7 @@ int hit_handle(struct session *s, struct thread *t)
  * state no later call matches).  A fault raised by the copy itself
  * (SIGSEGV ...) is the original instruction's fault, at the original address.
  */
-void hit_slot_signal(struct thread *t, int sig)
+void hit_slot_signal(struct session *s, struct thread *t, int sig)
 {
 	const struct site *st;
 	arch_regs_t regs;
@@ -219,6 +377,12 @@ void hit_slot_signal(struct thread *t, int sig)
 	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
 		return;
 	pc = arch_regs_pc(&regs);
+	/* about to run the trampoline: return now, so the signal frame holds the real address */
+	if (pc == t->as->tramp && pc) {
+		if (ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted) == 0)
+			pt_setregs(t->tid, &regs);
+		return;
+	}
 	st = aspace__site_by_slot(t->as, pc);
 	if (!st)
 		return;

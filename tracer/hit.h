@@ -19,8 +19,16 @@ int hit_handle(struct session *s, struct thread *t);
 /*
  * T is stopped for signal SIG (0: stopped to be detached): if it is inside
  * an out-of-line slot, move it back to the original code (the signal frame
- * then holds the real address).
+ * then holds the real address); if it is about to run the return
+ * trampoline, make the return (recorded) and move it to the real address.
  */
-void hit_slot_signal(struct thread *t, int sig);
+void hit_slot_signal(struct session *s, struct thread *t, int sig);
+
+/*
+ * Put back every return address T's return probes swapped for the
+ * trampoline (still on its stack), and forget them: detach, tracing over, a
+ * fork child let go.  T is stopped.
+ */
+void hit_restore_returns(struct thread *t);
 
 #endif

@@ -28,6 +28,7 @@
 #include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
+#include "tracer/shadow.h"
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
@@ -216,6 +217,8 @@ void loop_exec(struct session *s, struct thread *t)
 			t->tgid, strerror(-r));
 	thread__read_comm(t);
 	t->sc_nr = -1;
+	if (t->shadow)			/* the old image's stack is gone */
+		shadow__clear(t->shadow);
 	task_exec(s, t);
 	if (t->quiet && t->as)		/* not followed: its new image gets no probes */
 		t->as->unplanted = true;
@@ -299,11 +302,15 @@ struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 	aspace__put(c->as);	/* seized while attaching, before this event came */
 	c->as = child_aspace(t, pid, flags);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
+	/* a fork child's stack is a copy: it returns through the trampoline too */
+	if (c->shadow && t->shadow && !(flags & CLONE_VM))
+		shadow__copy(c->shadow, t->shadow);
 	if (c->as && !(flags & CLONE_VM)) {
 		if (plant_fork_fixup(s, c) < 0)
 			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
 		/* not followed, or tracing is over: no breakpoint may stay in it */
 		if (c->quiet || c->as->unplanted) {
+			hit_restore_returns(c);
 			detach_restore_bytes(c->as);
 			c->detach_at_stop = s->attach && c->quiet;
 		}
@@ -367,7 +374,7 @@ static void on_sigtrap(struct session *s, struct thread *t)
 		if (r == 0 || r == -ESRCH)
 			return;
 	}
-	hit_slot_signal(t, SIGTRAP);	/* the program's own trap: deliver it, */
+	hit_slot_signal(s, t, SIGTRAP);	/* the program's own trap: deliver it, */
 	thread__resume(t, SIGTRAP);	/* never from inside a slot */
 }
 
@@ -405,7 +412,7 @@ static void on_stop(struct session *s, struct thread *t, int st)
 		on_sigtrap(s, t);
 		return;
 	}
-	hit_slot_signal(t, sig);
+	hit_slot_signal(s, t, sig);
 	thread__resume(t, sig);
 }
 

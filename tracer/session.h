@@ -30,6 +30,9 @@ struct probe {
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
+	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
+	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
+	size_t ent_len;			/* bytes of one frame's entry arguments */
 };
 
 /* OUT_PERFETTO: Chrome trace-event JSON (tracer/output.c, probes/perfetto.h). */
@@ -52,6 +55,7 @@ struct session {
 	bool attach;			/* -p: attached, detached at the end */
 	bool no_follow;			/* --no-follow: children are let go */
 	bool events_task;		/* --events task: fork, exec and exit records */
+	bool retprobes;			/* a return probe: threads get a shadow stack */
 	enum mmap_tracking mmap_tracking;
 
 	struct probe *probes;
@@ -73,6 +77,10 @@ struct session {
 	volatile bool ending;
 	bool unplanted;			/* launched, tracing over: plant nothing more */
 	bool detaching;			/* detach_all() runs: hits are rewound, not resumed */
+	/* return probes' calls not recorded, for the summary */
+	uint64_t ret_full;		/* a shadow stack was full: the return not taken over */
+	uint64_t ret_unwound;		/* left by longjmp (or an exception): no return */
+	uint64_t ret_unmatched;		/* returned to the trampoline from a frame taken as unwound */
 	/* stops waited for while ptap ran a syscall in another thread, in order */
 	struct deferred { pid_t pid; int status; } *deferred;
 	size_t ndeferred, deferred_head, deferred_cap;

@@ -11,6 +11,7 @@
 #include "tracer/aspace.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
+#include "tracer/shadow.h"
 #include "tracer/thread.h"
 
 static size_t slot_of(const struct session *s, pid_t tid)
@@ -87,6 +88,10 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	t->tgid = tgid;
 	t->as = as ? aspace__get(as) : NULL;
 	t->sc_nr = -1;
+	if (s->retprobes && !(t->shadow = shadow__new())) {
+		free(t);
+		return NULL;
+	}
 	table_put(s, t);
 	s->nthreads++;
 	return t;
@@ -111,6 +116,7 @@ void thread__remove(struct session *s, struct thread *t)
 	}
 	s->nthreads--;
 	aspace__put(t->as);
+	shadow__free(t->shadow);
 	free(t);
 }
 

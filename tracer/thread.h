@@ -14,6 +14,7 @@
 
 struct aspace;
 struct session;
+struct shadow;
 
 /* The ptrace stop a thread is in, for choosing one to run a syscall through. */
 enum thread_stop {
@@ -49,6 +50,7 @@ struct thread {
 	 */
 	bool rehit;
 	arch_regs_t rehit_regs;
+	struct shadow *shadow;	/* return probes' swapped return addresses (NULL: none) */
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };

@@ -1,0 +1,176 @@
+/* tracer/shadow.c: the per-thread shadow stack of return probes.  The two
+ * areas are mapped MAP_NORESERVE: only the pages a deep recursion touches
+ * cost memory. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "tracer/shadow.h"
+
+#define FRAMES_LEN	(SHADOW_MAX_DEPTH * sizeof(struct shadow_frame))
+
+static void *reserve(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct shadow *shadow__new(void)
+{
+	struct shadow *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	sh->frames = reserve(FRAMES_LEN);
+	sh->data = reserve(SHADOW_DATA);
+	if (!sh->frames || !sh->data) {
+		shadow__free(sh);
+		return NULL;
+	}
+	return sh;
+}
+
+void shadow__free(struct shadow *sh)
+{
+	if (!sh)
+		return;
+	if (sh->frames)
+		munmap(sh->frames, FRAMES_LEN);
+	if (sh->data)
+		munmap(sh->data, SHADOW_DATA);
+	free(sh);
+}
+
+int shadow__copy(struct shadow *dst, const struct shadow *src)
+{
+	memcpy(dst->frames, src->frames, src->depth * sizeof(*src->frames));
+	memcpy(dst->data, src->data, src->data_used);
+	dst->depth = src->depth;
+	dst->data_used = src->data_used;
+	memcpy(dst->limbo, src->limbo, sizeof(dst->limbo));
+	dst->nlimbo = src->nlimbo;
+	dst->limbo_next = src->limbo_next;
+	return 0;
+}
+
+void shadow__clear(struct shadow *sh)
+{
+	sh->depth = 0;
+	sh->data_used = 0;
+	sh->nlimbo = 0;
+	sh->limbo_next = 0;
+}
+
+/* Drop the top frame into the limbo ring. */
+static void drop_top(struct shadow *sh)
+{
+	const struct shadow_frame *f = &sh->frames[sh->depth - 1];
+
+	sh->limbo[sh->limbo_next].slot = f->slot;
+	sh->limbo[sh->limbo_next].ra = f->ra;
+	sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
+	if (sh->nlimbo < SHADOW_LIMBO)
+		sh->nlimbo++;
+	shadow__pop(sh);
+}
+
+/* Was frame F left behind by a longjmp, now that a call has its return address at SLOT? */
+static bool is_dead(const struct shadow_frame *f, uint64_t slot, bool chained)
+{
+	if (f->slot > slot || slot - f->slot >= SHADOW_SAME_STACK)
+		return false;		/* an outer frame, or another stack */
+	return f->slot < slot || !chained;
+}
+
+struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained, size_t len,
+				  void **data, uint64_t *unwound)
+{
+	struct shadow_frame *f;
+
+	while (sh->depth && is_dead(&sh->frames[sh->depth - 1], slot, chained)) {
+		drop_top(sh);
+		(*unwound)++;
+	}
+	len = (len + 7) & ~(size_t)7;
+	if (sh->depth == SHADOW_MAX_DEPTH || len > SHADOW_DATA - sh->data_used)
+		return NULL;
+	f = &sh->frames[sh->depth++];
+	memset(f, 0, sizeof(*f));
+	f->slot = slot;
+	f->data = sh->data_used;
+	sh->data_used += len;
+	*data = sh->data + f->data;
+	return f;
+}
+
+long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound)
+{
+	long i, found = -1;
+
+	/* `ret`: the slot is exactly SP - 8; `ret N` (rare) leaves SP further up */
+	for (i = (long)sh->depth - 1; i >= 0 && found < 0; i--)
+		if (sh->frames[i].slot + 8 == sp)
+			found = i;
+	for (i = (long)sh->depth - 1; i >= 0 && found < 0; i--)
+		if (sh->frames[i].slot + 8 < sp && sp - (sh->frames[i].slot + 8) <= 0xffff)
+			found = i;
+	while (found >= 0 && (long)sh->depth - 1 > found) {
+		drop_top(sh);
+		(*unwound)++;
+	}
+	return found;
+}
+
+void *shadow__data(const struct shadow *sh, const struct shadow_frame *f)
+{
+	return sh->data + f->data;
+}
+
+void shadow__pop(struct shadow *sh)
+{
+	sh->depth--;
+	sh->data_used = sh->frames[sh->depth].data;
+}
+
+bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra)
+{
+	for (unsigned int i = 0; i < sh->nlimbo; i++)
+		if (sh->limbo[i].slot == slot) {
+			*ra = sh->limbo[i].ra;
+			sh->limbo[i] = sh->limbo[--sh->nlimbo];
+			sh->limbo_next = sh->nlimbo % SHADOW_LIMBO;
+			return true;
+		}
+	return false;
+}
+
+/* Put RA back at SLOT if the trampoline is still there. */
+static int restore_one(uint64_t slot, uint64_t ra, uint64_t tramp,
+		       int (*read)(void *priv, uint64_t addr, uint64_t *val),
+		       int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
+{
+	uint64_t now;
+
+	if (ra == tramp || read(priv, slot, &now) < 0 || now != tramp)
+		return 0;
+	return write(priv, slot, ra) == 0;
+}
+
+int shadow__restore(struct shadow *sh, uint64_t tramp,
+		    int (*read)(void *priv, uint64_t addr, uint64_t *val),
+		    int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
+{
+	int n = 0;
+
+	/* Oldest first: a tail call's frame (ra: the trampoline) shares its
+	 * slot with the frame below, whose real address goes back. */
+	for (size_t i = 0; i < sh->depth; i++)
+		n += restore_one(sh->frames[i].slot, sh->frames[i].ra, tramp, read, write, priv);
+	for (unsigned int i = 0; i < sh->nlimbo; i++)
+		n += restore_one(sh->limbo[i].slot, sh->limbo[i].ra, tramp, read, write, priv);
+	shadow__clear(sh);
+	return n;
+}

@@ -1,0 +1,83 @@
+/* tracer/shadow.h: a thread's shadow stack for return probes.  At a return
+ * probe's entry ptap swaps the return address on the target's stack for its
+ * trampoline (an int3 in the scratch page) and keeps the real one here, with
+ * the entry time and the arguments fetched at the entry; the trampoline's
+ * trap pops it (DESIGN.md, "The flow of one hit").  Allocated whole when the
+ * thread is added: pushing and popping never allocate. */
+#ifndef PTAP_TRACER_SHADOW_H
+#define PTAP_TRACER_SHADOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct probe;
+
+#define SHADOW_MAX_DEPTH	16384		/* probed calls nested on one thread */
+#define SHADOW_DATA		(16u << 20)	/* bytes of entry arguments (reserved, not committed) */
+#define SHADOW_LIMBO		64		/* frames dropped as unwound, kept in case */
+/* A frame below a new call's return address, on the same stack, was left by
+ * longjmp; another stack (a sigaltstack handler) is further away than this. */
+#define SHADOW_SAME_STACK	(256ull << 20)
+
+struct shadow_frame {
+	uint64_t slot;		/* where the return address is on the target's stack */
+	uint64_t ra;		/* the real return address (the trampoline: a tail call) */
+	uint64_t ts;		/* entry time */
+	uint64_t addr;		/* the probe site (the record's addr) */
+	uint64_t bias;		/* of the probe's module (fetch programs) */
+	struct probe *p;
+	size_t data;		/* offset of its entry arguments in the data area */
+};
+
+struct shadow {
+	struct shadow_frame *frames;	/* SHADOW_MAX_DEPTH */
+	size_t depth;
+	char *data;			/* SHADOW_DATA bytes, used as a stack */
+	size_t data_used;
+	struct { uint64_t slot, ra; } limbo[SHADOW_LIMBO];
+	unsigned int nlimbo, limbo_next;
+};
+
+/* A new, empty shadow stack (NULL on ENOMEM). */
+struct shadow *shadow__new(void);
+void shadow__free(struct shadow *sh);	/* NULL is fine */
+/* A copy of SRC for a fork child (its stack holds the same swapped addresses).  0 or -ENOMEM. */
+int shadow__copy(struct shadow *dst, const struct shadow *src);
+void shadow__clear(struct shadow *sh);
+
+/*
+ * Push a frame for a call whose return address is at SLOT, with LEN bytes
+ * for its entry arguments (*DATA points at them).  CHAINED: SLOT already
+ * holds the trampoline (a tail call from a probed function, or a second
+ * return probe on the same function): the frame at SLOT stays below.
+ * Frames below SLOT on the same stack (at SLOT too, unless CHAINED: the
+ * call overwrote their return address) were left by longjmp: they go to the
+ * limbo first, counted in *UNWOUND.  NULL when the stack is full.
+ */
+struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained, size_t len,
+				  void **data, uint64_t *unwound);
+/*
+ * The frame a return to the trampoline with stack pointer SP belongs to: the
+ * topmost whose return address was just popped from below SP (a `ret` pops
+ * 8 bytes, `ret N` N more).  The frames above it were skipped: they are
+ * dropped (counted in *UNWOUND).  Returns its index, or -1.
+ */
+long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound);
+void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);
+/* Pop the top frame. */
+void shadow__pop(struct shadow *sh);
+/* The real return address of a frame dropped as unwound whose slot is SLOT: true. */
+bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra);
+
+/*
+ * Put the real return addresses back (detach, or tracing over): every frame
+ * and limbo entry whose slot still holds TRAMP gets its return address back,
+ * through WRITE (0 or -errno) and READ (bytes read).  The stack is cleared.
+ * Returns the number restored.
+ */
+int shadow__restore(struct shadow *sh, uint64_t tramp,
+		    int (*read)(void *priv, uint64_t addr, uint64_t *val),
+		    int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv);
+
+#endif
