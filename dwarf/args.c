@@ -119,11 +119,9 @@ static int compile_expr(struct compile *c, const struct arg_expr *e, bool outer)
 	case ARG_SYMBOL:
 		return compile_symbol(c, e, outer);
 	case ARG_RETVAL:
-		if (!outer)
-			return ptap_err_set(c->err, e->pos, -EINVAL,
-					    "$retval cannot be inside +OFF(...)");
-		/* typed from DWARF when the function has it, else the register */
-		if (dbg__dwarf(c->vc->dbg) && c->vc->site->has_die)
+		/* typed from DWARF when the function has it, else the register
+		 * (also inside +OFF(...): perf's raw return register) */
+		if (outer && dbg__dwarf(c->vc->dbg) && c->vc->site->has_die)
 			return var_compile_retval(c->vc, c->arg, c->prog, c->err);
 		return emit(c, FETCH_OP_REG, 0, ARCH_DWARF_RET_INT0, 0, e->pos);
 	case ARG_VAR:
@@ -247,6 +245,15 @@ static int compile_arg(struct resolved_probe *rp, const struct var_ctx *vc,
 	return add_name(rp, probe_arg__name(arg, i, name, sizeof(name)));
 }
 
+/* Does E read $retval (then it is fetched at the return)? */
+static bool uses_retval(const struct arg_expr *e)
+{
+	for (; e; e = e->inner)
+		if (e->kind == ARG_RETVAL)
+			return true;
+	return false;
+}
+
 int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		 const struct probe_spec *spec, struct ptap_err *err)
 {
@@ -264,7 +271,7 @@ int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		if (r < 0)
 			return r;
 		if (arg->expr->kind != ARG_PARAMS && arg->expr->kind != ARG_VARS)
-			rp->at_return[rp->nargs - 1] = arg->expr->kind == ARG_RETVAL;
+			rp->at_return[rp->nargs - 1] = uses_retval(arg->expr);
 	}
 	for (int i = 0; i < rp->nargs; i++)
 		for (int j = 0; j < rp->progs[i].nops; j++)

@@ -685,6 +685,8 @@ static int parse_srcline(const struct parser *ps, const char *s, const char *ne,
 		return -EINVAL;
 	if (v < 1)
 		return perr(ps, ne + 1, "line numbers start at 1");
+	if (e - p == 7 && !memcmp(p, "%return", 7))
+		return perr(ps, p, "%%return needs a function entry (FUNC%%return), not a line");
 	if (p != e)
 		return perr(ps, p, "trailing garbage '%.*s'", (int)(e - p), p);
 	pp->line = (int)v;
@@ -702,6 +704,8 @@ static int parse_addr(const struct parser *ps, const char *s, const char *e,
 		return perr(ps, s, "address out of range");
 	if (p == s || p - s < 3)
 		return perr(ps, s, "bad address '%.*s'", (int)(e - s), s);
+	if (e - p == 7 && !memcmp(p, "%return", 7))
+		return perr(ps, p, "%%return needs a function entry (FUNC%%return), not an address");
 	if (p != e)
 		return perr(ps, p, "trailing garbage '%.*s'", (int)(e - p), p);
 	return 0;

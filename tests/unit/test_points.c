@@ -545,7 +545,33 @@ Test(points, unknown_function_names_the_nearest)
 	cr_assert_eq(fx_points(&f, "fx_twicee", 0, false), -ENOENT);
 	cr_assert(strstr(f.err.msg, "nearest: ") && strstr(f.err.msg, "fx_twice"), "%s",
 		  f.err.msg);
-	cr_assert_eq(fx_points(&f, "fx_add%return", 0, false), -ENOTSUP);
+	fx_close(&f);
+}
+
+/* FUNC%return: the out-of-line copy only (an inlined one is never called). */
+Test(points, return_probe_out_of_line_only)
+{
+	struct fx f;
+
+	fx_open(&f, bpath("tests/fixtures/points-O2"));
+	cr_assert_eq(fx_points(&f, "fx_add%return", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, 1);
+	cr_assert(!f.sites[0].inlined && f.sites[0].at_entry);
+	cr_assert_str_eq(f.sites[0].where, "fx_add");
+	/* a glob keeps the out-of-line functions and leaves inlined instances out */
+	cr_assert_eq(fx_points(&f, "fx_*", 0, false), 0, "%s", f.err.msg);
+	int outofline = 0;
+
+	for (int i = 0; i < f.n; i++)
+		outofline += !f.sites[i].inlined;
+	cr_assert_eq(fx_points(&f, "fx_*%return", 0, false), 0, "%s", f.err.msg);
+	cr_assert_eq(f.n, outofline);
+	for (int i = 0; i < f.n; i++)
+		cr_assert(!f.sites[i].inlined, "%s", f.sites[i].where);
+	/* only inlined: nothing to probe, said so */
+	cr_assert_eq(fx_points(&f, "fx_twice%return", 0, false), -ENOENT);
+	cr_assert(strstr(f.err.msg, "exists only inlined") && strstr(f.err.msg, "no return"),
+		  "%s", f.err.msg);
 	fx_close(&f);
 }
 

@@ -1,0 +1,161 @@
+/* tests/unit/test_shadow.c: the return probes' shadow stack -- matching a
+ * return to its frame, frames left by longjmp, tail-call chains, and putting
+ * the return addresses back -- against a fake stack. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "tracer/shadow.h"
+
+#define TRAMP	0x7000ULL
+
+/* A fake stack: 64 words from 0x1000. */
+static uint64_t stack[64];
+
+static uint64_t *word(uint64_t addr)
+{
+	cr_assert(addr >= 0x1000 && addr < 0x1000 + sizeof(stack) && addr % 8 == 0);
+	return &stack[(addr - 0x1000) / 8];
+}
+
+static int rd(void *priv, uint64_t addr, uint64_t *val)
+{
+	(void)priv;
+	*val = *word(addr);
+	return 0;
+}
+
+static int wr(void *priv, uint64_t addr, uint64_t val)
+{
+	(void)priv;
+	*word(addr) = val;
+	return 0;
+}
+
+/* A call (RA pushed at SLOT; 0: a tail call, a jump that pushes nothing), taken over. */
+static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t *unw)
+{
+	void *data;
+	struct shadow_frame *f;
+	bool chained;
+
+	if (ra)
+		*word(slot) = ra;
+	chained = *word(slot) == TRAMP;
+	f = shadow__push(sh, slot, chained, 16, &data, unw);
+	cr_assert(f);
+	f->ra = *word(slot);
+	memset(data, 0xab, 16);
+	*word(slot) = TRAMP;
+	return f;
+}
+
+Test(shadow, nested_returns_match_their_frames)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	cr_assert(sh);
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1080, 0xa3, &unw);
+	cr_expect_eq(sh->depth, 3);
+	/* the innermost returns: `ret` left sp 8 above its slot */
+	cr_expect_eq(shadow__match(sh, 0x1088, &unw), 2);
+	cr_expect_eq(sh->frames[2].ra, 0xa3);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x10c8, &unw), 1);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x1108, &unw), 0);
+	cr_expect_eq(sh->frames[0].ra, 0xa1);
+	shadow__pop(sh);
+	cr_expect_eq(sh->depth, 0);
+	cr_expect_eq(sh->data_used, 0);
+	cr_expect_eq(unw, 0);
+	cr_expect_eq(shadow__match(sh, 0x1108, &unw), -1, "nothing left");
+	shadow__free(sh);
+}
+
+Test(shadow, longjmp_leaves_frames_dropped_at_the_next_call_or_return)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0, ra;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1080, 0xa3, &unw);
+	/* longjmp back into the first call's frame, which calls again higher up */
+	call(sh, 0x10e0, 0xb1, &unw);
+	cr_expect_eq(unw, 2, "the two frames below 0x10e0 were left");
+	cr_expect_eq(sh->depth, 2);
+	cr_expect_eq(sh->frames[1].slot, 0x10e0);
+	/* a new call at the very slot a left frame had: the old one is dead too */
+	shadow__pop(sh);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x10c0, 0, &unw);	/* a tail call: the slot holds the trampoline */
+	cr_expect_eq(sh->depth, 3, "a tail call keeps the frame it shares the slot with");
+	call(sh, 0x10c0, 0x55, &unw);	/* a new call overwrote the slot: both there are dead */
+	cr_expect_eq(sh->depth, 2);
+	cr_expect_eq(unw, 4);
+	/* the outer return skips what is left above it */
+	call(sh, 0x1040, 0xd1, &unw);
+	cr_expect_eq(shadow__match(sh, 0x1108, &unw), 0);
+	cr_expect_eq(sh->depth, 1);
+	cr_expect_eq(unw, 6);
+	/* a frame taken as dead is still found by its slot */
+	cr_expect(shadow__limbo_find(sh, 0x1040, &ra));
+	cr_expect_eq(ra, 0xd1);
+	cr_expect(!shadow__limbo_find(sh, 0x1040, &ra), "found once");
+	shadow__free(sh);
+}
+
+Test(shadow, another_stack_is_not_taken_as_unwound)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	void *data;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	/* a handler on a sigaltstack far above */
+	cr_assert(shadow__push(sh, 0x1100 + SHADOW_SAME_STACK, false, 0, &data, &unw));
+	cr_expect_eq(unw, 0);
+	cr_expect_eq(sh->depth, 2);
+	shadow__free(sh);
+}
+
+Test(shadow, restore_puts_back_what_is_still_the_trampoline)
+{
+	struct shadow *sh = shadow__new();
+	struct shadow *copy = shadow__new();
+	uint64_t unw = 0;
+
+	memset(stack, 0, sizeof(stack));
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x10c0, 0, &unw);	/* a tail call: shares 0x10c0 */
+	call(sh, 0x1080, 0xa4, &unw);
+	*word(0x1080) = 0x99;		/* no longer ours: left alone */
+	cr_assert_eq(shadow__copy(copy, sh), 0);
+	cr_expect_eq(copy->depth, 4);
+	cr_expect_eq(shadow__restore(sh, TRAMP, rd, wr, NULL), 2);
+	cr_expect_eq(*word(0x1100), 0xa1);
+	cr_expect_eq(*word(0x10c0), 0xa2, "the real address, not the chained trampoline");
+	cr_expect_eq(*word(0x1080), 0x99);
+	cr_expect_eq(sh->depth, 0);
+	cr_expect_eq(copy->frames[3].ra, 0xa4, "the copy is independent");
+	shadow__free(sh);
+	shadow__free(copy);
+}
+
+Test(shadow, full_stack_refuses_a_push)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	void *data;
+
+	for (int i = 0; i < SHADOW_MAX_DEPTH; i++)
+		cr_assert(shadow__push(sh, 0x40000000ULL - 16ULL * i, false, 8, &data, &unw));
+	cr_expect_null(shadow__push(sh, 0x1000, false, 8, &data, &unw));
+	cr_expect_eq(sh->depth, SHADOW_MAX_DEPTH);
+	cr_expect_eq(unw, 0);
+	shadow__free(sh);
+}
