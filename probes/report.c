@@ -1,0 +1,747 @@
+/* probes/report.c: the statistics of `ptap report` -- counters of distinct
+ * values in small open-addressing hash tables, durations kept exactly and
+ * sorted at the end -- and their text and JSON renderings.  Pure. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/escape.h"
+#include "probes/json.h"
+#include "probes/report.h"
+
+/*
+ * The JSON document (report__write_json), keys in this order:
+ *
+ * {
+ *   "records": N,                  every line of the file
+ *   "without_event": N,            records with no "event" (cut before it)
+ *   "first_ts": N | null,          the earliest and latest "ts" (null: none)
+ *   "last_ts": N | null,
+ *   "span_ns": N | null,           last_ts - first_ts
+ *   "events": [                    in the order of their first record
+ *     {
+ *       "event": "NAME",
+ *       "records": N,
+ *       "rate_per_s": X | null,    records / span (null when the span is 0)
+ *       "kinds": {"entry": N, ...},     in the order first seen
+ *       "truncated": N,            records marked "truncated":true
+ *       "args": [                  in the order first seen
+ *         {
+ *           "name": "NAME",
+ *           "records": N,          records that have the argument
+ *           "distinct": N,         distinct values
+ *           "top": [ {"count": N, "value": VALUE}, ... ]
+ *                                  REPORT_TOP at most, most frequent first;
+ *                                  VALUE is the value itself, compact JSON
+ *         }, ...
+ *       ],
+ *       "duration": null | {       the records with "duration_ns"
+ *         "count": N, "min_ns": N, "max_ns": N, "mean_ns": X,
+ *         "p50_ns": N, "p90_ns": N, "p99_ns": N,   (nearest rank)
+ *         "hist": [ {"lo_ns": N, "hi_ns": N, "count": N}, ... ]
+ *                                  log2 buckets [lo, hi): [0, 1), then
+ *                                  [2^(k-1), 2^k), from the lowest to the
+ *                                  highest non-empty one
+ *       }
+ *     }, ...
+ *   ]
+ * }
+ */
+
+/* ---- counters: distinct byte strings, with counts, in order of arrival --- */
+
+struct centry {
+	char *key;		/* NUL-terminated copy (may hold NULs) */
+	size_t len;
+	uint64_t hash;
+	uint64_t count;
+};
+
+struct counter {
+	struct centry *ent;	/* in the order first seen */
+	size_t n, cap;
+	size_t *slots;		/* open addressing, linear probing: 0 empty, else index + 1 */
+	size_t nslots;		/* a power of two, at least twice N */
+};
+
+/* Make *PTR (*CAP elements of SIZE) hold NEED elements; 0 or -ENOMEM. */
+static int grow(void **ptr, size_t *cap, size_t size, size_t need)
+{
+	size_t n = *cap ? *cap : 8;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*ptr, n * size);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * size, 0, (n - *cap) * size);
+	*ptr = p;
+	*cap = n;
+	return 0;
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void counter__exit(struct counter *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->ent[i].key);
+	free(c->ent);
+	free(c->slots);
+	*c = (struct counter){ 0 };
+}
+
+/* Double the slot table (or make the first one) and re-place every entry. */
+static int counter_rehash(struct counter *c)
+{
+	size_t nslots = c->nslots ? c->nslots * 2 : 16;
+	size_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t s = c->ent[i].hash & (nslots - 1);
+
+		while (slots[s])
+			s = (s + 1) & (nslots - 1);
+		slots[s] = i + 1;
+	}
+	free(c->slots);
+	c->slots = slots;
+	c->nslots = nslots;
+	return 0;
+}
+
+/*
+ * Count one KEY[0..LEN): its entry's count goes up by one (a new entry is
+ * added at the end).  *IDX gets the entry's index.  0 or -ENOMEM.
+ */
+static int counter__add(struct counter *c, const char *key, size_t len, size_t *idx)
+{
+	uint64_t h = hash_bytes(key, len);
+	struct centry *e;
+	size_t s;
+
+	if ((c->n + 1) * 2 > c->nslots && counter_rehash(c))
+		return -ENOMEM;
+	for (s = h & (c->nslots - 1); c->slots[s]; s = (s + 1) & (c->nslots - 1)) {
+		e = &c->ent[c->slots[s] - 1];
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
+			e->count++;
+			*idx = c->slots[s] - 1;
+			return 0;
+		}
+	}
+	if (grow((void **)&c->ent, &c->cap, sizeof(*c->ent), c->n + 1))
+		return -ENOMEM;
+	e = &c->ent[c->n];
+	e->key = malloc(len + 1);
+	if (!e->key)
+		return -ENOMEM;
+	memcpy(e->key, key, len);
+	e->key[len] = '\0';
+	e->len = len;
+	e->hash = h;
+	e->count = 1;
+	c->slots[s] = c->n + 1;
+	*idx = c->n++;
+	return 0;
+}
+
+/* ---- the statistics ------------------------------------------------------ */
+
+#define NBUCKETS	65	/* [0, 1), then [2^(k-1), 2^k) for k = 1..64 */
+
+struct durations {
+	uint64_t *v;
+	size_t n, cap;
+	unsigned __int128 sum;
+	uint64_t hist[NBUCKETS];
+};
+
+struct event_stats {
+	struct counter kinds;		/* "entry", "return", ... */
+	struct counter args;		/* argument names; count: records that have it */
+	struct counter *values;		/* per argument (the index in ARGS): its values */
+	size_t capvalues;
+	uint64_t truncated;
+	struct durations dur;
+};
+
+struct report {
+	struct counter events;		/* event names; count: records */
+	struct event_stats *ev;		/* per event (the index in EVENTS) */
+	size_t capev;
+	uint64_t records, without_event;
+	bool has_ts;
+	uint64_t ts_min, ts_max;
+	char *fmt;			/* json_format() scratch */
+	size_t fmtcap;
+};
+
+int report__new(struct report **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void report__free(struct report *rep)
+{
+	if (!rep)
+		return;
+	for (size_t i = 0; i < rep->events.n; i++) {
+		struct event_stats *ev = &rep->ev[i];
+
+		for (size_t a = 0; a < ev->args.n; a++)
+			counter__exit(&ev->values[a]);
+		free(ev->values);
+		counter__exit(&ev->args);
+		counter__exit(&ev->kinds);
+		free(ev->dur.v);
+	}
+	free(rep->ev);
+	counter__exit(&rep->events);
+	free(rep->fmt);
+	free(rep);
+}
+
+uint64_t report__records(const struct report *rep)
+{
+	return rep->records;
+}
+
+/* A non-negative integer V into *U; false for anything else. */
+static bool json_u64(const struct json_val *v, uint64_t *u)
+{
+	if (v && v->type == JSON_INT && v->i >= 0) {
+		*u = (uint64_t)v->i;
+		return true;
+	}
+	if (v && v->type == JSON_UINT) {
+		*u = v->u;
+		return true;
+	}
+	return false;
+}
+
+/* The log2 bucket of NS: 0 for 0, else k with 2^(k-1) <= NS < 2^k. */
+static unsigned int bucket_of(uint64_t ns)
+{
+	return ns ? 64 - __builtin_clzll(ns) : 0;
+}
+
+static int durations__add(struct durations *d, uint64_t ns)
+{
+	if (grow((void **)&d->v, &d->cap, sizeof(*d->v), d->n + 1))
+		return -ENOMEM;
+	d->v[d->n++] = ns;
+	d->sum += ns;
+	d->hist[bucket_of(ns)]++;
+	return 0;
+}
+
+/* V as compact JSON in rep->fmt; its length, or -ENOMEM. */
+static long format_value(struct report *rep, const struct json_val *v)
+{
+	size_t n = json_format(v, rep->fmt, rep->fmtcap);
+
+	if (n >= rep->fmtcap) {
+		if (grow((void **)&rep->fmt, &rep->fmtcap, 1, n + 1))
+			return -ENOMEM;
+		json_format(v, rep->fmt, rep->fmtcap);
+	}
+	return (long)n;
+}
+
+/* Count each member of ARGS (an object) under EV's arguments. */
+static int add_args(struct report *rep, struct event_stats *ev, const struct json_val *args)
+{
+	for (size_t i = 0; args && args->type == JSON_OBJECT && i < args->obj.n; i++) {
+		const struct json_member *m = &args->obj.m[i];
+		size_t a, idx;
+		long n;
+
+		if (counter__add(&ev->args, m->key, m->key_len, &a) ||
+		    grow((void **)&ev->values, &ev->capvalues, sizeof(*ev->values), ev->args.n))
+			return -ENOMEM;
+		n = format_value(rep, &m->val);
+		if (n < 0 || counter__add(&ev->values[a], rep->fmt, n, &idx))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int report__add(struct report *rep, const struct json_val *rec)
+{
+	const struct json_val *event = json_get(rec, "event"), *kind = json_get(rec, "kind");
+	const struct json_val *trunc = json_get(rec, "truncated");
+	struct event_stats *ev;
+	uint64_t ts, ns;
+	size_t e, k;
+
+	if (!rec || rec->type != JSON_OBJECT)
+		return -EINVAL;
+	rep->records++;
+	if (json_u64(json_get(rec, "ts"), &ts)) {
+		rep->ts_min = !rep->has_ts || ts < rep->ts_min ? ts : rep->ts_min;
+		rep->ts_max = !rep->has_ts || ts > rep->ts_max ? ts : rep->ts_max;
+		rep->has_ts = true;
+	}
+	if (!event || event->type != JSON_STRING) {
+		rep->without_event++;
+		return 0;
+	}
+	if (counter__add(&rep->events, event->str.s, event->str.len, &e) ||
+	    grow((void **)&rep->ev, &rep->capev, sizeof(*rep->ev), rep->events.n))
+		return -ENOMEM;
+	ev = &rep->ev[e];
+	if (kind && kind->type == JSON_STRING &&
+	    counter__add(&ev->kinds, kind->str.s, kind->str.len, &k))
+		return -ENOMEM;
+	if (trunc && trunc->type == JSON_BOOL && trunc->b)
+		ev->truncated++;
+	if (json_u64(json_get(rec, "duration_ns"), &ns) && durations__add(&ev->dur, ns))
+		return -ENOMEM;
+	return add_args(rep, ev, json_get(rec, "args"));
+}
+
+/* ---- what the renderings share ------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank P-th percentile of the sorted D (not empty). */
+static uint64_t percentile(const struct durations *d, unsigned int p)
+{
+	size_t rank = (size_t)(((unsigned __int128)d->n * p + 99) / 100);
+
+	return d->v[rank ? rank - 1 : 0];
+}
+
+/* The first and the last non-empty bucket of D (not empty). */
+static void hist_range(const struct durations *d, unsigned int *lo, unsigned int *hi)
+{
+	*lo = 0;
+	while (!d->hist[*lo])
+		(*lo)++;
+	*hi = NBUCKETS - 1;
+	while (!d->hist[*hi])
+		(*hi)--;
+}
+
+/* Bucket K's bounds; HI of the last bucket (2^64) does not fit: *HI_OVER says so. */
+static void bucket_bounds(unsigned int k, uint64_t *lo, uint64_t *hi, bool *hi_over)
+{
+	*lo = k ? 1ULL << (k - 1) : 0;
+	*hi_over = k == 64;
+	*hi = k == 64 ? 0 : 1ULL << k;
+}
+
+/* Entry indices of the counter PRIV: count descending, then the order first seen. */
+static int cmp_top(const void *a, const void *b, void *priv)
+{
+	const struct counter *c = priv;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t cx = c->ent[x].count, cy = c->ent[y].count;
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The indices of C's entries, most frequent first; caller frees; NULL on ENOMEM. */
+static size_t *top_order(struct counter *c)
+{
+	size_t *idx = malloc((c->n ? c->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		idx[i] = i;
+	qsort_r(idx, c->n, sizeof(*idx), cmp_top, c);
+	return idx;
+}
+
+static void sort_durations(struct report *rep)
+{
+	for (size_t i = 0; i < rep->events.n; i++)
+		if (rep->ev[i].dur.n)
+			qsort(rep->ev[i].dur.v, rep->ev[i].dur.n, sizeof(uint64_t), cmp_u64);
+}
+
+/* S[0..LEN) escaped for MODE onto F, through a small buffer. */
+static void put_escaped(FILE *f, const char *s, size_t len, enum esc_mode mode)
+{
+	char tmp[256];
+	size_t used, out;
+
+	while (len) {
+		out = escape_str(s, len, mode, tmp, sizeof(tmp), &used);
+		fwrite(tmp, 1, out, f);
+		s += used;
+		len -= used;
+	}
+}
+
+static void put_json_str(FILE *f, const char *s, size_t len)
+{
+	putc('"', f);
+	put_escaped(f, s, len, ESC_JSON);
+	putc('"', f);
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/*
+ * NS in 3 significant digits of the largest unit that keeps it at 1 or
+ * more: "512ns", "1.02us", "16.4us", "131us", "1.05ms", "2.50s".
+ */
+static void fmt_ns(double ns, char *buf, size_t len)
+{
+	static const struct {
+		const char *unit;
+		double div;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	size_t i;
+	double v = ns;
+
+	for (i = 0; i < 3; i++) {
+		v = ns / units[i].div;
+		if (v < 999.5)	/* rounds below 1000 at 3 digits */
+			break;
+	}
+	if (i == 3)
+		v = ns / units[i].div;
+	if (i == 0 || v >= 99.95)
+		snprintf(buf, len, "%.0f%s", v, units[i].unit);
+	else if (v >= 9.995)
+		snprintf(buf, len, "%.1f%s", v, units[i].unit);
+	else
+		snprintf(buf, len, "%.2f%s", v, units[i].unit);
+}
+
+static void fmt_bucket(unsigned int k, char *buf, size_t len)
+{
+	char lo[24], hi[24];
+	uint64_t l, h;
+	bool over;
+
+	bucket_bounds(k, &l, &h, &over);
+	fmt_ns((double)l, lo, sizeof(lo));
+	fmt_ns(over ? 18446744073709551616.0 : (double)h, hi, sizeof(hi));
+	snprintf(buf, len, "[%s, %s)", lo, hi);
+}
+
+static int digits(uint64_t n)
+{
+	int d = 1;
+
+	while (n >= 10)
+		n /= 10, d++;
+	return d;
+}
+
+static void text_hist(const struct durations *d, FILE *f)
+{
+	unsigned int lo, hi;
+	uint64_t max = 0;
+	int lw = 0, cw;
+	char label[64], bar[REPORT_BAR + 1];
+
+	hist_range(d, &lo, &hi);
+	for (unsigned int k = lo; k <= hi; k++) {
+		fmt_bucket(k, label, sizeof(label));
+		lw = (int)strlen(label) > lw ? (int)strlen(label) : lw;
+		max = d->hist[k] > max ? d->hist[k] : max;
+	}
+	cw = digits(max);
+	for (unsigned int k = lo; k <= hi; k++) {
+		uint64_t c = d->hist[k];
+		size_t w = (size_t)((unsigned __int128)c * REPORT_BAR / max);
+
+		if (c && !w)
+			w = 1;
+		memset(bar, '@', w);
+		bar[w] = '\0';
+		fmt_bucket(k, label, sizeof(label));
+		fprintf(f, "    %-*s %*llu |%-*s|\n", lw, label, cw, (unsigned long long)c,
+			REPORT_BAR, bar);
+	}
+}
+
+static void text_durations(const struct durations *d, FILE *f)
+{
+	static const unsigned int pcts[] = { 50, 90, 99 };
+	char buf[32];
+
+	fprintf(f, "  duration: %zu %s\n", d->n, plural(d->n, "record", "records"));
+	text_hist(d, f);
+	fputs("    ", f);
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		fmt_ns((double)percentile(d, pcts[i]), buf, sizeof(buf));
+		fprintf(f, "p%u %s  ", pcts[i], buf);
+	}
+	fmt_ns((double)d->v[0], buf, sizeof(buf));
+	fprintf(f, "min %s  ", buf);
+	fmt_ns((double)d->v[d->n - 1], buf, sizeof(buf));
+	fprintf(f, "max %s  ", buf);
+	fmt_ns((double)d->sum / d->n, buf, sizeof(buf));
+	fprintf(f, "mean %s\n", buf);
+}
+
+/* One argument: its distinct values, the top ones with their counts. */
+static int text_arg(const struct centry *arg, struct counter *vals, uint64_t records, FILE *f)
+{
+	size_t *idx = top_order(vals), shown = vals->n < REPORT_TOP ? vals->n : REPORT_TOP;
+	uint64_t rest = 0;
+	int cw;
+
+	if (!idx)
+		return -ENOMEM;
+	fputs("  ", f);
+	put_escaped(f, arg->key, arg->len, ESC_TEXT);
+	fprintf(f, ": %zu distinct %s", vals->n, plural(vals->n, "value", "values"));
+	if (arg->count != records)
+		fprintf(f, " in %llu of %llu records", (unsigned long long)arg->count,
+			(unsigned long long)records);
+	fputs("\n", f);
+	cw = shown ? digits(vals->ent[idx[0]].count) : 1;
+	for (size_t i = 0; i < shown; i++) {
+		const struct centry *v = &vals->ent[idx[i]];
+
+		fprintf(f, "    %*llu  ", cw, (unsigned long long)v->count);
+		fwrite(v->key, 1, v->len, f);	/* JSON text: already escaped, one line */
+		fputs("\n", f);
+	}
+	for (size_t i = shown; i < vals->n; i++)
+		rest += vals->ent[idx[i]].count;
+	if (vals->n > shown)
+		fprintf(f, "    ... %zu more %s in %llu %s\n", vals->n - shown,
+			plural(vals->n - shown, "value", "values"), (unsigned long long)rest,
+			plural(rest, "record", "records"));
+	free(idx);
+	return 0;
+}
+
+/* "R/s" for N records over the file's span; "n/a" for a span of 0 or no ts. */
+static void fmt_rate(const struct report *rep, uint64_t n, char *buf, size_t len)
+{
+	double rate;
+
+	if (!rep->has_ts || rep->ts_max == rep->ts_min) {
+		snprintf(buf, len, "n/a");
+		return;
+	}
+	rate = (double)n * 1e9 / (double)(rep->ts_max - rep->ts_min);
+	snprintf(buf, len, rate >= 1 ? "%.2f/s" : "%.3g/s", rate);
+}
+
+static int text_event(struct report *rep, size_t e, FILE *f)
+{
+	const struct centry *name = &rep->events.ent[e];
+	struct event_stats *ev = &rep->ev[e];
+	char rate[48];
+	int r;
+
+	fputs("\n", f);
+	put_escaped(f, name->key, name->len, ESC_TEXT);
+	fmt_rate(rep, name->count, rate, sizeof(rate));
+	fprintf(f, ": %llu %s, %s", (unsigned long long)name->count,
+		plural(name->count, "record", "records"), rate);
+	for (size_t k = 0; k < ev->kinds.n; k++) {
+		fputs(k ? ", " : " (", f);
+		put_escaped(f, ev->kinds.ent[k].key, ev->kinds.ent[k].len, ESC_TEXT);
+		fprintf(f, " %llu", (unsigned long long)ev->kinds.ent[k].count);
+	}
+	fputs(ev->kinds.n ? ")" : "", f);
+	if (ev->truncated)
+		fprintf(f, ", %llu truncated", (unsigned long long)ev->truncated);
+	fputs("\n", f);
+	for (size_t a = 0; a < ev->args.n; a++) {
+		r = text_arg(&ev->args.ent[a], &ev->values[a], name->count, f);
+		if (r < 0)
+			return r;
+	}
+	if (ev->dur.n)
+		text_durations(&ev->dur, f);
+	return 0;
+}
+
+int report__write_text(struct report *rep, FILE *f)
+{
+	int r;
+
+	sort_durations(rep);
+	fprintf(f, "%llu %s of %zu %s over ", (unsigned long long)rep->records,
+		plural(rep->records, "record", "records"), rep->events.n,
+		plural(rep->events.n, "event", "events"));
+	if (rep->has_ts)
+		fprintf(f, "%llu.%09llu s\n",
+			(unsigned long long)((rep->ts_max - rep->ts_min) / 1000000000),
+			(unsigned long long)((rep->ts_max - rep->ts_min) % 1000000000));
+	else
+		fputs("n/a (no timestamps)\n", f);
+	if (rep->without_event)
+		fprintf(f, "%llu %s without an event name\n",
+			(unsigned long long)rep->without_event,
+			plural(rep->without_event, "record", "records"));
+	for (size_t e = 0; e < rep->events.n; e++) {
+		r = text_event(rep, e, f);
+		if (r < 0)
+			return r;
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/*
+ * D (a rate or a mean: positive, far below 1e20) without an exponent, in the
+ * fewest decimals that read back as D ("1500", "2333.3333333333335").
+ */
+static void json_double(FILE *f, double d)
+{
+	char buf[64];
+
+	for (int prec = 0; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*f", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	fputs(buf, f);
+}
+
+static void json_durations(const struct durations *d, FILE *f)
+{
+	unsigned int lo, hi;
+
+	fprintf(f, "      \"duration\": {\n        \"count\": %zu,\n", d->n);
+	fprintf(f, "        \"min_ns\": %llu,\n", (unsigned long long)d->v[0]);
+	fprintf(f, "        \"max_ns\": %llu,\n", (unsigned long long)d->v[d->n - 1]);
+	fputs("        \"mean_ns\": ", f);
+	json_double(f, (double)d->sum / d->n);
+	fprintf(f, ",\n        \"p50_ns\": %llu,\n", (unsigned long long)percentile(d, 50));
+	fprintf(f, "        \"p90_ns\": %llu,\n", (unsigned long long)percentile(d, 90));
+	fprintf(f, "        \"p99_ns\": %llu,\n", (unsigned long long)percentile(d, 99));
+	fputs("        \"hist\": [\n", f);
+	hist_range(d, &lo, &hi);
+	for (unsigned int k = lo; k <= hi; k++) {
+		uint64_t l, h;
+		bool over;
+
+		bucket_bounds(k, &l, &h, &over);
+		fprintf(f, "          {\"lo_ns\": %llu, \"hi_ns\": ", (unsigned long long)l);
+		if (over)
+			fputs("18446744073709551616", f);
+		else
+			fprintf(f, "%llu", (unsigned long long)h);
+		fprintf(f, ", \"count\": %llu}%s\n", (unsigned long long)d->hist[k],
+			k < hi ? "," : "");
+	}
+	fputs("        ]\n      }\n", f);
+}
+
+static int json_arg(const struct centry *arg, struct counter *vals, bool last, FILE *f)
+{
+	size_t *idx = top_order(vals), shown = vals->n < REPORT_TOP ? vals->n : REPORT_TOP;
+
+	if (!idx)
+		return -ENOMEM;
+	fputs("        {\n          \"name\": ", f);
+	put_json_str(f, arg->key, arg->len);
+	fprintf(f, ",\n          \"records\": %llu,\n", (unsigned long long)arg->count);
+	fprintf(f, "          \"distinct\": %zu,\n          \"top\": [", vals->n);
+	for (size_t i = 0; i < shown; i++) {
+		const struct centry *v = &vals->ent[idx[i]];
+
+		fprintf(f, "%s\n            {\"count\": %llu, \"value\": ", i ? "," : "",
+			(unsigned long long)v->count);
+		fwrite(v->key, 1, v->len, f);
+		fputs("}", f);
+	}
+	fprintf(f, "%s]\n        }%s\n", shown ? "\n          " : "", last ? "" : ",");
+	free(idx);
+	return 0;
+}
+
+static int json_event(struct report *rep, size_t e, bool last, FILE *f)
+{
+	const struct centry *name = &rep->events.ent[e];
+	struct event_stats *ev = &rep->ev[e];
+	int r;
+
+	fputs("    {\n      \"event\": ", f);
+	put_json_str(f, name->key, name->len);
+	fprintf(f, ",\n      \"records\": %llu,\n      \"rate_per_s\": ",
+		(unsigned long long)name->count);
+	if (rep->has_ts && rep->ts_max != rep->ts_min)
+		json_double(f, (double)name->count * 1e9 / (double)(rep->ts_max - rep->ts_min));
+	else
+		fputs("null", f);
+	fputs(",\n      \"kinds\": {", f);
+	for (size_t k = 0; k < ev->kinds.n; k++) {
+		fputs(k ? ", " : "", f);
+		put_json_str(f, ev->kinds.ent[k].key, ev->kinds.ent[k].len);
+		fprintf(f, ": %llu", (unsigned long long)ev->kinds.ent[k].count);
+	}
+	fprintf(f, "},\n      \"truncated\": %llu,\n      \"args\": [%s",
+		(unsigned long long)ev->truncated, ev->args.n ? "\n" : "");
+	for (size_t a = 0; a < ev->args.n; a++) {
+		r = json_arg(&ev->args.ent[a], &ev->values[a], a + 1 == ev->args.n, f);
+		if (r < 0)
+			return r;
+	}
+	fprintf(f, "%s],\n", ev->args.n ? "      " : "");
+	if (ev->dur.n)
+		json_durations(&ev->dur, f);
+	else
+		fputs("      \"duration\": null\n", f);
+	fprintf(f, "    }%s\n", last ? "" : ",");
+	return 0;
+}
+
+int report__write_json(struct report *rep, FILE *f)
+{
+	int r;
+
+	sort_durations(rep);
+	fprintf(f, "{\n  \"records\": %llu,\n  \"without_event\": %llu,\n",
+		(unsigned long long)rep->records, (unsigned long long)rep->without_event);
+	if (rep->has_ts)
+		fprintf(f, "  \"first_ts\": %llu,\n  \"last_ts\": %llu,\n  \"span_ns\": %llu,\n",
+			(unsigned long long)rep->ts_min, (unsigned long long)rep->ts_max,
+			(unsigned long long)(rep->ts_max - rep->ts_min));
+	else
+		fputs("  \"first_ts\": null,\n  \"last_ts\": null,\n  \"span_ns\": null,\n", f);
+	fprintf(f, "  \"events\": [%s", rep->events.n ? "\n" : "");
+	for (size_t e = 0; e < rep->events.n; e++) {
+		r = json_event(rep, e, e + 1 == rep->events.n, f);
+		if (r < 0)
+			return r;
+	}
+	fprintf(f, "%s]\n}\n", rep->events.n ? "  " : "");
+	return ferror(f) ? -EIO : 0;
+}

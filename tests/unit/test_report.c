@@ -1,0 +1,422 @@
+/* tests/unit/test_report.c: `ptap report`'s statistics on fixed records,
+ * rendered as text and JSON and compared with golden output worked out by
+ * hand (counts, ties, histogram buckets and bars, nearest-rank percentiles). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/err.h"
+#include "probes/json.h"
+#include "probes/report.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct json_doc *doc;
+static struct report *rep;
+
+static void setup(void)
+{
+	cr_assert_eq(json_doc__new(&doc), 0);
+	cr_assert_eq(report__new(&rep), 0);
+}
+
+static void teardown(void)
+{
+	report__free(rep);
+	json_doc__free(doc);
+}
+
+TestSuite(report, .init = setup, .fini = teardown);
+
+/* Account the record LINE (JSON text). */
+static void add(const char *line)
+{
+	struct ptap_err err = { .pos = -1 };
+	const struct json_val *v;
+
+	cr_assert_eq(json_doc__parse(doc, line, strlen(line), &v, &err), 0, "%s: %s", line,
+		     err.msg);
+	cr_assert_eq(report__add(rep, v), 0, "%s", line);
+}
+
+/* The report rendered (text or JSON); caller frees. */
+static char *render(bool json)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(json ? report__write_json(rep, f) : report__write_text(rep, f), 0);
+	fclose(f);
+	return out;
+}
+
+/* The fixed set: three events, one record cut before its header. */
+static void add_fixed_set(void)
+{
+	static const char *const queries[] = {
+		"\"SELECT 1\"", "\"DELETE\"", "\"SELECT 2\"", "\"SELECT 1\"", "\"SELECT 2\"",
+		"{\"error\":\"bad address 0x0\"}", "\"DELETE\"", "\"SELECT 1\"",
+		"{\"value\":\"SELECT\",\"truncated\":true}",
+	};
+	static const char *const lens[] = { "8", "6", "8", "8", "8", NULL, "6", "8", "8" };
+	static const unsigned int durs[] = {
+		2000, 600, 1500, 9000, 700, 2047, 1000, 3500, 1100, 2048, 1500, 3000,
+	};
+	static const int nums[] = { 0, 1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11 };
+	unsigned long long ts = 1000000000;
+	char line[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(queries); i++, ts += 1000) {
+		snprintf(line, sizeof(line),
+			 "{\"ts\":%llu,\"pid\":7,\"tid\":7,\"comm\":\"qs\","
+			 "\"event\":\"exec_query\",\"kind\":\"entry\",\"addr\":\"0x1000\","
+			 "\"args\":{\"query_string\":%s%s%s}%s}",
+			 ts, queries[i], lens[i] ? ",\"len\":" : "", lens[i] ? lens[i] : "",
+			 i == 8 ? ",\"truncated\":true" : "");
+		add(line);
+	}
+	add("{\"truncated\":true}");
+	for (size_t i = 0; i < ARRAY_SIZE(durs); i++, ts += 1000) {
+		snprintf(line, sizeof(line),
+			 "{\"ts\":%llu,\"pid\":7,\"tid\":7,\"comm\":\"qs\","
+			 "\"event\":\"query_done\","
+			 "\"kind\":\"return\",\"addr\":\"0x1000\",\"ret_addr\":\"0x2000\","
+			 "\"duration_ns\":%u,\"args\":{\"ret\":%d}}",
+			 ts, durs[i], i == 4 ? -1 : 0);
+		add(line);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++, ts += 1000) {
+		if (i == ARRAY_SIZE(nums) - 1)
+			ts = 3000000000ULL;	/* a span of 2 s */
+		snprintf(line, sizeof(line),
+			 "{\"ts\":%llu,\"pid\":7,\"tid\":8,\"comm\":\"qs\",\"event\":\"tick\","
+			 "\"kind\":\"entry\",\"addr\":\"0x3000\",\"args\":{\"n\":%d}}",
+			 ts, nums[i]);
+		add(line);
+	}
+}
+
+/*
+ * Worked out by hand.  query_string: SELECT 1 3 times; DELETE and SELECT 2
+ * twice each, DELETE seen first.  Durations sorted: 600 700 1000 1100 1500
+ * 1500 2000 2047 2048 3000 3500 9000; p50 = rank 6 = 1500, p90 = rank
+ * ceil(10.8) = 11 = 3500, p99 = rank 12 = 9000; mean 27995 / 12 = 2332.9.
+ * Buckets [512, 1024) 3, [1024, 2048) 5, [2048, 4096) 3, [4096, 8192) 0,
+ * [8192, 16384) 1; bars 3 * 40 / 5 = 24, 40, 24, 0, 8.
+ */
+static const char golden_text[] =
+	"35 records of 3 events over 2.000000000 s\n"
+	"1 record without an event name\n"
+	"\n"
+	"exec_query: 9 records, 4.50/s (entry 9), 1 truncated\n"
+	"  query_string: 5 distinct values\n"
+	"    3  \"SELECT 1\"\n"
+	"    2  \"DELETE\"\n"
+	"    2  \"SELECT 2\"\n"
+	"    1  {\"error\":\"bad address 0x0\"}\n"
+	"    1  {\"value\":\"SELECT\",\"truncated\":true}\n"
+	"  len: 2 distinct values in 8 of 9 records\n"
+	"    6  8\n"
+	"    2  6\n"
+	"\n"
+	"query_done: 12 records, 6.00/s (return 12)\n"
+	"  ret: 2 distinct values\n"
+	"    11  0\n"
+	"     1  -1\n"
+	"  duration: 12 records\n"
+	"    [512ns, 1.02us)  3 |@@@@@@@@@@@@@@@@@@@@@@@@                |\n"
+	"    [1.02us, 2.05us) 5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+	"    [2.05us, 4.10us) 3 |@@@@@@@@@@@@@@@@@@@@@@@@                |\n"
+	"    [4.10us, 8.19us) 0 |                                        |\n"
+	"    [8.19us, 16.4us) 1 |@@@@@@@@                                |\n"
+	"    p50 1.50us  p90 3.50us  p99 9.00us  min 600ns  max 9.00us  mean 2.33us\n"
+	"\n"
+	"tick: 13 records, 6.50/s (entry 13)\n"
+	"  n: 12 distinct values\n"
+	"    2  5\n"
+	"    1  0\n"
+	"    1  1\n"
+	"    1  2\n"
+	"    1  3\n"
+	"    1  4\n"
+	"    1  6\n"
+	"    1  7\n"
+	"    1  8\n"
+	"    1  9\n"
+	"    ... 2 more values in 2 records\n";
+
+Test(report, text_golden)
+{
+	char *out;
+
+	add_fixed_set();
+	cr_expect_eq(report__records(rep), 35);
+	out = render(false);
+	cr_expect_str_eq(out, golden_text);
+	free(out);
+	out = render(false);	/* rendering twice gives the same */
+	cr_expect_str_eq(out, golden_text);
+	free(out);
+}
+
+/* The JSON document of the same records, read back with the JSON reader. */
+Test(report, json_values)
+{
+	struct ptap_err err = { .pos = -1 };
+	const struct json_val *v, *ev, *arg, *top, *dur, *hist;
+	struct json_doc *d2;
+	char *out;
+
+	add_fixed_set();
+	out = render(true);
+	cr_assert_eq(json_doc__new(&d2), 0);
+	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s at %d:\n%s", err.msg,
+		     err.pos, out);
+	cr_expect_eq(json_get(v, "records")->i, 35);
+	cr_expect_eq(json_get(v, "without_event")->i, 1);
+	cr_expect_eq(json_get(v, "first_ts")->i, 1000000000);
+	cr_expect_eq(json_get(v, "last_ts")->i, 3000000000);
+	cr_expect_eq(json_get(v, "span_ns")->i, 2000000000);
+	cr_assert_eq(json_get(v, "events")->arr.n, 3);
+
+	ev = &json_get(v, "events")->arr.v[0];
+	cr_expect_str_eq(json_get(ev, "event")->str.s, "exec_query");
+	cr_expect_eq(json_get(ev, "records")->i, 9);
+	cr_expect_eq(json_get(ev, "rate_per_s")->d, 4.5);
+	cr_expect_eq(json_get(json_get(ev, "kinds"), "entry")->i, 9);
+	cr_expect_eq(json_get(ev, "truncated")->i, 1);
+	cr_expect_eq(json_get(ev, "duration")->type, JSON_NULL);
+	cr_assert_eq(json_get(ev, "args")->arr.n, 2);
+	arg = &json_get(ev, "args")->arr.v[0];
+	cr_expect_str_eq(json_get(arg, "name")->str.s, "query_string");
+	cr_expect_eq(json_get(arg, "records")->i, 9);
+	cr_expect_eq(json_get(arg, "distinct")->i, 5);
+	top = json_get(arg, "top");
+	cr_assert_eq(top->arr.n, 5);
+	cr_expect_eq(json_get(&top->arr.v[0], "count")->i, 3);
+	cr_expect_str_eq(json_get(&top->arr.v[0], "value")->str.s, "SELECT 1");
+	cr_expect_str_eq(json_get(&top->arr.v[1], "value")->str.s, "DELETE");
+	cr_expect_str_eq(json_get(&top->arr.v[2], "value")->str.s, "SELECT 2");
+	cr_expect_str_eq(json_get(json_get(&top->arr.v[3], "value"), "error")->str.s,
+			 "bad address 0x0");
+	arg = &json_get(ev, "args")->arr.v[1];
+	cr_expect_eq(json_get(arg, "records")->i, 8);
+	cr_expect_eq(json_get(&json_get(arg, "top")->arr.v[0], "value")->i, 8);
+
+	ev = &json_get(v, "events")->arr.v[1];
+	cr_expect_str_eq(json_get(ev, "event")->str.s, "query_done");
+	cr_expect_eq(json_get(ev, "rate_per_s")->i, 6);
+	dur = json_get(ev, "duration");
+	cr_expect_eq(json_get(dur, "count")->i, 12);
+	cr_expect_eq(json_get(dur, "min_ns")->i, 600);
+	cr_expect_eq(json_get(dur, "max_ns")->i, 9000);
+	cr_expect_eq(json_get(dur, "p50_ns")->i, 1500);
+	cr_expect_eq(json_get(dur, "p90_ns")->i, 3500);
+	cr_expect_eq(json_get(dur, "p99_ns")->i, 9000);
+	cr_expect_eq(json_get(dur, "mean_ns")->d, 27995.0 / 12);
+	hist = json_get(dur, "hist");
+	cr_assert_eq(hist->arr.n, 5);
+	cr_expect_eq(json_get(&hist->arr.v[0], "lo_ns")->i, 512);
+	cr_expect_eq(json_get(&hist->arr.v[0], "hi_ns")->i, 1024);
+	cr_expect_eq(json_get(&hist->arr.v[0], "count")->i, 3);
+	cr_expect_eq(json_get(&hist->arr.v[1], "count")->i, 5);
+	cr_expect_eq(json_get(&hist->arr.v[2], "count")->i, 3);
+	cr_expect_eq(json_get(&hist->arr.v[3], "lo_ns")->i, 4096);
+	cr_expect_eq(json_get(&hist->arr.v[3], "count")->i, 0);
+	cr_expect_eq(json_get(&hist->arr.v[4], "hi_ns")->i, 16384);
+	cr_expect_eq(json_get(&hist->arr.v[4], "count")->i, 1);
+
+	ev = &json_get(v, "events")->arr.v[2];
+	arg = &json_get(ev, "args")->arr.v[0];
+	cr_expect_eq(json_get(arg, "distinct")->i, 12);
+	top = json_get(arg, "top");
+	cr_assert_eq(top->arr.n, REPORT_TOP);
+	cr_expect_eq(json_get(&top->arr.v[0], "value")->i, 5);
+	cr_expect_eq(json_get(&top->arr.v[0], "count")->i, 2);
+	cr_expect_eq(json_get(&top->arr.v[9], "value")->i, 9);
+	json_doc__free(d2);
+	free(out);
+}
+
+/* The exact JSON layout, on a small report. */
+Test(report, json_golden)
+{
+	static const char golden[] =
+		"{\n"
+		"  \"records\": 3,\n"
+		"  \"without_event\": 0,\n"
+		"  \"first_ts\": 100,\n"
+		"  \"last_ts\": 400,\n"
+		"  \"span_ns\": 300,\n"
+		"  \"events\": [\n"
+		"    {\n"
+		"      \"event\": \"f\\\"x\",\n"
+		"      \"records\": 2,\n"
+		"      \"rate_per_s\": 6666666.666666667,\n"
+		"      \"kinds\": {\"return\": 2},\n"
+		"      \"truncated\": 0,\n"
+		"      \"args\": [\n"
+		"        {\n"
+		"          \"name\": \"s\",\n"
+		"          \"records\": 2,\n"
+		"          \"distinct\": 1,\n"
+		"          \"top\": [\n"
+		"            {\"count\": 2, \"value\": {\"a\":1,\"b\":\"x\\ty\"}}\n"
+		"          ]\n"
+		"        }\n"
+		"      ],\n"
+		"      \"duration\": {\n"
+		"        \"count\": 2,\n"
+		"        \"min_ns\": 0,\n"
+		"        \"max_ns\": 3,\n"
+		"        \"mean_ns\": 1.5,\n"
+		"        \"p50_ns\": 0,\n"
+		"        \"p90_ns\": 3,\n"
+		"        \"p99_ns\": 3,\n"
+		"        \"hist\": [\n"
+		"          {\"lo_ns\": 0, \"hi_ns\": 1, \"count\": 1},\n"
+		"          {\"lo_ns\": 1, \"hi_ns\": 2, \"count\": 0},\n"
+		"          {\"lo_ns\": 2, \"hi_ns\": 4, \"count\": 1}\n"
+		"        ]\n"
+		"      }\n"
+		"    },\n"
+		"    {\n"
+		"      \"event\": \"g\",\n"
+		"      \"records\": 1,\n"
+		"      \"rate_per_s\": 3333333.3333333335,\n"
+		"      \"kinds\": {},\n"
+		"      \"truncated\": 0,\n"
+		"      \"args\": [],\n"
+		"      \"duration\": null\n"
+		"    }\n"
+		"  ]\n"
+		"}\n";
+	char *out;
+
+	add("{\"ts\":100,\"event\":\"f\\\"x\",\"kind\":\"return\",\"duration_ns\":3,"
+	    "\"args\":{\"s\":{ \"a\" : 1, \"b\" : \"x\\ty\" }}}");
+	add("{\"ts\":400,\"event\":\"g\"}");
+	add("{\"ts\":200,\"event\":\"f\\\"x\",\"kind\":\"return\",\"duration_ns\":0,"
+	    "\"args\":{\"s\":{\"a\":1,\"b\":\"x\\u0009y\"}}}");
+	out = render(true);
+	cr_expect_str_eq(out, golden);
+	free(out);
+}
+
+/* No record, or no timestamps: spans and rates are n/a, the document still valid. */
+Test(report, empty_and_without_timestamps)
+{
+	char *out = render(false);
+
+	cr_expect_str_eq(out, "0 records of 0 events over n/a (no timestamps)\n");
+	free(out);
+	out = render(true);
+	cr_expect_str_eq(out, "{\n  \"records\": 0,\n  \"without_event\": 0,\n"
+			      "  \"first_ts\": null,\n  \"last_ts\": null,\n  \"span_ns\": null,\n"
+			      "  \"events\": []\n}\n");
+	free(out);
+
+	add("{\"event\":\"e\",\"args\":{\"x\":null,\"y\":[1,2]}}");
+	add("{\"ts\":5,\"event\":\"e\",\"args\":\"not an object\",\"duration_ns\":-1}");
+	out = render(false);
+	cr_expect_str_eq(out, "2 records of 1 event over 0.000000000 s\n"
+			      "\n"
+			      "e: 2 records, n/a\n"
+			      "  x: 1 distinct value in 1 of 2 records\n"
+			      "    1  null\n"
+			      "  y: 1 distinct value in 1 of 2 records\n"
+			      "    1  [1,2]\n");
+	free(out);
+}
+
+/* Not an object: refused, nothing counted. */
+Test(report, refuses_non_objects)
+{
+	struct ptap_err err = { .pos = -1 };
+	const struct json_val *v;
+
+	cr_assert_eq(json_doc__parse(doc, "[1]", 3, &v, &err), 0);
+	cr_expect_eq(report__add(rep, v), -EINVAL);
+	cr_expect_eq(report__add(rep, NULL), -EINVAL);
+	cr_expect_eq(report__records(rep), 0);
+}
+
+/* One duration a report: its histogram row and its statistics line. */
+static const struct {
+	const char *ns;
+	const char *row;
+	const char *stats;
+} one_duration[] = {
+	{ "0", "    [0ns, 1ns) 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n",
+	  "    p50 0ns  p90 0ns  p99 0ns  min 0ns  max 0ns  mean 0ns\n" },
+	{ "1", "    [1ns, 2ns) 1 |", "p50 1ns  " },
+	{ "999", "    [512ns, 1.02us) 1 |", "p50 999ns  " },
+	{ "1000", "    [512ns, 1.02us) 1 |", "p50 1.00us  " },
+	{ "99949", "    [65.5us, 131us) 1 |", "p50 99.9us  " },
+	{ "99950", "    [65.5us, 131us) 1 |", "p50 100us  " },
+	{ "999499", "    [524us, 1.05ms) 1 |", "p50 999us  " },
+	{ "999500", "    [524us, 1.05ms) 1 |", "p50 1.00ms  " },
+	{ "1500000000", "    [1.07s, 2.15s) 1 |", "p50 1.50s  " },
+	{ "3600000000000", "    [2199s, 4398s) 1 |", "p50 3600s  " },
+	{ "18446744073709551615", "    [9223372037s, 18446744074s) 1 |",
+	  "p50 18446744074s  " },
+};
+
+Test(report, duration_units_and_extreme_buckets)
+{
+	char line[256], *out;
+
+	for (size_t i = 0; i < ARRAY_SIZE(one_duration); i++) {
+		report__free(rep);
+		cr_assert_eq(report__new(&rep), 0);
+		snprintf(line, sizeof(line), "{\"ts\":1,\"event\":\"e\",\"duration_ns\":%s}",
+			 one_duration[i].ns);
+		add(line);
+		out = render(false);
+		cr_expect_not_null(strstr(out, one_duration[i].row), "%s:\n%s", one_duration[i].ns,
+				   out);
+		cr_expect_not_null(strstr(out, one_duration[i].stats), "%s:\n%s",
+				   one_duration[i].ns, out);
+		free(out);
+	}
+	out = render(true);	/* the last: 2^64 - 1 in the bucket [2^63, 2^64) */
+	cr_expect_not_null(strstr(out, "{\"lo_ns\": 9223372036854775808, \"hi_ns\": "
+				       "18446744073709551616, \"count\": 1}"), "%s", out);
+	cr_expect_not_null(strstr(out, "\"p50_ns\": 18446744073709551615,"), "%s", out);
+	free(out);
+}
+
+/* Many distinct values: the hash table keeps every count. */
+Test(report, many_distinct_values)
+{
+	char line[128], *out, want[64];
+
+	/* value i (0..4999) appears i % 7 + 1 times; ties broken by first appearance */
+	for (int round = 0; round < 7; round++)
+		for (int i = 0; i < 5000; i++)
+			if (i % 7 >= round) {
+				snprintf(line, sizeof(line),
+					 "{\"ts\":%d,\"event\":\"e\",\"args\":{\"v\":\"s%d\"}}",
+					 round * 5000 + i, i);
+				add(line);
+			}
+	out = render(false);
+	cr_expect_not_null(strstr(out, "  v: 5000 distinct values\n"), "%s", out);
+	/* 6, 13, 20, ... (i % 7 == 6) appear 7 times: the first ten of them lead */
+	for (int k = 0; k < REPORT_TOP; k++) {
+		snprintf(want, sizeof(want), "    7  \"s%d\"\n", 6 + 7 * k);
+		cr_expect_not_null(strstr(out, want), "%s", want);
+	}
+	cr_expect_not_null(strstr(out, "    7  \"s6\"\n    7  \"s13\"\n"));
+	/*
+	 * 5000 = 714 * 7 + 2: residues 0 and 1 have 715 values, 2..6 have 714, so
+	 * 715 * (1 + 2) + 714 * (3 + 4 + 5 + 6 + 7) = 19995 records, 70 of them shown
+	 */
+	cr_expect_eq(report__records(rep), 19995);
+	cr_expect_not_null(strstr(out, "    ... 4990 more values in 19925 records\n"), "%s", out);
+	free(out);
+}
