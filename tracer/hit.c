@@ -258,14 +258,19 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
-	/* backwards: return probes' frames pop, and record, in the probes' order */
-	for (int i = st->nprobes - 1; i >= 0; i--) {
+	/*
+	 * Entry records in the probes' order; return probes' frames pushed
+	 * backwards, so that they pop, and record, in the probes' order too.
+	 */
+	for (int k = 0; k < 2 * st->nprobes; k++) {
+		int i = k < st->nprobes ? k : 2 * st->nprobes - 1 - k;
 		struct probe *p = st->probes[i];
 
-		if (p->rbrk || (p->rp.retprobe && s->detaching))
+		if (p->rbrk || p->rp.retprobe != (k >= st->nprobes) ||
+		    (p->rp.retprobe && s->detaching))
 			continue;	/* detaching: its return would never be seen */
 		/* xmm registers cost a second ptrace call: only for probes that read them */
-		if (st->probes[i]->rp.fpregs && !fp_done) {
+		if (p->rp.fpregs && !fp_done) {
 			arch_fpregs_t fp;
 
 			/* unread, they stay out of reach: an error value, never a 0 */
