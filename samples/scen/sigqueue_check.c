@@ -49,6 +49,12 @@ int main(int argc, char **argv)
 	SELFCHECK_SAVE(probe_me);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGRTMIN, &sa, NULL);
+	/* held until SENDER is set: the child may queue its first one at once */
+	sigset_t hold;
+
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &hold, NULL);
 	pid = fork();
 	if (pid == 0) {
 		for (int i = 1; i <= n; i++) {
@@ -60,6 +66,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	sender = pid;
+	sigprocmask(SIG_UNBLOCK, &hold, NULL);
 	while (got < n && calls < 100000000L)
 		probe_me(calls++, "q");
 	waitpid(pid, &st, 0);
