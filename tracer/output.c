@@ -26,7 +26,6 @@ struct output {
 	FILE *spool;
 	uint64_t spooled;		/* events written to the spool */
 	bool spool_broken;		/* a spool write failed: its framing is lost from there */
-	bool out_broken;		/* writing the document failed: the rest is not tried */
 };
 
 /*
@@ -151,6 +150,7 @@ struct spooled {
 	size_t off;			/* of its header in the spool */
 	uint32_t len;
 	int32_t pid, tid;
+	uint64_t end;			/* in the document: the offset past it, once written */
 };
 
 /* Time order: by start; at the same start the longer first (a parent before
@@ -207,41 +207,77 @@ static const char *spool_comm(const char *map, const struct spooled *e)
 	return map + e->off + offsetof(struct spool_hdr, comm);
 }
 
-/* Text of the document; false (and O->out_broken) when the write failed or did before. */
-static bool put(struct output *o, const char *s, size_t n)
+/*
+ * The document goes out through write(2) in chunks of whole bytes we count,
+ * not stdio: after a failure (EPIPE, ENOSPC) the events that reached the
+ * output are known exactly, and only the others count as lost.
+ */
+struct doc {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	uint64_t put;			/* bytes given to doc_put() */
+	uint64_t out;			/* bytes written */
+	int err;			/* the failed write's errno: nothing is tried after it */
+	bool first;			/* no element in "traceEvents" yet */
+};
+
+static void doc_flush(struct doc *d)
 {
-	if (o->out_broken)
-		return false;
-	if (fwrite(s, 1, n, o->f) == n)
-		return true;
-	o->out_broken = true;
-	if (!o->err)
-		o->err = errno ? errno : EIO;
-	return false;
+	size_t off = 0;
+
+	while (off < d->len && !d->err) {
+		ssize_t w = write(d->fd, d->buf + off, d->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			d->err = w < 0 ? errno : EIO;
+			break;
+		}
+		off += w;
+		d->out += w;
+	}
+	d->len = 0;
+}
+
+static void doc_put(struct doc *d, const char *s, size_t n)
+{
+	d->put += n;
+	while (n && !d->err) {
+		size_t k = d->cap - d->len < n ? d->cap - d->len : n;
+
+		memcpy(d->buf + d->len, s, k);
+		d->len += k;
+		s += k;
+		n -= k;
+		if (d->len == d->cap)
+			doc_flush(d);
+	}
 }
 
 /* One element of "traceEvents", on its own line. */
-static bool put_event(struct output *o, const char *s, size_t n, bool *first)
+static void doc_event(struct doc *d, const char *s, size_t n)
 {
-	bool ok = put(o, *first ? "\n" : ",\n", *first ? 1 : 2) && put(o, s, n);
-
-	*first = false;
-	return ok;
+	if (!n)
+		return;		/* a metadata event that did not fit its buffer: none */
+	doc_put(d, d->first ? "\n" : ",\n", d->first ? 1 : 2);
+	doc_put(d, s, n);
+	d->first = false;
 }
 
 /*
  * The metadata naming the tracks: per process its process_name (the latest
  * name of its main thread, else of its latest thread), per thread its
  * thread_name "COMM/TID" with its latest name (after an exec, the new
- * program's).  EV (N) is sorted by thread here.
+ * program's).  EV (N) is sorted by thread here.  BUF (LEN bytes) is scratch.
  */
-static void write_metadata(struct output *o, const char *map, struct spooled *ev, uint64_t n,
-			   bool *first)
+static void write_metadata(struct doc *d, const char *map, struct spooled *ev, uint64_t n,
+			   char *buf, size_t len)
 {
 	qsort(ev, n, sizeof(*ev), by_thread);
 	for (uint64_t i = 0; i < n;) {
 		uint64_t end = i, pname = i;
-		size_t len;
 
 		while (end < n && ev[end].pid == ev[i].pid)
 			end++;
@@ -251,18 +287,15 @@ static void write_metadata(struct output *o, const char *map, struct spooled *ev
 			if (jm > pm || (jm == pm && ev[j].seq > ev[pname].seq))
 				pname = j;
 		}
-		len = perfetto__format_process_name(ev[i].pid, spool_comm(map, &ev[pname]), o->buf,
-						    o->buflen);
-		if (len && !put_event(o, o->buf, len, first))
-			return;
+		doc_event(d, buf, perfetto__format_process_name(ev[i].pid,
+								spool_comm(map, &ev[pname]),
+								buf, len));
 		for (uint64_t j = i; j < end; j++) {
 			if (j + 1 < end && ev[j + 1].tid == ev[j].tid)
 				continue;	/* the thread's last event has its latest name */
-			len = perfetto__format_thread_name(ev[j].pid, ev[j].tid,
-							   spool_comm(map, &ev[j]), o->buf,
-							   o->buflen);
-			if (len && !put_event(o, o->buf, len, first))
-				return;
+			doc_event(d, buf, perfetto__format_thread_name(ev[j].pid, ev[j].tid,
+								       spool_comm(map, &ev[j]),
+								       buf, len));
 		}
 		i = end;
 	}
@@ -275,11 +308,11 @@ static void write_metadata(struct output *o, const char *map, struct spooled *ev
  */
 static void write_perfetto(struct output *o)
 {
+	struct doc d = { .fd = fileno(o->f), .cap = 1 << 20, .first = true };
 	struct spooled *ev = NULL;
 	char *map = NULL;
 	uint64_t n = 0, i;
 	struct stat st;
-	bool first = true;
 
 	if (fflush(o->spool) != 0 || fstat(fileno(o->spool), &st) < 0) {
 		if (!o->err)
@@ -297,16 +330,31 @@ static void write_perfetto(struct output *o)
 		}
 	}
 	o->failed += o->spooled - n;	/* lost in the spool */
-	put(o, DOC_HEAD, strlen(DOC_HEAD));
+	d.buf = malloc(d.cap);
+	if (!d.buf) {			/* then in smaller chunks */
+		d.buf = o->buf;
+		d.cap = o->buflen;
+	}
+	fflush(o->f);			/* nothing of ours is in stdio; the fd is written directly */
+	doc_put(&d, DOC_HEAD, strlen(DOC_HEAD));
 	if (n) {
-		write_metadata(o, map, ev, n, &first);
+		write_metadata(&d, map, ev, n, o->buf, o->buflen);
 		qsort(ev, n, sizeof(*ev), by_time);
 	}
-	for (i = 0; i < n; i++)
-		if (!put_event(o, map + ev[i].off + sizeof(struct spool_hdr), ev[i].len, &first))
-			break;
-	o->failed += n - i;		/* not written: the reader went away, the disk is full */
-	put(o, DOC_TAIL, strlen(DOC_TAIL));
+	for (i = 0; i < n && !d.err; i++) {
+		doc_event(&d, map + ev[i].off + sizeof(struct spool_hdr), ev[i].len);
+		ev[i].end = d.put;
+	}
+	doc_put(&d, DOC_TAIL, strlen(DOC_TAIL));
+	doc_flush(&d);
+	/* not written (the reader went away, the disk is full): those past the bytes out */
+	while (i > 0 && ev[i - 1].end > d.out)
+		i--;
+	o->failed += n - i;
+	if (d.err && !o->err)
+		o->err = d.err;
+	if (d.buf != o->buf)
+		free(d.buf);
 	free(ev);
 	if (map && map != MAP_FAILED)
 		munmap(map, st.st_size);
