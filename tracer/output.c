@@ -335,7 +335,7 @@ static void write_perfetto(struct output *o)
 		d.buf = o->buf;
 		d.cap = o->buflen;
 	}
-	fflush(o->f);			/* nothing of ours is in stdio; the fd is written directly */
+	fflush(o->f);			/* nothing of ours in stdio: the fd is written directly */
 	doc_put(&d, DOC_HEAD, strlen(DOC_HEAD));
 	if (n) {
 		write_metadata(&d, map, ev, n, o->buf, o->buflen);

@@ -16,7 +16,8 @@
 
 #define TY(k, s)	((struct fetch_type){ .kind = FT_##k, .size = (s) })
 #define INT(v)		((struct fetch_val){ .u = (v) })
-#define STR(s)		((struct fetch_val){ .str = (char *)(s), .len = sizeof(s) - 1, .addr = 0x1000 })
+#define STR(s)		((struct fetch_val){ .str = (char *)(s), .len = sizeof(s) - 1, \
+					     .addr = 0x1000 })
 
 static const char *const qnames[] = { "query_string", "len" };
 static const struct fetch_type qtypes[] = { TY(STRING, 8), TY(UNSIGNED, 4) };
@@ -132,7 +133,8 @@ Test(perfetto, start_never_wraps)
 			   "\"ts\":0.000,\"dur\":0.250,\"args\":{\"ts_ns\":0,\"dur_ns\":250}}");
 }
 
-/* The slice is named after the function; only a whole trailing "__return" goes, only from slices. */
+/* The slice is named after the function: only a whole trailing "__return" goes, only from
+ * slices. */
 Test(perfetto, slice_names)
 {
 	static const struct {
@@ -315,16 +317,16 @@ Test(perfetto, document_sorted_with_track_names)
 		"\"args\":{\"name\":\"worker/11\"}},\n"
 		"{\"ph\":\"X\",\"name\":\"outer\",\"cat\":\"probe\",\"pid\":10,\"tid\":10,"
 		"\"ts\":1.000,\"dur\":8.000,\"args\":{\"ts_ns\":1000,\"dur_ns\":8000}},\n"
-		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"outer\",\"cat\":\"probe\",\"pid\":10,\"tid\":10,"
-		"\"ts\":1.000,\"args\":{\"ts_ns\":1000}},\n"
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"outer\",\"cat\":\"probe\",\"pid\":10,"
+		"\"tid\":10,"		"\"ts\":1.000,\"args\":{\"ts_ns\":1000}},\n"
 		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"same_start\",\"cat\":\"probe\",\"pid\":10,"
 		"\"tid\":10,\"ts\":1.000,\"args\":{\"ts_ns\":1000}},\n"
 		"{\"ph\":\"X\",\"name\":\"inner\",\"cat\":\"probe\",\"pid\":10,\"tid\":10,"
 		"\"ts\":2.000,\"dur\":3.000,\"args\":{\"ts_ns\":2000,\"dur_ns\":3000}},\n"
 		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"w\",\"cat\":\"probe\",\"pid\":10,\"tid\":11,"
 		"\"ts\":2.500,\"args\":{\"ts_ns\":2500}},\n"
-		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"mark\",\"cat\":\"probe\",\"pid\":10,\"tid\":10,"
-		"\"ts\":3.000,\"args\":{\"ts_ns\":3000}}\n"
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"mark\",\"cat\":\"probe\",\"pid\":10,"
+		"\"tid\":10,"		"\"ts\":3.000,\"args\":{\"ts_ns\":3000}}\n"
 		"]}\n");
 	unlink(path);
 }
