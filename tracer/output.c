@@ -109,7 +109,8 @@ static void spool_record(struct output *o, const struct record *rec)
 		write_failed(o, EMSGSIZE);
 		return;
 	}
-	memcpy(h.comm, rec->comm, clen);
+	if (clen)
+		memcpy(h.comm, rec->comm, clen);
 	h.len = (uint32_t)n;
 	memcpy(o->buf, &h, sizeof(h));
 	if (fwrite(o->buf, 1, sizeof(h) + n, o->spool) != sizeof(h) + n) {
