@@ -26,6 +26,8 @@ need cmd:objcopy binutils
 need deb:libc6-dbg libc6-dbg
 # the attach tests check that a process strace traces is refused
 need cmd:strace strace
+# the perfetto tests check the trace with tests/integ/perfetto_check.py
+need cmd:python3 python3
 [ "${1:-}" = --bench ] && need cmd:perf linux-perf
 [ -z "$pkgs" ] && exit 0
 line="apt-get install -y$pkgs"

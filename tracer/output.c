@@ -1,11 +1,16 @@
 /* tracer/output.c: the record writer.  One formatter per format behind one
- * function pointer; stdio buffering (line buffered on a terminal). */
+ * function pointer; stdio buffering (line buffered on a terminal).  Perfetto
+ * traces are spooled to a temporary file and written, sorted, at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "probes/perfetto.h"
 #include "probes/record.h"
 #include "tracer/output.h"
 
@@ -17,28 +22,58 @@ struct output {
 	uint64_t failed;
 	int err;
 	bool own;
+	/* OUT_PERFETTO: the events so far, each a spool_hdr and its JSON, in arrival order */
+	FILE *spool;
+	uint64_t spooled;		/* events written to the spool */
+	bool spool_broken;		/* a spool write failed: its framing is lost from there */
+};
+
+/*
+ * One spooled event: this header, then LEN bytes of JSON.  Entries are not
+ * aligned in the spool: read a header with memcpy.
+ */
+#define SPOOL_MAGIC	0x70746170u	/* "ptap" */
+struct spool_hdr {
+	uint32_t magic;
+	uint32_t len;
+	uint64_t start;			/* ns: where the event starts (a slice at its entry) */
+	uint64_t dur;			/* ns, 0 for an instant */
+	int32_t pid, tid;
+	char comm[24];			/* the thread's name then, NUL-terminated (cut) */
 };
 
 int output__open(const char *path, enum out_format fmt, size_t buflen, struct output **out)
 {
 	struct output *o = calloc(1, sizeof(*o));
+	int r = 0;
 
 	if (!o)
 		return -ENOMEM;
-	o->buf = malloc(buflen);
 	o->buflen = buflen;
 	o->format = fmt == OUT_JSON ? record__format_json : record__format_text;
-	if (path) {
+	if (fmt == OUT_PERFETTO) {
+		/* unlinked at once; not inherited by the command (it might write to fd 3...) */
+		o->spool = tmpfile();
+		if (!o->spool || fcntl(fileno(o->spool), F_SETFD, FD_CLOEXEC) < 0)
+			r = -errno;
+		o->buflen += sizeof(struct spool_hdr);
+	}
+	o->buf = malloc(o->buflen);
+	if (!o->buf && !r)
+		r = -ENOMEM;
+	if (path && !r) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 		o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		o->own = true;
-	} else {
+		if (!o->f)
+			r = -errno;
+	} else if (!r) {
 		o->f = stdout;
 	}
-	if (!o->f || !o->buf) {
-		int r = o->buf ? -errno : -ENOMEM;
-
+	if (r) {
+		if (o->spool)
+			fclose(o->spool);
 		free(o->buf);
 		free(o);
 		return r;
@@ -49,20 +84,282 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
 	return 0;
 }
 
+/* A write to the output or the spool failed: keep its errno (the first one). */
+static void write_failed(struct output *o, int err)
+{
+	if (!o->err)
+		o->err = err ? err : EIO;
+	o->failed++;
+}
+
+/* OUT_PERFETTO: the event and its sort key to the spool, in one write.  Never allocates. */
+static void spool_record(struct output *o, const struct record *rec)
+{
+	struct spool_hdr h = { .magic = SPOOL_MAGIC, .start = perfetto__start(rec),
+			       .dur = perfetto__is_slice(rec) ? rec->duration : 0,
+			       .pid = rec->pid, .tid = rec->tid };
+	size_t n, clen = rec->comm ? strnlen(rec->comm, sizeof(h.comm) - 1) : 0;
+
+	if (o->spool_broken) {
+		o->failed++;
+		return;
+	}
+	n = perfetto__format_event(rec, o->buf + sizeof(h), o->buflen - sizeof(h));
+	if (!n) {		/* not even its header fits (an event name of a kilobyte) */
+		write_failed(o, EMSGSIZE);
+		return;
+	}
+	if (clen)
+		memcpy(h.comm, rec->comm, clen);
+	h.len = (uint32_t)n;
+	memcpy(o->buf, &h, sizeof(h));
+	if (fwrite(o->buf, 1, sizeof(h) + n, o->spool) != sizeof(h) + n) {
+		o->spool_broken = true;
+		write_failed(o, errno);
+		return;
+	}
+	o->spooled++;
+}
+
 void output__record(struct output *o, const struct record *rec)
 {
-	size_t n = o->format(rec, o->buf, o->buflen);
+	size_t n;
 
-	if (fwrite(o->buf, 1, n, o->f) != n) {
-		if (!o->err)
-			o->err = errno;
-		o->failed++;
+	if (o->spool) {
+		spool_record(o, rec);
+		return;
 	}
+	n = o->format(rec, o->buf, o->buflen);
+	if (fwrite(o->buf, 1, n, o->f) != n)
+		write_failed(o, errno);
 }
 
 int output__error(const struct output *o)
 {
 	return o ? o->err : 0;
+}
+
+/* ---- the perfetto document, at the end ------------------------------------ */
+
+#define DOC_HEAD	"{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+#define DOC_TAIL	"\n]}\n"
+
+/* One spooled event, located in the mapped spool. */
+struct spooled {
+	uint64_t start, dur;
+	uint64_t seq;			/* arrival order */
+	size_t off;			/* of its header in the spool */
+	uint32_t len;
+	int32_t pid, tid;
+	uint64_t end;			/* in the document: the offset past it, once written */
+};
+
+/* Time order: by start; at the same start the longer first (a parent before
+ * the slices it holds, a slice before an instant at its start); then arrival. */
+static int by_time(const void *a, const void *b)
+{
+	const struct spooled *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Thread order: by pid, tid, then arrival. */
+static int by_thread(const void *a, const void *b)
+{
+	const struct spooled *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The spool's entries, in arrival order, into EV (room for MAX): stops at
+ * the end, or at the first entry that is not whole (a failed write).
+ */
+static uint64_t spool_index(const char *map, size_t size, struct spooled *ev, uint64_t max)
+{
+	size_t off = 0;
+	uint64_t n = 0;
+
+	while (n < max && size - off >= sizeof(struct spool_hdr)) {
+		struct spool_hdr h;
+
+		memcpy(&h, map + off, sizeof(h));
+		if (h.magic != SPOOL_MAGIC || h.len > size - off - sizeof(h))
+			break;
+		ev[n] = (struct spooled){ .start = h.start, .dur = h.dur, .seq = n, .off = off,
+					  .len = h.len, .pid = h.pid, .tid = h.tid };
+		off += sizeof(h) + h.len;
+		n++;
+	}
+	return n;
+}
+
+/* The comm of spooled event E. */
+static const char *spool_comm(const char *map, const struct spooled *e)
+{
+	return map + e->off + offsetof(struct spool_hdr, comm);
+}
+
+/*
+ * The document goes out through write(2) in chunks of whole bytes we count,
+ * not stdio: after a failure (EPIPE, ENOSPC) the events that reached the
+ * output are known exactly, and only the others count as lost.
+ */
+struct doc {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	uint64_t put;			/* bytes given to doc_put() */
+	uint64_t out;			/* bytes written */
+	int err;			/* the failed write's errno: nothing is tried after it */
+	bool first;			/* no element in "traceEvents" yet */
+};
+
+static void doc_flush(struct doc *d)
+{
+	size_t off = 0;
+
+	while (off < d->len && !d->err) {
+		ssize_t w = write(d->fd, d->buf + off, d->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			d->err = w < 0 ? errno : EIO;
+			break;
+		}
+		off += w;
+		d->out += w;
+	}
+	d->len = 0;
+}
+
+static void doc_put(struct doc *d, const char *s, size_t n)
+{
+	d->put += n;
+	while (n && !d->err) {
+		size_t k = d->cap - d->len < n ? d->cap - d->len : n;
+
+		memcpy(d->buf + d->len, s, k);
+		d->len += k;
+		s += k;
+		n -= k;
+		if (d->len == d->cap)
+			doc_flush(d);
+	}
+}
+
+/* One element of "traceEvents", on its own line. */
+static void doc_event(struct doc *d, const char *s, size_t n)
+{
+	if (!n)
+		return;		/* a metadata event that did not fit its buffer: none */
+	doc_put(d, d->first ? "\n" : ",\n", d->first ? 1 : 2);
+	doc_put(d, s, n);
+	d->first = false;
+}
+
+/*
+ * The metadata naming the tracks: per process its process_name (the latest
+ * name of its main thread, else of its latest thread), per thread its
+ * thread_name "COMM/TID" with its latest name (after an exec, the new
+ * program's).  EV (N) is sorted by thread here.  BUF (LEN bytes) is scratch.
+ */
+static void write_metadata(struct doc *d, const char *map, struct spooled *ev, uint64_t n,
+			   char *buf, size_t len)
+{
+	qsort(ev, n, sizeof(*ev), by_thread);
+	for (uint64_t i = 0; i < n;) {
+		uint64_t end = i, pname = i;
+
+		while (end < n && ev[end].pid == ev[i].pid)
+			end++;
+		for (uint64_t j = i; j < end; j++) {
+			bool jm = ev[j].tid == ev[j].pid, pm = ev[pname].tid == ev[pname].pid;
+
+			if (jm > pm || (jm == pm && ev[j].seq > ev[pname].seq))
+				pname = j;
+		}
+		doc_event(d, buf, perfetto__format_process_name(ev[i].pid,
+								spool_comm(map, &ev[pname]),
+								buf, len));
+		for (uint64_t j = i; j < end; j++) {
+			if (j + 1 < end && ev[j + 1].tid == ev[j].tid)
+				continue;	/* the thread's last event has its latest name */
+			doc_event(d, buf, perfetto__format_thread_name(ev[j].pid, ev[j].tid,
+								       spool_comm(map, &ev[j]),
+								       buf, len));
+		}
+		i = end;
+	}
+}
+
+/*
+ * OUT_PERFETTO at the end: {"displayTimeUnit":"ns","traceEvents":[ the
+ * metadata, then the spooled events sorted by time ]}.  Events that cannot
+ * be read back or written are counted in o->failed.
+ */
+static void write_perfetto(struct output *o)
+{
+	struct doc d = { .fd = fileno(o->f), .cap = 1 << 20, .first = true };
+	struct spooled *ev = NULL;
+	char *map = NULL;
+	uint64_t n = 0, i;
+	struct stat st;
+
+	if (fflush(o->spool) != 0 || fstat(fileno(o->spool), &st) < 0) {
+		if (!o->err)
+			o->err = errno;
+		st.st_size = 0;
+	}
+	if (o->spooled && st.st_size > 0) {
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fileno(o->spool), 0);
+		ev = calloc(o->spooled, sizeof(*ev));
+		if (map == MAP_FAILED || !ev) {
+			if (!o->err)
+				o->err = map == MAP_FAILED ? errno : ENOMEM;
+		} else {
+			n = spool_index(map, st.st_size, ev, o->spooled);
+		}
+	}
+	o->failed += o->spooled - n;	/* lost in the spool */
+	d.buf = malloc(d.cap);
+	if (!d.buf) {			/* then in smaller chunks */
+		d.buf = o->buf;
+		d.cap = o->buflen;
+	}
+	fflush(o->f);			/* nothing of ours in stdio: the fd is written directly */
+	doc_put(&d, DOC_HEAD, strlen(DOC_HEAD));
+	if (n) {
+		write_metadata(&d, map, ev, n, o->buf, o->buflen);
+		qsort(ev, n, sizeof(*ev), by_time);
+	}
+	for (i = 0; i < n && !d.err; i++) {
+		doc_event(&d, map + ev[i].off + sizeof(struct spool_hdr), ev[i].len);
+		ev[i].end = d.put;
+	}
+	doc_put(&d, DOC_TAIL, strlen(DOC_TAIL));
+	doc_flush(&d);
+	/* not written (the reader went away, the disk is full): those past the bytes out */
+	while (i > 0 && ev[i - 1].end > d.out)
+		i--;
+	o->failed += n - i;
+	if (d.err && !o->err)
+		o->err = d.err;
+	if (d.buf != o->buf)
+		free(d.buf);
+	free(ev);
+	if (map && map != MAP_FAILED)
+		munmap(map, st.st_size);
+	fclose(o->spool);
 }
 
 uint64_t output__close(struct output *o, int *err)
@@ -71,6 +368,8 @@ uint64_t output__close(struct output *o, int *err)
 
 	if (!o)
 		return 0;
+	if (o->spool)
+		write_perfetto(o);
 	if (fflush(o->f) != 0 && !o->err)
 		o->err = errno;
 	if (o->own)
