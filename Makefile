@@ -173,6 +173,10 @@ soak: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(S)/query_server
 	./$(O)/ptap record -e 'exec_query %di:string %si:u32' -- ./$(S)/query_server samples/queries.txt
+	@echo '--- what each query returned and how long it took, summarised by ptap report:'
+	./$(O)/ptap record --format json -o $(O)/demo.json -e 'exec_query%return $$retval query_string' \
+		-- ./$(S)/query_server samples/queries.txt
+	./$(O)/ptap report $(O)/demo.json
 
 $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)
