@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/array.h"
 #include "probes/err.h"
 #include "probes/escape.h"
 #include "probes/json.h"
@@ -107,24 +108,6 @@ static void *arena_alloc(struct json_doc *doc, size_t size)
 	c->used += size;
 	doc->total += size;
 	return p;
-}
-
-/* Make *PTR (*CAP elements of SIZE) hold NEED elements; 0 or -ENOMEM. */
-static int grow(void **ptr, size_t *cap, size_t size, size_t need)
-{
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*ptr, n * size);
-	if (!p)
-		return -ENOMEM;
-	*ptr = p;
-	*cap = n;
-	return 0;
 }
 
 /* ---- the reader ---------------------------------------------------------- */
@@ -453,7 +436,7 @@ static int parse_array(struct parser *ps, struct json_val *v)
 		r = parse_value(ps, &item);
 		if (r < 0)
 			return r;
-		if (grow((void **)&doc->vals, &doc->capvals, sizeof(item), doc->nvals + 1))
+		if (array_grow((void **)&doc->vals, &doc->capvals, sizeof(item), doc->nvals + 1))
 			return -ENOMEM;
 		doc->vals[doc->nvals++] = item;
 		skip_ws(ps);
@@ -513,7 +496,7 @@ static int parse_object(struct parser *ps, struct json_val *v)
 		r = parse_member(ps, &m);
 		if (r < 0)
 			return r;
-		if (grow((void **)&doc->mems, &doc->capmems, sizeof(m), doc->nmems + 1))
+		if (array_grow((void **)&doc->mems, &doc->capmems, sizeof(m), doc->nmems + 1))
 			return -ENOMEM;
 		doc->mems[doc->nmems++] = m;
 		skip_ws(ps);

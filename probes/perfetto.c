@@ -5,88 +5,28 @@
 #include <string.h>
 
 #include "probes/escape.h"
+#include "probes/obuf.h"
 #include "probes/perfetto.h"
 #include "probes/record.h"
 
 #define RETURN_SUFFIX	"__return"
 #define CUT		",\"truncated\":true}}"
 
-/* ---- an output buffer that refuses what does not fit --------------------- */
-
-struct pbuf {
-	char *buf;
-	size_t cap;		/* usable bytes, the NUL included */
-	size_t pos;		/* BUF[POS] is the NUL */
-	bool over;		/* a piece did not fit; nothing is written after it */
-};
-
-static void pb_init(struct pbuf *pb, char *buf, size_t cap)
-{
-	*pb = (struct pbuf){ .buf = buf, .cap = cap, .over = !cap };
-	if (cap)
-		buf[0] = '\0';
-}
-
-static void pb_write(struct pbuf *pb, const char *s, size_t n)
-{
-	if (pb->over || n > pb->cap - 1 - pb->pos) {
-		pb->over = true;
-		return;
-	}
-	memcpy(pb->buf + pb->pos, s, n);
-	pb->pos += n;
-	pb->buf[pb->pos] = '\0';
-}
-
-static void pb_puts(struct pbuf *pb, const char *s)
-{
-	pb_write(pb, s, strlen(s));
-}
-
-static void pb_printf(struct pbuf *pb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void pb_printf(struct pbuf *pb, const char *fmt, ...)
-{
-	char tmp[128];	/* numbers and short fixed text only */
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		pb->over = true;
-		return;
-	}
-	pb_write(pb, tmp, n);
-}
-
 /* "S[0..N)", escaped for JSON; all of it or nothing. */
-static void pb_string(struct pbuf *pb, const char *s, size_t n)
+static void pb_string(struct obuf *pb, const char *s, size_t n)
 {
-	size_t used, w;
-
-	pb_puts(pb, "\"");
-	if (pb->over)
-		return;
-	w = escape_str(s ? s : "", s ? n : 0, ESC_JSON, pb->buf + pb->pos, pb->cap - pb->pos,
-		       &used);
-	if (used < (s ? n : 0)) {
-		pb->buf[pb->pos] = '\0';
-		pb->over = true;
-		return;
-	}
-	pb->pos += w;
-	pb_puts(pb, "\"");
+	ob_puts(pb, "\"");
+	ob_escape(pb, s ? s : "", s ? n : 0, ESC_JSON);
+	ob_puts(pb, "\"");
 }
 
-static void pb_cstring(struct pbuf *pb, const char *s)
+static void pb_cstring(struct obuf *pb, const char *s)
 {
 	pb_string(pb, s, s ? strlen(s) : 0);
 }
 
 /* A value, typed as record__format_json() types it. */
-static void pb_value(struct pbuf *pb, const struct fetch_type *t, const struct fetch_val *v)
+static void pb_value(struct obuf *pb, const struct fetch_type *t, const struct fetch_val *v)
 {
 	size_t n;
 
@@ -102,18 +42,10 @@ static void pb_value(struct pbuf *pb, const struct fetch_type *t, const struct f
 }
 
 /* Nanoseconds as microseconds with 3 decimals: 602603598993 -> 602603598.993. */
-static void pb_us(struct pbuf *pb, uint64_t ns)
+static void pb_us(struct obuf *pb, uint64_t ns)
 {
-	pb_printf(pb, "%llu.%03llu", (unsigned long long)(ns / 1000),
+	ob_printf(pb, "%llu.%03llu", (unsigned long long)(ns / 1000),
 		  (unsigned long long)(ns % 1000));
-}
-
-/* Undo everything after MARK (an earlier pb->pos) and clear the overflow. */
-static void pb_rollback(struct pbuf *pb, size_t mark)
-{
-	pb->pos = mark;
-	pb->buf[mark] = '\0';
-	pb->over = false;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -169,7 +101,7 @@ static bool reserved_key(const char *name)
 static const struct fetch_type default_type = { .kind = FT_DEFAULT, .size = 8 };
 
 /* Argument I of REC as "NAME":VALUE (with a leading ',' when it is not the first key). */
-static void arg(struct pbuf *pb, const struct record *rec, unsigned int i)
+static void arg(struct obuf *pb, const struct record *rec, unsigned int i)
 {
 	char nbuf[16];
 	const char *name = rec->names ? rec->names[i] : NULL;
@@ -178,7 +110,7 @@ static void arg(struct pbuf *pb, const struct record *rec, unsigned int i)
 		snprintf(nbuf, sizeof(nbuf), "arg%u", i + 1);
 		name = nbuf;
 	}
-	pb_puts(pb, ",");
+	ob_puts(pb, ",");
 	if (reserved_key(name)) {
 		char key[32];
 
@@ -187,34 +119,34 @@ static void arg(struct pbuf *pb, const struct record *rec, unsigned int i)
 	} else {
 		pb_cstring(pb, name);
 	}
-	pb_puts(pb, ":");
+	ob_puts(pb, ":");
 	pb_value(pb, rec->types ? &rec->types[i] : &default_type, &rec->vals[i]);
 }
 
 /* Everything up to the arguments' closing "}}": the header, ptap's keys, then
  * the arguments that fit.  True when all of it fit. */
-static bool event_body(const struct record *rec, struct pbuf *pb)
+static bool event_body(const struct record *rec, struct obuf *pb)
 {
 	bool slice = perfetto__is_slice(rec);
 	uint64_t start = perfetto__start(rec);
 	unsigned int nargs = rec->vals ? rec->nargs : 0;
 
-	pb_puts(pb, slice ? "{\"ph\":\"X\",\"name\":" : "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
+	ob_puts(pb, slice ? "{\"ph\":\"X\",\"name\":" : "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
 	pb_string(pb, rec->event, name_len(rec));
-	pb_printf(pb, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", category(rec->kind),
+	ob_printf(pb, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", category(rec->kind),
 		  rec->pid, rec->tid);
 	pb_us(pb, start);
 	if (slice) {
-		pb_puts(pb, ",\"dur\":");
+		ob_puts(pb, ",\"dur\":");
 		pb_us(pb, rec->duration);
 	}
-	pb_printf(pb, ",\"args\":{\"ts_ns\":%llu", (unsigned long long)start);
+	ob_printf(pb, ",\"args\":{\"ts_ns\":%llu", (unsigned long long)start);
 	if (slice)
-		pb_printf(pb, ",\"dur_ns\":%llu", (unsigned long long)rec->duration);
+		ob_printf(pb, ",\"dur_ns\":%llu", (unsigned long long)rec->duration);
 	if (rec->addr)
-		pb_printf(pb, ",\"addr\":\"0x%llx\"", (unsigned long long)rec->addr);
+		ob_printf(pb, ",\"addr\":\"0x%llx\"", (unsigned long long)rec->addr);
 	if (rec->ret_addr)
-		pb_printf(pb, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
+		ob_printf(pb, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
 	if (pb->over)
 		return false;
 	for (unsigned int i = 0; i < nargs; i++) {
@@ -222,7 +154,7 @@ static bool event_body(const struct record *rec, struct pbuf *pb)
 
 		arg(pb, rec, i);
 		if (pb->over) {
-			pb_rollback(pb, mark);
+			ob_rollback(pb, mark);
 			return false;
 		}
 	}
@@ -231,21 +163,21 @@ static bool event_body(const struct record *rec, struct pbuf *pb)
 
 size_t perfetto__format_event(const struct record *rec, char *buf, size_t len)
 {
-	struct pbuf pb;
+	struct obuf pb;
 
 	if (len < sizeof(CUT))
 		goto none;
-	pb_init(&pb, buf, len - 2);	/* room for the "}}" */
+	ob_init(&pb, buf, len - 2);	/* room for the "}}" */
 	if (event_body(rec, &pb)) {
 		pb.cap = len;
-		pb_puts(&pb, "}}");
+		ob_puts(&pb, "}}");
 		return pb.pos;
 	}
-	pb_init(&pb, buf, len - (sizeof(CUT) - 1));
+	ob_init(&pb, buf, len - (sizeof(CUT) - 1));
 	event_body(rec, &pb);		/* fails again, with less room */
 	if (!pb.over) {			/* the header fit: the arguments that fit, then the cut */
 		pb.cap = len;
-		pb_puts(&pb, CUT);
+		ob_puts(&pb, CUT);
 		return pb.pos;
 	}
 none:
@@ -258,13 +190,13 @@ none:
 
 size_t perfetto__format_process_name(int pid, const char *comm, char *buf, size_t len)
 {
-	struct pbuf pb;
+	struct obuf pb;
 
-	pb_init(&pb, buf, len);
-	pb_printf(&pb, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":",
+	ob_init(&pb, buf, len);
+	ob_printf(&pb, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":",
 		  pid);
 	pb_cstring(&pb, comm);
-	pb_puts(&pb, "}}");
+	ob_puts(&pb, "}}");
 	if (pb.over) {
 		if (len)
 			buf[0] = '\0';
@@ -275,17 +207,17 @@ size_t perfetto__format_process_name(int pid, const char *comm, char *buf, size_
 
 size_t perfetto__format_thread_name(int pid, int tid, const char *comm, char *buf, size_t len)
 {
-	struct pbuf pb;
+	struct obuf pb;
 
-	pb_init(&pb, buf, len);
-	pb_printf(&pb, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+	ob_init(&pb, buf, len);
+	ob_printf(&pb, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
 		  "\"args\":{\"name\":", pid, tid);
 	pb_cstring(&pb, comm);
 	if (!pb.over) {		/* "COMM/TID": the closing quote moves after the tid */
-		pb_rollback(&pb, pb.pos - 1);
-		pb_printf(&pb, "/%d\"", tid);
+		ob_rollback(&pb, pb.pos - 1);
+		ob_printf(&pb, "/%d\"", tid);
 	}
-	pb_puts(&pb, "}}");
+	ob_puts(&pb, "}}");
 	if (pb.over) {
 		if (len)
 			buf[0] = '\0';

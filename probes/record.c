@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "probes/escape.h"
+#include "probes/obuf.h"
 #include "probes/record.h"
 
 #define TEXT_CUT	" ...(truncated)\n"
@@ -28,88 +29,6 @@ const char *rec_kind__name(enum rec_kind kind)
 	if ((unsigned int)kind >= sizeof(names) / sizeof(names[0]))
 		return "unknown";
 	return names[kind];
-}
-
-/* ---- an output buffer that refuses what does not fit --------------------- */
-
-struct obuf {
-	char *buf;
-	size_t cap;		/* usable bytes, the NUL included */
-	size_t pos;		/* BUF[POS] is always the NUL */
-	bool over;		/* a piece did not fit; nothing is written after it */
-};
-
-static void ob_init(struct obuf *ob, char *buf, size_t cap)
-{
-	*ob = (struct obuf){ .buf = buf, .cap = cap };
-	if (cap)
-		buf[0] = '\0';
-	else
-		ob->over = true;
-}
-
-static void ob_write(struct obuf *ob, const char *s, size_t n)
-{
-	if (ob->over || n > ob->cap - 1 - ob->pos) {
-		ob->over = true;
-		return;
-	}
-	memcpy(ob->buf + ob->pos, s, n);
-	ob->pos += n;
-	ob->buf[ob->pos] = '\0';
-}
-
-static void ob_puts(struct obuf *ob, const char *s)
-{
-	ob_write(ob, s, strlen(s));
-}
-
-static void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ob_printf(struct obuf *ob, const char *fmt, ...)
-{
-	char tmp[128];	/* numbers and short fixed text only */
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		ob->over = true;
-		return;
-	}
-	ob_write(ob, tmp, n);
-}
-
-/* S[0..N) escaped; all of it or nothing. */
-static void ob_escape(struct obuf *ob, const char *s, size_t n, enum esc_mode mode)
-{
-	size_t used, w;
-
-	if (ob->over)
-		return;
-	w = escape_str(s, n, mode, ob->buf + ob->pos, ob->cap - ob->pos, &used);
-	if (used < n) {
-		ob->buf[ob->pos] = '\0';
-		ob->over = true;
-		return;
-	}
-	ob->pos += w;
-}
-
-static void ob_escape_str(struct obuf *ob, const char *s, enum esc_mode mode)
-{
-	if (s)
-		ob_escape(ob, s, strlen(s), mode);
-}
-
-/* Undo everything after MARK (an earlier ob->pos) and clear the overflow. */
-static void ob_rollback(struct obuf *ob, size_t mark)
-{
-	ob->pos = mark;
-	ob->buf[mark] = '\0';
-	ob->over = false;
 }
 
 /* ---- values -------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/array.h"
 #include "probes/escape.h"
 #include "probes/json.h"
 #include "probes/report.h"
@@ -64,25 +65,6 @@ struct counter {
 	size_t *slots;		/* open addressing, linear probing: 0 empty, else index + 1 */
 	size_t nslots;		/* a power of two, at least twice N */
 };
-
-/* Make *PTR (*CAP elements of SIZE) hold NEED elements; 0 or -ENOMEM. */
-static int grow(void **ptr, size_t *cap, size_t size, size_t need)
-{
-	size_t n = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*ptr, n * size);
-	if (!p)
-		return -ENOMEM;
-	memset((char *)p + *cap * size, 0, (n - *cap) * size);
-	*ptr = p;
-	*cap = n;
-	return 0;
-}
 
 /* FNV-1a, 64 bits. */
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -146,7 +128,7 @@ static int counter__add(struct counter *c, const char *key, size_t len, size_t *
 			return 0;
 		}
 	}
-	if (grow((void **)&c->ent, &c->cap, sizeof(*c->ent), c->n + 1))
+	if (array_grow_zeroed((void **)&c->ent, &c->cap, sizeof(*c->ent), c->n + 1))
 		return -ENOMEM;
 	e = &c->ent[c->n];
 	e->key = malloc(len + 1);
@@ -246,7 +228,7 @@ static unsigned int bucket_of(uint64_t ns)
 
 static int durations__add(struct durations *d, uint64_t ns)
 {
-	if (grow((void **)&d->v, &d->cap, sizeof(*d->v), d->n + 1))
+	if (array_grow_zeroed((void **)&d->v, &d->cap, sizeof(*d->v), d->n + 1))
 		return -ENOMEM;
 	d->v[d->n++] = ns;
 	d->sum += ns;
@@ -260,7 +242,7 @@ static long format_value(struct report *rep, const struct json_val *v)
 	size_t n = json_format(v, rep->fmt, rep->fmtcap);
 
 	if (n >= rep->fmtcap) {
-		if (grow((void **)&rep->fmt, &rep->fmtcap, 1, n + 1))
+		if (array_grow_zeroed((void **)&rep->fmt, &rep->fmtcap, 1, n + 1))
 			return -ENOMEM;
 		json_format(v, rep->fmt, rep->fmtcap);
 	}
@@ -276,7 +258,7 @@ static int add_args(struct report *rep, struct event_stats *ev, const struct jso
 		long n;
 
 		if (counter__add(&ev->args, m->key, m->key_len, &a) ||
-		    grow((void **)&ev->values, &ev->capvalues, sizeof(*ev->values), ev->args.n))
+		    array_grow_zeroed((void **)&ev->values, &ev->capvalues, sizeof(*ev->values), ev->args.n))
 			return -ENOMEM;
 		n = format_value(rep, &m->val);
 		if (n < 0 || counter__add(&ev->values[a], rep->fmt, n, &idx))
@@ -306,7 +288,7 @@ int report__add(struct report *rep, const struct json_val *rec)
 		return 0;
 	}
 	if (counter__add(&rep->events, event->str.s, event->str.len, &e) ||
-	    grow((void **)&rep->ev, &rep->capev, sizeof(*rep->ev), rep->events.n))
+	    array_grow_zeroed((void **)&rep->ev, &rep->capev, sizeof(*rep->ev), rep->events.n))
 		return -ENOMEM;
 	ev = &rep->ev[e];
 	if (kind && kind->type == JSON_STRING &&

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tracer/array.h"
+#include "probes/array.h"
 #include "tracer/aspace.h"
 #include "tracer/maptab.h"
 #include "tracer/mem.h"

@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "tracer/array.h"
+#include "probes/array.h"
 #include "tracer/maptab.h"
 
 /*

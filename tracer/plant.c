@@ -11,7 +11,7 @@
 
 #include "arch/arch.h"
 #include "probes/log.h"
-#include "tracer/array.h"
+#include "probes/array.h"
 #include "tracer/aspace.h"
 #include "tracer/inject.h"
 #include "tracer/maptab.h"

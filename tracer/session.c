@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "tracer/array.h"
+#include "probes/array.h"
 #include "tracer/session.h"
 
 int session__defer(struct session *s, pid_t pid, int status)

@@ -1,9 +1,10 @@
-/* tracer/array.c: growable arrays. */
+/* probes/array.c: growable arrays. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "tracer/array.h"
+#include "probes/array.h"
 
 int array_grow(void **ptr, size_t *cap, size_t size, size_t need)
 {
@@ -24,4 +25,14 @@ int array_grow(void **ptr, size_t *cap, size_t size, size_t need)
 	*ptr = p;
 	*cap = n;
 	return 0;
+}
+
+int array_grow_zeroed(void **ptr, size_t *cap, size_t size, size_t need)
+{
+	size_t old = *cap;
+	int r = array_grow(ptr, cap, size, need);
+
+	if (r == 0 && *cap > old)
+		memset((char *)*ptr + old * size, 0, (*cap - old) * size);
+	return r;
 }
