@@ -75,3 +75,12 @@ void ob_rollback(struct obuf *ob, size_t mark)
 	ob->buf[mark] = '\0';
 	ob->over = false;
 }
+
+size_t ob_done(struct obuf *ob)
+{
+	if (!ob->over)
+		return ob->pos;
+	if (ob->cap)
+		ob->buf[0] = '\0';
+	return 0;
+}

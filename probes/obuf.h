@@ -26,6 +26,8 @@ void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(prin
 void ob_escape(struct obuf *ob, const char *s, size_t n, enum esc_mode mode);
 /* A C string escaped (NULL writes nothing). */
 void ob_escape_str(struct obuf *ob, const char *s, enum esc_mode mode);
+/* The length written, or 0 with the buffer emptied when a piece was refused. */
+size_t ob_done(struct obuf *ob);
 /* Undo everything after MARK (an earlier ob->pos) and clear the refusal. */
 void ob_rollback(struct obuf *ob, size_t mark);
 

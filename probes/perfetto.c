@@ -197,12 +197,7 @@ size_t perfetto__format_process_name(int pid, const char *comm, char *buf, size_
 		  pid);
 	pb_cstring(&pb, comm);
 	ob_puts(&pb, "}}");
-	if (pb.over) {
-		if (len)
-			buf[0] = '\0';
-		return 0;
-	}
-	return pb.pos;
+	return ob_done(&pb);
 }
 
 size_t perfetto__format_thread_name(int pid, int tid, const char *comm, char *buf, size_t len)
@@ -218,10 +213,5 @@ size_t perfetto__format_thread_name(int pid, int tid, const char *comm, char *bu
 		ob_printf(&pb, "/%d\"", tid);
 	}
 	ob_puts(&pb, "}}");
-	if (pb.over) {
-		if (len)
-			buf[0] = '\0';
-		return 0;
-	}
-	return pb.pos;
+	return ob_done(&pb);
 }
