@@ -60,7 +60,8 @@
  *	which sleeps 100 ms and returns that thread's call count; each checks
  *	every value.  Prints "READY PID" once all run, "block: thread I calls
  *	N" every 10 calls; on SIGTERM, "block: ok calls=N" (all threads), then
- *	BYTES-OK (samples/selfcheck.h) and exits 0.  Nothing on fd 3.
+ *	BYTES-OK (samples/selfcheck.h) and exits 0.  Nothing on fd 3.  Killed
+ *	by SIGALRM after 120 s if nobody ended it.
  *   noreturn		nr_before%return $retval x; die_now%return code
  *	nr_before(3) returns 30; die_now(5), a noreturn function, exits 5:
  *	ptap warns about it and records nothing for it.
@@ -846,6 +847,7 @@ static int mode_block(int n)
 	long total = 0;
 	int sig;
 
+	alarm(120);	/* a safety net: a test that lost track of it */
 	selfcheck_allow_tracers();
 	SELFCHECK_SAVE(blocker);
 	sigemptyset(&term);
