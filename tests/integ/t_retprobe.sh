@@ -38,9 +38,9 @@ rp_record() {
 # records of FILE reads "COMM PID/TID SEC.NSEC: EVENT: (0xFUNC <- 0xRET)
 # duration=Nns ..." with N > 0.
 rp_check_form() {
-	local bad
-	bad=$(grep '^[^ ]* [0-9]*/[0-9]* [0-9.]*: [A-Za-z_0-9]*__return: ' "$1" |
-		grep -Ev '^[^ ]+ [0-9]+/[0-9]+ [0-9]+\.[0-9]{9}: [A-Za-z_0-9]+__return: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) duration=[1-9][0-9]*ns( |$)' |
+	local bad head='^[^ ]+ [0-9]+/[0-9]+ [0-9]+\.[0-9]{9}: [A-Za-z_0-9]+__return: '
+	bad=$(grep -E "$head" "$1" |
+		grep -Ev "$head"'\(0x[0-9a-f]+ <- 0x[0-9a-f]+\) duration=[1-9][0-9]*ns( |$)' |
 		head -3) || true
 	[ -z "$bad" ] || fail "return records not of the form (0xFUNC <- 0xRET) duration=Nns: $bad"
 }
@@ -108,7 +108,8 @@ test_retprobe_json() {
 		-- "$RP" recurse 3 >/dev/null 2>"$TMP/err" ||
 		{ sed 's/^/      /' "$TMP/err" >&2; fail "ptap failed"; }
 	expect_eq "records" 4 "$(wc -l <"$TMP/rec")"
-	expect_grep '"event":"rec_depth__return","kind":"return","addr":"0x[0-9a-f]*","ret_addr":"0x[0-9a-f]*","duration_ns":[1-9][0-9]*,"args":{"retval":0,"n":0}}$' "$TMP/rec"
+	expect_grep '"event":"rec_depth__return","kind":"return","addr":"0x[0-9a-f]*",'\
+'"ret_addr":"0x[0-9a-f]*","duration_ns":[1-9][0-9]*,"args":{"retval":0,"n":0}}$' "$TMP/rec"
 	python3 - "$TMP/rec" <<'EOF' >"$TMP/check" 2>&1 || true
 import json, re, sys
 keys = ["ts", "pid", "tid", "comm", "event", "kind", "addr", "ret_addr", "duration_ns", "args"]
@@ -190,7 +191,7 @@ test_retprobe_args_at_entry() {
 	local bin
 	for bin in "$RP" "$RP0"; do
 		rp_record "$bin" "recurse 20" 'rec_depth%return n $retval a1=$arg1:s64 di=%di:s64'
-		sed -E 's/^rec_depth__return: retval=([0-9]+) n=([0-9]+)$/rec_depth__return: n=\2 retval=\1 a1=\2 di=\2/' \
+		sed -E 's/^(rec_depth__return:) retval=([0-9]+) n=([0-9]+)$/\1 n=\3 retval=\2 a1=\3 di=\3/' \
 			"$TMP/stated" >"$TMP/want"
 		expect_diff "$TMP/want" "$TMP/got"
 	done
@@ -282,8 +283,9 @@ test_retprobe_tail_call() {
 	rp_record "$RP" tail 'tail_a%return $retval x' 'tail_b%return $retval x'
 	expect_diff "$TMP/stated" "$TMP/got"
 	expect_eq "records" 6 "$(wc -l <"$TMP/rec")"
-	sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[ab])__return: \(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' \
-		"$TMP/rec" | awk '
+	# "EVENT END-NS RET DURATION" per record
+	sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[ab])__return: \(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) '\
+'duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' "$TMP/rec" | awk '
 		$1 == "tail_b" { bend = $2; bret = $3; bdur = $4; next }
 		{ if ($3 != bret) bad = bad " return addresses differ;"
 		  if ($2 < bend || $2 - $4 > bend - bdur) bad = bad " tail_b not inside tail_a;" }
@@ -503,7 +505,7 @@ test_racy_retprobe_detach_duration() {
 # Launch mode, --duration: tracing stops while blocker sleeps; the command
 # runs on, then exits 0 on SIGTERM (ptap exits with its status).
 test_retprobe_duration_launch() {
-	local p rc=0
+	local p before rc=0
 	rm -f "$TMP/rec"
 	"$PTAP" record --duration 1 -o "$TMP/rec" -e 'blocker idx' -e 'blocker%return $retval idx' \
 		-- "$RP" block 1 >"$TMP/bout" 2>"$TMP/err" &
@@ -511,12 +513,16 @@ test_retprobe_duration_launch() {
 	wait_for grep -q READY "$TMP/bout" || { sed 's/^/      /' "$TMP/err" >&2; return 1; }
 	BT=$(sed -n 's/^READY //p' "$TMP/bout")
 	trap 'kill -KILL "$BT" 2>/dev/null || true' EXIT
-	sleep 1.5
-	rp_block_records 1 1
+	sleep 1.3
+	before=$(grep -c '^block: thread' "$TMP/bout")
+	sleep 1.2
 	kill -0 "$BT" 2>/dev/null || fail "target died after tracing stopped"
+	[ "$(grep -c '^block: thread' "$TMP/bout")" -gt "$before" ] ||
+		fail "target stopped making progress after tracing stopped"
 	kill -TERM "$BT"
 	wait_ptap "$p" || rc=$?
 	expect_eq "ptap exit status (the command's)" 0 "$rc"
+	rp_block_records 1 1
 	expect_grep '^block: ok calls=[0-9]*$' "$TMP/bout"
 	expect_grep '^BYTES-OK$' "$TMP/bout"
 	! grep -q 'BAD' "$TMP/bout" || fail "$(grep BAD "$TMP/bout" | head -3)"
