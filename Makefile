@@ -51,8 +51,9 @@ QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline-O0 \
 		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
 		 $(S)/split_host
+RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES)
+	   $(DWARF_SAMPLES) $(RET_SAMPLES)
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
@@ -140,6 +141,19 @@ $(S)/split_host: samples/split_host.c samples/split.h samples/expect.h $(S)/libs
 		 $(S)/libsplit_link.so | deps
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -L$(S) -lsplit_bid -lsplit_link \
 		-Wl,-rpath,'$$ORIGIN'
+
+# Return probes (issue 5): retprobe states on fd 3 what ptap records (the
+# probes are in its header comment); cxx_throw is C++ that throws, for the
+# refusal of return probes on C++ functions.
+$(S)/retprobe: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $<
+$(S)/retprobe-O0: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -pthread -o $@ $<
+$(S)/cxx_throw: samples/cxx_throw.cc | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
 
 # ---- unit-test fixtures: fixed flags, like the samples ---------------------
 FX := $(O)/tests/fixtures

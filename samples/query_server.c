@@ -18,6 +18,12 @@
  *   -e 'exec_query desc->source_text:string desc->nrows'
  *   -e 'exec_query debug_query_string:string'
  *   -e 'exec_query $params'		(desc: the pointer, as 0x%lx)
+ *
+ * With QS_EXPECT=return it states, for each call, what this return probe
+ * records (exec_query returns the row count; query_string is its value at
+ * the entry):
+ *   -e 'exec_query%return $retval query_string'
+ *   exec_query__return: retval=N query_string="..."
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -80,6 +86,7 @@ int main(int argc, char **argv)
 	FILE *expect = fcntl(3, F_GETFD) != -1 ? fdopen(3, "w") : NULL;
 	const char *mode = getenv("QS_EXPECT");
 	bool dwarf = mode && strcmp(mode, "dwarf") == 0;
+	bool ret = mode && strcmp(mode, "return") == 0;
 	char line[4096];
 	int total = 0, n = 0;
 
@@ -90,18 +97,25 @@ int main(int argc, char **argv)
 	}
 	while (fgets(line, sizeof(line), in)) {
 		struct query_desc desc = { .source_text = line, .nrows = n + 1 };
+		int rows;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (expect && dwarf)
 			state_dwarf(expect, line, &desc);
-		else if (expect) {
+		else if (expect && !ret) {
 			fputs("exec_query: query_string=", expect);
 			ex_str(expect, line);
 			fprintf(expect, " len=%zu\n", strlen(line));
 		}
 		debug_query_string = line;
-		total += exec_query(line, (unsigned)strlen(line), &desc);
+		rows = exec_query(line, (unsigned)strlen(line), &desc);
 		debug_query_string = NULL;
+		if (expect && ret) {
+			fprintf(expect, "exec_query__return: retval=%d query_string=", rows);
+			ex_str(expect, line);
+			fputc('\n', expect);
+		}
+		total += rows;
 		n++;
 	}
 	if (query_stats(n, 2L * n, 3L * n, 4L * n, 5L * n, 6L * n, 7L * n, -8L * n) != 20L * n)

@@ -14,6 +14,8 @@ need() {	# need PKG-CONFIG-NAME|COMMAND DEBIAN-PACKAGE
 }
 need cmd:pkg-config pkg-config
 need cmd:gcc gcc
+# samples/cxx_throw.cc (return probes are refused on C++ functions)
+need cmd:g++ g++
 need cmd:make make
 need libelf libelf-dev
 need libdw libdw-dev
