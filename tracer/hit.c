@@ -97,6 +97,9 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 			 (unsigned long)slot.u);
 		return;
 	}
+	/* a loop came back to a site past the prologue: the call is taken over already */
+	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, p))
+		return;
 	f = shadow__push(t->shadow, slot.u, ra == tramp, p->ent_len, &data, &s->ret_unwound);
 	if (!f) {
 		s->ret_full++;

@@ -129,6 +129,19 @@ void *shadow__data(const struct shadow *sh, const struct shadow_frame *f)
 	return sh->data + f->data;
 }
 
+bool shadow__has(const struct shadow *sh, uint64_t slot, const struct probe *p)
+{
+	for (size_t i = sh->depth; i-- > 0;) {
+		const struct shadow_frame *f = &sh->frames[i];
+
+		if (f->slot == slot && f->p == p)
+			return true;
+		if (f->slot > slot && f->slot - slot < SHADOW_SAME_STACK)
+			return false;	/* the caller's, or further out: this call has none */
+	}
+	return false;
+}
+
 void shadow__pop(struct shadow *sh)
 {
 	sh->depth--;

@@ -65,6 +65,13 @@ struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained
  */
 long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound);
 void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);
+/*
+ * Is there a frame of probe P at SLOT among the frames a call whose return
+ * address is at SLOT would keep (those at SLOT, above the call's caller's)?
+ * A site past a function's prologue that a loop in the function passes again
+ * would otherwise take the same call over once per pass.
+ */
+bool shadow__has(const struct shadow *sh, uint64_t slot, const struct probe *p);
 /* Pop the top frame. */
 void shadow__pop(struct shadow *sh);
 /* The real return address of a frame dropped as unwound whose slot is SLOT: true. */

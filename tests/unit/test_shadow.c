@@ -159,3 +159,21 @@ Test(shadow, full_stack_refuses_a_push)
 	cr_expect_eq(unw, 0);
 	shadow__free(sh);
 }
+
+Test(shadow, a_site_a_loop_passes_again_is_the_same_call)
+{
+	struct shadow *sh = shadow__new();
+	static int pa, pb, pc;		/* stand-ins for three probes */
+	uint64_t unw = 0;
+
+	call(sh, 0x1100, 0xa1, &unw)->p = (struct probe *)&pa;	/* the caller */
+	call(sh, 0x10c0, 0xa2, &unw)->p = (struct probe *)&pa;	/* at the entry */
+	call(sh, 0x10c0, 0, &unw)->p = (struct probe *)&pb;	/* past the prologue */
+	cr_expect(shadow__has(sh, 0x10c0, (struct probe *)&pb), "a second pass: taken over");
+	cr_expect(shadow__has(sh, 0x10c0, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10c0, (struct probe *)&pc));
+	/* the caller's frame is further out: a call at 0x1080 has none of its own */
+	cr_expect(!shadow__has(sh, 0x1080, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10e0, (struct probe *)&pb));
+	shadow__free(sh);
+}
