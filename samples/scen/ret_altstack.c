@@ -11,7 +11,7 @@
  *              comes every 500 us; its handler calls ret_work(3, 700)
  *   jump N D   N times: ret_work(D, 1) raises SIGUSR1 at its bottom; the
  *              handler's ret_work(D, 2) siglongjmps at its bottom back to
- *              the loop: no call ever returns; then ret_work(3, 9) 10 times,
+ *              the loop: no call ever returns; then ret_work(3, 600) 10 times,
  *              which return
  * Every return is checked (ret.h).  On fd 3, if open: "calls C" (the calls
  * that returned: ptap records as many returns) and "handled H".  Prints
@@ -61,7 +61,7 @@ static void on_sig(int sig)
  * jump: 1), the jump mode's handler jumps away (2); the others return. */
 static void bottom(long tag)
 {
-	if (!strcmp(mode, "async") || tag == 9 || tag == 500)
+	if (!strcmp(mode, "async") || tag == 600 || tag == 500)
 		return;
 	if (!in_handler)
 		raise(SIGUSR1);
@@ -112,7 +112,7 @@ static void *work(void *alt)
 			atomic_fetch_add(&ret_bad, 1);
 		}
 		for (int i = 0; i < 10; i++)
-			ret_call(3, 9);
+			ret_call(3, 600);
 	}
 	return NULL;
 }
