@@ -12,6 +12,7 @@
 #include "tracer/aspace.h"
 #include "tracer/attach.h"
 #include "tracer/hit.h"
+#include "tracer/maptab.h"
 #include "tracer/mem.h"
 #include "tracer/output.h"
 #include "tracer/plant.h"
@@ -73,6 +74,15 @@ static int ra_write(void *priv, uint64_t addr, uint64_t val)
 	return mem_write(t->as->memfd, addr, &val, sizeof(val));
 }
 
+/* Which stack SLOT is on, for the shadow stack: the end of the mapping holding it (a stack
+ * grows down from there), 0 when ptap does not know it (the main stack grown past its mapping). */
+static uint64_t stack_id(const struct thread *t, uint64_t slot)
+{
+	const struct map_entry *e = maptab__find(t->as->mt, slot);
+
+	return e ? e->end : 0;
+}
+
 /*
  * A return probe's entry: the arguments it prints that are fetched now go
  * into a new shadow frame, and the return address on the stack is swapped
@@ -86,7 +96,7 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 	struct shadow_frame *f;
 	struct fetch_val slot, *vals;
 	char slotbuf[8];
-	uint64_t ra, tramp = t->as->tramp;
+	uint64_t ra, stack, tramp = t->as->tramp;
 	void *data;
 
 	if (!t->shadow || !tramp)
@@ -97,10 +107,12 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 			 (unsigned long)slot.u);
 		return;
 	}
+	stack = stack_id(t, slot.u);
 	/* a loop came back to a site past the prologue: the call is taken over already */
-	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, p))
+	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, stack, p))
 		return;
-	f = shadow__push(t->shadow, slot.u, ra == tramp, p->ent_len, &data, &s->ret_unwound);
+	f = shadow__push(t->shadow, slot.u, stack, ra == tramp, p->ent_len, &data,
+			 &s->ret_unwound);
 	if (!f) {
 		s->ret_full++;
 		return;

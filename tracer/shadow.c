@@ -77,20 +77,35 @@ static void drop_top(struct shadow *sh)
 	shadow__pop(sh);
 }
 
-/* Was frame F left behind by a longjmp, now that a call has its return address at SLOT? */
-static bool is_dead(const struct shadow_frame *f, uint64_t slot, bool chained)
+bool shadow_same_stack(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb)
 {
-	if (f->slot > slot || slot - f->slot >= SHADOW_SAME_STACK)
-		return false;		/* an outer frame, or another stack */
-	return f->slot < slot || !chained;
+	if (sa && sb)
+		return sa == sb;
+	return (a > b ? a - b : b - a) < SHADOW_SAME_STACK;
 }
 
-struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained, size_t len,
-				  void **data, uint64_t *unwound)
+/* Is frame F on the stack STACK a call's return address at SLOT is on? */
+static bool same_stack(const struct shadow_frame *f, uint64_t slot, uint64_t stack)
+{
+	return shadow_same_stack(f->slot, f->stack, slot, stack);
+}
+
+struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, uint64_t stack, bool chained,
+				  size_t len, void **data, uint64_t *unwound)
 {
 	struct shadow_frame *f;
+	size_t cut = sh->depth;
 
-	while (sh->depth && is_dead(&sh->frames[sh->depth - 1], slot, chained)) {
+	/* down to the caller's frame, the first live one on this stack */
+	for (size_t i = sh->depth; i-- > 0;) {
+		f = &sh->frames[i];
+		if (!same_stack(f, slot, stack))
+			continue;
+		if (f->slot > slot || (f->slot == slot && chained))
+			break;
+		cut = i;	/* dead, and everything pushed after it */
+	}
+	while (sh->depth > cut) {
 		drop_top(sh);
 		(*unwound)++;
 	}
@@ -100,6 +115,7 @@ struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained
 	f = &sh->frames[sh->depth++];
 	memset(f, 0, sizeof(*f));
 	f->slot = slot;
+	f->stack = stack;
 	f->data = sh->data_used;
 	sh->data_used += len;
 	*data = sh->data + f->data;
@@ -129,14 +145,14 @@ void *shadow__data(const struct shadow *sh, const struct shadow_frame *f)
 	return sh->data + f->data;
 }
 
-bool shadow__has(const struct shadow *sh, uint64_t slot, const struct probe *p)
+bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const struct probe *p)
 {
 	for (size_t i = sh->depth; i-- > 0;) {
 		const struct shadow_frame *f = &sh->frames[i];
 
 		if (f->slot == slot && f->p == p)
 			return true;
-		if (f->slot > slot && f->slot - slot < SHADOW_SAME_STACK)
+		if (f->slot > slot && same_stack(f, slot, stack))
 			return false;	/* the caller's, or further out: this call has none */
 	}
 	return false;

@@ -17,11 +17,14 @@ struct probe;
 #define SHADOW_DATA		(16u << 20)	/* bytes of entry arguments (reserved, not committed) */
 #define SHADOW_LIMBO		64		/* frames dropped as unwound, kept in case */
 /* A frame below a new call's return address, on the same stack, was left by
- * longjmp; another stack (a sigaltstack handler) is further away than this. */
+ * longjmp.  Which stack a slot is on comes from the mapping holding it (see
+ * shadow__push()); when that is not known, another stack (a sigaltstack
+ * handler's) is taken to be further away than this. */
 #define SHADOW_SAME_STACK	(256ull << 20)
 
 struct shadow_frame {
 	uint64_t slot;		/* where the return address is on the target's stack */
+	uint64_t stack;		/* which stack SLOT is on (see shadow__push()), 0: not known */
 	uint64_t ra;		/* the real return address (the trampoline: a tail call) */
 	uint64_t ts;		/* entry time */
 	uint64_t addr;		/* the probe site (the record's addr) */
@@ -39,6 +42,13 @@ struct shadow {
 	unsigned int nlimbo, limbo_next;
 };
 
+/*
+ * Are addresses A, on stack SA, and B, on stack SB, on the same stack?  A
+ * stack is an id as shadow__push() takes it: the end of the mapping holding
+ * the address, 0 when not known (then: nearer than SHADOW_SAME_STACK).
+ */
+bool shadow_same_stack(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb);
+
 /* A new, empty shadow stack (NULL on ENOMEM). */
 struct shadow *shadow__new(void);
 void shadow__free(struct shadow *sh);	/* NULL is fine */
@@ -47,16 +57,21 @@ int shadow__copy(struct shadow *dst, const struct shadow *src);
 void shadow__clear(struct shadow *sh);
 
 /*
- * Push a frame for a call whose return address is at SLOT, with LEN bytes
- * for its entry arguments (*DATA points at them).  CHAINED: SLOT already
- * holds the trampoline (a tail call from a probed function, or a second
- * return probe on the same function): the frame at SLOT stays below.
- * Frames below SLOT on the same stack (at SLOT too, unless CHAINED: the
- * call overwrote their return address) were left by longjmp: they go to the
- * limbo first, counted in *UNWOUND.  NULL when the stack is full.
+ * Push a frame for a call whose return address is at SLOT, on stack STACK
+ * (an id: the end of the mapping holding SLOT, which stays as a stack grows
+ * down; 0 when not known), with LEN bytes for its entry arguments (*DATA
+ * points at them).  CHAINED: SLOT already holds the trampoline (a tail call
+ * from a probed function, or a second return probe on the same function):
+ * the frame at SLOT stays below.  Frames below SLOT on the same stack (at
+ * SLOT too, unless CHAINED: the call overwrote their return address) were
+ * left by longjmp, and so was every frame pushed after them, on any stack (a
+ * handler on an alternate stack that jumped away): they go to the limbo
+ * first, counted in *UNWOUND.  Frames of other stacks pushed after the
+ * caller's are kept (a handler interrupted a call on another stack).  NULL
+ * when the stack is full.
  */
-struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained, size_t len,
-				  void **data, uint64_t *unwound);
+struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, uint64_t stack, bool chained,
+				  size_t len, void **data, uint64_t *unwound);
 /*
  * The frame a return to the trampoline with stack pointer SP belongs to: the
  * topmost whose return address was just popped from below SP (a `ret` pops
@@ -66,12 +81,13 @@ struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, bool chained
 long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound);
 void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);
 /*
- * Is there a frame of probe P at SLOT among the frames a call whose return
- * address is at SLOT would keep (those at SLOT, above the call's caller's)?
- * A site past a function's prologue that a loop in the function passes again
- * would otherwise take the same call over once per pass.
+ * Is there a frame of probe P at SLOT (on STACK, as for shadow__push())
+ * among the frames a call whose return address is at SLOT would keep (those
+ * at SLOT, above the call's caller's)?  A site past a function's prologue
+ * that a loop in the function passes again would otherwise take the same
+ * call over once per pass.
  */
-bool shadow__has(const struct shadow *sh, uint64_t slot, const struct probe *p);
+bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const struct probe *p);
 /* Pop the top frame. */
 void shadow__pop(struct shadow *sh);
 /* The real return address of a frame dropped as unwound whose slot is SLOT: true. */

@@ -31,8 +31,10 @@ static int wr(void *priv, uint64_t addr, uint64_t val)
 	return 0;
 }
 
-/* A call (RA pushed at SLOT; 0: a tail call, a jump that pushes nothing), taken over. */
-static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t *unw)
+/* A call (RA pushed at SLOT on stack SID; RA 0: a tail call, a jump that pushes nothing),
+ * taken over. */
+static struct shadow_frame *call_on(struct shadow *sh, uint64_t slot, uint64_t sid, uint64_t ra,
+				    uint64_t *unw)
 {
 	void *data;
 	struct shadow_frame *f;
@@ -41,12 +43,18 @@ static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, 
 	if (ra)
 		*word(slot) = ra;
 	chained = *word(slot) == TRAMP;
-	f = shadow__push(sh, slot, chained, 16, &data, unw);
+	f = shadow__push(sh, slot, sid, chained, 16, &data, unw);
 	cr_assert(f);
 	f->ra = *word(slot);
 	memset(data, 0xab, 16);
 	*word(slot) = TRAMP;
 	return f;
+}
+
+/* The same on a stack whose mapping is not known. */
+static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t *unw)
+{
+	return call_on(sh, slot, 0, ra, unw);
 }
 
 Test(shadow, nested_returns_match_their_frames)
@@ -116,7 +124,7 @@ Test(shadow, another_stack_is_not_taken_as_unwound)
 
 	call(sh, 0x1100, 0xa1, &unw);
 	/* a handler on a sigaltstack far above */
-	cr_assert(shadow__push(sh, 0x1100 + SHADOW_SAME_STACK, false, 0, &data, &unw));
+	cr_assert(shadow__push(sh, 0x1100 + SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
 	cr_expect_eq(unw, 0);
 	cr_expect_eq(sh->depth, 2);
 	shadow__free(sh);
@@ -153,8 +161,8 @@ Test(shadow, full_stack_refuses_a_push)
 	void *data;
 
 	for (int i = 0; i < SHADOW_MAX_DEPTH; i++)
-		cr_assert(shadow__push(sh, 0x40000000ULL - 16ULL * i, false, 8, &data, &unw));
-	cr_expect_null(shadow__push(sh, 0x1000, false, 8, &data, &unw));
+		cr_assert(shadow__push(sh, 0x40000000ULL - 16ULL * i, 0, false, 8, &data, &unw));
+	cr_expect_null(shadow__push(sh, 0x1000, 0, false, 8, &data, &unw));
 	cr_expect_eq(sh->depth, SHADOW_MAX_DEPTH);
 	cr_expect_eq(unw, 0);
 	shadow__free(sh);
@@ -169,11 +177,59 @@ Test(shadow, a_site_a_loop_passes_again_is_the_same_call)
 	call(sh, 0x1100, 0xa1, &unw)->p = (struct probe *)&pa;	/* the caller */
 	call(sh, 0x10c0, 0xa2, &unw)->p = (struct probe *)&pa;	/* at the entry */
 	call(sh, 0x10c0, 0, &unw)->p = (struct probe *)&pb;	/* past the prologue */
-	cr_expect(shadow__has(sh, 0x10c0, (struct probe *)&pb), "a second pass: taken over");
-	cr_expect(shadow__has(sh, 0x10c0, (struct probe *)&pa));
-	cr_expect(!shadow__has(sh, 0x10c0, (struct probe *)&pc));
+	cr_expect(shadow__has(sh, 0x10c0, 0, (struct probe *)&pb), "a second pass: taken over");
+	cr_expect(shadow__has(sh, 0x10c0, 0, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10c0, 0, (struct probe *)&pc));
 	/* the caller's frame is further out: a call at 0x1080 has none of its own */
-	cr_expect(!shadow__has(sh, 0x1080, (struct probe *)&pa));
-	cr_expect(!shadow__has(sh, 0x10e0, (struct probe *)&pb));
+	cr_expect(!shadow__has(sh, 0x1080, 0, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10e0, 0, (struct probe *)&pb));
+	shadow__free(sh);
+}
+
+Test(shadow, a_handler_that_jumped_away_from_a_far_stack_is_dropped_with_its_caller)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	void *data;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	/* a handler on an alternate stack far away, 2 deep; it siglongjmps out */
+	cr_assert(shadow__push(sh, 0x1000 + 2 * SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
+	cr_assert(shadow__push(sh, 0x0fc0 + 2 * SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
+	cr_expect_eq(unw, 0, "the interrupted calls are live while the handler runs");
+	/* back in the loop, the same call again: all four are dead */
+	call(sh, 0x1100, 0xa1, &unw);
+	cr_expect_eq(unw, 4);
+	cr_expect_eq(sh->depth, 1);
+	cr_expect_eq(sh->data_used, 16);
+	shadow__free(sh);
+}
+
+Test(shadow, a_stack_right_above_is_another_stack_by_its_mapping)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	/* a thread's stack (its mapping ends at 0x1100) and, right above it, an
+	 * alternate stack of its own mapping (ending at 0x1200) */
+	call_on(sh, 0x10f8, 0x1100, 0xa1, &unw);
+	call_on(sh, 0x10b8, 0x1100, 0xa2, &unw);
+	call_on(sh, 0x11c0, 0x1200, 0xb1, &unw);	/* a handler's call: above, not after */
+	call_on(sh, 0x1180, 0x1200, 0xb2, &unw);
+	cr_expect_eq(unw, 0);
+	cr_expect_eq(sh->depth, 4);
+	cr_expect_eq(shadow__match(sh, 0x1188, &unw), 3);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x11c8, &unw), 2);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x10c0, &unw), 1, "the interrupted call returns");
+	cr_expect_eq(sh->frames[1].ra, 0xa2);
+	cr_expect_eq(unw, 0);
+	/* the same layout with the mappings unknown: the lower calls look unwound */
+	shadow__clear(sh);
+	call(sh, 0x10f8, 0xa1, &unw);
+	call(sh, 0x11c0, 0xb1, &unw);
+	cr_expect_eq(unw, 1);
 	shadow__free(sh);
 }
