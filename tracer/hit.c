@@ -253,14 +253,17 @@ static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs
 /* Is this hit the re-run of the call a signal handler interrupted (see hit_slot_signal())? */
 static bool is_rehit(struct thread *t, const arch_regs_t *regs)
 {
+	uint64_t sp = arch_regs_sp(regs), was = arch_regs_sp(&t->rehit_regs);
+
 	if (!t->rehit)
 		return false;
 	if (!memcmp(regs, &t->rehit_regs, sizeof(*regs))) {
 		t->rehit = false;
 		return true;
 	}
-	if (arch_regs_sp(regs) > arch_regs_sp(&t->rehit_regs))
-		t->rehit = false;	/* unwound past it: the handler jumped away */
+	/* unwound past it: the handler jumped away (a handler on an alternate stack above is not) */
+	if (sp > was && shadow_same_stack(sp, stack_id(t, sp), was, stack_id(t, was)))
+		t->rehit = false;
 	return false;
 }
 

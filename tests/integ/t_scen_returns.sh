@@ -102,16 +102,21 @@ test_ret_altstack_inside_survives() {
 	! grep -E 'bug in ptap' "$TMP/rt_err" >&2 || fail "ptap stderr"
 }
 
-# SIGALRM every 500 us interrupts ret_work anywhere (at its int3, in its
-# out-of-line copy, about to return through the trampoline); the handler,
-# on an alternate stack, calls it too.
+# SIGALRM every 500 us interrupts ret_work anywhere (mostly where ptap resumes
+# it: in the out-of-line copy after its int3, as the signal came while it was
+# stopped there; or about to return through the trampoline); the handler, on
+# an alternate stack, calls it too.  An entry probe on it as well: one entry
+# record per call, even when the handler runs above the interrupted stack
+# (the re-run of the interrupted call's int3 is not a new call).
 test_racy_ret_altstack_async() {
 	local place
 	for _ in $(seq "$RACY_RUNS"); do
-		for place in heap above; do
-			rt_run -e "$RT_PROBE" -- "$RS/ret_altstack" async "$place" 300
+		for place in heap below above; do
+			rt_run -e "$RT_PROBE" -e 'ret_work depth tag' -- \
+				"$RS/ret_altstack" async "$place" 300
 			rt_end
 			[ "$(rt_stated handled)" -gt 10 ] || fail "$place: only $(rt_stated handled) signals"
+			expect_eq "$place: entries" "$(rt_stated calls)" "$(rt_records ret_work)"
 			rt_all_returns
 		done
 	done
