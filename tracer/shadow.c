@@ -9,6 +9,7 @@
 #include "tracer/shadow.h"
 
 #define FRAMES_LEN	(SHADOW_MAX_DEPTH * sizeof(struct shadow_frame))
+#define LIMBO_LEN	(SHADOW_LIMBO * sizeof(struct shadow_limbo))
 
 static void *reserve(size_t len)
 {
@@ -26,7 +27,8 @@ struct shadow *shadow__new(void)
 		return NULL;
 	sh->frames = reserve(FRAMES_LEN);
 	sh->data = reserve(SHADOW_DATA);
-	if (!sh->frames || !sh->data) {
+	sh->limbo = reserve(LIMBO_LEN);
+	if (!sh->frames || !sh->data || !sh->limbo) {
 		shadow__free(sh);
 		return NULL;
 	}
@@ -41,6 +43,8 @@ void shadow__free(struct shadow *sh)
 		munmap(sh->frames, FRAMES_LEN);
 	if (sh->data)
 		munmap(sh->data, SHADOW_DATA);
+	if (sh->limbo)
+		munmap(sh->limbo, LIMBO_LEN);
 	free(sh);
 }
 
@@ -50,7 +54,7 @@ int shadow__copy(struct shadow *dst, const struct shadow *src)
 	memcpy(dst->data, src->data, src->data_used);
 	dst->depth = src->depth;
 	dst->data_used = src->data_used;
-	memcpy(dst->limbo, src->limbo, sizeof(dst->limbo));
+	memcpy(dst->limbo, src->limbo, src->nlimbo * sizeof(*src->limbo));
 	dst->nlimbo = src->nlimbo;
 	dst->limbo_next = src->limbo_next;
 	return 0;
@@ -64,16 +68,30 @@ void shadow__clear(struct shadow *sh)
 	sh->limbo_next = 0;
 }
 
-/* Drop the top frame into the limbo ring. */
+/*
+ * Drop the top frame into the limbo ring.  An entry of its slot there is
+ * older, so dead (this frame's call overwrote it): replaced.  A chained
+ * frame's return address is the trampoline: the frame below has the real one.
+ */
 static void drop_top(struct shadow *sh)
 {
 	const struct shadow_frame *f = &sh->frames[sh->depth - 1];
+	unsigned int i;
 
-	sh->limbo[sh->limbo_next].slot = f->slot;
-	sh->limbo[sh->limbo_next].ra = f->ra;
-	sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
-	if (sh->nlimbo < SHADOW_LIMBO)
-		sh->nlimbo++;
+	for (i = 0; i < sh->nlimbo && sh->limbo[i].slot != f->slot; i++)
+		;
+	if (f->chained) {
+		i = SHADOW_LIMBO;
+	} else if (i == sh->nlimbo) {
+		i = sh->limbo_next;
+		sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
+		if (sh->nlimbo < SHADOW_LIMBO)
+			sh->nlimbo++;
+	}
+	if (i < SHADOW_LIMBO) {
+		sh->limbo[i].slot = f->slot;
+		sh->limbo[i].ra = f->ra;
+	}
 	shadow__pop(sh);
 }
 
@@ -116,6 +134,7 @@ struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, uint64_t sta
 	memset(f, 0, sizeof(*f));
 	f->slot = slot;
 	f->stack = stack;
+	f->chained = chained;
 	f->data = sh->data_used;
 	sh->data_used += len;
 	*data = sh->data + f->data;

@@ -15,7 +15,9 @@ struct probe;
 
 #define SHADOW_MAX_DEPTH	16384		/* probed calls nested on one thread */
 #define SHADOW_DATA		(16u << 20)	/* bytes of entry arguments (reserved, not committed) */
-#define SHADOW_LIMBO		64		/* frames dropped as unwound, kept in case */
+/* Frames dropped as unwound, kept in case (one per slot, the latest): a
+ * wrong guess then costs their records, not the process. */
+#define SHADOW_LIMBO		4096
 /* A frame below a new call's return address, on the same stack, was left by
  * longjmp.  Which stack a slot is on comes from the mapping holding it (see
  * shadow__push()); when that is not known, another stack (a sigaltstack
@@ -31,6 +33,7 @@ struct shadow_frame {
 	uint64_t bias;		/* of the probe's module (fetch programs) */
 	struct probe *p;
 	size_t data;		/* offset of its entry arguments in the data area */
+	bool chained;		/* pushed on a slot holding the trampoline: RA is that */
 };
 
 struct shadow {
@@ -38,7 +41,7 @@ struct shadow {
 	size_t depth;
 	char *data;			/* SHADOW_DATA bytes, used as a stack */
 	size_t data_used;
-	struct { uint64_t slot, ra; } limbo[SHADOW_LIMBO];
+	struct shadow_limbo { uint64_t slot, ra; } *limbo;	/* SHADOW_LIMBO, a ring */
 	unsigned int nlimbo, limbo_next;
 };
 

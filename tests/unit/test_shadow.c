@@ -233,3 +233,52 @@ Test(shadow, a_stack_right_above_is_another_stack_by_its_mapping)
 	cr_expect_eq(unw, 1);
 	shadow__free(sh);
 }
+
+Test(shadow, limbo_keeps_the_latest_real_address_of_each_slot)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0, ra;
+
+	/* a call, a tail call from it, and deeper ones; all left by longjmp */
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x1100, 0, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1140, 0xb1, &unw);
+	cr_expect_eq(unw, 3);
+	cr_expect_eq(sh->nlimbo, 2, "the tail call's frame holds no real address");
+	/* the same slots again, other return addresses, left again */
+	call(sh, 0x10c0, 0xc2, &unw);
+	call(sh, 0x1100, 0xc1, &unw);
+	call(sh, 0x1140, 0xb1, &unw);
+	cr_expect_eq(sh->nlimbo, 3, "one entry per slot");
+	cr_expect(shadow__limbo_find(sh, 0x1100, &ra));
+	cr_expect_eq(ra, 0xc1, "the latest");
+	cr_expect(shadow__limbo_find(sh, 0x10c0, &ra));
+	cr_expect_eq(ra, 0xc2);
+	cr_expect(!shadow__limbo_find(sh, 0x1100, &ra));
+	shadow__free(sh);
+}
+
+Test(shadow, limbo_holds_a_deep_stack_taken_as_unwound)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0, ra;
+	void *data;
+	struct shadow_frame *f;
+
+	/* 1000 calls deep, then a handler's call on an alternate stack above the
+	 * deepest ones that nothing tells from the same stack */
+	for (uint64_t i = 0; i < 1000; i++) {
+		f = shadow__push(sh, 0x100000 - 64 * i, 0, false, 8, &data, &unw);
+		cr_assert(f);
+		f->ra = 0x5000 + i;
+	}
+	cr_assert(shadow__push(sh, 0x100000 - 64 * 500 + 8, 0, false, 8, &data, &unw));
+	cr_expect_eq(unw, 500);
+	/* each return of the 500 taken as unwound still finds its address */
+	for (uint64_t i = 999; i >= 500; i--) {
+		cr_expect(shadow__limbo_find(sh, 0x100000 - 64 * i, &ra));
+		cr_expect_eq(ra, 0x5000 + i);
+	}
+	shadow__free(sh);
+}
