@@ -1,5 +1,5 @@
 /* samples/scen/ret_coro.c: probed calls live on two stacks at once:
- * coroutines (makecontext/swapcontext), each on an mmap'd stack of its own.
+ * coroutines (makecontext/swapcontext), each on a stack mmap'd on its own.
  * Coroutine k (0, 1) calls ret_work(D, 40 + k) (samples/scen/ret.h); at its
  * bottom it switches to the other one, M times; so both hold D + 1 probed
  * frames while the other runs and returns.  Coroutine 0 returns first (with
@@ -37,7 +37,7 @@ static void coro(int k)
 
 int main(int argc, char **argv)
 {
-	char *stacks;
+	char *stacks[2];
 	int bad;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -49,14 +49,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ret_bottom = bottom;
-	stacks = mmap(NULL, 2 * CORO_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		      -1, 0);
-	if (stacks == MAP_FAILED)
-		return 2;
+	for (int k = 0; k < 2; k++) {
+		stacks[k] = mmap(NULL, CORO_STACK, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stacks[k] == MAP_FAILED)
+			return 2;
+	}
 	for (unsigned long r = 0; r < rounds; r++) {
 		for (int k = 0; k < 2; k++) {
 			getcontext(&uc[k]);
-			uc[k].uc_stack.ss_sp = stacks + k * CORO_STACK;
+			uc[k].uc_stack.ss_sp = stacks[k];
 			uc[k].uc_stack.ss_size = CORO_STACK;
 			uc[k].uc_link = &uc_main;
 			makecontext(&uc[k], (void (*)(void))coro, 1, k);

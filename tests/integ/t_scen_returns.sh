@@ -137,11 +137,18 @@ test_ret_altstack_siglongjmp() {
 
 # Two coroutines (swapcontext), each 100 deep in ret_work on its own stack,
 # switch to each other at the bottom; one returns while the other's frames
-# are live.
-test_ret_coroutines() {
+# are live.  The shadow stack is one stack per thread: the first return on
+# one coroutine's stack drops the other's frames as unwound (a known limit:
+# their returns go unrecorded, and ptap says how many), but none is lost:
+# every call returns right, and the first coroutine's are all recorded.
+test_ret_coroutines_survive() {
 	rt_run -e "$RT_PROBE" -- "$RS/ret_coro" 10 100 3
 	rt_end
-	rt_all_returns
+	expect_eq "stated calls" 2020 "$(rt_stated calls)"
+	expect_eq "coroutine 0's returns" 1010 "$(grep -c ' tag=40$' "$TMP/rt_rec")"
+	rt_values
+	expect_grep '^ptap: 1010 returns not recorded: their calls were taken as left' "$TMP/rt_err"
+	! grep -E 'bug in ptap' "$TMP/rt_err" >&2 || fail "ptap stderr"
 }
 
 # Threads' start routine probed (it returns into libc's start_thread), 8 at
