@@ -16,8 +16,9 @@ struct probe;
 #define SHADOW_MAX_DEPTH	16384		/* probed calls nested on one thread */
 #define SHADOW_DATA		(16u << 20)	/* bytes of entry arguments (reserved, not committed) */
 /* Frames dropped as unwound, kept in case (one per slot, the latest): a
- * wrong guess then costs their records, not the process. */
-#define SHADOW_LIMBO		4096
+ * wrong guess then costs their records, not the process.  Each is read back
+ * at detach: not many more. */
+#define SHADOW_LIMBO		1024
 /* A frame below a new call's return address, on the same stack, was left by
  * longjmp.  Which stack a slot is on comes from the mapping holding it (see
  * shadow__push()); when that is not known, another stack (a sigaltstack
