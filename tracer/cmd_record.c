@@ -609,7 +609,8 @@ static void report_returns(const struct session *s)
 {
 	if (s->ret_full)
 		pr_warn("%lu calls' returns not recorded: more than %d probed calls nested in one "
-			"thread\n", (unsigned long)s->ret_full, SHADOW_MAX_DEPTH);
+			"thread, or their entry arguments over %u MiB (--string-max)\n",
+			(unsigned long)s->ret_full, SHADOW_MAX_DEPTH, SHADOW_DATA >> 20);
 	if (s->ret_unwound)
 		pr_info("%lu probed calls left by longjmp: no return to record\n",
 			(unsigned long)s->ret_unwound);

@@ -375,3 +375,17 @@ test_ret_o0_loop_head() {
 		"$(grep -c ' retval=28 n=7$' "$TMP/rt_rec")"
 	rt_quiet
 }
+
+# Entry arguments that fill the shadow stack's data (3 strings of 64 KiB a
+# frame, 200 deep): the deeper calls' returns are not recorded, said with the
+# cause; the others are, and every call returns right.
+test_ret_entry_args_fill_the_shadow() {
+	local lost
+	rt_run --string-max 65536 -e 'ret_o0%return $retval name:string name:string name:string' \
+		-- "$RS/ret_jump" rec 2 200
+	rt_end
+	expect_grep "returns not recorded: .* or their entry arguments over 16 MiB" "$TMP/rt_err"
+	lost=$(sed -n 's/^ptap: \([0-9]*\) calls.* returns not recorded.*/\1/p' "$TMP/rt_err")
+	expect_eq "recorded + not recorded" 402 $(($(rt_records ret_o0__return) + lost))
+	[ "$lost" -gt 0 ] || fail "nothing lost?"
+}
