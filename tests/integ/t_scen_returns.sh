@@ -389,3 +389,31 @@ test_ret_entry_args_fill_the_shadow() {
 	expect_eq "recorded + not recorded" 402 $(($(rt_records ret_o0__return) + lost))
 	[ "$lost" -gt 0 ] || fail "nothing lost?"
 }
+
+# Attach, trace 0.4 s, detach, 5 times over one run of ret_deep: each detach
+# puts back the return addresses the last session took over, so the calls
+# in flight return right, and each new session records right values.
+test_racy_ret_attach_cycles() {
+	local p t rc cycle
+	for _ in $(seq $(( (RACY_RUNS + 4) / 5 ))); do
+		rc=0
+		"$RS/ret_deep" 4 100 >"$TMP/rt_out" 2>&1 &
+		t=$!
+		wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
+		for cycle in 1 2 3 4 5; do
+			"$PTAP" record -o "$TMP/rt_rec" -e "$RT_PROBE" -p "$t" 2>"$TMP/rt_err" &
+			p=$!
+			sleep 0.4
+			stop_ptap "$p"
+			untraced "$t"
+			[ "$(rt_records ret_work__return)" -gt 100 ] || fail "cycle $cycle: few returns"
+			rt_values
+			rt_quiet
+		done
+		wait "$t" || rc=$?
+		RT_RC=$rc
+		rt_end
+		expect_grep '^ret_deep: calls [0-9]*, 0 wrong$' "$TMP/rt_out"
+		expect_grep '^BYTES-OK$' "$TMP/rt_out"
+	done
+}
