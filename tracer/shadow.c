@@ -69,6 +69,29 @@ void shadow__clear(struct shadow *sh)
 }
 
 /*
+ * Put SLOT's real return address RA, swapped at TS, in the limbo ring; of
+ * two of a slot, the newer swap is the one that can still be there.
+ */
+static void limbo_add(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t ts)
+{
+	unsigned int i;
+
+	for (i = 0; i < sh->nlimbo && sh->limbo[i].slot != slot; i++)
+		;
+	if (i < sh->nlimbo && sh->limbo[i].ts > ts)
+		return;
+	if (i == sh->nlimbo) {
+		i = sh->limbo_next;
+		sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
+		if (sh->nlimbo < SHADOW_LIMBO)
+			sh->nlimbo++;
+	}
+	sh->limbo[i].slot = slot;
+	sh->limbo[i].ra = ra;
+	sh->limbo[i].ts = ts;
+}
+
+/*
  * Drop the top frame into the limbo ring.  An entry of its slot there is
  * older, so dead (this frame's call overwrote it): replaced.  A chained
  * frame's return address is the trampoline: the frame below has the real one.
@@ -76,22 +99,9 @@ void shadow__clear(struct shadow *sh)
 static void drop_top(struct shadow *sh)
 {
 	const struct shadow_frame *f = &sh->frames[sh->depth - 1];
-	unsigned int i;
 
-	for (i = 0; i < sh->nlimbo && sh->limbo[i].slot != f->slot; i++)
-		;
-	if (f->chained) {
-		i = SHADOW_LIMBO;
-	} else if (i == sh->nlimbo) {
-		i = sh->limbo_next;
-		sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
-		if (sh->nlimbo < SHADOW_LIMBO)
-			sh->nlimbo++;
-	}
-	if (i < SHADOW_LIMBO) {
-		sh->limbo[i].slot = f->slot;
-		sh->limbo[i].ra = f->ra;
-	}
+	if (!f->chained)
+		limbo_add(sh, f->slot, f->ra, f->ts);
 	shadow__pop(sh);
 }
 
@@ -183,42 +193,146 @@ void shadow__pop(struct shadow *sh)
 	sh->data_used = sh->frames[sh->depth].data;
 }
 
-bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra)
+void shadow__remove(struct shadow *sh, size_t from, size_t n)
 {
-	for (unsigned int i = 0; i < sh->nlimbo; i++)
-		if (sh->limbo[i].slot == slot) {
-			*ra = sh->limbo[i].ra;
-			sh->limbo[i] = sh->limbo[--sh->nlimbo];
-			sh->limbo_next = sh->nlimbo % SHADOW_LIMBO;
-			return true;
-		}
-	return false;
+	if (from + n >= sh->depth) {
+		while (sh->depth > from)
+			shadow__pop(sh);
+		return;
+	}
+	/* the frames above keep their data where it is: the hole goes with the frame below */
+	memmove(&sh->frames[from], &sh->frames[from + n],
+		(sh->depth - from - n) * sizeof(*sh->frames));
+	sh->depth -= n;
 }
 
-/* Put RA back at SLOT if the trampoline is still there. */
-static int restore_one(uint64_t slot, uint64_t ra, uint64_t tramp,
-		       int (*read)(void *priv, uint64_t addr, uint64_t *val),
-		       int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
+long shadow__find(const struct shadow *sh, uint64_t slot)
+{
+	for (long i = (long)sh->depth - 1; i >= 0; i--)
+		if (sh->frames[i].slot == slot)
+			return i;
+	return -1;
+}
+
+void shadow__bequeath(struct shadow *src, struct shadow *dst)
+{
+	for (unsigned int i = 0; i < src->nlimbo; i++)
+		limbo_add(dst, src->limbo[i].slot, src->limbo[i].ra, src->limbo[i].ts);
+	for (size_t i = 0; i < src->depth; i++)
+		if (!src->frames[i].chained)
+			limbo_add(dst, src->frames[i].slot, src->frames[i].ra, src->frames[i].ts);
+	shadow__clear(src);
+}
+
+long shadow__limbo_index(const struct shadow *sh, uint64_t slot)
+{
+	for (unsigned int i = 0; i < sh->nlimbo; i++)
+		if (sh->limbo[i].slot == slot)
+			return i;
+	return -1;
+}
+
+uint64_t shadow__limbo_take(struct shadow *sh, long i)
+{
+	uint64_t ra = sh->limbo[i].ra;
+
+	sh->limbo[i] = sh->limbo[--sh->nlimbo];
+	sh->limbo_next = sh->nlimbo % SHADOW_LIMBO;
+	return ra;
+}
+
+bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra)
+{
+	long i = shadow__limbo_index(sh, slot);
+
+	if (i < 0)
+		return false;
+	*ra = shadow__limbo_take(sh, i);
+	return true;
+}
+
+static int entry_add(struct shadow_entry **out, size_t *n, size_t *cap,
+		     const struct shadow_entry *e)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+		struct shadow_entry *v = realloc(*out, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*out = v;
+		*cap = ncap;
+	}
+	(*out)[(*n)++] = *e;
+	return 0;
+}
+
+int shadow__entries(const struct shadow *sh, void *owner, struct shadow_entry **out, size_t *n,
+		    size_t *cap)
+{
+	for (size_t i = 0; i < sh->depth; i++) {
+		const struct shadow_frame *f = &sh->frames[i];
+		struct shadow_entry e = { f->slot, f->ra, f->ts, owner };
+
+		/* a tail call's frame: its address is the trampoline, the one below has the real */
+		if (!f->chained && entry_add(out, n, cap, &e) < 0)
+			return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < sh->nlimbo; i++) {
+		const struct shadow_limbo *l = &sh->limbo[i];
+		struct shadow_entry e = { l->slot, l->ra, l->ts, owner };
+
+		if (entry_add(out, n, cap, &e) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct shadow_entry *x = a, *y = b;
+
+	return x->ts < y->ts ? 1 : x->ts > y->ts ? -1 : 0;
+}
+
+void shadow_entries_sort(struct shadow_entry *e, size_t n)
+{
+	if (n)
+		qsort(e, n, sizeof(*e), newest_first);
+}
+
+int shadow_entry_restore(const struct shadow_entry *e, uint64_t tramp,
+			 int (*read)(void *priv, uint64_t addr, uint64_t *val),
+			 int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
 {
 	uint64_t now;
 
-	if (ra == tramp || read(priv, slot, &now) < 0 || now != tramp)
+	if (e->ra == tramp || read(priv, e->slot, &now) < 0 || now != tramp)
 		return 0;
-	return write(priv, slot, ra) == 0;
+	return write(priv, e->slot, e->ra) == 0;
 }
 
 int shadow__restore(struct shadow *sh, uint64_t tramp,
 		    int (*read)(void *priv, uint64_t addr, uint64_t *val),
 		    int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
 {
-	int n = 0;
+	struct shadow_entry *e = NULL;
+	size_t n = 0, cap = 0;
+	int put = 0;
 
-	/* Oldest first: a tail call's frame (ra: the trampoline) shares its
-	 * slot with the frame below, whose real address goes back. */
-	for (size_t i = 0; i < sh->depth; i++)
-		n += restore_one(sh->frames[i].slot, sh->frames[i].ra, tramp, read, write, priv);
-	for (unsigned int i = 0; i < sh->nlimbo; i++)
-		n += restore_one(sh->limbo[i].slot, sh->limbo[i].ra, tramp, read, write, priv);
+	if (shadow__entries(sh, NULL, &e, &n, &cap) < 0) {
+		/* no memory to sort: the frames, oldest first, then the limbo */
+		n = 0;
+		for (size_t i = 0; i < sh->depth; i++) {
+			struct shadow_entry one = { sh->frames[i].slot, sh->frames[i].ra, 0, NULL };
+
+			put += shadow_entry_restore(&one, tramp, read, write, priv);
+		}
+	}
+	shadow_entries_sort(e, n);
+	for (size_t i = 0; i < n; i++)
+		put += shadow_entry_restore(&e[i], tramp, read, write, priv);
+	free(e);
 	shadow__clear(sh);
-	return n;
+	return put;
 }

@@ -42,7 +42,7 @@ struct shadow {
 	size_t depth;
 	char *data;			/* SHADOW_DATA bytes, used as a stack */
 	size_t data_used;
-	struct shadow_limbo { uint64_t slot, ra; } *limbo;	/* SHADOW_LIMBO, a ring */
+	struct shadow_limbo { uint64_t slot, ra, ts; } *limbo;	/* SHADOW_LIMBO, a ring */
 	unsigned int nlimbo, limbo_next;
 };
 
@@ -94,17 +94,49 @@ void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);
 bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const struct probe *p);
 /* Pop the top frame. */
 void shadow__pop(struct shadow *sh);
+/* Remove the N frames from index FROM (their data is reclaimed as the frames above go). */
+void shadow__remove(struct shadow *sh, size_t from, size_t n);
+/* The topmost frame whose return address is at SLOT, or -1; nothing is dropped. */
+long shadow__find(const struct shadow *sh, uint64_t slot);
+/*
+ * SRC's thread is gone: its frames and limbo go to DST's limbo (a sibling
+ * may return through them: a coroutine that moved).  SRC is left empty.
+ */
+void shadow__bequeath(struct shadow *src, struct shadow *dst);
+/* The limbo entry of SLOT (index), or -1. */
+long shadow__limbo_index(const struct shadow *sh, uint64_t slot);
+/* Remove limbo entry I; its return address. */
+uint64_t shadow__limbo_take(struct shadow *sh, long i);
 /* The real return address of a frame dropped as unwound whose slot is SLOT: true. */
 bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra);
 
 /*
+ * Every return address a shadow stack took over, frames and limbo alike: a
+ * slot may be in several (a tail call's, a dead one's, another thread's);
+ * the newest swap of a slot (TS) is the one whose trampoline is there.
+ */
+struct shadow_entry {
+	uint64_t slot, ra, ts;
+	void *owner;		/* for the caller (the thread, to write through) */
+};
+/* Append SH's entries with a real return address to *OUT (grown; *N, *CAP).  0 or -ENOMEM. */
+int shadow__entries(const struct shadow *sh, void *owner, struct shadow_entry **out, size_t *n,
+		    size_t *cap);
+/* Sort entries newest first: restored in that order, each slot gets its newest. */
+void shadow_entries_sort(struct shadow_entry *e, size_t n);
+
+/*
  * Put the real return addresses back (detach, or tracing over): every frame
  * and limbo entry whose slot still holds TRAMP gets its return address back,
- * through WRITE (0 or -errno) and READ (bytes read).  The stack is cleared.
- * Returns the number restored.
+ * the newest of a slot first, through WRITE (0 or -errno) and READ (bytes
+ * read).  The stack is cleared.  Returns the number restored.
  */
 int shadow__restore(struct shadow *sh, uint64_t tramp,
 		    int (*read)(void *priv, uint64_t addr, uint64_t *val),
 		    int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv);
+/* Put E's return address back at its slot if TRAMP is still there: 1 when put back. */
+int shadow_entry_restore(const struct shadow_entry *e, uint64_t tramp,
+			 int (*read)(void *priv, uint64_t addr, uint64_t *val),
+			 int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv);
 
 #endif

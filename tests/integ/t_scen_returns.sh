@@ -151,6 +151,21 @@ test_ret_coroutines_survive() {
 	! grep -E 'bug in ptap' "$TMP/rt_err" >&2 || fail "ptap stderr"
 }
 
+# A coroutine 100 probed calls deep, started by one thread and resumed (and
+# returned) by another: while the first thread lives, the second returns
+# through its frames, recorded; once it has ended, through what it left to a
+# sibling, unrecorded (said); the calls return right either way.
+test_ret_coroutine_moves_to_another_thread() {
+	rt_run -e "$RT_PROBE" -- "$RS/ret_migrate" 10 100 live
+	rt_end
+	rt_all_returns
+	rt_run -e "$RT_PROBE" -- "$RS/ret_migrate" 10 100 exit
+	rt_end
+	expect_eq "stated calls" 1010 "$(rt_stated calls)"
+	expect_grep '^ptap: 1010 returns not recorded: ' "$TMP/rt_err"
+	! grep -E 'bug in ptap' "$TMP/rt_err" >&2 || fail "ptap stderr"
+}
+
 # Threads' start routine probed (it returns into libc's start_thread), 8 at
 # a time so that glibc reuses their stacks.
 test_ret_thread_start_routine() {

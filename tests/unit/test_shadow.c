@@ -282,3 +282,75 @@ Test(shadow, limbo_holds_a_deep_stack_taken_as_unwound)
 	}
 	shadow__free(sh);
 }
+
+Test(shadow, a_frame_is_removed_from_the_middle_and_its_data_comes_back_later)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1080, 0xa3, &unw);
+	cr_expect_eq(shadow__find(sh, 0x10c0), 1);
+	cr_expect_eq(shadow__find(sh, 0x1040), -1);
+	shadow__remove(sh, 1, 1);	/* another thread returned through it */
+	cr_expect_eq(sh->depth, 2);
+	cr_expect_eq(sh->frames[1].slot, 0x1080);
+	cr_expect_eq(sh->frames[1].ra, 0xa3);
+	cr_expect_eq(sh->data_used, 48, "its data stays until the frame above goes");
+	cr_expect_eq(shadow__match(sh, 0x1088, &unw), 1);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 32);
+	cr_expect_eq(shadow__match(sh, 0x1108, &unw), 0);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 0);
+	cr_expect_eq(unw, 0);
+	shadow__free(sh);
+}
+
+Test(shadow, a_gone_thread_leaves_its_calls_to_a_sibling)
+{
+	struct shadow *gone = shadow__new(), *sib = shadow__new();
+	uint64_t unw = 0, ra;
+
+	call(gone, 0x1100, 0xa1, &unw)->ts = 10;
+	call(gone, 0x10c0, 0xa2, &unw)->ts = 20;
+	call(gone, 0x10c0, 0, &unw)->ts = 30;	/* a tail call: no address of its own */
+	call(sib, 0x1100, 0xb1, &unw)->ts = 5;
+	shadow__pop(sib);
+	call(sib, 0x10c0, 0xb2, &unw)->ts = 40;	/* newer than the gone thread's */
+	call(sib, 0x1100, 0xb3, &unw)->ts = 41;	/* drops it into the limbo */
+	cr_expect_eq(sib->nlimbo, 1);
+	shadow__bequeath(gone, sib);
+	cr_expect_eq(gone->depth, 0);
+	cr_expect_eq(sib->nlimbo, 2);
+	cr_expect(shadow__limbo_find(sib, 0x1100, &ra));
+	cr_expect_eq(ra, 0xa1);
+	cr_expect(shadow__limbo_find(sib, 0x10c0, &ra));
+	cr_expect_eq(ra, 0xb2, "the newer swap of the slot");
+	shadow__free(gone);
+	shadow__free(sib);
+}
+
+Test(shadow, restore_puts_back_the_newest_swap_of_a_slot)
+{
+	struct shadow *a = shadow__new(), *b = shadow__new();
+	struct shadow_entry *e = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t unw = 0;
+
+	memset(stack, 0, sizeof(stack));
+	call(a, 0x1100, 0xa1, &unw)->ts = 10;	/* a thread that went away from this stack */
+	call(b, 0x1100, 0xb1, &unw)->ts = 20;	/* the call there now, on another thread */
+	cr_assert_eq(shadow__entries(a, a, &e, &n, &cap), 0);
+	cr_assert_eq(shadow__entries(b, b, &e, &n, &cap), 0);
+	cr_expect_eq(n, 2);
+	shadow_entries_sort(e, n);
+	cr_expect_eq(e[0].owner, b);
+	cr_expect_eq(shadow_entry_restore(&e[0], TRAMP, rd, wr, NULL), 1);
+	cr_expect_eq(shadow_entry_restore(&e[1], TRAMP, rd, wr, NULL), 0, "no longer the trampoline");
+	cr_expect_eq(*word(0x1100), 0xb1);
+	free(e);
+	shadow__free(a);
+	shadow__free(b);
+}
