@@ -615,8 +615,9 @@ static void report_returns(const struct session *s)
 		pr_info("%lu probed calls left by longjmp: no return to record\n",
 			(unsigned long)s->ret_unwound);
 	if (s->ret_unmatched)
-		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp, or made "
-			"by a thread that ended (signal handlers on other stacks, coroutines?)\n",
+		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp, or "
+			"made by a thread that ended (signal handlers on other stacks, "
+			"coroutines?)\n",
 			(unsigned long)s->ret_unmatched);
 }
 

@@ -371,7 +371,7 @@ static bool is_rehit(struct thread *t, const arch_regs_t *regs)
 		t->rehit = false;
 		return true;
 	}
-	/* unwound past it: the handler jumped away (a handler on an alternate stack above is not) */
+	/* unwound past it: the handler jumped away (one on an alternate stack above did not) */
 	if (sp > was && shadow_same_stack(sp, stack_id(t, sp), was, stack_id(t, was)))
 		t->rehit = false;
 	return false;

@@ -162,8 +162,18 @@ long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound)
 	for (i = (long)sh->depth - 1; i >= 0 && found < 0; i--)
 		if (sh->frames[i].slot + 8 < sp && sp - (sh->frames[i].slot + 8) <= 0xffff)
 			found = i;
-	while (found >= 0 && (long)sh->depth - 1 > found) {
-		drop_top(sh);
+	/*
+	 * Above it, the frames of its stack were skipped (longjmp); those of
+	 * other stacks live on (another coroutine's, switched away from).
+	 */
+	for (i = (long)sh->depth - 1; found >= 0 && i > found; i--) {
+		const struct shadow_frame *f = &sh->frames[i];
+
+		if (!same_stack(f, sh->frames[found].slot, sh->frames[found].stack))
+			continue;
+		if (!f->chained)
+			limbo_add(sh, f->slot, f->ra, f->ts);
+		shadow__remove(sh, (size_t)i, 1);
 		(*unwound)++;
 	}
 	return found;
@@ -190,7 +200,8 @@ bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const s
 void shadow__pop(struct shadow *sh)
 {
 	sh->depth--;
-	sh->data_used = sh->frames[sh->depth].data;
+	/* down to its data; below the first frame, a frame removed there left a hole */
+	sh->data_used = sh->depth ? sh->frames[sh->depth].data : 0;
 }
 
 void shadow__remove(struct shadow *sh, size_t from, size_t n)

@@ -27,7 +27,7 @@ struct probe;
 
 struct shadow_frame {
 	uint64_t slot;		/* where the return address is on the target's stack */
-	uint64_t stack;		/* which stack SLOT is on (see shadow__push()), 0: not known */
+	uint64_t stack;		/* which stack SLOT is on (shadow__push()), 0: not known */
 	uint64_t ra;		/* the real return address (the trampoline: a tail call) */
 	uint64_t ts;		/* entry time */
 	uint64_t addr;		/* the probe site (the record's addr) */
@@ -79,8 +79,10 @@ struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, uint64_t sta
 /*
  * The frame a return to the trampoline with stack pointer SP belongs to: the
  * topmost whose return address was just popped from below SP (a `ret` pops
- * 8 bytes, `ret N` N more).  The frames above it were skipped: they are
- * dropped (counted in *UNWOUND).  Returns its index, or -1.
+ * 8 bytes, `ret N` N more).  The frames above it on its stack were skipped:
+ * they are dropped (counted in *UNWOUND); those of other stacks stay (a
+ * coroutine switched away from).  Returns its index (not necessarily the
+ * top: remove it with shadow__remove()), or -1.
  */
 long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound);
 void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);

@@ -103,7 +103,8 @@ int main(int argc, char **argv)
 
 			pthread_join(th[j], &got);
 			if (got != want) {
-				printf("ret_threads: thread %ld gave %p, expected %p\n", k, got, want);
+				printf("ret_threads: thread %ld gave %p, expected %p\n", k, got,
+				       want);
 				atomic_fetch_add(&ret_bad, 1);
 			}
 		}

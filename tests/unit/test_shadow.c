@@ -348,9 +348,38 @@ Test(shadow, restore_puts_back_the_newest_swap_of_a_slot)
 	shadow_entries_sort(e, n);
 	cr_expect_eq(e[0].owner, b);
 	cr_expect_eq(shadow_entry_restore(&e[0], TRAMP, rd, wr, NULL), 1);
-	cr_expect_eq(shadow_entry_restore(&e[1], TRAMP, rd, wr, NULL), 0, "no longer the trampoline");
+	cr_expect_eq(shadow_entry_restore(&e[1], TRAMP, rd, wr, NULL), 0,
+		     "no longer the trampoline");
 	cr_expect_eq(*word(0x1100), 0xb1);
 	free(e);
 	shadow__free(a);
 	shadow__free(b);
+}
+
+Test(shadow, a_coroutine_returns_while_another_ones_calls_live_on)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	/* coroutine A's stack ends at 0x1100, B's at 0x1200 (a mapping each) */
+	call_on(sh, 0x10f8, 0x1100, 0xa1, &unw);
+	call_on(sh, 0x10b8, 0x1100, 0xa2, &unw);
+	call_on(sh, 0x11f8, 0x1200, 0xb1, &unw);	/* switched to B */
+	call_on(sh, 0x11b8, 0x1200, 0xb2, &unw);
+	/* back to A, which returns through both of its calls */
+	cr_expect_eq(shadow__match(sh, 0x10c0, &unw), 1);
+	shadow__remove(sh, 1, 1);
+	cr_expect_eq(shadow__match(sh, 0x1100, &unw), 0);
+	shadow__remove(sh, 0, 1);
+	cr_expect_eq(unw, 0, "B's calls are not unwound");
+	cr_expect_eq(sh->depth, 2);
+	/* then B returns through its own */
+	cr_expect_eq(shadow__match(sh, 0x11c0, &unw), 1);
+	cr_expect_eq(sh->frames[1].ra, 0xb2);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x1200, &unw), 0);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 0, "A's data came back with B's");
+	cr_expect_eq(unw, 0);
+	shadow__free(sh);
 }
