@@ -332,10 +332,15 @@ int shadow__restore(struct shadow *sh, uint64_t tramp,
 	int put = 0;
 
 	if (shadow__entries(sh, NULL, &e, &n, &cap) < 0) {
-		/* no memory to sort: the frames, oldest first, then the limbo */
+		/* no memory to sort: the frames, newest first, then the limbo */
 		n = 0;
-		for (size_t i = 0; i < sh->depth; i++) {
+		for (size_t i = sh->depth; i-- > 0;) {
 			struct shadow_entry one = { sh->frames[i].slot, sh->frames[i].ra, 0, NULL };
+
+			put += shadow_entry_restore(&one, tramp, read, write, priv);
+		}
+		for (unsigned int i = 0; i < sh->nlimbo; i++) {
+			struct shadow_entry one = { sh->limbo[i].slot, sh->limbo[i].ra, 0, NULL };
 
 			put += shadow_entry_restore(&one, tramp, read, write, priv);
 		}
