@@ -74,6 +74,8 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 				    "entry, or the lines of its return statements", site->where);
 	rp->noreturn = site->has_die && dwarf_hasattr_integrate((Dwarf_Die *)&site->fn,
 								DW_AT_noreturn);
+	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
+	rp->ret_past_entry = !site->at_entry || site->after_prologue;
 	return var_compile_ra_slot(vc, &rp->ra_prog, err);
 }
 

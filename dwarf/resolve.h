@@ -33,6 +33,7 @@ struct resolved_probe {
 	bool noreturn;		/* the function is declared noreturn: it never returns */
 	bool fpregs_ret;	/* a program run at the return reads xmm registers */
 	struct fetch_prog ra_prog;	/* the address of the return address at the site */
+	bool ret_past_entry;	/* the site is past the prologue: a loop may pass it again */
 	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
 	struct tpool pool;	/* type descriptors of the programs */
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */

@@ -609,13 +609,16 @@ static void report_returns(const struct session *s)
 {
 	if (s->ret_full)
 		pr_warn("%lu calls' returns not recorded: more than %d probed calls nested in one "
-			"thread\n", (unsigned long)s->ret_full, SHADOW_MAX_DEPTH);
+			"thread, or their entry arguments over %u MiB (--string-max)\n",
+			(unsigned long)s->ret_full, SHADOW_MAX_DEPTH, SHADOW_DATA >> 20);
 	if (s->ret_unwound)
 		pr_info("%lu probed calls left by longjmp: no return to record\n",
 			(unsigned long)s->ret_unwound);
 	if (s->ret_unmatched)
-		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp "
-			"(a signal handler on another stack?)\n", (unsigned long)s->ret_unmatched);
+		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp, or "
+			"made by a thread that ended (signal handlers on other stacks, "
+			"coroutines?)\n",
+			(unsigned long)s->ret_unmatched);
 }
 
 static int exit_status(const struct session *s)

@@ -354,14 +354,6 @@ static void unslot_one(struct session *s, struct thread *t, void *arg)
 		hit_slot_signal(s, t, 0);
 }
 
-static void unreturn_one(struct session *s, struct thread *t, void *arg)
-{
-	(void)s;
-	(void)arg;
-	if (t->as)	/* a thread not stopped cannot be mid-trampoline: writes are safe */
-		hit_restore_returns(t);
-}
-
 static void restore_one(struct session *s, struct thread *t, void *arg)
 {
 	(void)s;
@@ -398,7 +390,8 @@ void detach_all(struct session *s)
 	drain_traps(s);
 	thread__for_each(s, adopt_orphan, NULL);
 	thread__for_each(s, unslot_one, NULL);
-	thread__for_each(s, unreturn_one, NULL);
+	/* a thread not stopped cannot be mid-trampoline: writes are safe */
+	hit_restore_all(s);
 	thread__for_each(s, restore_one, NULL);
 	thread__for_each(s, unmap_one, NULL);
 	/* a leader's exit is reported only once its threads are gone: them first */

@@ -3,6 +3,7 @@
  * (removing it would let other threads run past unrecorded). */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,6 +13,7 @@
 #include "tracer/aspace.h"
 #include "tracer/attach.h"
 #include "tracer/hit.h"
+#include "tracer/maptab.h"
 #include "tracer/mem.h"
 #include "tracer/output.h"
 #include "tracer/plant.h"
@@ -73,6 +75,15 @@ static int ra_write(void *priv, uint64_t addr, uint64_t val)
 	return mem_write(t->as->memfd, addr, &val, sizeof(val));
 }
 
+/* Which stack SLOT is on, for the shadow stack: the end of the mapping holding it (a stack
+ * grows down from there), 0 when ptap does not know it (the main stack grown past its mapping). */
+static uint64_t stack_id(const struct thread *t, uint64_t slot)
+{
+	const struct map_entry *e = maptab__find(t->as->mt, slot);
+
+	return e ? e->end : 0;
+}
+
 /*
  * A return probe's entry: the arguments it prints that are fetched now go
  * into a new shadow frame, and the return address on the stack is swapped
@@ -86,7 +97,7 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 	struct shadow_frame *f;
 	struct fetch_val slot, *vals;
 	char slotbuf[8];
-	uint64_t ra, tramp = t->as->tramp;
+	uint64_t ra, stack, tramp = t->as->tramp;
 	void *data;
 
 	if (!t->shadow || !tramp)
@@ -97,7 +108,12 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 			 (unsigned long)slot.u);
 		return;
 	}
-	f = shadow__push(t->shadow, slot.u, ra == tramp, p->ent_len, &data, &s->ret_unwound);
+	stack = stack_id(t, slot.u);
+	/* a loop came back to a site past the prologue: the call is taken over already */
+	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, stack, p))
+		return;
+	f = shadow__push(t->shadow, slot.u, stack, ra == tramp, p->ent_len, &data,
+			 &s->ret_unwound);
 	if (!f) {
 		s->ret_full++;
 		return;
@@ -116,12 +132,13 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 		shadow__pop(t->shadow);
 }
 
-/* The return record of frame F: $retval from DREGS, the rest as fetched at the entry. */
-static void emit_return(struct session *s, struct thread *t, const struct shadow_frame *f,
-			const uint64_t *dregs, unsigned int nregs, uint64_t ts, uint64_t ra)
+/* The return record of frame F of SH: $retval from DREGS, the rest as fetched at the entry. */
+static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
+			const struct shadow_frame *f, const uint64_t *dregs, unsigned int nregs,
+			uint64_t ts, uint64_t ra)
 {
 	struct probe *p = f->p;
-	const struct fetch_val *ent = shadow__data(t->shadow, f);
+	const struct fetch_val *ent = shadow__data(sh, f);
 	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = f->bias,
 				 .read_mem = fetch_read, .priv = t };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
@@ -142,30 +159,19 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 }
 
 /*
- * T returned to the trampoline (REGS: its registers there): pop its frame --
- * and the frames of a chain of tail calls sharing the slot -- record them
- * unless !RECORD, and point REGS at the real return address.  0, or
- * -ENOENT when no frame matches (never expected: said loudly).
+ * T returned to the trampoline (REGS: its registers there) through frame I
+ * of SH: remove it -- and the frames of a chain of tail calls sharing its
+ * slot, below it -- recording them unless !RECORD.  The real return address.
  */
-static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, bool record)
+static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, long i,
+			const arch_regs_t *regs, bool record)
 {
-	struct shadow *sh = t->shadow;
-	uint64_t sp = arch_regs_sp(regs), tramp = t->as->tramp, ts, ra;
+	uint64_t tramp = t->as->tramp, ts, ra;
 	uint64_t dregs[ARCH_DWARF_NREGS_ALL];
 	unsigned int nregs = ARCH_DWARF_NREGS;
 	bool fp = false;
-	long i = sh ? shadow__match(sh, sp, &s->ret_unwound) : -1, j;
+	long j;
 
-	if (i < 0) {
-		if (sh && shadow__limbo_find(sh, sp - 8, &ra)) {
-			s->ret_unmatched++;
-			arch_regs_set_pc(regs, ra);
-			return 0;
-		}
-		pr_err("tid %d: returned to ptap's trampoline (sp 0x%lx) with no return address "
-		       "known: this is a bug in ptap\n", t->tid, (unsigned long)sp);
-		return -ENOENT;
-	}
 	/* a tail call's frame shares its slot with its caller's: one return for both */
 	for (j = i; j > 0 && sh->frames[j].ra == tramp && sh->frames[j - 1].slot == sh->frames[j].slot;
 	     j--)
@@ -182,13 +188,132 @@ static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, boo
 			nregs = ARCH_DWARF_NREGS_ALL;
 		}
 	}
-	for (long k = i; k >= j; k--) {
-		if (record)
-			emit_return(s, t, &sh->frames[k], dregs, nregs, ts, ra);
-		shadow__pop(sh);
+	for (long k = i; record && k >= j; k--)
+		emit_return(s, t, sh, &sh->frames[k], dregs, nregs, ts, ra);
+	shadow__remove(sh, (size_t)j, (size_t)(i - j + 1));
+	return ra;
+}
+
+/* Where else a return to the trampoline at SLOT may have its address: the newest swap of it. */
+struct elsewhere {
+	const struct thread *t;
+	uint64_t slot;
+	struct thread *o;	/* a thread of T's address space (T too) */
+	long frame, limbo;	/* its frame of SLOT, or its limbo entry (-1: none) */
+	uint64_t ts;		/* when that swap was made */
+};
+
+static void find_elsewhere(struct session *s, struct thread *o, void *arg)
+{
+	struct elsewhere *e = arg;
+	long i;
+
+	(void)s;
+	if (o->as != e->t->as || !o->shadow)
+		return;
+	/* T's own frames are matched by shadow__match(): only its limbo here */
+	i = o == e->t ? -1 : shadow__find(o->shadow, e->slot);
+	if (i >= 0 && (!e->o || o->shadow->frames[i].ts > e->ts)) {
+		*e = (struct elsewhere){ e->t, e->slot, o, i, -1, o->shadow->frames[i].ts };
+		return;
 	}
-	arch_regs_set_pc(regs, ra);
-	return 0;
+	i = shadow__limbo_index(o->shadow, e->slot);
+	if (i >= 0 && (!e->o || o->shadow->limbo[i].ts > e->ts))
+		*e = (struct elsewhere){ e->t, e->slot, o, -1, i, o->shadow->limbo[i].ts };
+}
+
+/*
+ * T returned to the trampoline (REGS: its registers there): pop its frame --
+ * and the frames of a chain of tail calls sharing the slot -- record them
+ * unless !RECORD, and point REGS at the real return address.  A return no
+ * frame of T matches is one of a call taken as unwound (in a limbo: not
+ * recorded) or made by another thread (a coroutine moved from thread to
+ * thread; one that ended left its calls to a sibling's limbo): the newest
+ * swap of the slot is the one returned through.  0, or -ENOENT when none is
+ * known (never expected: said loudly).
+ */
+static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, bool record)
+{
+	struct shadow *sh = t->shadow;
+	uint64_t sp = arch_regs_sp(regs);
+	struct elsewhere e = { .t = t, .slot = sp - 8 };
+	long i = sh ? shadow__match(sh, sp, &s->ret_unwound) : -1;
+
+	if (i >= 0) {
+		arch_regs_set_pc(regs, ret_pop(s, t, sh, i, regs, record));
+		return 0;
+	}
+	thread__for_each(s, find_elsewhere, &e);
+	if (e.o && e.frame >= 0) {
+		arch_regs_set_pc(regs, ret_pop(s, t, e.o->shadow, e.frame, regs, record));
+		return 0;
+	}
+	if (e.o) {
+		s->ret_unmatched++;
+		arch_regs_set_pc(regs, shadow__limbo_take(e.o->shadow, e.limbo));
+		return 0;
+	}
+	pr_err("tid %d: returned to ptap's trampoline (sp 0x%lx) with no return address "
+	       "known: this is a bug in ptap\n", t->tid, (unsigned long)sp);
+	return -ENOENT;
+}
+
+struct gather {
+	struct shadow_entry *e;
+	size_t n, cap;
+	int err;
+};
+
+static void gather_one(struct session *s, struct thread *t, void *arg)
+{
+	struct gather *g = arg;
+
+	(void)s;
+	if (t->shadow && t->as && t->as->tramp &&
+	    shadow__entries(t->shadow, t, &g->e, &g->n, &g->cap) < 0)
+		g->err = -ENOMEM;
+}
+
+static void restore_each(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as)
+		hit_restore_returns(t);
+}
+
+void hit_restore_all(struct session *s)
+{
+	struct gather g = { 0 };
+
+	thread__for_each(s, gather_one, &g);
+	if (!g.err) {
+		shadow_entries_sort(g.e, g.n);
+		for (size_t i = 0; i < g.n; i++) {
+			struct thread *t = g.e[i].owner;
+
+			shadow_entry_restore(&g.e[i], t->as->tramp, ra_read, ra_write, t);
+		}
+	}
+	free(g.e);
+	/* what is left (all of it without the memory to sort): thread by thread */
+	thread__for_each(s, restore_each, NULL);
+}
+
+/* T is gone: what its shadow stack holds may be returned through by a sibling (a coroutine). */
+static void bequeath_to(struct session *s, struct thread *o, void *arg)
+{
+	struct thread *t = arg;
+
+	(void)s;
+	if (o != t && o->as == t->as && o->shadow && (t->shadow->depth || t->shadow->nlimbo))
+		shadow__bequeath(t->shadow, o->shadow);	/* to one: T's is empty after */
+}
+
+void hit_thread_gone(struct session *s, struct thread *t)
+{
+	if (t->shadow && t->as && (t->shadow->depth || t->shadow->nlimbo))
+		thread__for_each(s, bequeath_to, t);
 }
 
 /* Put back every return address T's shadow stack took over. */
@@ -238,14 +363,17 @@ static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs
 /* Is this hit the re-run of the call a signal handler interrupted (see hit_slot_signal())? */
 static bool is_rehit(struct thread *t, const arch_regs_t *regs)
 {
+	uint64_t sp = arch_regs_sp(regs), was = arch_regs_sp(&t->rehit_regs);
+
 	if (!t->rehit)
 		return false;
 	if (!memcmp(regs, &t->rehit_regs, sizeof(*regs))) {
 		t->rehit = false;
 		return true;
 	}
-	if (arch_regs_sp(regs) > arch_regs_sp(&t->rehit_regs))
-		t->rehit = false;	/* unwound past it: the handler jumped away */
+	/* unwound past it: the handler jumped away (one on an alternate stack above did not) */
+	if (sp > was && shadow_same_stack(sp, stack_id(t, sp), was, stack_id(t, was)))
+		t->rehit = false;
 	return false;
 }
 

@@ -31,4 +31,19 @@ void hit_slot_signal(struct session *s, struct thread *t, int sig);
  */
 void hit_restore_returns(struct thread *t);
 
+/*
+ * Detach: put back every return address the return probes of every thread
+ * swapped for the trampoline, the newest swap of a slot first (a slot may be
+ * in several threads' shadow stacks: a coroutine moved, a thread's stack
+ * reused), and forget them.  The threads are stopped.
+ */
+void hit_restore_all(struct session *s);
+
+/*
+ * T exited: the calls its return probes took over that are still on a stack
+ * (a coroutine it ran, to be resumed by another thread) go to a sibling, in
+ * case the sibling returns through them.
+ */
+void hit_thread_gone(struct session *s, struct thread *t);
+
 #endif

@@ -132,6 +132,8 @@ void loop_gone(struct session *s, pid_t pid, int status)
 	if (t && t->tid == t->tgid)
 		task_exit(s, t, status);
 	if (t)
+		hit_thread_gone(s, t);
+	if (t)
 		thread__remove(s, t);
 	if (s->cmd_exited && (pid == loop_forward_pid || pid == s->cmd_pid))
 		thread__for_each(s, pick_forward, NULL);

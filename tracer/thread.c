@@ -89,6 +89,7 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	t->as = as ? aspace__get(as) : NULL;
 	t->sc_nr = -1;
 	if (s->retprobes && !(t->shadow = shadow__new())) {
+		aspace__put(t->as);
 		free(t);
 		return NULL;
 	}

@@ -31,8 +31,10 @@ static int wr(void *priv, uint64_t addr, uint64_t val)
 	return 0;
 }
 
-/* A call (RA pushed at SLOT; 0: a tail call, a jump that pushes nothing), taken over. */
-static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t *unw)
+/* A call (RA pushed at SLOT on stack SID; RA 0: a tail call, a jump that pushes nothing),
+ * taken over. */
+static struct shadow_frame *call_on(struct shadow *sh, uint64_t slot, uint64_t sid, uint64_t ra,
+				    uint64_t *unw)
 {
 	void *data;
 	struct shadow_frame *f;
@@ -41,12 +43,18 @@ static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, 
 	if (ra)
 		*word(slot) = ra;
 	chained = *word(slot) == TRAMP;
-	f = shadow__push(sh, slot, chained, 16, &data, unw);
+	f = shadow__push(sh, slot, sid, chained, 16, &data, unw);
 	cr_assert(f);
 	f->ra = *word(slot);
 	memset(data, 0xab, 16);
 	*word(slot) = TRAMP;
 	return f;
+}
+
+/* The same on a stack whose mapping is not known. */
+static struct shadow_frame *call(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t *unw)
+{
+	return call_on(sh, slot, 0, ra, unw);
 }
 
 Test(shadow, nested_returns_match_their_frames)
@@ -116,7 +124,7 @@ Test(shadow, another_stack_is_not_taken_as_unwound)
 
 	call(sh, 0x1100, 0xa1, &unw);
 	/* a handler on a sigaltstack far above */
-	cr_assert(shadow__push(sh, 0x1100 + SHADOW_SAME_STACK, false, 0, &data, &unw));
+	cr_assert(shadow__push(sh, 0x1100 + SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
 	cr_expect_eq(unw, 0);
 	cr_expect_eq(sh->depth, 2);
 	shadow__free(sh);
@@ -153,9 +161,225 @@ Test(shadow, full_stack_refuses_a_push)
 	void *data;
 
 	for (int i = 0; i < SHADOW_MAX_DEPTH; i++)
-		cr_assert(shadow__push(sh, 0x40000000ULL - 16ULL * i, false, 8, &data, &unw));
-	cr_expect_null(shadow__push(sh, 0x1000, false, 8, &data, &unw));
+		cr_assert(shadow__push(sh, 0x40000000ULL - 16ULL * i, 0, false, 8, &data, &unw));
+	cr_expect_null(shadow__push(sh, 0x1000, 0, false, 8, &data, &unw));
 	cr_expect_eq(sh->depth, SHADOW_MAX_DEPTH);
+	cr_expect_eq(unw, 0);
+	shadow__free(sh);
+}
+
+Test(shadow, a_site_a_loop_passes_again_is_the_same_call)
+{
+	struct shadow *sh = shadow__new();
+	static int pa, pb, pc;		/* stand-ins for three probes */
+	uint64_t unw = 0;
+
+	call(sh, 0x1100, 0xa1, &unw)->p = (struct probe *)&pa;	/* the caller */
+	call(sh, 0x10c0, 0xa2, &unw)->p = (struct probe *)&pa;	/* at the entry */
+	call(sh, 0x10c0, 0, &unw)->p = (struct probe *)&pb;	/* past the prologue */
+	cr_expect(shadow__has(sh, 0x10c0, 0, (struct probe *)&pb), "a second pass: taken over");
+	cr_expect(shadow__has(sh, 0x10c0, 0, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10c0, 0, (struct probe *)&pc));
+	/* the caller's frame is further out: a call at 0x1080 has none of its own */
+	cr_expect(!shadow__has(sh, 0x1080, 0, (struct probe *)&pa));
+	cr_expect(!shadow__has(sh, 0x10e0, 0, (struct probe *)&pb));
+	shadow__free(sh);
+}
+
+Test(shadow, a_handler_that_jumped_away_from_a_far_stack_is_dropped_with_its_caller)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	void *data;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	/* a handler on an alternate stack far away, 2 deep; it siglongjmps out */
+	cr_assert(shadow__push(sh, 0x1000 + 2 * SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
+	cr_assert(shadow__push(sh, 0x0fc0 + 2 * SHADOW_SAME_STACK, 0, false, 0, &data, &unw));
+	cr_expect_eq(unw, 0, "the interrupted calls are live while the handler runs");
+	/* back in the loop, the same call again: all four are dead */
+	call(sh, 0x1100, 0xa1, &unw);
+	cr_expect_eq(unw, 4);
+	cr_expect_eq(sh->depth, 1);
+	cr_expect_eq(sh->data_used, 16);
+	shadow__free(sh);
+}
+
+Test(shadow, a_stack_right_above_is_another_stack_by_its_mapping)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	/* a thread's stack (its mapping ends at 0x1100) and, right above it, an
+	 * alternate stack of its own mapping (ending at 0x1200) */
+	call_on(sh, 0x10f8, 0x1100, 0xa1, &unw);
+	call_on(sh, 0x10b8, 0x1100, 0xa2, &unw);
+	call_on(sh, 0x11c0, 0x1200, 0xb1, &unw);	/* a handler's call: above, not after */
+	call_on(sh, 0x1180, 0x1200, 0xb2, &unw);
+	cr_expect_eq(unw, 0);
+	cr_expect_eq(sh->depth, 4);
+	cr_expect_eq(shadow__match(sh, 0x1188, &unw), 3);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x11c8, &unw), 2);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x10c0, &unw), 1, "the interrupted call returns");
+	cr_expect_eq(sh->frames[1].ra, 0xa2);
+	cr_expect_eq(unw, 0);
+	/* the same layout with the mappings unknown: the lower calls look unwound */
+	shadow__clear(sh);
+	call(sh, 0x10f8, 0xa1, &unw);
+	call(sh, 0x11c0, 0xb1, &unw);
+	cr_expect_eq(unw, 1);
+	shadow__free(sh);
+}
+
+Test(shadow, limbo_keeps_the_latest_real_address_of_each_slot)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0, ra;
+
+	/* a call, a tail call from it, and deeper ones; all left by longjmp */
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x1100, 0, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1140, 0xb1, &unw);
+	cr_expect_eq(unw, 3);
+	cr_expect_eq(sh->nlimbo, 2, "the tail call's frame holds no real address");
+	/* the same slots again, other return addresses, left again */
+	call(sh, 0x10c0, 0xc2, &unw);
+	call(sh, 0x1100, 0xc1, &unw);
+	call(sh, 0x1140, 0xb1, &unw);
+	cr_expect_eq(sh->nlimbo, 3, "one entry per slot");
+	cr_expect(shadow__limbo_find(sh, 0x1100, &ra));
+	cr_expect_eq(ra, 0xc1, "the latest");
+	cr_expect(shadow__limbo_find(sh, 0x10c0, &ra));
+	cr_expect_eq(ra, 0xc2);
+	cr_expect(!shadow__limbo_find(sh, 0x1100, &ra));
+	shadow__free(sh);
+}
+
+Test(shadow, limbo_holds_a_deep_stack_taken_as_unwound)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0, ra;
+	void *data;
+	struct shadow_frame *f;
+
+	/* 1000 calls deep, then a handler's call on an alternate stack above the
+	 * deepest ones that nothing tells from the same stack */
+	for (uint64_t i = 0; i < 1000; i++) {
+		f = shadow__push(sh, 0x100000 - 64 * i, 0, false, 8, &data, &unw);
+		cr_assert(f);
+		f->ra = 0x5000 + i;
+	}
+	cr_assert(shadow__push(sh, 0x100000 - 64 * 500 + 8, 0, false, 8, &data, &unw));
+	cr_expect_eq(unw, 500);
+	/* each return of the 500 taken as unwound still finds its address */
+	for (uint64_t i = 999; i >= 500; i--) {
+		cr_expect(shadow__limbo_find(sh, 0x100000 - 64 * i, &ra));
+		cr_expect_eq(ra, 0x5000 + i);
+	}
+	shadow__free(sh);
+}
+
+Test(shadow, a_frame_is_removed_from_the_middle_and_its_data_comes_back_later)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	call(sh, 0x1100, 0xa1, &unw);
+	call(sh, 0x10c0, 0xa2, &unw);
+	call(sh, 0x1080, 0xa3, &unw);
+	cr_expect_eq(shadow__find(sh, 0x10c0), 1);
+	cr_expect_eq(shadow__find(sh, 0x1040), -1);
+	shadow__remove(sh, 1, 1);	/* another thread returned through it */
+	cr_expect_eq(sh->depth, 2);
+	cr_expect_eq(sh->frames[1].slot, 0x1080);
+	cr_expect_eq(sh->frames[1].ra, 0xa3);
+	cr_expect_eq(sh->data_used, 48, "its data stays until the frame above goes");
+	cr_expect_eq(shadow__match(sh, 0x1088, &unw), 1);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 32);
+	cr_expect_eq(shadow__match(sh, 0x1108, &unw), 0);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 0);
+	cr_expect_eq(unw, 0);
+	shadow__free(sh);
+}
+
+Test(shadow, a_gone_thread_leaves_its_calls_to_a_sibling)
+{
+	struct shadow *gone = shadow__new(), *sib = shadow__new();
+	uint64_t unw = 0, ra;
+
+	call(gone, 0x1100, 0xa1, &unw)->ts = 10;
+	call(gone, 0x10c0, 0xa2, &unw)->ts = 20;
+	call(gone, 0x10c0, 0, &unw)->ts = 30;	/* a tail call: no address of its own */
+	call(sib, 0x1100, 0xb1, &unw)->ts = 5;
+	shadow__pop(sib);
+	call(sib, 0x10c0, 0xb2, &unw)->ts = 40;	/* newer than the gone thread's */
+	call(sib, 0x1100, 0xb3, &unw)->ts = 41;	/* drops it into the limbo */
+	cr_expect_eq(sib->nlimbo, 1);
+	shadow__bequeath(gone, sib);
+	cr_expect_eq(gone->depth, 0);
+	cr_expect_eq(sib->nlimbo, 2);
+	cr_expect(shadow__limbo_find(sib, 0x1100, &ra));
+	cr_expect_eq(ra, 0xa1);
+	cr_expect(shadow__limbo_find(sib, 0x10c0, &ra));
+	cr_expect_eq(ra, 0xb2, "the newer swap of the slot");
+	shadow__free(gone);
+	shadow__free(sib);
+}
+
+Test(shadow, restore_puts_back_the_newest_swap_of_a_slot)
+{
+	struct shadow *a = shadow__new(), *b = shadow__new();
+	struct shadow_entry *e = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t unw = 0;
+
+	memset(stack, 0, sizeof(stack));
+	call(a, 0x1100, 0xa1, &unw)->ts = 10;	/* a thread that went away from this stack */
+	call(b, 0x1100, 0xb1, &unw)->ts = 20;	/* the call there now, on another thread */
+	cr_assert_eq(shadow__entries(a, a, &e, &n, &cap), 0);
+	cr_assert_eq(shadow__entries(b, b, &e, &n, &cap), 0);
+	cr_expect_eq(n, 2);
+	shadow_entries_sort(e, n);
+	cr_expect_eq(e[0].owner, b);
+	cr_expect_eq(shadow_entry_restore(&e[0], TRAMP, rd, wr, NULL), 1);
+	cr_expect_eq(shadow_entry_restore(&e[1], TRAMP, rd, wr, NULL), 0,
+		     "no longer the trampoline");
+	cr_expect_eq(*word(0x1100), 0xb1);
+	free(e);
+	shadow__free(a);
+	shadow__free(b);
+}
+
+Test(shadow, a_coroutine_returns_while_another_ones_calls_live_on)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+
+	/* coroutine A's stack ends at 0x1100, B's at 0x1200 (a mapping each) */
+	call_on(sh, 0x10f8, 0x1100, 0xa1, &unw);
+	call_on(sh, 0x10b8, 0x1100, 0xa2, &unw);
+	call_on(sh, 0x11f8, 0x1200, 0xb1, &unw);	/* switched to B */
+	call_on(sh, 0x11b8, 0x1200, 0xb2, &unw);
+	/* back to A, which returns through both of its calls */
+	cr_expect_eq(shadow__match(sh, 0x10c0, &unw), 1);
+	shadow__remove(sh, 1, 1);
+	cr_expect_eq(shadow__match(sh, 0x1100, &unw), 0);
+	shadow__remove(sh, 0, 1);
+	cr_expect_eq(unw, 0, "B's calls are not unwound");
+	cr_expect_eq(sh->depth, 2);
+	/* then B returns through its own */
+	cr_expect_eq(shadow__match(sh, 0x11c0, &unw), 1);
+	cr_expect_eq(sh->frames[1].ra, 0xb2);
+	shadow__pop(sh);
+	cr_expect_eq(shadow__match(sh, 0x1200, &unw), 0);
+	shadow__pop(sh);
+	cr_expect_eq(sh->data_used, 0, "A's data came back with B's");
 	cr_expect_eq(unw, 0);
 	shadow__free(sh);
 }
