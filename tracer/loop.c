@@ -311,8 +311,9 @@ struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 		if (plant_fork_fixup(s, c) < 0)
 			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
 		/* not followed, or tracing is over: no breakpoint may stay in it */
+		/* (its return addresses go back in detach_child() when it is let go;
+		 * kept traced, its returns through the trampoline just go unrecorded) */
 		if (c->quiet || c->as->unplanted) {
-			hit_restore_returns(c);
 			detach_restore_bytes(c->as);
 			c->detach_at_stop = s->attach && c->quiet;
 		}
