@@ -26,6 +26,12 @@ enum fetch_kind {
 	FT_CHARS,		/* char[LEN] stored at the address on top: a string of at most LEN */
 	FT_STRUCT,		/* struct or union of LEN bytes at the address on top; DESC->members */
 	FT_OPAQUE,		/* only as a struct member (nested struct, array): printed {...} */
+	/* Kinds of syscall records (never fetched by a program): */
+	FT_SYM,			/* a symbolic value in VAL->str/len ("O_RDONLY|O_CLOEXEC",
+				 * "-ENOENT", "AT_FDCWD"): bare in text, a string in JSON */
+	FT_FD,			/* a file descriptor VAL->u (signed) and what it refers to in
+				 * VAL->str/len ("/tmp/db", "TCP:[127.0.0.1:5432->...]"; len 0:
+				 * not known): text 3</tmp/db>, JSON {"fd":3,"path":"/tmp/db"} */
 };
 
 /* fetch_type.flags */

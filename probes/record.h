@@ -21,6 +21,15 @@ enum rec_kind {
 
 const char *rec_kind__name(enum rec_kind kind);	/* "entry", "return", ... */
 
+/* The values a --context event captured last on the record's thread. */
+struct record_ctx {
+	const char *event;		/* the --context EVENT */
+	unsigned int nargs;
+	const char *const *names;
+	const struct fetch_type *types;
+	const struct fetch_val *vals;
+};
+
 struct record {
 	uint64_t ts;			/* ns, of the session's clock */
 	int pid, tid;
@@ -36,6 +45,9 @@ struct record {
 	const char *const *names;	/* NARGS argument names */
 	const struct fetch_type *types;	/* NARGS types */
 	const struct fetch_val *vals;	/* NARGS values */
+	/* REC_KIND_SYSCALL: the contexts current on the thread (only those set) */
+	unsigned int nctx;
+	const struct record_ctx *ctx;
 };
 
 /*
@@ -51,6 +63,19 @@ struct record {
  *    "addr":"0x..","args":{"NAME":VALUE,...}}
  *   a return:  ...,"kind":"return","addr":"0x..","ret_addr":"0x..",
  *    "duration_ns":N,"args":{...}}  (the same two conditions)
+ * A syscall (REC_KIND_SYSCALL; EVENT is the syscall's name, TS the time of
+ * its entry, DURATION the time to its exit; ADDR is not shown):
+ *   text:  COMM PID/TID SEC.NSEC: pwrite64: duration=Nns fd=3</tmp/db>
+ *          buf=0x7ffd1000 count=100 offset=0 ret=100 {exec_query: query_string="x"}
+ *   JSON:  {"ts":N,"pid":N,"tid":N,"comm":"..","event":"pwrite64",
+ *           "kind":"syscall","duration_ns":N,"args":{"fd":{"fd":3,"path":"/tmp/db"},
+ *           ...,"ret":100},"context":{"exec_query":{"query_string":"x"}}}
+ *   The result is the last argument, "ret": a number, or -ERRNO (FT_SYM:
+ *   ret=-ENOENT, "ret":"-ENOENT"); none when the call did not return
+ *   (exit_group) or was not seen to (the thread died, tracing ended), and
+ *   then no duration either.  One {EVENT: NAME=VALUE ...} group per context
+ *   in NCTX (text), one "context" object holding them (JSON, absent when
+ *   NCTX is 0).
  * COMM, EVENT and the NAMEs are escaped (escape.h: ESC_TEXT / ESC_JSON).
  * NAMES may be NULL (then "argN", 1-based), TYPES may be NULL (then x64).
  *
@@ -64,6 +89,17 @@ struct record {
  */
 size_t record__format_text(const struct record *rec, char *buf, size_t len);
 size_t record__format_json(const struct record *rec, char *buf, size_t len);
+
+/*
+ * The first line of a text or JSON stream, naming the clock of every TS
+ * (CLOCK: "monotonic", "realtime", "boottime" or "tai"), so that the stream
+ * can be joined with perf, ftrace or blktrace output taken on that clock:
+ *   text:  # ptap clock=monotonic
+ *   JSON:  {"kind":"clock","clock":"monotonic"}
+ * Returns the length written (NUL-terminated; 0 when LEN is too small).
+ */
+size_t record__format_header_text(const char *clock, char *buf, size_t len);
+size_t record__format_header_json(const char *clock, char *buf, size_t len);
 
 /*
  * Format one value.  Integers are truncated to the type's size first (and
