@@ -53,7 +53,7 @@ DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline
 		 $(S)/split_host
 RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES) $(RET_SAMPLES)
+	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
@@ -154,6 +154,12 @@ $(S)/retprobe-O0: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
 $(S)/cxx_throw: samples/cxx_throw.cc | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+
+# Syscall records (issue 6): sysio's nest mode states on fd 3 what ptap
+# records (its header comment); its loop mode is an attach target.
+$(S)/sysio: samples/sysio.c samples/expect.h samples/selfcheck.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
 
 # ---- unit-test fixtures: fixed flags, like the samples ---------------------
 FX := $(O)/tests/fixtures
