@@ -2,7 +2,9 @@
 # tests/bench/run.sh [BUILD-DIR]: per-hit cost of an entry probe with one
 # string argument, as ratios measured in one run: ptap against the untraced
 # program and against the minimal one-stop ptrace loop (floor.c), with tracer
-# and target pinned to one CPU and unpinned.  Figures, not assertions.
+# and target pinned to one CPU and unpinned; the cost of --syscalls on the
+# calls it does not list (sys_target.c) and per syscall record.  Figures,
+# not assertions.
 set -eu
 O=${1:-build}
 N=${BENCH_HITS:-200000}
@@ -36,6 +38,41 @@ row() {	# row LABEL PIN-PREFIX...
 echo "bench: $N hits of 'bench_fn %di:string', best of $REPS runs"
 row pinned taskset -c 0
 row unpinned env
+
+# ---- --syscalls: the cost on the calls not listed ---------------------------
+# sys_target makes SN getppid() and SK fsync(); with --syscalls fsync the
+# seccomp filter lets the getppids run without a stop (goal: traced/untraced
+# <= 1.05x).  Then every call listed (--syscalls getppid,fsync, SA calls):
+# the cost of one syscall record (two stops) over the untraced call.
+SN=${BENCH_SYSCALLS:-1000000}
+SA=$((SN / 10))
+SK=10
+sfile=$B/sys_target.dat
+
+sys_row() {	# sys_row LABEL PIN-PREFIX...
+	local label=$1
+	shift
+	local t0 t1 a0 a1
+	t0=$(best "$@" "$B/sys_target" "$SN" "$SK" "$sfile")
+	t1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
+		"$sfile")
+	a0=$(best "$@" "$B/sys_target" "$SA" "$SK" "$sfile")
+	a1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
+		"$SA" "$SK" "$sfile")
+	awk -v l="$label" -v n="$SN" -v na="$SA" -v t0="$t0" -v t1="$t1" -v a0="$a0" -v a1="$a1" 'BEGIN {
+		printf "%-9s untraced %6.1f ns/call | --syscalls fsync %6.1f ns/call | traced/untraced %.3fx (goal <= 1.05x) | every call listed %6.0f ns/record\n",
+			l, t0 / n, t1 / n, t1 / t0, (a1 - a0) / na }'
+}
+
+if "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" 10 1 "$sfile" >/dev/null 2>&1
+then
+	echo "bench syscalls: $SN getppid() + $SK fsync(), --syscalls fsync; every call listed: $SA + $SK; best of $REPS runs"
+	sys_row pinned taskset -c 0
+	sys_row unpinned env
+else
+	echo "bench syscalls: 'ptap record --syscalls fsync' failed: no figures"
+fi
+rm -f "$sfile"
 
 # ---- resolving DWARF in a large module: ptap vars against perf probe -V ----
 LIBC_SO=${BENCH_LIBC:-/lib/x86_64-linux-gnu/libc.so.6}
