@@ -20,6 +20,7 @@
 #include "tracer/launch.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
+#include "tracer/syscall.h"
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
@@ -70,21 +71,33 @@ static struct sock_filter bpf_jeq(unsigned int k, unsigned char jt, unsigned cha
 	return (struct sock_filter){ .code = BPF_JMP | BPF_JEQ | BPF_K, .jt = jt, .jf = jf, .k = k };
 }
 
-/* The filter: RET_TRACE for sysmap_traced on the native syscall ABI, ALLOW otherwise. */
-static int build_filter(struct sock_filter *f, int max)
-{
-	int n = 0, k = sysmap_ntraced;
+#define FILTER_MAX	(2 * (SC_NR_MAX + 16) + 8)
 
-	if (max < k + 6)
+/*
+ * The filter: RET_TRACE for sysmap_traced and the --syscalls ones on the
+ * native syscall ABI, ALLOW otherwise.  One "jeq NR; ret TRACE" pair per
+ * number: no jump is longer than one instruction, however many there are.
+ */
+static int build_filter(const struct session *s, struct sock_filter *f, int max)
+{
+	long nrs[SC_NR_MAX];
+	int n = 0, k = syscall_selected_list(s, nrs, SC_NR_MAX);
+
+	if (max < 2 * (k + sysmap_ntraced) + 5)
 		return -E2BIG;
 	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[n++] = bpf_jeq(arch_audit_arch, 1, 0);
 	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	for (int i = 0; i < k; i++)
-		f[n++] = bpf_jeq((unsigned int)sysmap_traced[i], (unsigned char)(k - i), 0);
+	for (int i = 0; i < sysmap_ntraced + k; i++) {
+		long nr = i < sysmap_ntraced ? sysmap_traced[i] : nrs[i - sysmap_ntraced];
+
+		if (i >= sysmap_ntraced && !syscall_selected(s, nr))
+			continue;
+		f[n++] = bpf_jeq((unsigned int)nr, 0, 1);
+		f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	}
 	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	return n;
 }
 
@@ -119,11 +132,11 @@ int launch_command(struct session *s, const char *path, char *const argv[])
 	const unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
 				   PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
 				   PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
-	struct sock_filter f[32];
+	static struct sock_filter f[FILTER_MAX];
 	struct sock_fprog prog = { .filter = f };
 	struct aspace *as = NULL;
 	struct thread *t;
-	int st, r, n = build_filter(f, 32);
+	int st, r, n = build_filter(s, f, FILTER_MAX);
 	pid_t pid;
 
 	if (n < 0)

@@ -15,11 +15,14 @@ fail() {
 	return 1
 }
 
-# Strip what changes run to run from text records: "COMM PID/TID SEC.NSEC: ",
-# " (0xADDR)" and, on a return record, " (0xADDR <- 0xRETADDR) duration=Nns".
+# Strip what changes run to run from text records: the "# ptap clock=..." line,
+# "COMM PID/TID SEC.NSEC: ",
+# " (0xADDR)", on a return record " (0xADDR <- 0xRETADDR)", and " duration=Nns".
 normalize() {
-	sed -E 's/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //
-		s/ \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\)( duration=[0-9]+ns)?//' "$@"
+	sed -E '/^# ptap /d
+		s/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //
+		s/ \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\)//
+		s/ duration=[0-9]+ns//' "$@"
 }
 
 # expect_eq WHAT EXPECTED ACTUAL
