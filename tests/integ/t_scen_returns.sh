@@ -245,7 +245,8 @@ rt_attach_fork() {
 	wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
 	"$PTAP" record "$@" -o "$TMP/rt_rec" -e "$RT_PROBE" -p "$t" 2>"$TMP/rt_err" &
 	p=$!
-	wait_for grep -q DONE "$TMP/rt_out" || { kill -KILL "$t" "$p"; return 1; }
+	wait_for grep -q DONE "$TMP/rt_out" ||
+		{ cat "$TMP/rt_out" "$TMP/rt_err" >&2; kill -KILL "$t" "$p"; return 1; }
 	stop_ptap "$p"
 	wait "$t" || rc=$?
 	RT_RC=$rc
