@@ -327,7 +327,7 @@ test_ret_entry_and_two_returns() {
 	expect_eq "returns" 220 "$(rt_records ret_work__return)"
 	expect_eq "r2" 220 "$(rt_records r2)"
 	# each r2 right after its ret_work__return, with the same retval and depth
-	rt_kv retval depth <"$TMP/rt_rec" | grep -v '^ret_work ' | paste - - |
+	records "$TMP/rt_rec" | rt_kv retval depth | grep -v '^ret_work ' | paste - - |
 		awk '$1 != "ret_work__return" || $4 != "r2" || $2 != $5 || $3 != $6 { bad++ }
 		     END { exit bad > 0 || NR != 220 }' || fail "r2 records out of step"
 	rt_values
