@@ -13,6 +13,7 @@
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
 #include "probes/log.h"
+#include "probes/nearest.h"
 
 /*
  * ptap is built for x86-64 only (DESIGN.md); the tracer can pass
@@ -587,114 +588,25 @@ int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *
 	return -ENOENT;
 }
 
-/*
- * Levenshtein distance between A and B, or MAX + 1 once it must exceed MAX.
- * ROW has room for strlen(B) + 1 entries.
- */
-static size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen, size_t max,
-			    size_t *row)
-{
-	size_t i, j;
-
-	for (j = 0; j <= blen; j++)
-		row[j] = j;
-	for (i = 1; i <= alen; i++) {
-		size_t diag = row[0], row_min;
-
-		row[0] = i;
-		row_min = row[0];
-		for (j = 1; j <= blen; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-			if (best < row_min)
-				row_min = best;
-		}
-		if (row_min > max)
-			return max + 1;
-	}
-	return row[blen];
-}
-
-struct near_key {
-	int tier;		/* 0: a close edit; 1: a prefix; 2: a substring */
-	size_t dist;
-	const char *name;
-};
-
-static int near_cmp(const struct near_key *a, const struct near_key *b)
-{
-	if (a->tier != b->tier)
-		return a->tier - b->tier;
-	if (a->dist != b->dist)
-		return a->dist < b->dist ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-#define NEAR_LEN_SLACK	3
-
+/* The ranking is probes/nearest.c's; only function names, each once, count. */
 int elfmod__nearest_funcs(const struct elfmod *mod, const char *name, const char **names,
 			  int max)
 {
 	const char *at = strchr(name, '@');
-	size_t qlen = at ? (size_t)(at - name) : strlen(name);
-	size_t maxd = qlen / 3 > 2 ? qlen / 3 : 2;
-	struct near_key *best;
-	char *query;
-	size_t *row;
+	struct nearest nr;
 	size_t i;
-	int n = 0, k;
+	int n = nearest__init(&nr, name, at ? (size_t)(at - name) : strlen(name), max);
 
-	if (max <= 0)
-		return 0;
-	best = malloc(max * sizeof(*best));
-	row = malloc((qlen + NEAR_LEN_SLACK + 1) * sizeof(*row));
-	query = strndup(name, qlen);
-	if (!best || !row || !query) {
-		n = -ENOMEM;
-		goto out;
-	}
+	if (n)
+		return n;
 	for (i = 0; i < mod->nsyms; i++) {
 		const struct elfmod_symrec *r = &mod->syms[i];
-		struct near_key key = { .name = r->name };
-		size_t len;
 
-		if (!is_func_type(r->type) || (i > 0 && !strcmp(mod->syms[i - 1].name, r->name)))
-			continue;
-		len = strlen(r->name);
-		if (len >= qlen && strstr(r->name, query)) {
-			/* Insertions only: the distance is the length difference. */
-			key.dist = len - qlen;
-			key.tier = key.dist <= maxd ? 0 : strncmp(r->name, query, qlen) ? 2 : 1;
-		} else {
-			if (len + NEAR_LEN_SLACK < qlen || len > qlen + NEAR_LEN_SLACK)
-				continue;
-			key.dist = edit_distance(r->name, len, query, qlen, maxd, row);
-			if (key.dist > maxd)
-				continue;
-		}
-		if (n == max && near_cmp(&key, &best[n - 1]) >= 0)
-			continue;
-		/* Insertion into the sorted top MAX. */
-		k = n < max ? n++ : n - 1;
-		while (k > 0 && near_cmp(&key, &best[k - 1]) < 0) {
-			best[k] = best[k - 1];
-			k--;
-		}
-		best[k] = key;
+		if (is_func_type(r->type) && (i == 0 || strcmp(mod->syms[i - 1].name, r->name)))
+			nearest__add(&nr, r->name);
 	}
-	for (k = 0; k < n; k++)
-		names[k] = best[k].name;
-out:
-	free(query);
-	free(row);
-	free(best);
+	n = nearest__names(&nr, names);
+	nearest__exit(&nr);
 	return n;
 }
 

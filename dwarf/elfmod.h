@@ -52,10 +52,11 @@ int elfmod__find_sym(const struct elfmod *mod, const char *name, struct elfmod_s
 int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *sym);
 
 /*
- * Up to MAX function names nearest to NAME (edit distance, then prefix and
- * substring matches), best first, into NAMES (borrowed).  Names whose length
- * differs by more than 3 are only considered when NAME is a substring.
- * Returns the count, or -ENOMEM.
+ * Up to MAX function names nearest to NAME (without any "@VER"), best
+ * first, into NAMES (borrowed), ranked as probes/nearest.h says: edit
+ * distance, then prefix and substring matches; names whose length differs
+ * by more than 3 are only considered when NAME is a substring.  Returns the
+ * count, or -ENOMEM.
  */
 int elfmod__nearest_funcs(const struct elfmod *mod, const char *name, const char **names,
 			  int max);

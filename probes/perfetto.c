@@ -57,8 +57,8 @@ bool perfetto__is_slice(const struct record *rec)
 
 uint64_t perfetto__start(const struct record *rec)
 {
-	if (!perfetto__is_slice(rec))
-		return rec->ts;
+	if (!perfetto__is_slice(rec) || rec->kind == REC_KIND_SYSCALL)
+		return rec->ts;		/* a syscall's TS is its entry */
 	return rec->duration < rec->ts ? rec->ts - rec->duration : 0;
 }
 
@@ -123,6 +123,30 @@ static void arg(struct obuf *pb, const struct record *rec, unsigned int i)
 	pb_value(pb, rec->types ? &rec->types[i] : &default_type, &rec->vals[i]);
 }
 
+/* A syscall's contexts, as arguments "EVENT.NAME":VALUE; all or none. */
+static bool ctx_args(struct obuf *pb, const struct record *rec)
+{
+	size_t mark = pb->pos;
+	char key[160];
+
+	for (unsigned int k = 0; k < rec->nctx; k++) {
+		const struct record_ctx *c = &rec->ctx[k];
+
+		for (unsigned int i = 0; i < c->nargs; i++) {
+			snprintf(key, sizeof(key), "%s.%s", c->event, c->names[i]);
+			ob_puts(pb, ",");
+			pb_cstring(pb, key);
+			ob_puts(pb, ":");
+			pb_value(pb, &c->types[i], &c->vals[i]);
+		}
+	}
+	if (pb->over) {
+		ob_rollback(pb, mark);
+		return false;
+	}
+	return true;
+}
+
 /* Everything up to the arguments' closing "}}": the header, ptap's keys, then
  * the arguments that fit.  True when all of it fit. */
 static bool event_body(const struct record *rec, struct obuf *pb)
@@ -158,7 +182,7 @@ static bool event_body(const struct record *rec, struct obuf *pb)
 			return false;
 		}
 	}
-	return true;
+	return ctx_args(pb, rec);
 }
 
 size_t perfetto__format_event(const struct record *rec, char *buf, size_t len)

@@ -10,7 +10,7 @@
 struct record;
 
 /*
- * A record with HAS_DURATION (a return, later a syscall) is a slice, a
+ * A record with HAS_DURATION (a return, a syscall) is a slice, a
  * complete event; every other record (entries, a return without a duration,
  * fork/exec/exit) is an instant on its thread's track:
  *
@@ -20,7 +20,7 @@ struct record;
  *    "args":{"ts_ns":N,"addr":"0x..",NAME:VALUE,...}}
  *
  * "ts" is where the event starts, in microseconds with the nanoseconds as 3
- * decimals (a slice starts at its entry, TS - DURATION); "ts_ns" and "dur_ns"
+ * decimals (a slice starts at its entry, TS - DURATION; a syscall at TS); "ts_ns" and "dur_ns"
  * are the same values as integers (a JSON reader that parses numbers as
  * doubles loses the nanoseconds of realtime timestamps: ~1.7e15 us).  A
  * slice's name is the event name without a trailing "__return".  "cat" is
@@ -47,7 +47,7 @@ size_t perfetto__format_thread_name(int pid, int tid, const char *comm, char *bu
 
 /* REC is drawn as a slice (HAS_DURATION). */
 bool perfetto__is_slice(const struct record *rec);
-/* Where REC's event starts, ns: TS - DURATION for a slice (0 at worst), else TS. */
+/* Where REC's event starts, ns: TS - DURATION for a slice (0 at worst), else TS (a syscall: TS). */
 uint64_t perfetto__start(const struct record *rec);
 
 #endif

@@ -49,7 +49,7 @@ const char *rec_kind__name(enum rec_kind kind)
 
 enum value_class {
 	VC_SIGNED, VC_UNSIGNED, VC_HEX, VC_STRING, VC_BOOL, VC_FLOAT, VC_ENUM, VC_STRUCT,
-	VC_OPAQUE,
+	VC_OPAQUE, VC_SYM, VC_FD,
 };
 
 static bool type_signed(const struct fetch_type *t)
@@ -81,6 +81,10 @@ static enum value_class value_class(const struct fetch_type *t)
 		return VC_STRUCT;
 	case FT_OPAQUE:
 		return VC_OPAQUE;
+	case FT_SYM:
+		return VC_SYM;
+	case FT_FD:
+		return VC_FD;
 	default:	/* FT_DEFAULT, FT_HEX, FT_SYMBOL */
 		return VC_HEX;
 	}
@@ -209,6 +213,24 @@ static void value_enum(struct obuf *ob, const struct fetch_type *t, uint64_t u, 
 static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
 		      bool json);
 
+/* A file descriptor and what it refers to: 3</tmp/db>, {"fd":3,"path":"/tmp/db"}; 3 alone. */
+static void value_fd(struct obuf *ob, const struct fetch_val *v, bool json)
+{
+	long long fd = (long long)(int64_t)v->u;
+
+	if (!v->len || !v->str) {
+		ob_printf(ob, "%lld", fd);
+	} else if (json) {
+		ob_printf(ob, "{\"fd\":%lld,\"path\":", fd);
+		quoted(ob, v->str, v->len, true);
+		ob_puts(ob, "}");
+	} else {
+		ob_printf(ob, "%lld<", fd);
+		ob_escape(ob, v->str, v->len, ESC_TEXT);
+		ob_puts(ob, ">");
+	}
+}
+
 /* Types a member's SIZE bytes are read for, or 0 for those value_member() treats apart. */
 static unsigned int member_int_size(const struct fetch_type *t)
 {
@@ -327,6 +349,15 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 	case VC_OPAQUE:
 		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
 		break;
+	case VC_SYM:	/* bare in text: O_RDONLY|O_CLOEXEC, -ENOENT */
+		if (json)
+			quoted(ob, v->str, v->len, true);
+		else
+			ob_escape(ob, v->str ? v->str : "", v->str ? v->len : 0, ESC_TEXT);
+		break;
+	case VC_FD:
+		value_fd(ob, v, json);
+		break;
 	}
 }
 
@@ -444,6 +475,10 @@ size_t value__max_len(const struct fetch_type *t, size_t strmax)
 	case FT_STRUCT:
 		n = struct_max(t);
 		break;
+	case FT_SYM:
+	case FT_FD:	/* the number and the braces, then the escaped text */
+		n = NUM_MAX + string_max(strmax);
+		break;
 	default:
 		n = NUM_MAX;
 		break;
@@ -473,6 +508,36 @@ static unsigned int rec_nargs(const struct record *rec)
 	return rec->vals ? rec->nargs : 0;
 }
 
+/* One context's values: NAME=VALUE ... (text) or "NAME":VALUE,... (JSON). */
+static void ctx_args(const struct record_ctx *c, struct obuf *ob, bool json)
+{
+	for (unsigned int i = 0; i < c->nargs; i++) {
+		ob_puts(ob, json ? (i ? ",\"" : "\"") : " ");
+		ob_escape_str(ob, c->names[i], json ? ESC_JSON : ESC_TEXT);
+		ob_puts(ob, json ? "\":" : "=");
+		value_fmt(ob, &c->types[i], &c->vals[i], json);
+	}
+}
+
+/* The contexts of a syscall record: " {EVENT: NAME=VALUE ...}" each, whole or not at all. */
+static bool ctx_text(const struct record *rec, struct obuf *ob)
+{
+	for (unsigned int k = 0; k < rec->nctx; k++) {
+		size_t mark = ob->pos;
+
+		ob_puts(ob, " {");
+		ob_escape_str(ob, rec->ctx[k].event, ESC_TEXT);
+		ob_puts(ob, ":");
+		ctx_args(&rec->ctx[k], ob, false);
+		ob_puts(ob, "}");
+		if (ob->over) {
+			ob_rollback(ob, mark);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * The text line without its end into OB.  True when all of it fit; else the
  * arguments that fit (none if the header did not) and false.
@@ -486,10 +551,13 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 		  (unsigned long long)(rec->ts / 1000000000ULL),
 		  (unsigned long long)(rec->ts % 1000000000ULL));
 	ob_escape_str(ob, rec->event, ESC_TEXT);
-	ob_printf(ob, ": (0x%llx", (unsigned long long)rec->addr);
-	if (rec->ret_addr)
-		ob_printf(ob, " <- 0x%llx", (unsigned long long)rec->ret_addr);
-	ob_puts(ob, ")");
+	ob_puts(ob, ":");
+	if (rec->kind != REC_KIND_SYSCALL) {
+		ob_printf(ob, " (0x%llx", (unsigned long long)rec->addr);
+		if (rec->ret_addr)
+			ob_printf(ob, " <- 0x%llx", (unsigned long long)rec->ret_addr);
+		ob_puts(ob, ")");
+	}
 	if (rec->has_duration)
 		ob_printf(ob, " duration=%lluns", (unsigned long long)rec->duration);
 	if (ob->over) {
@@ -508,7 +576,7 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 			return false;
 		}
 	}
-	return true;
+	return ctx_text(rec, ob);
 }
 
 size_t record__format_text(const struct record *rec, char *buf, size_t len)
@@ -533,6 +601,31 @@ size_t record__format_text(const struct record *rec, char *buf, size_t len)
 	return ob.pos;
 }
 
+/*
+ * The contexts after the arguments: },"context":{"EVENT":{...},...  -- the
+ * caller's closing "}}" ends it.  All of them or none.
+ */
+static bool ctx_json(const struct record *rec, struct obuf *ob)
+{
+	size_t mark = ob->pos;
+
+	if (!rec->nctx)
+		return true;
+	ob_puts(ob, "},\"context\":{");
+	for (unsigned int k = 0; k < rec->nctx; k++) {
+		ob_puts(ob, k ? ",\"" : "\"");
+		ob_escape_str(ob, rec->ctx[k].event, ESC_JSON);
+		ob_puts(ob, "\":{");
+		ctx_args(&rec->ctx[k], ob, true);
+		ob_puts(ob, "}");
+	}
+	if (ob->over) {
+		ob_rollback(ob, mark);
+		return false;
+	}
+	return true;
+}
+
 /* As text_body(), for JSON: everything up to the closing "}}". */
 static bool json_body(const struct record *rec, struct obuf *ob)
 {
@@ -543,8 +636,9 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	ob_escape_str(ob, rec->comm, ESC_JSON);
 	ob_puts(ob, "\",\"event\":\"");
 	ob_escape_str(ob, rec->event, ESC_JSON);
-	ob_printf(ob, "\",\"kind\":\"%s\",\"addr\":\"0x%llx\"", rec_kind__name(rec->kind),
-		  (unsigned long long)rec->addr);
+	ob_printf(ob, "\",\"kind\":\"%s\"", rec_kind__name(rec->kind));
+	if (rec->kind != REC_KIND_SYSCALL)
+		ob_printf(ob, ",\"addr\":\"0x%llx\"", (unsigned long long)rec->addr);
 	if (rec->ret_addr)
 		ob_printf(ob, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
 	if (rec->has_duration)
@@ -566,7 +660,7 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 			return false;
 		}
 	}
-	return true;
+	return ctx_json(rec, ob);
 }
 
 size_t record__format_json(const struct record *rec, char *buf, size_t len)
@@ -592,4 +686,26 @@ size_t record__format_json(const struct record *rec, char *buf, size_t len)
 	ob_init(&ob, buf, len);
 	ob_puts(&ob, JSON_ONLY_CUT);
 	return ob.pos;
+}
+
+size_t record__format_header_text(const char *clock, char *buf, size_t len)
+{
+	struct obuf ob;
+
+	ob_init(&ob, buf, len);
+	ob_puts(&ob, "# ptap clock=");
+	ob_escape_str(&ob, clock, ESC_TEXT);
+	ob_puts(&ob, "\n");
+	return ob_done(&ob);
+}
+
+size_t record__format_header_json(const char *clock, char *buf, size_t len)
+{
+	struct obuf ob;
+
+	ob_init(&ob, buf, len);
+	ob_puts(&ob, "{\"kind\":\"clock\",\"clock\":\"");
+	ob_escape_str(&ob, clock, ESC_JSON);
+	ob_puts(&ob, "\"}\n");
+	return ob_done(&ob);
 }

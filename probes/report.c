@@ -1,6 +1,7 @@
 /* probes/report.c: the statistics of `ptap report` -- counters of distinct
  * values in small open-addressing hash tables, durations kept exactly and
- * sorted at the end -- and their text and JSON renderings.  Pure. */
+ * sorted at the end; or the syscalls made per context (--by-context) -- and
+ * their text and JSON renderings.  Pure. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,8 +16,10 @@
  * The JSON document (report__write_json), keys in this order:
  *
  * {
- *   "records": N,                  every line of the file
+ *   "records": N,                  every line of the file but its clock line
  *   "without_event": N,            records with no "event" (cut before it)
+ *   "clocks": ["monotonic", ...],  the clocks of the clock lines, first seen
+ *                                  first ([]: none, an older file)
  *   "first_ts": N | null,          the earliest and latest "ts" (null: none)
  *   "last_ts": N | null,
  *   "span_ns": N | null,           last_ts - first_ts
@@ -45,6 +48,28 @@
  *                                  [2^(k-1), 2^k), from the lowest to the
  *                                  highest non-empty one
  *       }
+ *     }, ...
+ *   ]
+ * }
+ *
+ * With REPORT_BY_CONTEXT:
+ *
+ * {
+ *   "records": N,                  every line of the file but its clock line
+ *   "syscall_records": N,          those of kind "syscall" (with an "event")
+ *   "truncated": N,                syscall records marked "truncated":true
+ *   "clocks": ["monotonic", ...],
+ *   "contexts": [                  in the order of their first record; the
+ *     {                            records without a context last
+ *       "context": {...} | null,   the record's "context" object, as it was
+ *                                  written (null: the records without one)
+ *       "syscalls": [              in the order first seen
+ *         {"name": "pwrite64", "calls": N, "errors": N,
+ *          "bytes": N | null,      null: a call that does not move bytes
+ *          "time_ns": N | null},   null: no call with a duration
+ *         ...
+ *       ],
+ *       "total": {"calls": N, "errors": N, "bytes": N | null, "time_ns": N | null}
  *     }, ...
  *   ]
  * }
@@ -164,13 +189,39 @@ struct event_stats {
 	struct durations dur;
 };
 
+/* The calls of one syscall under one context (REPORT_BY_CONTEXT); how many: its name's count. */
+struct sc_row {
+	bool moves_bytes;		/* a call of byte_calls[] */
+	uint64_t errors;
+	uint64_t bytes;			/* the sum of the non-negative "ret"s, when MOVES_BYTES */
+	uint64_t time_ns;		/* the sum of the "duration_ns"s */
+	uint64_t timed;			/* the calls with a "duration_ns" */
+};
+
+/* The syscalls made under one context. */
+struct ctx_group {
+	char *label;			/* the text heading, escaped, values cut */
+	size_t label_len;
+	struct counter calls;		/* syscall names, in the order first seen; count: calls */
+	struct sc_row *rows;		/* per name (the index in CALLS) */
+	size_t caprows;
+};
+
 struct report {
+	enum report_mode mode;
 	struct counter events;		/* event names; count: records */
 	struct event_stats *ev;		/* per event (the index in EVENTS) */
 	size_t capev;
 	uint64_t records, without_event;
 	bool has_ts;
 	uint64_t ts_min, ts_max;
+	struct counter clocks;		/* the clock lines' clocks; count: lines */
+	/* REPORT_BY_CONTEXT */
+	struct counter ctxs;		/* "context" objects (compact JSON); count: records */
+	struct ctx_group *groups;	/* per context (the index in CTXS) */
+	size_t capgroups;
+	struct ctx_group nocontext;	/* the syscall records without a context */
+	uint64_t syscalls, sc_truncated;
 	char *fmt;			/* json_format() scratch */
 	size_t fmtcap;
 };
@@ -181,10 +232,28 @@ int report__new(struct report **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+void report__set_mode(struct report *rep, enum report_mode mode)
+{
+	rep->mode = mode;
+}
+
+static void ctx_group__exit(struct ctx_group *g)
+{
+	free(g->label);
+	counter__exit(&g->calls);
+	free(g->rows);
+}
+
 void report__free(struct report *rep)
 {
 	if (!rep)
 		return;
+	for (size_t i = 0; i < rep->ctxs.n; i++)
+		ctx_group__exit(&rep->groups[i]);
+	free(rep->groups);
+	counter__exit(&rep->ctxs);
+	ctx_group__exit(&rep->nocontext);
+	counter__exit(&rep->clocks);
 	for (size_t i = 0; i < rep->events.n; i++) {
 		struct event_stats *ev = &rep->ev[i];
 
@@ -267,22 +336,40 @@ static int add_args(struct report *rep, struct event_stats *ev, const struct jso
 	return 0;
 }
 
+/* V is the string S. */
+static bool json_is(const struct json_val *v, const char *s)
+{
+	return v && v->type == JSON_STRING && v->str.len == strlen(s) &&
+	       !memcmp(v->str.s, s, v->str.len);
+}
+
+static int add_syscall(struct report *rep, const struct json_val *rec);
+
 int report__add(struct report *rep, const struct json_val *rec)
 {
 	const struct json_val *event = json_get(rec, "event"), *kind = json_get(rec, "kind");
-	const struct json_val *trunc = json_get(rec, "truncated");
+	const struct json_val *trunc = json_get(rec, "truncated"), *clock;
 	struct event_stats *ev;
 	uint64_t ts, ns;
 	size_t e, k;
 
 	if (!rec || rec->type != JSON_OBJECT)
 		return -EINVAL;
+	if (json_is(kind, "clock")) {	/* the header line, not a record */
+		clock = json_get(rec, "clock");
+		if (clock && clock->type == JSON_STRING &&
+		    counter__add(&rep->clocks, clock->str.s, clock->str.len, &k))
+			return -ENOMEM;
+		return 0;
+	}
 	rep->records++;
 	if (json_u64(json_get(rec, "ts"), &ts)) {
 		rep->ts_min = !rep->has_ts || ts < rep->ts_min ? ts : rep->ts_min;
 		rep->ts_max = !rep->has_ts || ts > rep->ts_max ? ts : rep->ts_max;
 		rep->has_ts = true;
 	}
+	if (rep->mode == REPORT_BY_CONTEXT)
+		return add_syscall(rep, rec);
 	if (!event || event->type != JSON_STRING) {
 		rep->without_event++;
 		return 0;
@@ -393,6 +480,226 @@ static void put_json_str(FILE *f, const char *s, size_t len)
 static const char *plural(uint64_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
+}
+
+/* ---- by context: the accounting ----------------------------------------- */
+
+/* The calls whose non-negative result is a number of bytes moved. */
+static const char *const byte_calls[] = {
+	"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev",
+	"preadv2", "pwritev2", "sendto", "recvfrom", "sendmsg", "recvmsg", "sendfile",
+	"copy_file_range", "splice", "tee",
+};
+
+static bool moves_bytes(const struct json_val *name)
+{
+	for (size_t i = 0; i < sizeof(byte_calls) / sizeof(byte_calls[0]); i++)
+		if (json_is(name, byte_calls[i]))
+			return true;
+	return false;
+}
+
+/* A failed call's "ret": "-ENOENT" (FT_SYM), or a negative number (an errno without a name). */
+static bool ret_is_error(const struct json_val *ret)
+{
+	if (!ret)
+		return false;
+	if (ret->type == JSON_STRING)
+		return ret->str.len && ret->str.s[0] == '-';
+	return ret->type == JSON_INT && ret->i < 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Escaped text of at most REPORT_CUT columns needs at most 4 bytes a column (\xNN, UTF-8). */
+#define CUTBUF		(4 * REPORT_CUT + 8)
+
+/*
+ * The length of the longest start of the escaped text T[0..LEN) that is at
+ * most MAX columns wide and splits no character and no escape (\n, \xNN,
+ * \u00NN: as wide as their text; a UTF-8 character: one column).  *COLS
+ * (may be NULL) gets its width.
+ */
+static size_t cut_cols(const char *t, size_t len, size_t max, size_t *cols)
+{
+	size_t pos = 0, w = 0;
+
+	while (pos < len) {
+		unsigned char c = (unsigned char)t[pos];
+		size_t n = 1, cw = 1;
+
+		if (c == '\\' && pos + 1 < len)
+			n = cw = t[pos + 1] == 'x' ? 4 : t[pos + 1] == 'u' ? 6 : 2;
+		else if (c >= 0xf0)
+			n = 4;
+		else if (c >= 0xe0)
+			n = 3;
+		else if (c >= 0xc0)
+			n = 2;
+		if (n > len - pos)
+			n = cw = len - pos;
+		if (w + cw > max)
+			break;
+		pos += n;
+		w += cw;
+	}
+	if (cols)
+		*cols = w;
+	return pos;
+}
+
+/*
+ * S[0..LEN) escaped for MODE into OUT (CUTBUF bytes, NUL-terminated), at
+ * most REPORT_CUT columns of it; its width in *COLS.  True when it was cut.
+ */
+static bool escape_cut(const char *s, size_t len, enum esc_mode mode, char *out, size_t *cols)
+{
+	size_t used, n = escape_str(s, len, mode, out, CUTBUF, &used);
+	size_t keep = cut_cols(out, n, REPORT_CUT, cols);
+
+	out[keep] = '\0';
+	return keep < n || used < len;
+}
+
+/* S[0..LEN) escaped (ESC_TEXT) and quoted onto F, cut after REPORT_CUT columns; true when cut. */
+static bool put_quoted_cut(FILE *f, const char *s, size_t len)
+{
+	char buf[CUTBUF];
+	bool cut = escape_cut(s, len, ESC_TEXT, buf, NULL);
+
+	fprintf(f, "\"%s\"%s", buf, cut ? "..." : "");
+	return cut;
+}
+
+/*
+ * A context value onto F as the text records show it: a string quoted, a
+ * cut string ({"value":..,"truncated":true}) quoted and followed by "...",
+ * an error ({"error":..}) as (error: ..), anything else as compact JSON;
+ * each cut after REPORT_CUT columns.
+ */
+static int put_value_cut(struct report *rep, FILE *f, const struct json_val *v)
+{
+	const struct json_val *str = json_get(v, "value"), *err = json_get(v, "error");
+	size_t keep;
+	long n;
+
+	if (v->type == JSON_STRING) {
+		put_quoted_cut(f, v->str.s, v->str.len);
+		return 0;
+	}
+	if (v->type == JSON_OBJECT && v->obj.n == 2 && str && str->type == JSON_STRING &&
+	    json_get(v, "truncated")) {
+		if (!put_quoted_cut(f, str->str.s, str->str.len))
+			fputs("...", f);
+		return 0;
+	}
+	if (v->type == JSON_OBJECT && v->obj.n == 1 && err && err->type == JSON_STRING) {
+		char buf[CUTBUF];
+		bool cut = escape_cut(err->str.s, err->str.len, ESC_TEXT, buf, NULL);
+
+		fprintf(f, "(error: %s%s)", buf, cut ? "..." : "");
+		return 0;
+	}
+	n = format_value(rep, v);
+	if (n < 0)
+		return -ENOMEM;
+	keep = cut_cols(rep->fmt, n, REPORT_CUT, NULL);
+	fwrite(rep->fmt, 1, keep, f);
+	fputs(keep < (size_t)n ? "..." : "", f);
+	return 0;
+}
+
+/*
+ * The heading of the group of CTX (a non-empty object):
+ * EVENT NAME=VALUE ...[, EVENT NAME=VALUE ...] into a new *LABEL.
+ */
+static int ctx_label(struct report *rep, const struct json_val *ctx, char **label, size_t *len)
+{
+	FILE *f = open_memstream(label, len);
+	int r = 0;
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < ctx->obj.n && !r; i++) {
+		const struct json_member *m = &ctx->obj.m[i];
+
+		fputs(i ? ", " : "", f);
+		put_escaped(f, m->key, m->key_len, ESC_TEXT);
+		if (m->val.type != JSON_OBJECT) {	/* not as ptap writes it */
+			fputs("=", f);
+			r = put_value_cut(rep, f, &m->val);
+			continue;
+		}
+		for (size_t a = 0; a < m->val.obj.n && !r; a++) {
+			fputs(" ", f);
+			put_escaped(f, m->val.obj.m[a].key, m->val.obj.m[a].key_len, ESC_TEXT);
+			fputs("=", f);
+			r = put_value_cut(rep, f, &m->val.obj.m[a].val);
+		}
+	}
+	if (fclose(f) || r) {
+		free(*label);
+		*label = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The group of CTX (NULL, or not a non-empty object: the records without a context). */
+static int ctx_group(struct report *rep, const struct json_val *ctx, struct ctx_group **g)
+{
+	size_t c;
+	long n;
+
+	if (!ctx || ctx->type != JSON_OBJECT || !ctx->obj.n) {
+		*g = &rep->nocontext;
+		return 0;
+	}
+	n = format_value(rep, ctx);
+	if (n < 0 || counter__add(&rep->ctxs, rep->fmt, n, &c) ||
+	    array_grow_zeroed((void **)&rep->groups, &rep->capgroups, sizeof(*rep->groups),
+			      rep->ctxs.n))
+		return -ENOMEM;
+	*g = &rep->groups[c];
+	if (!(*g)->label)	/* a new one */
+		return ctx_label(rep, ctx, &(*g)->label, &(*g)->label_len);
+	return 0;
+}
+
+/* Account one syscall record under its context (REPORT_BY_CONTEXT); others are skipped. */
+static int add_syscall(struct report *rep, const struct json_val *rec)
+{
+	const struct json_val *event = json_get(rec, "event"), *trunc = json_get(rec, "truncated");
+	const struct json_val *ret = json_get(json_get(rec, "args"), "ret");
+	struct ctx_group *g;
+	struct sc_row *row;
+	uint64_t bytes, ns;
+	size_t k;
+
+	if (!json_is(json_get(rec, "kind"), "syscall") || !event || event->type != JSON_STRING)
+		return 0;
+	rep->syscalls++;
+	if (trunc && trunc->type == JSON_BOOL && trunc->b)
+		rep->sc_truncated++;
+	if (ctx_group(rep, json_get(rec, "context"), &g) ||
+	    counter__add(&g->calls, event->str.s, event->str.len, &k) ||
+	    array_grow_zeroed((void **)&g->rows, &g->caprows, sizeof(*g->rows), g->calls.n))
+		return -ENOMEM;
+	row = &g->rows[k];
+	if (g->calls.ent[k].count == 1)
+		row->moves_bytes = moves_bytes(event);
+	if (ret_is_error(ret))
+		row->errors++;
+	else if (row->moves_bytes && json_u64(ret, &bytes))
+		row->bytes = add_sat(row->bytes, bytes);
+	if (json_u64(json_get(rec, "duration_ns"), &ns)) {
+		row->time_ns = add_sat(row->time_ns, ns);
+		row->timed++;
+	}
+	return 0;
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -572,10 +879,27 @@ static int text_event(struct report *rep, size_t e, FILE *f)
 	return 0;
 }
 
+/* "clock: monotonic" when the file named its clock. */
+static void text_clocks(const struct report *rep, FILE *f)
+{
+	if (!rep->clocks.n)
+		return;
+	fputs("clock: ", f);
+	for (size_t i = 0; i < rep->clocks.n; i++) {
+		fputs(i ? ", " : "", f);
+		put_escaped(f, rep->clocks.ent[i].key, rep->clocks.ent[i].len, ESC_TEXT);
+	}
+	fputs(rep->clocks.n > 1 ? " (mixed)\n" : "\n", f);
+}
+
+static int text_by_context(struct report *rep, FILE *f);
+
 int report__write_text(struct report *rep, FILE *f)
 {
 	int r;
 
+	if (rep->mode == REPORT_BY_CONTEXT)
+		return text_by_context(rep, f);
 	sort_durations(rep);
 	fprintf(f, "%llu %s of %zu %s over ", (unsigned long long)rep->records,
 		plural(rep->records, "record", "records"), rep->events.n,
@@ -586,6 +910,7 @@ int report__write_text(struct report *rep, FILE *f)
 			(unsigned long long)((rep->ts_max - rep->ts_min) % 1000000000));
 	else
 		fputs("n/a (no timestamps)\n", f);
+	text_clocks(rep, f);
 	if (rep->without_event)
 		fprintf(f, "%llu %s without an event name\n",
 			(unsigned long long)rep->without_event,
@@ -594,6 +919,160 @@ int report__write_text(struct report *rep, FILE *f)
 		r = text_event(rep, e, f);
 		if (r < 0)
 			return r;
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- by context: text ---------------------------------------------------- */
+
+/* The groups to show, in order: the contexts, then the one without (when used). */
+static size_t ngroups(const struct report *rep)
+{
+	return rep->ctxs.n + (rep->nocontext.calls.n ? 1 : 0);
+}
+
+static struct ctx_group *group_at(struct report *rep, size_t i)
+{
+	return i < rep->ctxs.n ? &rep->groups[i] : &rep->nocontext;
+}
+
+/* The total of G's rows into *TOT, its calls into *CALLS. */
+static void group_total(const struct ctx_group *g, struct sc_row *tot, uint64_t *calls)
+{
+	*tot = (struct sc_row){ 0 };
+	*calls = 0;
+	for (size_t k = 0; k < g->calls.n; k++) {
+		const struct sc_row *r = &g->rows[k];
+
+		*calls = add_sat(*calls, g->calls.ent[k].count);
+		tot->moves_bytes |= r->moves_bytes;
+		tot->errors = add_sat(tot->errors, r->errors);
+		tot->bytes = add_sat(tot->bytes, r->bytes);
+		tot->time_ns = add_sat(tot->time_ns, r->time_ns);
+		tot->timed = add_sat(tot->timed, r->timed);
+	}
+}
+
+enum { COL_NAME, COL_CALLS, COL_ERRORS, COL_BYTES, COL_TIME, NCOLS };
+
+/* One row of a table, as text: the name escaped and cut, the numbers, "-" for none. */
+struct cells {
+	char name[CUTBUF + 4];
+	size_t cols[NCOLS];	/* the width of each cell */
+	char num[NCOLS][32];	/* COL_CALLS and on */
+};
+
+static void row_cells(const char *name, size_t len, uint64_t calls, const struct sc_row *r,
+		      struct cells *c)
+{
+	if (escape_cut(name, len, ESC_TEXT, c->name, &c->cols[COL_NAME])) {
+		strcat(c->name, "...");
+		c->cols[COL_NAME] += 3;
+	}
+	snprintf(c->num[COL_CALLS], sizeof(c->num[0]), "%llu", (unsigned long long)calls);
+	snprintf(c->num[COL_ERRORS], sizeof(c->num[0]), "%llu", (unsigned long long)r->errors);
+	if (r->moves_bytes)
+		snprintf(c->num[COL_BYTES], sizeof(c->num[0]), "%llu",
+			 (unsigned long long)r->bytes);
+	else
+		strcpy(c->num[COL_BYTES], "-");
+	if (r->timed)
+		fmt_ns((double)r->time_ns, c->num[COL_TIME], sizeof(c->num[0]));
+	else
+		strcpy(c->num[COL_TIME], "-");
+	for (int i = COL_CALLS; i < NCOLS; i++)
+		c->cols[i] = strlen(c->num[i]);
+}
+
+/* Call FN on the cells of each row of G, its total last. */
+static void group_rows(const struct ctx_group *g, void (*fn)(const struct cells *, void *),
+		       void *priv)
+{
+	struct cells c;
+	struct sc_row tot;
+	uint64_t calls;
+
+	for (size_t k = 0; k < g->calls.n; k++) {
+		row_cells(g->calls.ent[k].key, g->calls.ent[k].len, g->calls.ent[k].count,
+			  &g->rows[k], &c);
+		fn(&c, priv);
+	}
+	group_total(g, &tot, &calls);
+	row_cells("total", 5, calls, &tot, &c);
+	fn(&c, priv);
+}
+
+static const char *const col_heads[NCOLS] = { "syscall", "calls", "errors", "bytes", "time" };
+
+/* Widen the columns of PRIV (size_t[NCOLS]) to fit C. */
+static void widen(const struct cells *c, void *priv)
+{
+	size_t *w = priv;
+
+	for (int i = 0; i < NCOLS; i++)
+		w[i] = c->cols[i] > w[i] ? c->cols[i] : w[i];
+}
+
+struct row_out {
+	FILE *f;
+	const size_t *w;
+};
+
+/* "  NAME   CALLS  ERRORS  BYTES  TIME": the name left-aligned, the rest right-aligned. */
+static void put_row(const char *name, size_t name_cols, const char *const *nums,
+		    const size_t *w, FILE *f)
+{
+	fprintf(f, "  %s%*s", name, (int)(w[COL_NAME] - name_cols), "");
+	for (int i = COL_CALLS; i < NCOLS; i++)
+		fprintf(f, "  %*s", (int)w[i], nums[i]);
+	fputs("\n", f);
+}
+
+static void print_cells(const struct cells *c, void *priv)
+{
+	const struct row_out *o = priv;
+	const char *nums[NCOLS];
+
+	for (int i = COL_CALLS; i < NCOLS; i++)
+		nums[i] = c->num[i];
+	put_row(c->name, c->cols[COL_NAME], nums, o->w, o->f);
+}
+
+static int text_by_context(struct report *rep, FILE *f)
+{
+	size_t w[NCOLS], ng = ngroups(rep);
+	struct row_out o = { f, w };
+	struct sc_row tot;
+	uint64_t noctx;
+
+	fprintf(f, "%llu syscall %s of %llu %s, in %zu %s", (unsigned long long)rep->syscalls,
+		plural(rep->syscalls, "record", "records"), (unsigned long long)rep->records,
+		plural(rep->records, "record", "records"), rep->ctxs.n,
+		plural(rep->ctxs.n, "context", "contexts"));
+	group_total(&rep->nocontext, &tot, &noctx);
+	if (noctx)
+		fprintf(f, ", %llu without a context", (unsigned long long)noctx);
+	if (rep->sc_truncated)
+		fprintf(f, ", %llu truncated", (unsigned long long)rep->sc_truncated);
+	fputs("\n", f);
+	text_clocks(rep, f);
+	if (!rep->syscalls)
+		fputs("(no syscall records: `ptap record --syscalls LIST` writes them)\n", f);
+	for (int i = 0; i < NCOLS; i++)
+		w[i] = strlen(col_heads[i]);
+	for (size_t i = 0; i < ng; i++)
+		group_rows(group_at(rep, i), widen, w);
+	for (size_t i = 0; i < ng; i++) {
+		const struct ctx_group *g = group_at(rep, i);
+
+		fputs("\n", f);
+		if (g == &rep->nocontext)
+			fputs("(no context)", f);
+		else
+			fwrite(g->label, 1, g->label_len, f);
+		fputs("\n", f);
+		put_row(col_heads[COL_NAME], strlen(col_heads[COL_NAME]), col_heads, w, f);
+		group_rows(g, print_cells, &o);
 	}
 	return ferror(f) ? -EIO : 0;
 }
@@ -705,13 +1184,83 @@ static int json_event(struct report *rep, size_t e, bool last, FILE *f)
 	return 0;
 }
 
+/* "  \"clocks\": [...],\n" */
+static void json_clocks(const struct report *rep, FILE *f)
+{
+	fputs("  \"clocks\": [", f);
+	for (size_t i = 0; i < rep->clocks.n; i++) {
+		fputs(i ? ", " : "", f);
+		put_json_str(f, rep->clocks.ent[i].key, rep->clocks.ent[i].len);
+	}
+	fputs("],\n", f);
+}
+
+/* The numbers of a row: "\"calls\": N, \"errors\": N, \"bytes\": N|null, \"time_ns\": N|null". */
+static void json_row(const struct sc_row *r, uint64_t calls, FILE *f)
+{
+	fprintf(f, "\"calls\": %llu, \"errors\": %llu, \"bytes\": ", (unsigned long long)calls,
+		(unsigned long long)r->errors);
+	if (r->moves_bytes)
+		fprintf(f, "%llu", (unsigned long long)r->bytes);
+	else
+		fputs("null", f);
+	fputs(", \"time_ns\": ", f);
+	if (r->timed)
+		fprintf(f, "%llu", (unsigned long long)r->time_ns);
+	else
+		fputs("null", f);
+}
+
+static void json_group(struct report *rep, size_t i, bool last, FILE *f)
+{
+	const struct ctx_group *g = group_at(rep, i);
+	struct sc_row tot;
+	uint64_t calls;
+
+	fputs("    {\n      \"context\": ", f);
+	if (g == &rep->nocontext)
+		fputs("null", f);
+	else	/* compact JSON, as json_format() wrote it */
+		fwrite(rep->ctxs.ent[i].key, 1, rep->ctxs.ent[i].len, f);
+	fputs(",\n      \"syscalls\": [\n", f);
+	for (size_t k = 0; k < g->calls.n; k++) {
+		fputs("        {\"name\": ", f);
+		put_json_str(f, g->calls.ent[k].key, g->calls.ent[k].len);
+		fputs(", ", f);
+		json_row(&g->rows[k], g->calls.ent[k].count, f);
+		fprintf(f, "}%s\n", k + 1 < g->calls.n ? "," : "");
+	}
+	group_total(g, &tot, &calls);
+	fputs("      ],\n      \"total\": {", f);
+	json_row(&tot, calls, f);
+	fprintf(f, "}\n    }%s\n", last ? "" : ",");
+}
+
+static int json_by_context(struct report *rep, FILE *f)
+{
+	size_t ng = ngroups(rep);
+
+	fprintf(f, "{\n  \"records\": %llu,\n  \"syscall_records\": %llu,\n",
+		(unsigned long long)rep->records, (unsigned long long)rep->syscalls);
+	fprintf(f, "  \"truncated\": %llu,\n", (unsigned long long)rep->sc_truncated);
+	json_clocks(rep, f);
+	fprintf(f, "  \"contexts\": [%s", ng ? "\n" : "");
+	for (size_t i = 0; i < ng; i++)
+		json_group(rep, i, i + 1 == ng, f);
+	fprintf(f, "%s]\n}\n", ng ? "  " : "");
+	return ferror(f) ? -EIO : 0;
+}
+
 int report__write_json(struct report *rep, FILE *f)
 {
 	int r;
 
+	if (rep->mode == REPORT_BY_CONTEXT)
+		return json_by_context(rep, f);
 	sort_durations(rep);
 	fprintf(f, "{\n  \"records\": %llu,\n  \"without_event\": %llu,\n",
 		(unsigned long long)rep->records, (unsigned long long)rep->without_event);
+	json_clocks(rep, f);
 	if (rep->has_ts)
 		fprintf(f, "  \"first_ts\": %llu,\n  \"last_ts\": %llu,\n  \"span_ns\": %llu,\n",
 			(unsigned long long)rep->ts_min, (unsigned long long)rep->ts_max,

@@ -144,6 +144,25 @@ static inline int selfcheck_wait_tracer(int want, int timeout_s)
 	return 0;
 }
 
+/*
+ * Poll (every ms, up to TIMEOUT_S seconds) until saved function I holds a
+ * breakpoint its file does not (an 0xcc in its first bytes): a tracer that
+ * has just attached plants its probes only after that.  1, or 0 on timeout.
+ */
+static inline int selfcheck_wait_planted(int i, int timeout_s)
+{
+	struct timespec ms = { 0, 1000000 };
+	const volatile unsigned char *now = selfcheck_state.fn[i];
+
+	for (long k = 0; k < timeout_s * 1000L; k++) {
+		for (int j = 0; j < SELFCHECK_BYTES; j++)
+			if (now[j] == 0xcc && selfcheck_state.bytes[i][j] != 0xcc)
+				return 1;
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
 /* Let any process of this user attach, whatever Yama's ptrace_scope (1). */
 static inline void selfcheck_allow_tracers(void)
 {

@@ -253,7 +253,7 @@ static int setup_aspace(struct session *s, const struct tids *l, struct thread *
 		if (!t)
 			continue;
 		t->as = aspace__get(as);
-		t->sysmode = s->mmap_tracking == MMAP_SYSCALL;
+		t->sysmode = s->mmap_tracking == MMAP_SYSCALL || s->nsc;
 		thread__read_comm(t);
 		if (t->stop_kind != STOP_EVENT || pt_getregs(t->tid, &regs) < 0)
 			continue;

@@ -29,6 +29,7 @@
 #include "tracer/privs.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
+#include "tracer/syscall.h"
 
 #define STRING_MAX_DEFAULT	256
 #define STRING_MAX_LIMIT	(1 << 20)
@@ -54,6 +55,7 @@ struct record_opts {
 static const char record_usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
 	"       ptap record [OPTIONS] -e PROBE [-e PROBE ...] -p PID[,PID...]\n"
+	"       ptap record [OPTIONS] --syscalls LIST [-e PROBE ...] -- COMMAND [ARG...]\n"
 	"  -e, --event PROBE     [EVENT=]POINT [ARG...]   (perf probe syntax)\n"
 	"                        POINT: FUNC[@SRC][+OFF|:RELLINE] | SRC:LINE | 0xADDR;\n"
 	"                        FUNC may be a glob (* ? [..])\n"
@@ -74,7 +76,14 @@ static const char record_usage[] =
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
-	"      --clock CLOCK     monotonic (default), realtime or boottime\n"
+	"      --syscalls LIST   also record these syscalls (names as strace has them, and\n"
+	"                        %file %desc %net %memory %process %signal %ipc %creds\n"
+	"                        %clock), with decoded arguments, result and duration\n"
+	"      --context EVENT[:ARG,...]  every syscall record carries what EVENT (an -e\n"
+	"                        probe) recorded last on its thread, while EVENT's function\n"
+	"                        is on the stack (repeatable)\n"
+	"      --clock CLOCK     monotonic (default), realtime, boottime or tai; the output's\n"
+	"                        first line names it\n"
 	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
 	"                        (DIR/.build-id/NN/REST.debug, DIR/PATH, .gnu_debuglink)\n"
 	"      --max-probes N    at most N sites per probe (default 128)\n"
@@ -98,17 +107,50 @@ static int usage_error(const char *fmt, const char *arg)
 	return 2;
 }
 
-static int parse_clock(const char *name, clockid_t *clock)
+static int parse_clock(struct session *s, const char *name)
 {
-	if (!strcmp(name, "monotonic"))
-		*clock = CLOCK_MONOTONIC;
-	else if (!strcmp(name, "realtime"))
-		*clock = CLOCK_REALTIME;
-	else if (!strcmp(name, "boottime"))
-		*clock = CLOCK_BOOTTIME;
-	else
-		return -EINVAL;
-	return 0;
+	static const struct { const char *name; clockid_t id; } clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "realtime", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+	};
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(name, clocks[i].name)) {
+			s->clock = clocks[i].id;
+			s->clock_name = clocks[i].name;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* --context EVENT[:ARG,...] */
+static int add_context(struct session *s, const char *arg)
+{
+	struct ctx_def *c = realloc(s->ctxs, (s->nctxs + 1) * sizeof(*c));
+	char *colon, *tok, *save = NULL;
+
+	if (!c)
+		return -ENOMEM;
+	s->ctxs = c;
+	c = &s->ctxs[s->nctxs];
+	memset(c, 0, sizeof(*c));
+	c->event = strdup(arg);
+	if (!c->event)
+		return -ENOMEM;
+	s->nctxs++;
+	colon = strchr(c->event, ':');
+	if (!colon)
+		return c->event[0] ? 0 : -EINVAL;
+	*colon = '\0';
+	for (tok = strtok_r(colon + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **w = realloc(c->want, (c->nwant + 1) * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		c->want = w;
+		c->want[c->nwant++] = tok;
+	}
+	return c->event[0] && c->nwant ? 0 : -EINVAL;
 }
 
 static int add_req(struct record_opts *o, const char *text)
@@ -123,7 +165,8 @@ static int add_req(struct record_opts *o, const char *text)
 }
 
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
-       OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING };
+       OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
+       OPT_SYSCALLS, OPT_CONTEXT };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -165,6 +208,8 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "events", required_argument, NULL, OPT_EVENTS },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "mmap-tracking", required_argument, NULL, OPT_MMAP_TRACKING },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -194,6 +239,15 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 			break;
 		case OPT_NO_FOLLOW:
 			s->no_follow = true;
+			break;
+		case OPT_SYSCALLS:
+			if (syscall_select(s, optarg) < 0)
+				return 2;
+			break;
+		case OPT_CONTEXT:
+			if (add_context(s, optarg) < 0)
+				return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]",
+						   optarg);
 			break;
 		case OPT_EVENTS:
 			if (strcmp(optarg, "task"))
@@ -246,9 +300,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 			o->no_inlines = true;
 			break;
 		case OPT_CLOCK:
-			if (parse_clock(optarg, &s->clock) < 0)
-				return usage_error("--clock %s: use monotonic, realtime or boottime",
-						   optarg);
+			if (parse_clock(s, optarg) < 0)
+				return usage_error("--clock %s: use monotonic, realtime, boottime or "
+						   "tai", optarg);
 			break;
 		case 'v':
 			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
@@ -265,8 +319,10 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
 	if (!s->attach && optind >= argc)
 		return usage_error("%sno command: give it after --, or attach with -p PID", "");
-	if (!o->nreqs)
-		return usage_error("%sno probes: give at least one -e PROBE", "");
+	if (!o->nreqs && !s->nsc)
+		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
+	if (s->nctxs && !s->nsc)
+		return usage_error("%s--context tags syscall records: give --syscalls too", "");
 	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
 		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
 				   "command's maps are tracked through a seccomp filter", "");
@@ -435,8 +491,13 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 			exe = NULL;
 		ro.exe = exe;
 	}
-	if (r == 0)
+	if (r == 0) {
+		int first = s->nprobes;
+
 		r = add_probes(s, mod, spec, &ro, false, &err);
+		for (int i = first; i < s->nprobes; i++)
+			s->probes[i].req = (int)(req - o->reqs);
+	}
 	if (r < 0 && err.msg[0])
 		show_probe_err(req->text, &err);
 	else if (r < 0)
@@ -458,7 +519,17 @@ static void probes_free(struct session *s)
 		free(p->bufs);
 		free(p->strbuf);
 		free(p->ent_off);
+		free(p->ctx_sel);
 	}
+	for (int i = 0; i < s->nctxs; i++) {
+		free(s->ctxs[i].event);
+		free(s->ctxs[i].want);
+		free(s->ctxs[i].names);
+		free(s->ctxs[i].vals);
+		free(s->ctxs[i].types);
+	}
+	free(s->ctxs);
+	free(s->ctx_rec);
 	free(s->probes);
 	s->probes = NULL;
 	s->nprobes = 0;
@@ -487,9 +558,57 @@ static void add_rbrk_probe(struct session *s, struct modcache *mc, const char *l
 			err.msg[0] ? err.msg : strerror(-r));
 }
 
+struct scope_arg {
+	struct modcache *mc;
+	const struct record_opts *o;
+	const char *cmd_path;
+};
+
+/*
+ * --context EVENT on a function's entry: ptap's own return probe on that
+ * function (EVENT's -e as FUNC%return, its arguments fetched at the entry)
+ * scopes the context to the call.  The index of its first probe, or -errno
+ * when the return cannot be probed (said at -v).
+ */
+static int add_scope(struct session *s, const char *event, void *arg)
+{
+	const struct scope_arg *sa = arg;
+	struct resolve_opts ro = { .debuginfo_dir = sa->o->debuginfo_dir,
+				   .max_probes = sa->o->max_probes, .no_inlines = true };
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	const struct probe_req *req = NULL;
+	struct elfmod *mod;
+	int r, first = s->nprobes;
+
+	for (int i = 0; i < s->nprobes && !req; i++)
+		if (!strcmp(s->probes[i].event, event) && !s->probes[i].rbrk)
+			req = &sa->o->reqs[s->probes[i].req];
+	if (!req)
+		return -ENOENT;
+	r = probe_spec__parse(req->text, &spec, &err);
+	if (r == 0 && (spec->point.kind != PP_FUNC || spec->point.offset || spec->point.line ||
+		       spec->point.retprobe))
+		r = ptap_err_set(&err, -1, -EINVAL, "not a function's entry");
+	if (r == 0) {
+		spec->point.retprobe = true;
+		r = modcache_get(sa->mc, req->module ? req->module : sa->cmd_path, &mod, &err);
+	}
+	if (r == 0)
+		r = add_probes(s, mod, spec, &ro, false, &err);
+	probe_spec__free(spec);
+	if (r < 0 || s->nprobes == first) {
+		pr_debug("--context %s: no return probe: %s\n", event,
+			 err.msg[0] ? err.msg : strerror(r < 0 ? -r : ENOENT));
+		return r < 0 ? r : -ENOENT;
+	}
+	return first;
+}
+
 static int resolve_all(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
 	struct modcache mc = { .n = 0 };
+	struct scope_arg sa = { &mc, o, cmd_path };
 	char loaders[4][PATH_MAX];
 	int r = 0, nloaders = 0;
 
@@ -508,6 +627,8 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 		snprintf(loaders[nloaders++], PATH_MAX, "%s", path);
 		add_rbrk_probe(s, &mc, path);
 	}
+	if (r == 0)
+		r = syscall_contexts_setup(s, add_scope, &sa);
 	modcache_exit(&mc);
 	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;
@@ -526,6 +647,18 @@ static size_t record_buflen(const struct session *s)
 		for (int j = 0; j < p->rp.nargs; j++)
 			n += strlen(p->rp.names[j]) * 6 + 16 +
 			     value__max_len(&p->types[j], s->string_max);
+		max = n > max ? n : max;
+	}
+	if (s->nsc) {	/* a syscall: 7 values of up to sc_buflen bytes, then the contexts */
+		static const struct fetch_type fd = { .kind = FT_FD, .size = 4 };
+		size_t n = 7 * (64 + value__max_len(&fd, s->string_max < 256 ? 256 : s->string_max));
+
+		for (int i = 0; i < s->nprobes; i++)
+			if (s->probes[i].ctx1)
+				for (int j = 0; j < s->probes[i].rp.nargs; j++)
+					n += strlen(s->probes[i].rp.names[j]) * 6 + 16 +
+					     strlen(s->probes[i].event) * 6 +
+					     value__max_len(&s->probes[i].types[j], s->string_max);
 		max = n > max ? n : max;
 	}
 	return max + 1024;
@@ -596,6 +729,8 @@ static void report_unplanted(const struct session *s)
 	for (int i = 0; i < s->nprobes; i++) {
 		const struct probe *p = &s->probes[i];
 
+		if (p->hidden)
+			continue;
 		if (!p->planted && p->why[0] && !p->rbrk)
 			pr_warn("%s: never planted: %s\n", p->event, p->why);
 		else if (!p->planted && !p->rbrk)
@@ -640,6 +775,7 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
 		return 2;
 	}
+	output__header(s->out, s->clock_name);
 	signals_setup(s->attach, o->duration);
 	if (s->attach) {
 		r = attach_pids(s, o->pids, o->npids);
@@ -706,7 +842,7 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 int cmd_record(int argc, char **argv)
 {
 	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC,
-			     .string_max = STRING_MAX_DEFAULT };
+			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];
 	int r = parse_args(&s, &o, argc, argv);

@@ -1,7 +1,8 @@
-/* tracer/cmd_report.c: `ptap report [--format json] [FILE]` -- summarise a
- * JSON-lines record file (`ptap record --format json`) per event: counts,
- * rates, top argument values, durations.  The statistics are probes/report.c;
- * this reads the lines and refuses one that is not a JSON object. */
+/* tracer/cmd_report.c: `ptap report [--by-context] [--format json] [FILE]` --
+ * summarise a JSON-lines record file (`ptap record --format json`) per event:
+ * counts, rates, top argument values, durations; or per context, the
+ * syscalls made under it.  The statistics are probes/report.c; this reads
+ * the lines and refuses one that is not a JSON object. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -16,14 +17,26 @@
 #include "tracer/cmd.h"
 
 static const char report_usage[] =
-	"usage: ptap report [--format text|json] [FILE]\n"
+	"usage: ptap report [--by-context] [--format text|json] [FILE]\n"
 	"  summarise FILE (stdin when absent or '-'), written by `ptap record --format json`:\n"
 	"  per event, in the order first seen: its records and rate (records / the span\n"
 	"  from the earliest to the latest ts), for each argument the 10 most frequent\n"
 	"  values with their counts and the number of distinct values, and for records\n"
 	"  with duration_ns a log2 histogram with p50/p90/p99, min, max and mean.\n"
+	"  Syscall records (--syscalls) are events like the others here.  The clock line\n"
+	"  that starts the file is not a record: its clock is shown (\"clock: monotonic\").\n"
+	"  --by-context      instead, per context (the whole \"context\" object of the\n"
+	"      syscall records, e.g. exec_query query_string=\"...\"; in the order first\n"
+	"      seen, then \"(no context)\"), one row per syscall in the order first seen:\n"
+	"      its calls, errors (ret \"-ERRNO\"), bytes (the sum of the non-negative rets\n"
+	"      of read, write, pread64, pwrite64, readv, writev, preadv(2), pwritev(2),\n"
+	"      sendto, recvfrom, sendmsg, recvmsg, sendfile, copy_file_range, splice, tee;\n"
+	"      \"-\" for other calls) and total time (the sum of duration_ns), and a total\n"
+	"      row.  Only syscall records are counted.  Context values longer than 48\n"
+	"      columns are cut with \"...\" (never in JSON).\n"
 	"  -F, --format FMT  text (default) or json: one document,\n"
-	"      {\"records\":N, \"without_event\":N, \"first_ts\":N|null, \"last_ts\":N|null,\n"
+	"      {\"records\":N, \"without_event\":N, \"clocks\":[S,...],\n"
+	"       \"first_ts\":N|null, \"last_ts\":N|null,\n"
 	"       \"span_ns\":N|null, \"events\":[{\"event\":S, \"records\":N,\n"
 	"        \"rate_per_s\":X|null, \"kinds\":{KIND:N,...}, \"truncated\":N,\n"
 	"        \"args\":[{\"name\":S, \"records\":N, \"distinct\":N,\n"
@@ -31,6 +44,13 @@ static const char report_usage[] =
 	"        \"duration\":null|{\"count\":N, \"min_ns\":N, \"max_ns\":N, \"mean_ns\":X,\n"
 	"                          \"p50_ns\":N, \"p90_ns\":N, \"p99_ns\":N,\n"
 	"                          \"hist\":[{\"lo_ns\":N, \"hi_ns\":N, \"count\":N},...]}},...]}\n"
+	"      with --by-context:\n"
+	"      {\"records\":N, \"syscall_records\":N, \"truncated\":N, \"clocks\":[S,...],\n"
+	"       \"contexts\":[{\"context\":{EVENT:{NAME:VALUE,...},...}|null,\n"
+	"        \"syscalls\":[{\"name\":S, \"calls\":N, \"errors\":N, \"bytes\":N|null,\n"
+	"                     \"time_ns\":N|null},...],\n"
+	"        \"total\":{\"calls\":N, \"errors\":N, \"bytes\":N|null,\n"
+	"                 \"time_ns\":N|null}},...]}\n"
 	"  Exit 0; 2 for a usage error, a file that cannot be read, or a line that is\n"
 	"  not a JSON object (its line number is given).  An empty file: \"no records\".\n";
 
@@ -83,10 +103,12 @@ static int read_records(FILE *f, const char *name, struct report *rep)
 	return status;
 }
 
-/* Parse the options into *JSON and *PATH; -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, bool *json, const char **path)
+/* Parse the options into *JSON, *MODE and *PATH; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, bool *json, enum report_mode *mode,
+		      const char **path)
 {
 	static const struct option longopts[] = {
+		{ "by-context", no_argument, NULL, 'C' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -95,6 +117,9 @@ static int parse_args(int argc, char **argv, bool *json, const char **path)
 
 	while ((c = getopt_long(argc, argv, "+F:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'C':
+			*mode = REPORT_BY_CONTEXT;
+			break;
 		case 'F':
 			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
 				pr_err("report: unknown format '%s' (text or json)\n", optarg);
@@ -122,13 +147,14 @@ static int parse_args(int argc, char **argv, bool *json, const char **path)
 
 int cmd_report(int argc, char **argv)
 {
+	enum report_mode mode = REPORT_EVENTS;
 	const char *path = NULL, *name;
 	struct report *rep = NULL;
 	bool json = false;
 	FILE *f = stdin;
 	int status, r;
 
-	status = parse_args(argc, argv, &json, &path);
+	status = parse_args(argc, argv, &json, &mode, &path);
 	if (status >= 0)
 		return status;
 	name = path && strcmp(path, "-") ? path : "<stdin>";
@@ -143,6 +169,7 @@ int cmd_report(int argc, char **argv)
 		pr_err("report: out of memory\n");
 		status = 2;
 	} else {
+		report__set_mode(rep, mode);
 		status = read_records(f, name, rep);
 	}
 	if (f != stdin)

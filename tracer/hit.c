@@ -20,6 +20,7 @@
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
+#include "tracer/syscall.h"
 #include "tracer/thread.h"
 
 static ssize_t fetch_read(void *priv, uint64_t addr, void *buf, size_t len)
@@ -57,6 +58,7 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i], s->string_max);
 	output__record(s->out, &rec);
+	syscall_ctx_note(s, t, p);
 }
 
 /* ---- return probes ------------------------------------------------------- */
@@ -156,6 +158,7 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
 	}
 	output__record(s->out, &rec);
+	syscall_ctx_note(s, t, p);
 }
 
 /*
@@ -189,7 +192,8 @@ static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, 
 		}
 	}
 	for (long k = i; record && k >= j; k--)
-		emit_return(s, t, sh, &sh->frames[k], dregs, nregs, ts, ra);
+		if (!sh->frames[k].p->hidden)	/* a --context scope: no record */
+			emit_return(s, t, sh, &sh->frames[k], dregs, nregs, ts, ra);
 	shadow__remove(sh, (size_t)j, (size_t)(i - j + 1));
 	return ra;
 }

@@ -20,6 +20,7 @@
 #include "tracer/launch.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
+#include "tracer/syscall.h"
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
@@ -70,21 +71,33 @@ static struct sock_filter bpf_jeq(unsigned int k, unsigned char jt, unsigned cha
 	return (struct sock_filter){ .code = BPF_JMP | BPF_JEQ | BPF_K, .jt = jt, .jf = jf, .k = k };
 }
 
-/* The filter: RET_TRACE for sysmap_traced on the native syscall ABI, ALLOW otherwise. */
-static int build_filter(struct sock_filter *f, int max)
-{
-	int n = 0, k = sysmap_ntraced;
+#define FILTER_MAX	(2 * (SC_NR_MAX + 16) + 8)
 
-	if (max < k + 6)
+/*
+ * The filter: RET_TRACE for sysmap_traced and the --syscalls ones on the
+ * native syscall ABI, ALLOW otherwise.  One "jeq NR; ret TRACE" pair per
+ * number: no jump is longer than one instruction, however many there are.
+ */
+static int build_filter(const struct session *s, struct sock_filter *f, int max)
+{
+	long nrs[SC_NR_MAX];
+	int n = 0, k = syscall_selected_list(s, nrs, SC_NR_MAX);
+
+	if (max < 2 * (k + sysmap_ntraced) + 5)
 		return -E2BIG;
 	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[n++] = bpf_jeq(arch_audit_arch, 1, 0);
 	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-	for (int i = 0; i < k; i++)
-		f[n++] = bpf_jeq((unsigned int)sysmap_traced[i], (unsigned char)(k - i), 0);
+	for (int i = 0; i < sysmap_ntraced + k; i++) {
+		long nr = i < sysmap_ntraced ? sysmap_traced[i] : nrs[i - sysmap_ntraced];
+
+		if (i >= sysmap_ntraced && !syscall_selected(s, nr))
+			continue;
+		f[n++] = bpf_jeq((unsigned int)nr, 0, 1);
+		f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	}
 	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	return n;
 }
 
@@ -92,6 +105,22 @@ static void child_fail(const char *what, const char *path, int code)
 {
 	dprintf(2, "ptap: %s %s: %s\n", what, path, strerror(errno));
 	_exit(code);
+}
+
+/*
+ * SECCOMP_FILTER_FLAG_SPEC_ALLOW: where the kernel mitigates speculative
+ * store bypass for seccomp'd tasks (spec_store_bypass_disable=seccomp), a
+ * filter would otherwise slow the command down for as long as it runs --
+ * ptap's filter is no sandbox.  A kernel without the flag (before 4.17) is
+ * asked again without it.
+ */
+static int install_filter(struct sock_fprog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW, prog) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
 }
 
 /* In the child, before exec.  Only async-signal-safe work from here on. */
@@ -103,10 +132,10 @@ static void child_run(const char *path, char *const argv[], struct sock_fprog *p
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0) {
+	if (install_filter(prog) < 0) {
 		/* Without CAP_SYS_ADMIN a filter needs no_new_privs (seccomp(2)). */
 		if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0)
+		    install_filter(prog) < 0)
 			child_fail("cannot install the seccomp filter for", path, 126);
 	}
 	kill(getpid(), SIGSTOP);	/* wait to be seized */
@@ -119,11 +148,11 @@ int launch_command(struct session *s, const char *path, char *const argv[])
 	const unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
 				   PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
 				   PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL;
-	struct sock_filter f[32];
+	static struct sock_filter f[FILTER_MAX];
 	struct sock_fprog prog = { .filter = f };
 	struct aspace *as = NULL;
 	struct thread *t;
-	int st, r, n = build_filter(f, 32);
+	int st, r, n = build_filter(s, f, FILTER_MAX);
 	pid_t pid;
 
 	if (n < 0)

@@ -29,6 +29,7 @@
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
+#include "tracer/syscall.h"
 #include "tracer/sysmap.h"
 #include "tracer/thread.h"
 
@@ -150,6 +151,9 @@ static void on_seccomp(struct session *s, struct thread *t)
 	t->sc_nr = (long)info.seccomp.nr;
 	memcpy(t->sc_args, info.seccomp.args, sizeof(t->sc_args));
 	t->want_exit = sysmap_on_entry(s, t);
+	if (syscall_selected(s, t->sc_nr) &&
+	    syscall_entry(s, t, t->sc_nr, t->sc_args, info.stack_pointer))
+		t->want_exit = true;
 	thread__resume(t, 0);
 }
 
@@ -167,6 +171,9 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 		t->sc_nr = (long)info.entry.nr;
 		memcpy(t->sc_args, info.entry.args, sizeof(t->sc_args));
 		t->want_exit = sysmap_on_entry(s, t);
+		if (syscall_selected(s, t->sc_nr) &&
+		    syscall_entry(s, t, t->sc_nr, t->sc_args, info.stack_pointer))
+			t->want_exit = true;
 		thread__resume(t, 0);
 		return;
 	}
@@ -176,6 +183,7 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	}
 	if (!t->as->syscall_pc)
 		sysmap_note_syscall_pc(t->as, info.instruction_pointer);
+	syscall_exit(s, t, &info);
 	if (t->exec_pending) {
 		t->exec_pending = false;
 		r = plant_range(s, t, 0, UINT64_MAX);

@@ -22,6 +22,7 @@ struct output {
 	uint64_t failed;
 	int err;
 	bool own;
+	char clock[16];			/* OUT_PERFETTO: for the document's metadata */
 	/* OUT_PERFETTO: the events so far, each a spool_hdr and its JSON, in arrival order */
 	FILE *spool;
 	uint64_t spooled;		/* events written to the spool */
@@ -121,6 +122,20 @@ static void spool_record(struct output *o, const struct record *rec)
 	o->spooled++;
 }
 
+void output__header(struct output *o, const char *clock)
+{
+	size_t n;
+
+	if (o->spool) {
+		snprintf(o->clock, sizeof(o->clock), "%s", clock);
+		return;
+	}
+	n = o->format == record__format_json ? record__format_header_json(clock, o->buf, o->buflen) :
+	    record__format_header_text(clock, o->buf, o->buflen);
+	if (fwrite(o->buf, 1, n, o->f) != n)
+		write_failed(o, errno);
+}
+
 void output__record(struct output *o, const struct record *rec)
 {
 	size_t n;
@@ -141,7 +156,8 @@ int output__error(const struct output *o)
 
 /* ---- the perfetto document, at the end ------------------------------------ */
 
-#define DOC_HEAD	"{\"displayTimeUnit\":\"ns\",\"traceEvents\":["
+#define DOC_HEAD	"{\"displayTimeUnit\":\"ns\",\"metadata\":{\"ptap-clock\":\"%s\"}," \
+			"\"traceEvents\":["
 #define DOC_TAIL	"\n]}\n"
 
 /* One spooled event, located in the mapped spool. */
@@ -303,7 +319,8 @@ static void write_metadata(struct doc *d, const char *map, struct spooled *ev, u
 }
 
 /*
- * OUT_PERFETTO at the end: {"displayTimeUnit":"ns","traceEvents":[ the
+ * OUT_PERFETTO at the end: {"displayTimeUnit":"ns","metadata":{"ptap-clock":
+ * CLOCK},"traceEvents":[ the
  * metadata, then the spooled events sorted by time ]}.  Events that cannot
  * be read back or written are counted in o->failed.
  */
@@ -314,6 +331,7 @@ static void write_perfetto(struct output *o)
 	char *map = NULL;
 	uint64_t n = 0, i;
 	struct stat st;
+	char head[128];
 
 	if (fflush(o->spool) != 0 || fstat(fileno(o->spool), &st) < 0) {
 		if (!o->err)
@@ -337,7 +355,8 @@ static void write_perfetto(struct output *o)
 		d.cap = o->buflen;
 	}
 	fflush(o->f);			/* nothing of ours in stdio: the fd is written directly */
-	doc_put(&d, DOC_HEAD, strlen(DOC_HEAD));
+	snprintf(head, sizeof(head), DOC_HEAD, o->clock[0] ? o->clock : "monotonic");
+	doc_put(&d, head, strlen(head));
 	if (n) {
 		write_metadata(&d, map, ev, n, o->buf, o->buflen);
 		qsort(ev, n, sizeof(*ev), by_time);

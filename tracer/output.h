@@ -15,6 +15,12 @@ struct output;
  * record (the buffer is allocated here, once).  0 or -errno.
  */
 int output__open(const char *path, enum out_format fmt, size_t buflen, struct output **out);
+/*
+ * The stream's first line, naming the clock of every timestamp (CLOCK:
+ * "monotonic" ...): a text or JSON header line; perfetto: the document's
+ * "metadata".  Call once, before the first record.
+ */
+void output__header(struct output *o, const char *clock);
 /* Format and write REC.  Never allocates.  A failed write is counted, not fatal. */
 void output__record(struct output *o, const struct record *rec);
 /* The errno of the first failed write (EPIPE: the reader went away), or 0. */

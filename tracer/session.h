@@ -10,6 +10,8 @@
 
 #include "dwarf/resolve.h"
 #include "probes/fetch.h"
+#include "probes/record.h"
+#include "tracer/syscall.h"
 
 struct thread;
 struct proc;
@@ -33,6 +35,12 @@ struct probe {
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
 	size_t ent_len;			/* bytes of one frame's entry arguments */
+	/* --context (tracer/syscall.h) */
+	bool hidden;			/* ptap's own scope probe: no record, no warning */
+	int req;			/* the -e it comes from (cmd_record.c) */
+	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
+					 * unscoped context's event), 0: none */
+	int *ctx_sel;			/* that context's NSEL argument indexes */
 };
 
 /* OUT_PERFETTO: Chrome trace-event JSON (tracer/output.c, probes/perfetto.h). */
@@ -49,6 +57,7 @@ struct session {
 	/* options */
 	enum out_format format;
 	clockid_t clock;
+	const char *clock_name;		/* "monotonic" ...: stated in the output's first line */
 	size_t string_max;
 	const char *out_path;
 	int verbose;
@@ -60,6 +69,15 @@ struct session {
 
 	struct probe *probes;
 	int nprobes;
+
+	/* --syscalls and --context (tracer/syscall.c) */
+	uint8_t sc_on[SC_NR_MAX / 8];	/* the selected syscall numbers */
+	int nsc;
+	size_t sc_buflen;		/* bytes of one decoded argument's text */
+	struct ctx_def *ctxs;
+	int nctxs;
+	int nslots;			/* unscoped contexts: slots per thread */
+	struct record_ctx *ctx_rec;	/* NCTXS, scratch for one record */
 
 	struct output *out;
 

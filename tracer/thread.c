@@ -12,6 +12,7 @@
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
+#include "tracer/syscall.h"
 #include "tracer/thread.h"
 
 static size_t slot_of(const struct session *s, pid_t tid)
@@ -88,8 +89,10 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	t->tgid = tgid;
 	t->as = as ? aspace__get(as) : NULL;
 	t->sc_nr = -1;
-	if (s->retprobes && !(t->shadow = shadow__new())) {
+	if ((s->retprobes && !(t->shadow = shadow__new())) || syscall_thread_init(s, t) < 0) {
 		aspace__put(t->as);
+		shadow__free(t->shadow);
+		syscall_thread_free(t);
 		free(t);
 		return NULL;
 	}
@@ -116,6 +119,8 @@ void thread__remove(struct session *s, struct thread *t)
 		}
 	}
 	s->nthreads--;
+	syscall_unfinished(s, t);	/* never seen to return: recorded so */
+	syscall_thread_free(t);
 	aspace__put(t->as);
 	shadow__free(t->shadow);
 	free(t);

@@ -15,6 +15,7 @@
 struct aspace;
 struct session;
 struct shadow;
+struct sc_call;
 
 /* The ptrace stop a thread is in, for choosing one to run a syscall through. */
 enum thread_stop {
@@ -51,6 +52,8 @@ struct thread {
 	bool rehit;
 	arch_regs_t rehit_regs;
 	struct shadow *shadow;	/* return probes' swapped return addresses (NULL: none) */
+	struct sc_call *sc;	/* --syscalls: the listed call in flight (NULL: none listed) */
+	char **ctx_slot;	/* unscoped --context values, one slot each (syscall.c) */
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };

@@ -5,9 +5,9 @@
  * ret_work(2, 11), checks ret_work's bytes (BYTES-OK: a child not followed
  * must have none of ptap's int3s left) and exits 0 (1 if a check failed);
  * the parent waits for it.  With "attach": prints READY and waits (10 s)
- * for a tracer before the loop, prints DONE after it and waits for the
- * tracer to go.  On fd 3, if open: "calls C" (the parent's returns) and
- * "child_calls K" for each child.  Prints "children N, M bad", BYTES-OK and
+ * for a tracer and its breakpoint in ret_work before the loop, prints DONE
+ * after it and waits for the tracer to go.  On fd 3, if open: "calls C"
+ * (the parent's returns) and "child_calls K" for each child.  Prints "children N, M bad", BYTES-OK and
  * EXIT-SUCCESS; exit 0 when every check passed, 1 otherwise, 2: usage. */
 #include <signal.h>
 #include <stdint.h>
@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 	if (attach) {
 		selfcheck_allow_tracers();
 		printf("READY\n");
-		if (!selfcheck_wait_tracer(1, 10)) {
+		/* attached is not yet planted: every call of the loop must be seen */
+		if (!selfcheck_wait_tracer(1, 10) || !selfcheck_wait_planted(0, 10)) {
 			printf("ret_fork: no tracer came\n");
 			return 1;
 		}

@@ -15,14 +15,39 @@ fail() {
 	return 1
 }
 
-# Strip what changes run to run from text records: the "# ptap clock=..."
-# line, "COMM PID/TID SEC.NSEC: ", " (0xADDR)" and, on a return record,
-# " (0xADDR <- 0xRETADDR) duration=Nns", on a syscall record " duration=Nns".
+# Strip what changes run to run from text records: the "# ptap clock=..." line,
+# "COMM PID/TID SEC.NSEC: ",
+# " (0xADDR)", on a return record " (0xADDR <- 0xRETADDR)", and " duration=Nns".
 normalize() {
 	sed -E '/^# ptap /d
 		s/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //
 		s/ \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\)//
-		s/^([^ ]+:) duration=[0-9]+ns/\1/' "$@"
+		s/ duration=[0-9]+ns//' "$@"
+}
+
+# records FILE: the records of FILE (`ptap record` text or JSON lines) without
+# its first line, which must state the clock: "# ptap clock=CLOCK" or
+# {"kind":"clock","clock":"CLOCK"}.  Otherwise the test fails, also where
+# records runs in a pipeline, $(...) or <(...), whose status set -e does not
+# see: the test's subshell (the child of run.sh's shell) is killed.
+records() {
+	local first= p=$BASHPID pp clocks='(monotonic|realtime|boottime|tai)'
+	[ -f "$1" ] && IFS= read -r first <"$1" || true
+	if [[ $first =~ ^("# ptap clock="$clocks|\{\"kind\":\"clock\",\"clock\":\"$clocks\"\})$ ]]
+	then
+		tail -n +2 -- "$1"
+		return 0
+	fi
+	if [ -f "$1" ]; then
+		fail "$1: the first line is not the clock line: '$first'" || true
+	else
+		fail "$1: no such file" || true
+	fi
+	while pp=$(proc_field "$p" PPid) && [ -n "$pp" ] && [ "$pp" != "$$" ] && [ "$pp" -gt 1 ]; do
+		p=$pp
+	done
+	[ "$pp" != "$$" ] || kill -TERM "$p"
+	return 1
 }
 
 # expect_eq WHAT EXPECTED ACTUAL

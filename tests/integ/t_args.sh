@@ -43,7 +43,7 @@ test_args_libc_symlink() {
 	ln -s "$LIBC" "$TMP/libc-link.so"
 	run_ptap record -o "$TMP/rec" -x "$TMP/libc-link.so" -e 'puts %di:string' \
 		-- "$S/query_server" samples/queries.txt >/dev/null
-	expect_eq "records" 1 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 1 "$(records "$TMP/rec" | wc -l)"
 }
 
 test_args_two_modules() {

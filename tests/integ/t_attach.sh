@@ -75,14 +75,16 @@ test_attach_fork_children_recorded() {
 	sleep 1
 	stop_ptap "$p"
 	finish_target "$TMP/out"
-	awk '{ split($2, id, "/"); sub("a=", "", $NF); if (id[1] != $NF) bad++; n++ }
-	     END { print (n > 0 && !bad ? "ok" : "bad " n " " bad) }' "$TMP/rec" >"$TMP/check"
+	records "$TMP/rec" |
+		awk '{ split($2, id, "/"); sub("a=", "", $NF); if (id[1] != $NF) bad++; n++ }
+		     END { print (n > 0 && !bad ? "ok" : "bad " n " " bad) }' >"$TMP/check"
 	expect_eq "records under the child's own pid" ok "$(cat "$TMP/check")"
 	local kids
-	kids=$(awk '{ print $2 }' "$TMP/rec" | cut -d/ -f1 | sort -u | wc -l)
+	kids=$(records "$TMP/rec" | awk '{ print $2 }' | cut -d/ -f1 | sort -u | wc -l)
 	[ "$kids" -ge 5 ] || fail "only $kids children recorded in 1 s (one every 50 ms)"
 	# each child makes 5 calls; the last may have been cut by the detach
-	awk '{ print $2 }' "$TMP/rec" | sort | uniq -c | awk '$1 != 5' | head -n -1 >"$TMP/odd"
+	records "$TMP/rec" | awk '{ print $2 }' | sort | uniq -c | awk '$1 != 5' | head -n -1 \
+		>"$TMP/odd"
 	[ ! -s "$TMP/odd" ] || fail "children with other than 5 records: $(cat "$TMP/odd")"
 }
 
@@ -94,7 +96,7 @@ test_attach_no_follow() {
 	sleep 1
 	stop_ptap "$p"
 	finish_target "$TMP/out"
-	expect_eq "records from children" 0 "$(wc -l <"$TMP/rec")"
+	expect_eq "records from children" 0 "$(records "$TMP/rec" | wc -l)"
 	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
 }
 
@@ -111,7 +113,7 @@ test_racy_attach_spawner_cycles() {
 			sleep 0.3
 			stop_ptap "$p"
 			untraced "$TARGET"
-			sed 's/.* a=//' "$TMP/rec" | sort -n | awk -v slack=64 '
+			records "$TMP/rec" | sed 's/.* a=//' | sort -n | awk -v slack=64 '
 				NR == 1 { first = $1 } { seen[$1] = 1; last = $1 }
 				END {
 					for (i = first + slack; i < last - slack; i++)
@@ -145,7 +147,7 @@ test_attach_syscall_restart() {
 	finish_target "$TMP/out"
 	expect_grep '^READ x$' "$TMP/out"
 	grep -q '^SLEPT 2\.[0-9]$' "$TMP/out" || fail "sleep cut short: $(grep SLEPT "$TMP/out")"
-	[ -s "$TMP/rec" ] || fail "no records from the probing thread"
+	records "$TMP/rec" | grep -q . || fail "no records from the probing thread"
 }
 
 # Scenario 21: the target is kill -STOPped while traced; SIGTERM ptap; the
@@ -193,7 +195,7 @@ test_attach_dlopen_cycles() {
 		wait_for grep -q '^CYCLES' "$TMP/out"
 		stop_ptap "$p"
 		finish_target "$TMP/out"
-		expect_eq "$mode: records" 60 "$(wc -l <"$TMP/rec")"
+		expect_eq "$mode: records" 60 "$(records "$TMP/rec" | wc -l)"
 		expect_eq "$mode: per request" "20 20 20" "$(for i in 0 1 2; do
 			grep -c "request=\"req-$i\" n=$i\$" "$TMP/rec"; done | tr '\n' ' ' | sed 's/ $//')"
 	done
@@ -211,7 +213,7 @@ test_attach_duration() {
 	[ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "took $(( (t1 - t0) / 1000000 )) ms"
 	untraced "$TARGET"
 	finish_target "$TMP/out"
-	[ -s "$TMP/rec" ] || fail "no records"
+	records "$TMP/rec" | grep -q . || fail "no records"
 }
 
 # Probes named by their executable without -x; the records end when the
@@ -226,7 +228,7 @@ test_attach_target_exits() {
 	expect_eq "target exit status" 0 "$rc"
 	expect_grep '^TRACED-AT-END$' "$TMP/out"
 	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
-	[ -s "$TMP/rec" ] || fail "no records"
+	records "$TMP/rec" | grep -q . || fail "no records"
 }
 
 # Signals pass with their siginfo (sigqueue's value, the sender's pid) while
@@ -248,7 +250,7 @@ test_attach_all_or_nothing() {
 	expect_grep '999999999' "$TMP/err"
 	untraced "$TARGET"
 	finish_target "$TMP/out"
-	expect_eq "records" 0 "$(wc -l <"$TMP/rec" 2>/dev/null || echo 0)"
+	expect_eq "records" 0 "$([ ! -e "$TMP/rec" ] && echo 0 || records "$TMP/rec" | wc -l)"
 }
 
 # Attached while kill -STOPped (no thread can run the scratch-page mmap then):

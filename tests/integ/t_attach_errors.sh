@@ -67,8 +67,10 @@ attach_records() {
 	n=$(grep -c ': probe_me: ' "$TMP/rec" || true)
 	[ "$n" -ge "$2" ] || fail "$n probe_me records, expected at least $2"
 	expect_eq "processes in the records" "$1" \
-		"$(awk '{ split($2, a, "/"); print a[1] }' "$TMP/rec" | sort -u | tr '\n' ' ' | sed 's/ $//')"
-	expect_eq "threads in the records" 2 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+		"$(records "$TMP/rec" | awk '{ split($2, a, "/"); print a[1] }' | sort -u |
+		   tr '\n' ' ' | sed 's/ $//')"
+	expect_eq "threads in the records" 2 \
+		"$(records "$TMP/rec" | awk '{ print $2 }' | sort -u | wc -l)"
 }
 
 test_attach_no_such_pid() {

@@ -145,7 +145,7 @@ test_dwarf_json() {
 	expect_grep '"args":{"f":0.1,"d":0.1,"b":true,"c":"GREEN"}}$' "$TMP/rec"
 	expect_grep '"args":{"f":-2.5,"d":1e+30,"b":false,"c":"BLUE"}}$' "$TMP/rec"
 	expect_grep '"args":{"f->level":-3,"f->wide":1000000}}$' "$TMP/rec"
-	expect_eq "records" 12 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 12 "$(records "$TMP/rec" | wc -l)"
 }
 
 test_dwarf_json_nested() {

@@ -26,7 +26,7 @@ instant exec_query: 7" "$(cat "$TMP/summary")"
 	grep -qE '^([0-9]+) \1 query_server/\1$' "$TMP/threads" ||
 		fail "thread name: $(cat "$TMP/threads")"
 	# the file: one event per line, ts in us with the ns as 3 decimals
-	expect_grep '^{"displayTimeUnit":"ns","traceEvents":\[$' "$TMP/q.json"
+	expect_grep '^{"displayTimeUnit":"ns","metadata":{"ptap-clock":"monotonic"},"traceEvents":\[$' "$TMP/q.json"
 	expect_grep '^{"ph":"i","s":"t","name":"exec_query","cat":"probe","pid":[0-9]*,"tid":[0-9]*,"ts":[0-9]*\.[0-9]\{3\},"args":{"ts_ns":[0-9]*,"addr":"0x[0-9a-f]*","query_string":"SELECT 1"}},$' "$TMP/q.json"
 	expect_eq "last line" "]}" "$(tail -1 "$TMP/q.json")"
 }

@@ -7,7 +7,7 @@ test_proc_fork_exec_children() {
 		-- sh -c "$qs samples/queries.txt >/dev/null; $qs samples/queries.txt >/dev/null" \
 		>/dev/null
 	expect_eq "records" 14 "$(grep -c ': exec_query: ' "$TMP/rec")"
-	expect_eq "processes" 2 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+	expect_eq "processes" 2 "$(records "$TMP/rec" | awk '{ print $2 }' | sort -u | wc -l)"
 	expect_eq "first query of each" 2 "$(grep -c 'arg1="SELECT 1"$' "$TMP/rec")"
 }
 
@@ -38,11 +38,11 @@ test_proc_own_sigtrap_delivered() {
 # Records for every thread: 4 threads of insn_zoo each call zoo_push 500 times.
 test_proc_threads_tids() {
 	run_ptap record -o "$TMP/rec" -e zoo_push -- "$S/insn_zoo" 500 4 >/dev/null
-	expect_eq "records" 2000 "$(wc -l <"$TMP/rec")"
-	awk '{ split($2, a, "/"); print a[2] }' "$TMP/rec" | sort | uniq -c | awk '{ print $1 }' \
-		| sort -u >"$TMP/per_tid"
+	expect_eq "records" 2000 "$(records "$TMP/rec" | wc -l)"
+	records "$TMP/rec" | awk '{ split($2, a, "/"); print a[2] }' | sort | uniq -c |
+		awk '{ print $1 }' | sort -u >"$TMP/per_tid"
 	expect_eq "records per thread" 500 "$(cat "$TMP/per_tid")"
-	expect_eq "threads" 4 "$(awk '{ print $2 }' "$TMP/rec" | sort -u | wc -l)"
+	expect_eq "threads" 4 "$(records "$TMP/rec" | awk '{ print $2 }' | sort -u | wc -l)"
 }
 
 # Forks while another thread maps and unmaps the probed code: every child gets
@@ -53,7 +53,7 @@ test_proc_fork_during_map_changes() {
 	run_ptap record -o "$TMP/rec" -x "$S/libplugin.so" -e 'plugin_handle %si:s32' \
 		-- "$S/fork_race" "$S/libplugin.so" "$off" 1500 3>"$TMP/stated" >"$TMP/out"
 	expect_grep ', 0 died$' "$TMP/out"
-	expect_eq "records" "$(cat "$TMP/stated")" "calls $(wc -l <"$TMP/rec")"
+	expect_eq "records" "$(cat "$TMP/stated")" "calls $(records "$TMP/rec" | wc -l)"
 }
 
 # Descendants that outlive the command keep the session going; a SIGTERM to

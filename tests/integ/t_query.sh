@@ -9,7 +9,7 @@ check_variant() {
 		3>"$TMP/expect" >"$TMP/stdout"
 	normalize "$TMP/rec" >"$TMP/got"
 	expect_diff "$TMP/expect" "$TMP/got"
-	expect_eq "record count" 7 "$(wc -l <"$TMP/rec")"
+	expect_eq "record count" 7 "$(records "$TMP/rec" | wc -l)"
 }
 
 test_query_O2()       { check_variant "$S/query_server"; }
@@ -35,7 +35,7 @@ test_query_stdout_records() {
 test_query_json() {
 	run_ptap record --format json -o "$TMP/rec" -e "$QS_PROBE" -- "$S/query_server" \
 		samples/queries.txt >/dev/null
-	expect_eq "records" 7 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 7 "$(records "$TMP/rec" | wc -l)"
 	expect_grep '"event":"exec_query","kind":"entry","addr":"0x[0-9a-f]*","args":{"query_string":"SELECT 1","len":8}}$' "$TMP/rec"
 	expect_grep $'"args":{"query_string":"INSERT INTO log VALUES (\'it\'\'s \\\\"quoted\\\\"\', \'back\\\\\\\\slash\')","len":55}' "$TMP/rec"
 	expect_grep '"query_string":"UPDATE t SET a = 1\\tWHERE b = 2"' "$TMP/rec"
@@ -49,14 +49,14 @@ test_query_timestamps() {
 	run_ptap record --clock realtime --format json -o "$TMP/rec" -e "$QS_PROBE" \
 		-- "$S/query_server" samples/queries.txt >/dev/null
 	after=$(date +%s%N)
-	sed -E 's/^\{"ts":([0-9]+),.*/\1/' "$TMP/rec" >"$TMP/ts"
+	records "$TMP/rec" | sed -E 's/^\{"ts":([0-9]+),.*/\1/' >"$TMP/ts"
 	sort -n -c "$TMP/ts" || fail "timestamps go backwards"
 	[ "$(head -1 "$TMP/ts")" -ge "$before" ] || fail "first record before the run"
 	[ "$(tail -1 "$TMP/ts")" -le "$after" ] || fail "last record after the run"
 	# monotonic (the default) counts from boot: far below the realtime epoch
 	run_ptap record --format json -o "$TMP/rec" -e "$QS_PROBE" \
 		-- "$S/query_server" samples/queries.txt >/dev/null
-	[ "$(sed -E 's/^\{"ts":([0-9]+),.*/\1/; q' "$TMP/rec")" -lt "$before" ] ||
+	[ "$(records "$TMP/rec" | sed -E 's/^\{"ts":([0-9]+),.*/\1/; q')" -lt "$before" ] ||
 		fail "default clock is not monotonic"
 }
 

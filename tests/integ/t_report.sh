@@ -1,7 +1,9 @@
 # ptap report: the summary of a JSON-lines record file, on a fixed file
-# (golden text and JSON) and on what `ptap record --format json` writes.
+# (golden text and JSON) and on what `ptap record --format json` writes;
+# --by-context, the syscalls per context, on a fixed file.
 
 REPORT_IN=tests/integ/golden/report_in.jsonl
+CTX_IN=tests/integ/golden/report_ctx_in.jsonl
 
 test_report_golden_text() {
 	run_ptap report "$REPORT_IN" >"$TMP/out" 2>"$TMP/err"
@@ -40,7 +42,7 @@ test_report_recorded_queries() {
 	    1  ""
 	    1  "DELETE FROM sessions"
 	EOF
-	sed -n '4,$p' "$TMP/out" >"$TMP/got"
+	sed -n '/^  query_string:/,$p' "$TMP/out" >"$TMP/got"
 	expect_diff "$TMP/want" "$TMP/got"
 	run_ptap report --format json "$TMP/rec" >"$TMP/json"
 	expect_grep '^      "event": "exec_query",$' "$TMP/json"
@@ -85,6 +87,44 @@ test_report_malformed_input() {
 		"$TMP/cut"
 }
 
+test_report_by_context_golden_text() {
+	run_ptap report --by-context "$CTX_IN" >"$TMP/out" 2>"$TMP/err"
+	[ ! -s "$TMP/err" ] || fail "stderr: $(cat "$TMP/err")"
+	expect_diff tests/integ/golden/report_ctx_out.txt "$TMP/out"
+	run_ptap report -F text --by-context - <"$CTX_IN" >"$TMP/stdin"
+	expect_diff tests/integ/golden/report_ctx_out.txt "$TMP/stdin"
+}
+
+test_report_by_context_golden_json() {
+	run_ptap report --by-context --format json "$CTX_IN" >"$TMP/out"
+	expect_diff tests/integ/golden/report_ctx_out.json "$TMP/out"
+	run_ptap report -F json --by-context <"$CTX_IN" >"$TMP/stdin"
+	expect_diff tests/integ/golden/report_ctx_out.json "$TMP/stdin"
+	# the long context value is whole in JSON
+	local q='"SELECT name, email FROM users WHERE city = '"'Zürich'"'\tORDER BY name"'
+	grep -qF "$q},\"txn\":{\"id\":7}}," "$TMP/out" || fail "the long query is cut in $TMP/out"
+}
+
+# Without --by-context, a file that starts with the clock line and holds
+# syscall records: the clock is shown, not counted; syscalls are events.
+test_report_clock_line_and_syscalls() {
+	run_ptap report "$CTX_IN" >"$TMP/out" 2>"$TMP/err"
+	[ ! -s "$TMP/err" ] || fail "stderr: $(cat "$TMP/err")"
+	expect_eq "first lines" "18 records of 9 events over 0.000017000 s
+clock: monotonic" "$(head -2 "$TMP/out")"
+	expect_grep '^pwrite64: 5 records, [0-9.]*/s (syscall 5), 1 truncated$' "$TMP/out"
+	expect_grep '^exec_query__return: 1 record, [0-9.]*/s (return 1)$' "$TMP/out"
+	run_ptap report --format json "$CTX_IN" >"$TMP/json"
+	expect_grep '^  "records": 18,$' "$TMP/json"
+	expect_grep '^  "without_event": 0,$' "$TMP/json"
+	expect_grep '^  "clocks": \["monotonic"\],$' "$TMP/json"
+	# the golden file with a clock line first: the same summary, plus the clock
+	{ echo '{"kind":"clock","clock":"monotonic"}'; cat "$REPORT_IN"; } >"$TMP/clocked"
+	run_ptap report "$TMP/clocked" >"$TMP/out"
+	sed '1a clock: monotonic' tests/integ/golden/report_out.txt >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/out"
+}
+
 test_report_empty_and_usage() {
 	local rc=0
 	: >"$TMP/empty"
@@ -97,7 +137,6 @@ test_report_empty_and_usage() {
 	expect_grep '^  "events": \[\]$' "$TMP/out"
 
 	run_ptap report --help >"$TMP/out"
-	expect_grep '^usage: ptap report \[--format text|json\] \[FILE\]$' "$TMP/out"
 	expect_grep '"p50_ns":N' "$TMP/out"
 	report_refused "unknown format" "unknown format 'xml'" --format xml "$REPORT_IN"
 	report_refused "two files" "one FILE at most" "$REPORT_IN" "$REPORT_IN"
@@ -105,4 +144,19 @@ test_report_empty_and_usage() {
 		"$TMP/nonexistent"
 	run_ptap report --bogus >/dev/null 2>&1 || rc=$?
 	expect_eq "unknown option" 2 "$rc"
+
+	run_ptap report --by-context "$TMP/empty" >"$TMP/out"
+	expect_eq "empty file, by context" "no records" "$(cat "$TMP/out")"
+	run_ptap report --by-context -F json "$TMP/empty" >"$TMP/out"
+	expect_grep '^  "contexts": \[\]$' "$TMP/out"
+	run_ptap report --by-context "$REPORT_IN" >"$TMP/out"
+	expect_eq "no syscall records" "0 syscall records of 39 records, in 0 contexts
+(no syscall records: \`ptap record --syscalls LIST\` writes them)" "$(cat "$TMP/out")"
+	run_ptap report --help >"$TMP/out"
+	expect_grep '^usage: ptap report \[--by-context\] \[--format text|json\] \[FILE\]$' \
+		"$TMP/out"
+	expect_grep '"time_ns":N|null' "$TMP/out"
+	report_refused "by-context with a value" "doesn't allow an argument" \
+		--by-context=exec_query "$CTX_IN"
+	report_refused "by-context, two files" "one FILE at most" --by-context "$CTX_IN" "$CTX_IN"
 }

@@ -61,7 +61,7 @@ test_retprobe_query_server() {
 			{ sed 's/^/      /' "$TMP/err" >&2; fail "ptap failed on $bin"; }
 		normalize "$TMP/rec" >"$TMP/got"
 		expect_diff "$TMP/stated" "$TMP/got"
-		expect_eq "$bin: one record per query" 7 "$(wc -l <"$TMP/rec")"
+		expect_eq "$bin: one record per query" 7 "$(records "$TMP/rec" | wc -l)"
 		expect_grep '^exec_query__return: retval=2 query_string="SELECT 1"$' "$TMP/got"
 		expect_grep '^query_server: done$' "$TMP/out"
 		rp_check_form "$TMP/rec"
@@ -78,8 +78,8 @@ test_retprobe_text_form() {
 	rp_record "$RP" "recurse 3" 'rec_depth%return $retval n'
 	fn=$(rp_sym "$RP" rec_depth)
 	main=$(rp_sym "$RP" main)
-	expect_eq "records" 4 "$(wc -l <"$TMP/rec")"
-	python3 - "$TMP/rec" "$fn" "$main" <<'EOF' >"$TMP/check" 2>&1 || true
+	expect_eq "records" 4 "$(records "$TMP/rec" | wc -l)"
+	python3 - <(records "$TMP/rec") "$fn" "$main" <<'EOF' >"$TMP/check" 2>&1 || true
 import re, sys
 fn, fsize, main, msize = (int(x, 16) for x in " ".join(sys.argv[2:4]).split())
 form = re.compile(r"retprobe (\d+)/(\d+) \d+\.\d{9}: rec_depth__return: "
@@ -107,10 +107,10 @@ test_retprobe_json() {
 	run_ptap record --format json -o "$TMP/rec" -e 'rec_depth%return $retval n' \
 		-- "$RP" recurse 3 >/dev/null 2>"$TMP/err" ||
 		{ sed 's/^/      /' "$TMP/err" >&2; fail "ptap failed"; }
-	expect_eq "records" 4 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 4 "$(records "$TMP/rec" | wc -l)"
 	expect_grep '"event":"rec_depth__return","kind":"return","addr":"0x[0-9a-f]*",'\
 '"ret_addr":"0x[0-9a-f]*","duration_ns":[1-9][0-9]*,"args":{"retval":0,"n":0}}$' "$TMP/rec"
-	python3 - "$TMP/rec" <<'EOF' >"$TMP/check" 2>&1 || true
+	python3 - <(records "$TMP/rec") <<'EOF' >"$TMP/check" 2>&1 || true
 import json, re, sys
 keys = ["ts", "pid", "tid", "comm", "event", "kind", "addr", "ret_addr", "duration_ns", "args"]
 recs = [json.loads(l) for l in open(sys.argv[1])]
@@ -138,7 +138,7 @@ test_retprobe_json_types() {
 		-e 'ret_double%return $retval' -e 'ret_enum%return $retval' \
 		-e 'ret_mixed%return $retval' -- "$RP" structs >/dev/null 2>"$TMP/err" ||
 		{ sed 's/^/      /' "$TMP/err" >&2; fail "ptap failed"; }
-	python3 - "$TMP/rec" <<'EOF' >"$TMP/check" 2>&1 || true
+	python3 - <(records "$TMP/rec") <<'EOF' >"$TMP/check" 2>&1 || true
 import json, sys
 got = {}
 for l in open(sys.argv[1]):
@@ -166,11 +166,11 @@ EOF
 # started earlier and ended later than the one it made.
 test_retprobe_recurse_10000() {
 	rp_record "$RP" "recurse 10000" 'rec_depth%return $retval n'
-	expect_eq "records" 10001 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 10001 "$(records "$TMP/rec" | wc -l)"
 	expect_diff "$TMP/stated" "$TMP/got"
 	# SEC.NSEC as ns; start = end - duration: ends go up, starts go down
-	sed -E 's/^.* [0-9]+\/[0-9]+ ([0-9]+)\.([0-9]{9}): .* duration=([0-9]+)ns .*/\1 \2 \3/' \
-		"$TMP/rec" | awk '
+	records "$TMP/rec" | sed -E 's/^.* [0-9]+\/[0-9]+ ([0-9]+)\.([0-9]{9}): '\
+'.* duration=([0-9]+)ns .*/\1 \2 \3/' | awk '
 		{ end = $1 * 1000000000 + $2; start = end - $3 }
 		NR > 1 && (end < pend || start > pstart) { bad++ }
 		{ pend = end; pstart = start }
@@ -180,7 +180,7 @@ test_retprobe_recurse_10000() {
 
 test_retprobe_recurse_O0() {
 	rp_record "$RP0" "recurse 1000" 'rec_depth%return $retval n'
-	expect_eq "records" 1001 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 1001 "$(records "$TMP/rec" | wc -l)"
 	expect_diff "$TMP/stated" "$TMP/got"
 }
 
@@ -209,9 +209,9 @@ test_racy_retprobe_threads() {
 	local i
 	for i in $(seq "$RACY_RUNS"); do
 		rp_record "$RP" threads 'thread_work%return $retval idx k'
-		expect_eq "run $i: records" 4000 "$(wc -l <"$TMP/rec")"
+		expect_eq "run $i: records" 4000 "$(records "$TMP/rec" | wc -l)"
 		rm -f "$TMP"/bytid.*
-		awk '{ split($2, id, "/"); print id[1], id[2] }' "$TMP/rec" |
+		records "$TMP/rec" | awk '{ split($2, id, "/"); print id[1], id[2] }' |
 			paste -d ' ' - "$TMP/got" | awk -v dir="$TMP" '
 			{
 				if (!($2 in idx)) {
@@ -259,7 +259,7 @@ test_retprobe_siglongjmp() {
 test_retprobe_signal_handler() {
 	rp_record "$RP" handler 'handler_target%return $retval v'
 	expect_diff "$TMP/stated" "$TMP/got"
-	expect_eq "records" 4 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 4 "$(records "$TMP/rec" | wc -l)"
 }
 
 # Every kind of returned value (the probes come from `retprobe probes`).
@@ -270,7 +270,7 @@ test_retprobe_structs() {
 	for bin in "$RP" "$RP0"; do
 		rp_record "$bin" structs "${probes[@]}"
 		expect_diff "$TMP/stated" "$TMP/got"
-		expect_eq "$bin: records" 43 "$(wc -l <"$TMP/rec")"
+		expect_eq "$bin: records" 43 "$(records "$TMP/rec" | wc -l)"
 	done
 }
 
@@ -282,10 +282,10 @@ test_retprobe_tail_call() {
 	! grep -q 'call' "$TMP/dis" || fail "tail_a calls: $(cat "$TMP/dis")"
 	rp_record "$RP" tail 'tail_a%return $retval x' 'tail_b%return $retval x'
 	expect_diff "$TMP/stated" "$TMP/got"
-	expect_eq "records" 6 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 6 "$(records "$TMP/rec" | wc -l)"
 	# "EVENT END-NS RET DURATION" per record
-	sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[ab])__return: \(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) '\
-'duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' "$TMP/rec" | awk '
+	records "$TMP/rec" | sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[ab])__return: '\
+'\(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' | awk '
 		$1 == "tail_b" { bend = $2; bret = $3; bdur = $4; next }
 		{ if ($3 != bret) bad = bad " return addresses differ;"
 		  if ($2 < bend || $2 - $4 > bend - bdur) bad = bad " tail_b not inside tail_a;" }
@@ -425,7 +425,8 @@ rp_ptap_running() {
 # can meet that printf, on a loaded machine.  The threads found inside are
 # added to INSIDE.
 rp_block_records() {
-	normalize "$TMP/rec" | paste -d ' ' <(awk '{ split($2, id, "/"); print id[2] }' "$TMP/rec") - |
+	normalize "$TMP/rec" |
+		paste -d ' ' <(records "$TMP/rec" | awk '{ split($2, id, "/"); print id[2] }') - |
 		awk -v want="$1" -v first="${2:-}" '
 		function bad(m) { if (!err) err = m " (record " NR ": " $0 ")" }
 		$2 == "blocker:" {

@@ -245,7 +245,8 @@ rt_attach_fork() {
 	wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
 	"$PTAP" record "$@" -o "$TMP/rt_rec" -e "$RT_PROBE" -p "$t" 2>"$TMP/rt_err" &
 	p=$!
-	wait_for grep -q DONE "$TMP/rt_out" || { kill -KILL "$t" "$p"; return 1; }
+	wait_for grep -q DONE "$TMP/rt_out" ||
+		{ cat "$TMP/rt_out" "$TMP/rt_err" >&2; kill -KILL "$t" "$p"; return 1; }
 	stop_ptap "$p"
 	wait "$t" || rc=$?
 	RT_RC=$rc
@@ -326,7 +327,7 @@ test_ret_entry_and_two_returns() {
 	expect_eq "returns" 220 "$(rt_records ret_work__return)"
 	expect_eq "r2" 220 "$(rt_records r2)"
 	# each r2 right after its ret_work__return, with the same retval and depth
-	rt_kv retval depth <"$TMP/rt_rec" | grep -v '^ret_work ' | paste - - |
+	records "$TMP/rt_rec" | rt_kv retval depth | grep -v '^ret_work ' | paste - - |
 		awk '$1 != "ret_work__return" || $4 != "r2" || $2 != $5 || $3 != $6 { bad++ }
 		     END { exit bad > 0 || NR != 220 }' || fail "r2 records out of step"
 	rt_values

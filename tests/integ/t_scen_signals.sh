@@ -19,8 +19,8 @@ sig_status() {
 # sig_records FILE: one line per record, "PID EVENT ARGS" (comm, tid, time
 # and address dropped).
 sig_records() {
-	awk '{ split($2, p, "/"); ev = $4; sub(/:$/, "", ev); line = p[1] " " ev
-	       for (i = 6; i <= NF; i++) line = line " " $i; print line }' "$1"
+	records "$1" | awk '{ split($2, p, "/"); ev = $4; sub(/:$/, "", ev); line = p[1] " " ev
+	       for (i = 6; i <= NF; i++) line = line " " $i; print line }'
 }
 
 # sig_stderr_clean FILE: ptap's stderr names no internal failure.
@@ -70,7 +70,7 @@ test_scen_fault_in_first_insn() {
 		"$TMP/tout"
 	expect_grep '^EXIT-SUCCESS$' "$TMP/tout"
 	expect_eq "stated" "calls 1000 faults_ok 1000" "$(echo $(cat "$TMP/stated"))"
-	expect_eq "records" 1000 "$(wc -l <"$TMP/rec")"
+	expect_eq "records" 1000 "$(records "$TMP/rec" | wc -l)"
 	expect_eq "records with %di = 0" 1000 \
 		"$(grep -c ': fault_load: (0x[0-9a-f]*) arg1=0x0$' "$TMP/rec")"
 	sig_stderr_clean "$TMP/err"

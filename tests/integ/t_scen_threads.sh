@@ -46,7 +46,7 @@ scen_expect_end() {
 # the same and the timestamps never go back.  Prints "TID S COUNT" per
 # thread (S is - without s=), sorted; fails on the first ten faults.
 scen_seq() {
-	awk '
+	records "${1:-$TMP/sc_rec}" | awk '
 	function fault(m) {
 		if (nfault++ < 10)
 			print "    " m > "/dev/stderr"
@@ -86,8 +86,8 @@ scen_seq() {
 		for (t in n)
 			print t, str[t], n[t]
 		exit nfault > 0
-	}' "${1:-$TMP/sc_rec}" | sort
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "records out of sequence (above)"
+	}' | sort
+	[ "${PIPESTATUS[1]}" = 0 ] || fail "records out of sequence (above)"
 }
 
 # scen_stated_threads PREFIX: the fd 3 lines "thread K TID CALLS" as scen_seq
@@ -103,7 +103,7 @@ test_mt_exact_count() {
 	scen_record 'probe_me a s' "$t" 100000 8
 	scen_expect_end "$(scen_untraced_rc "$t" 100 8)"
 	expect_grep '^calls 800000$' "$TMP/sc_stated"
-	expect_eq "records" 800000 "$(wc -l <"$TMP/sc_rec")"
+	expect_eq "records" 800000 "$(records "$TMP/sc_rec" | wc -l)"
 	scen_seq >"$TMP/sc_got"
 	scen_stated_threads t >"$TMP/sc_want"
 	expect_eq "threads stated" 8 "$(wc -l <"$TMP/sc_want")"
@@ -257,12 +257,12 @@ scen_exec_chain_check() {
 	   grep -v ' a=-1 s=(error: [^)]*)$' >&2; then
 		fail "records of the spinning thread with a wrong string (above)"
 	fi
-	grep -v ' a=-1 ' "$TMP/sc_rec" >"$TMP/sc_gens"
+	records "$TMP/sc_rec" | grep -v ' a=-1 ' >"$TMP/sc_gens"
 	seq 0 499 | awk '{ printf "probe_me: a=%d s=\"g%d\"\n", $1, int($1 / 10) + 1 }' \
 		>"$TMP/sc_want"
 	normalize "$TMP/sc_gens" >"$TMP/sc_got"
 	expect_diff "$TMP/sc_want" "$TMP/sc_got"
-	pid=$(awk '{ split($2, p, "/"); print p[1] }' "$TMP/sc_rec" | sort -u)
+	pid=$(records "$TMP/sc_rec" | awk '{ split($2, p, "/"); print p[1] }' | sort -u)
 	expect_eq "processes recorded" 1 "$(echo "$pid" | wc -l)"
 	awk -v mode="$1" '{
 		split($2, p, "/")
@@ -330,7 +330,7 @@ test_racy_clone_vm_process() {
 		echo "    run $r" >&2
 		scen_record 'probe_me a s' "$t"
 		scen_expect_end "$want_rc"
-		expect_eq "records" 21000 "$(wc -l <"$TMP/sc_rec")"
+		expect_eq "records" 21000 "$(records "$TMP/sc_rec" | wc -l)"
 		scen_clone_vm_check
 		no_leftovers "$t"
 	done
@@ -350,10 +350,10 @@ test_racy_clone_vm_process_no_follow() {
 		# the parent's calls, every one under its pid; none of the child's
 		local ppid pcalls
 		read -r _ ppid pcalls < <(grep '^parent ' "$TMP/sc_stated")
-		expect_eq "records" "$pcalls" "$(wc -l <"$TMP/sc_rec")"
-		expect_eq "records of other pids" 0 \
-			"$(awk -v p="$ppid" '{ split($2, id, "/"); if (id[1] != p) n++ } END { print n + 0 }' \
-			"$TMP/sc_rec")"
+		expect_eq "records" "$pcalls" "$(records "$TMP/sc_rec" | wc -l)"
+		expect_eq "records of other pids" 0 "$(records "$TMP/sc_rec" |
+			awk -v p="$ppid" '{ split($2, id, "/"); if (id[1] != p) n++ }
+			END { print n + 0 }')"
 		no_leftovers "$t"
 	done
 }

@@ -93,7 +93,7 @@ Test(perfetto, task_and_syscall_records)
 	rec = (struct record){ .ts = 9000, .pid = 1, .tid = 2, .event = "read",
 			       .kind = REC_KIND_SYSCALL, .duration = 2500, .has_duration = true };
 	expect_event(&rec, "{\"ph\":\"X\",\"name\":\"read\",\"cat\":\"syscall\",\"pid\":1,"
-			   "\"tid\":2,\"ts\":6.500,\"dur\":2.500,\"args\":{\"ts_ns\":6500,"
+			   "\"tid\":2,\"ts\":9.000,\"dur\":2.500,\"args\":{\"ts_ns\":9000,"
 			   "\"dur_ns\":2500}}");
 }
 
@@ -309,7 +309,8 @@ Test(perfetto, document_sorted_with_track_names)
 	cr_expect_eq(output__close(o, &err), 0);
 	cr_expect_eq(err, 0);
 	cr_expect_str_eq(read_all(path),
-		"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+		"{\"displayTimeUnit\":\"ns\",\"metadata\":{\"ptap-clock\":\"monotonic\"},"
+		"\"traceEvents\":[\n"
 		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":10,\"args\":{\"name\":\"srv\"}},\n"
 		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":10,\"tid\":10,"
 		"\"args\":{\"name\":\"srv/10\"}},\n"
@@ -343,7 +344,8 @@ Test(perfetto, empty_document)
 	cr_assert_eq(output__open(path, OUT_PERFETTO, 1024, &o), 0);
 	cr_expect_eq(output__close(o, &err), 0);
 	cr_expect_eq(err, 0);
-	cr_expect_str_eq(read_all(path), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n]}\n");
+	cr_expect_str_eq(read_all(path), "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"ptap-clock\":\"monotonic\"},"
+		"\"traceEvents\":[\n]}\n");
 	unlink(path);
 }
 

@@ -789,3 +789,74 @@ Test(record, return_golden)
 	cr_expect_str_eq(buf, "query_server 1234/1235 12.345678901: exec_query__return: "
 			      "(0x401136) duration=0ns sql=\"SELECT 1\" len=8\n");
 }
+
+/* ---- syscall records, contexts, the clock line (issue 6) -------------------- */
+
+Test(record, syscall_values)
+{
+	struct fetch_val fd = { .u = 3, .str = (char *)"/tmp/a \"b\"", .len = 10 };
+	struct fetch_val nofd = { .u = (uint64_t)-1 };
+	struct fetch_val sym = { .str = (char *)"O_WRONLY|O_CREAT", .len = 16 };
+
+	expect_value("fd", &TY(FD, 4), &fd, "3</tmp/a \\\"b\\\">",
+		     "{\"fd\":3,\"path\":\"/tmp/a \\\"b\\\"\"}");
+	expect_value("fd unknown", &TY(FD, 4), &nofd, "-1", "-1");
+	expect_value("symbolic", &TY(SYM, 0), &sym, "O_WRONLY|O_CREAT", "\"O_WRONLY|O_CREAT\"");
+}
+
+Test(record, syscall_golden)
+{
+	static const char *const snames[] = { "fd", "count", "ret" };
+	static const char *const cnames[] = { "query_string" };
+	const struct fetch_type stypes[] = { TY(FD, 4), TY(UNSIGNED, 8), TY(SYM, 0) };
+	const struct fetch_type ctypes[] = { TY(STRING, 8) };
+	const struct fetch_val svals[] = {
+		{ .u = 4, .str = (char *)"/tmp/db", .len = 7 }, INT(100),
+		{ .str = (char *)"-ENOSPC", .len = 7 },
+	};
+	const struct fetch_val cvals[] = { STR("SELECT 1", false) };
+	struct record_ctx ctx = { .event = "exec_query", .nargs = 1, .names = cnames,
+				  .types = ctypes, .vals = cvals };
+	struct record r = { .ts = 12345678901ULL, .pid = 7, .tid = 8, .comm = "qs",
+			    .event = "pwrite64", .kind = REC_KIND_SYSCALL, .addr = 0x1234,
+			    .duration = 5400, .has_duration = true, .nargs = 3, .names = snames,
+			    .types = stypes, .vals = svals, .nctx = 1, .ctx = &ctx };
+	char buf[512];
+
+	cr_expect_eq(record__format_text(&r, buf, sizeof(buf)), strlen(buf));
+	cr_expect_str_eq(buf, "qs 7/8 12.345678901: pwrite64: duration=5400ns fd=4</tmp/db> "
+			      "count=100 ret=-ENOSPC {exec_query: query_string=\"SELECT 1\"}\n");
+	cr_expect_eq(record__format_json(&r, buf, sizeof(buf)), strlen(buf));
+	cr_expect_str_eq(buf, "{\"ts\":12345678901,\"pid\":7,\"tid\":8,\"comm\":\"qs\","
+			      "\"event\":\"pwrite64\",\"kind\":\"syscall\",\"duration_ns\":5400,"
+			      "\"args\":{\"fd\":{\"fd\":4,\"path\":\"/tmp/db\"},\"count\":100,"
+			      "\"ret\":\"-ENOSPC\"},\"context\":{\"exec_query\":"
+			      "{\"query_string\":\"SELECT 1\"}}}\n");
+	/* no context current, not returned: no group, no duration */
+	r.nctx = 0;
+	r.has_duration = false;
+	r.nargs = 2;
+	record__format_text(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "qs 7/8 12.345678901: pwrite64: fd=4</tmp/db> count=100\n");
+	record__format_json(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "{\"ts\":12345678901,\"pid\":7,\"tid\":8,\"comm\":\"qs\","
+			      "\"event\":\"pwrite64\",\"kind\":\"syscall\",\"args\":{\"fd\":"
+			      "{\"fd\":4,\"path\":\"/tmp/db\"},\"count\":100}}\n");
+	/* a context that does not fit is left out whole, and the record says it was cut */
+	r.nctx = 1;
+	record__format_json(&r, buf, 150);
+	cr_expect(strstr(buf, "\"truncated\":true}") && !strstr(buf, "context"), "%s", buf);
+	record__format_text(&r, buf, 80);
+	cr_expect(strstr(buf, "...(truncated)") && !strstr(buf, "{exec_query"), "%s", buf);
+}
+
+Test(record, clock_header)
+{
+	char buf[64];
+
+	cr_expect_eq(record__format_header_text("tai", buf, sizeof(buf)), 17);
+	cr_expect_str_eq(buf, "# ptap clock=tai\n");
+	cr_expect_eq(record__format_header_json("boottime", buf, sizeof(buf)), strlen(buf));
+	cr_expect_str_eq(buf, "{\"kind\":\"clock\",\"clock\":\"boottime\"}\n");
+	cr_expect_eq(record__format_header_json("boottime", buf, 10), 0);
+}

@@ -249,6 +249,7 @@ Test(report, json_golden)
 		"{\n"
 		"  \"records\": 3,\n"
 		"  \"without_event\": 0,\n"
+		"  \"clocks\": [],\n"
 		"  \"first_ts\": 100,\n"
 		"  \"last_ts\": 400,\n"
 		"  \"span_ns\": 300,\n"
@@ -316,6 +317,7 @@ Test(report, empty_and_without_timestamps)
 	free(out);
 	out = render(true);
 	cr_expect_str_eq(out, "{\n  \"records\": 0,\n  \"without_event\": 0,\n"
+			      "  \"clocks\": [],\n"
 			      "  \"first_ts\": null,\n  \"last_ts\": null,\n  \"span_ns\": null,\n"
 			      "  \"events\": []\n}\n");
 	free(out);
@@ -418,5 +420,400 @@ Test(report, many_distinct_values)
 	 */
 	cr_expect_eq(report__records(rep), 19995);
 	cr_expect_not_null(strstr(out, "    ... 4990 more values in 19925 records\n"), "%s", out);
+	free(out);
+}
+
+/* ---- --by-context -------------------------------------------------------- */
+
+#define CTX_A	"{\"exec_query\":{\"query_string\":\"INSERT INTO t VALUES (1)\"}}"
+#define CTX_B	"{\"exec_query\":{\"query_string\":\"SELECT 1\",\"len\":8}}"
+/* two contexts on one record: one group, not two */
+#define CTX_AB	"{\"exec_query\":{\"query_string\":\"SELECT 1\",\"len\":8},\"txn\":{\"id\":7}}"
+
+/* Account a syscall record: NAME, ARGS (the inside of "args"), DUR (< 0: none), CTX (or NULL). */
+static void add_sc(const char *name, const char *args, long dur, const char *ctx)
+{
+	static unsigned long long ts = 5000;
+	char line[1024], d[48] = "";
+
+	if (dur >= 0)
+		snprintf(d, sizeof(d), ",\"duration_ns\":%ld", dur);
+	snprintf(line, sizeof(line),
+		 "{\"ts\":%llu,\"pid\":10,\"tid\":10,\"comm\":\"qs\",\"event\":\"%s\","
+		 "\"kind\":\"syscall\"%s,\"args\":{%s}%s%s}",
+		 ts += 100, name, d, args, ctx ? ",\"context\":" : "", ctx ? ctx : "");
+	add(line);
+}
+
+#define FD4	"\"fd\":{\"fd\":4,\"path\":\"/tmp/db\"}"
+
+/*
+ * The clock line first, entry and return records between the syscalls (not
+ * counted), contexts A and B, A again after B, A and a second context on one
+ * record, and syscalls without a context.
+ */
+static void add_ctx_set(void)
+{
+	add("{\"kind\":\"clock\",\"clock\":\"monotonic\"}");
+	add("{\"ts\":4000,\"event\":\"exec_query\",\"kind\":\"entry\","
+	    "\"args\":{\"query_string\":\"INSERT INTO t VALUES (1)\"}}");
+	add_sc("openat", "\"dirfd\":\"AT_FDCWD\",\"pathname\":\"/tmp/db\",\"ret\":{\"fd\":4,"
+	       "\"path\":\"/tmp/db\"}", 20000, CTX_A);
+	add_sc("pwrite64", FD4 ",\"count\":100,\"offset\":0,\"ret\":100", 5000, CTX_A);
+	add_sc("pwrite64", FD4 ",\"count\":100,\"offset\":100,\"ret\":\"-ENOSPC\"", 1000, CTX_A);
+	add_sc("fsync", FD4 ",\"ret\":0", 2000000, CTX_A);
+	add("{\"ts\":4500,\"event\":\"exec_query__return\",\"kind\":\"return\","
+	    "\"duration_ns\":9999999,\"args\":{\"retval\":0}}");
+	add_sc("pread64", FD4 ",\"count\":4096,\"offset\":0,\"ret\":4096", 3000, CTX_B);
+	add_sc("pread64", FD4 ",\"count\":4096,\"offset\":4096,\"ret\":17", 1000, CTX_B);
+	add_sc("lseek", FD4 ",\"offset\":0,\"whence\":\"SEEK_END\",\"ret\":8192", 500, CTX_B);
+	add_sc("pwrite64", FD4 ",\"count\":50,\"offset\":200,\"ret\":50", 4000, CTX_A);
+	add_sc("pread64", FD4 ",\"count\":10,\"offset\":0,\"ret\":10", 700, CTX_AB);
+	/* no context: a string ret that is not an error, an unnamed errno, no ret, no duration */
+	add_sc("mmap", "\"addr\":\"0x0\",\"ret\":\"0x7f0000001000\"", 900, NULL);
+	add_sc("read", "\"fd\":{\"fd\":0,\"path\":\"pipe:[9]\"},\"ret\":-530", 100, NULL);
+	add_sc("read", "\"fd\":{\"fd\":0,\"path\":\"pipe:[9]\"},\"ret\":64", 300, NULL);
+	add_sc("exit_group", "\"status\":0", -1, NULL);
+	add_sc("fsync", FD4 ",\"ret\":0", 1500, "{}");	/* an empty context: none */
+}
+
+/*
+ * Worked out by hand.  A: openat 1 call 20.0us; pwrite64 3 calls, 1 error,
+ * 100 + 50 bytes, 5000 + 1000 + 4000 ns; fsync 2.00ms; total 5 calls, 1
+ * error, 150 bytes, 2030000 ns.  B: pread64 2 calls, 4113 bytes, 4.00us;
+ * lseek 500ns, its ret is no byte count; total 4.50us.  A+txn: pread64 10
+ * bytes 700ns.  None: mmap's "0x7f.." is no error, read's -530 is one, 64
+ * bytes, 400ns; exit_group has no time; fsync 1.50us; total 2.80us.
+ */
+static const char ctx_golden_text[] =
+	"14 syscall records of 16 records, in 3 contexts, 5 without a context\n"
+	"clock: monotonic\n"
+	"\n"
+	"exec_query query_string=\"INSERT INTO t VALUES (1)\"\n"
+	"  syscall     calls  errors  bytes    time\n"
+	"  openat          1       0      -  20.0us\n"
+	"  pwrite64        3       1    150  10.0us\n"
+	"  fsync           1       0      -  2.00ms\n"
+	"  total           5       1    150  2.03ms\n"
+	"\n"
+	"exec_query query_string=\"SELECT 1\" len=8\n"
+	"  syscall     calls  errors  bytes    time\n"
+	"  pread64         2       0   4113  4.00us\n"
+	"  lseek           1       0      -   500ns\n"
+	"  total           3       0   4113  4.50us\n"
+	"\n"
+	"exec_query query_string=\"SELECT 1\" len=8, txn id=7\n"
+	"  syscall     calls  errors  bytes    time\n"
+	"  pread64         1       0     10   700ns\n"
+	"  total           1       0     10   700ns\n"
+	"\n"
+	"(no context)\n"
+	"  syscall     calls  errors  bytes    time\n"
+	"  mmap            1       0      -   900ns\n"
+	"  read            2       1     64   400ns\n"
+	"  exit_group      1       0      -       -\n"
+	"  fsync           1       0      -  1.50us\n"
+	"  total           5       1     64  2.80us\n";
+
+Test(report, by_context_text_golden)
+{
+	char *out;
+
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	add_ctx_set();
+	cr_expect_eq(report__records(rep), 16);	/* the clock line is not a record */
+	out = render(false);
+	cr_expect_str_eq(out, ctx_golden_text);
+	free(out);
+	out = render(false);
+	cr_expect_str_eq(out, ctx_golden_text);
+	free(out);
+}
+
+/* The values of each group in the JSON document, read back. */
+Test(report, by_context_json_values)
+{
+	struct ptap_err err = { .pos = -1 };
+	const struct json_val *v, *g, *rows, *row, *tot, *ctx;
+	struct json_doc *d2;
+	char *out;
+
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	add_ctx_set();
+	out = render(true);
+	cr_assert_eq(json_doc__new(&d2), 0);
+	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s at %d:\n%s", err.msg,
+		     err.pos, out);
+	cr_expect_eq(json_get(v, "records")->i, 16);
+	cr_expect_eq(json_get(v, "syscall_records")->i, 14);
+	cr_expect_eq(json_get(v, "truncated")->i, 0);
+	cr_assert_eq(json_get(v, "clocks")->arr.n, 1);
+	cr_expect_str_eq(json_get(v, "clocks")->arr.v[0].str.s, "monotonic");
+	cr_assert_eq(json_get(v, "contexts")->arr.n, 4);
+
+	g = &json_get(v, "contexts")->arr.v[0];
+	ctx = json_get(json_get(g, "context"), "exec_query");
+	cr_expect_str_eq(json_get(ctx, "query_string")->str.s, "INSERT INTO t VALUES (1)");
+	rows = json_get(g, "syscalls");
+	cr_assert_eq(rows->arr.n, 3);
+	row = &rows->arr.v[0];
+	cr_expect_str_eq(json_get(row, "name")->str.s, "openat");
+	cr_expect_eq(json_get(row, "calls")->i, 1);
+	cr_expect_eq(json_get(row, "bytes")->type, JSON_NULL);
+	cr_expect_eq(json_get(row, "time_ns")->i, 20000);
+	row = &rows->arr.v[1];
+	cr_expect_str_eq(json_get(row, "name")->str.s, "pwrite64");
+	cr_expect_eq(json_get(row, "calls")->i, 3);
+	cr_expect_eq(json_get(row, "errors")->i, 1);
+	cr_expect_eq(json_get(row, "bytes")->i, 150);
+	cr_expect_eq(json_get(row, "time_ns")->i, 10000);
+	tot = json_get(g, "total");
+	cr_expect_eq(json_get(tot, "calls")->i, 5);
+	cr_expect_eq(json_get(tot, "errors")->i, 1);
+	cr_expect_eq(json_get(tot, "bytes")->i, 150);
+	cr_expect_eq(json_get(tot, "time_ns")->i, 2030000);
+
+	g = &json_get(v, "contexts")->arr.v[1];
+	cr_expect_eq(json_get(json_get(json_get(g, "context"), "exec_query"), "len")->i, 8);
+	cr_expect_null(json_get(json_get(g, "context"), "txn"));
+	tot = json_get(g, "total");
+	cr_expect_eq(json_get(tot, "calls")->i, 3);
+	cr_expect_eq(json_get(tot, "bytes")->i, 4113);
+	cr_expect_eq(json_get(tot, "time_ns")->i, 4500);
+
+	/* both contexts of the record, whole */
+	g = &json_get(v, "contexts")->arr.v[2];
+	cr_expect_eq(json_get(json_get(g, "context"), "exec_query")->obj.n, 2);
+	cr_expect_eq(json_get(json_get(json_get(g, "context"), "txn"), "id")->i, 7);
+	cr_expect_eq(json_get(json_get(g, "total"), "bytes")->i, 10);
+
+	g = &json_get(v, "contexts")->arr.v[3];
+	cr_expect_eq(json_get(g, "context")->type, JSON_NULL);
+	rows = json_get(g, "syscalls");
+	cr_assert_eq(rows->arr.n, 4);
+	cr_expect_str_eq(json_get(&rows->arr.v[0], "name")->str.s, "mmap");
+	cr_expect_eq(json_get(&rows->arr.v[0], "errors")->i, 0);
+	cr_expect_eq(json_get(&rows->arr.v[1], "calls")->i, 2);
+	cr_expect_eq(json_get(&rows->arr.v[1], "errors")->i, 1);
+	cr_expect_eq(json_get(&rows->arr.v[1], "bytes")->i, 64);
+	cr_expect_str_eq(json_get(&rows->arr.v[2], "name")->str.s, "exit_group");
+	cr_expect_eq(json_get(&rows->arr.v[2], "time_ns")->type, JSON_NULL);
+	tot = json_get(g, "total");
+	cr_expect_eq(json_get(tot, "calls")->i, 5);
+	cr_expect_eq(json_get(tot, "errors")->i, 1);
+	cr_expect_eq(json_get(tot, "time_ns")->i, 2800);
+	json_doc__free(d2);
+	free(out);
+}
+
+/* The exact JSON layout, and the empty document. */
+Test(report, by_context_json_golden)
+{
+	static const char golden[] =
+		"{\n"
+		"  \"records\": 3,\n"
+		"  \"syscall_records\": 2,\n"
+		"  \"truncated\": 1,\n"
+		"  \"clocks\": [],\n"
+		"  \"contexts\": [\n"
+		"    {\n"
+		"      \"context\": {\"q\":{\"s\":\"a\\\"b\\tc\"}},\n"
+		"      \"syscalls\": [\n"
+		"        {\"name\": \"write\", \"calls\": 1, \"errors\": 0, \"bytes\": 3, "
+		"\"time_ns\": 7}\n"
+		"      ],\n"
+		"      \"total\": {\"calls\": 1, \"errors\": 0, \"bytes\": 3, \"time_ns\": 7}\n"
+		"    },\n"
+		"    {\n"
+		"      \"context\": null,\n"
+		"      \"syscalls\": [\n"
+		"        {\"name\": \"close\", \"calls\": 1, \"errors\": 0, \"bytes\": null, "
+		"\"time_ns\": null}\n"
+		"      ],\n"
+		"      \"total\": {\"calls\": 1, \"errors\": 0, \"bytes\": null, "
+		"\"time_ns\": null}\n"
+		"    }\n"
+		"  ]\n"
+		"}\n";
+	char *out;
+
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	out = render(true);
+	cr_expect_str_eq(out, "{\n  \"records\": 0,\n  \"syscall_records\": 0,\n"
+			      "  \"truncated\": 0,\n  \"clocks\": [],\n  \"contexts\": []\n}\n");
+	free(out);
+	add("{\"event\":\"write\",\"kind\":\"syscall\",\"duration_ns\":7,\"args\":{\"ret\":3},"
+	    "\"context\":{\"q\":{\"s\":\"a\\\"b\\u0009c\"}}}");
+	add("{\"event\":\"close\",\"kind\":\"syscall\",\"args\":{},\"truncated\":true}");
+	add("{\"event\":\"close\",\"kind\":\"entry\",\"args\":{}}");
+	out = render(true);
+	cr_expect_str_eq(out, golden);
+	free(out);
+}
+
+/* No syscall record: the header says so. */
+Test(report, by_context_without_syscalls)
+{
+	char *out;
+
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	add("{\"ts\":1,\"event\":\"f\",\"kind\":\"entry\",\"args\":{}}");
+	add("{\"ts\":2,\"event\":\"f\",\"kind\":\"syscall\"}");	/* an event, no args */
+	add("{\"ts\":3,\"kind\":\"syscall\"}");			/* no event: skipped */
+	out = render(false);
+	cr_expect_str_eq(out, "1 syscall record of 3 records, in 0 contexts, 1 without a context\n"
+			      "\n"
+			      "(no context)\n"
+			      "  syscall  calls  errors  bytes  time\n"
+			      "  f            1       0      -     -\n"
+			      "  total        1       0      -     -\n");
+	free(out);
+	report__free(rep);
+	cr_assert_eq(report__new(&rep), 0);
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	add("{\"ts\":1,\"event\":\"f\",\"kind\":\"entry\",\"args\":{}}");
+	out = render(false);
+	cr_expect_str_eq(out, "0 syscall records of 1 record, in 0 contexts\n"
+			      "(no syscall records: `ptap record --syscalls LIST` writes them)\n");
+	free(out);
+}
+
+/* The heading of the group of the one record with context CTX (JSON text). */
+static char *ctx_heading(const char *ctx)
+{
+	char line[2048], *out, *nl, *h;
+
+	report__free(rep);
+	cr_assert_eq(report__new(&rep), 0);
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	snprintf(line, sizeof(line), "{\"event\":\"read\",\"kind\":\"syscall\",\"context\":%s}",
+		 ctx);
+	add(line);
+	out = render(false);
+	h = strstr(out, "\n\n");
+	cr_assert_not_null(h, "%s", out);
+	h += 2;
+	nl = strchr(h, '\n');
+	cr_assert_not_null(nl);
+	*nl = '\0';
+	h = strdup(h);
+	free(out);
+	return h;
+}
+
+#define A47	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+/* Values are escaped for the terminal and cut after REPORT_CUT columns, never mid-escape. */
+Test(report, by_context_values_escaped_and_cut)
+{
+	static const struct {
+		const char *ctx, *heading;
+	} cases[] = {
+		/* 48 columns: whole; 49: cut */
+		{ "{\"e\":{\"s\":\"" A47 "b\"}}", "e s=\"" A47 "b\"" },
+		{ "{\"e\":{\"s\":\"" A47 "bc\"}}", "e s=\"" A47 "b\"..." },
+		/* \t would be columns 48 and 49: cut before it */
+		{ "{\"e\":{\"s\":\"" A47 "\\tc\"}}", "e s=\"" A47 "\"..." },
+		{ "{\"e\":{\"s\":\"" A47 "\\u0001\"}}", "e s=\"" A47 "\"..." },
+		{ "{\"e\":{\"s\":\"x\\u0001\\u001b[2J\\n\"}}", "e s=\"x\\x01\\x1b[2J\\n\"" },
+		/* a UTF-8 character is one column */
+		{ "{\"e\":{\"s\":\"" A47 "\u00e9\u00e9\"}}", "e s=\"" A47 "\u00e9\"..." },
+		/* cut strings, errors, other values as the text records show them */
+		{ "{\"e\":{\"s\":{\"value\":\"SELECT\",\"truncated\":true}}}",
+		  "e s=\"SELECT\"..." },
+		{ "{\"e\":{\"s\":{\"value\":\"" A47 "bc\",\"truncated\":true}}}",
+		  "e s=\"" A47 "b\"..." },
+		{ "{\"e\":{\"s\":{\"error\":\"bad address 0x0\"}}}",
+		  "e s=(error: bad address 0x0)" },
+		{ "{\"e\":{\"n\":-3,\"b\":true,\"o\":{\"fd\":3,\"path\":\"/x\"}}}",
+		  "e n=-3 b=true o={\"fd\":3,\"path\":\"/x\"}" },
+		{ "{\"e\":{\"o\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]}}",
+		  "e o=[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19..." },
+		/* names escaped; a context that is not an object of arguments */
+		{ "{\"e\\u001b\":{\"a\\nb\":1},\"f\":2}", "e\\x1b a\\nb=1, f=2" },
+	};
+	char *h;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		h = ctx_heading(cases[i].ctx);
+		cr_expect_str_eq(h, cases[i].heading, "case %zu", i);
+		free(h);
+	}
+}
+
+/* Long syscall names are cut too; the columns stay aligned; sums saturate. */
+Test(report, by_context_names_and_sums)
+{
+	char *out;
+
+	report__set_mode(rep, REPORT_BY_CONTEXT);
+	add("{\"event\":\"" A47 "bc\",\"kind\":\"syscall\"}");
+	add("{\"event\":\"read\",\"kind\":\"syscall\",\"duration_ns\":18446744073709551615,"
+	    "\"args\":{\"ret\":18446744073709551615}}");
+	add("{\"event\":\"read\",\"kind\":\"syscall\",\"duration_ns\":1,\"args\":{\"ret\":1}}");
+	out = render(false);
+	cr_expect_str_eq(out,
+		"3 syscall records of 3 records, in 0 contexts, 3 without a context\n"
+		"\n"
+		"(no context)\n"
+		"  syscall                                              calls  errors"
+		"                 bytes          time\n"
+		"  " A47 "b...      1       0"
+		"                     -             -\n"
+		"  read                                                     2       0"
+		"  18446744073709551615  18446744074s\n"
+		"  total                                                    3       0"
+		"  18446744073709551615  18446744074s\n");
+	free(out);
+}
+
+/* The clock line is not a record, in either mode; it is shown, mixed clocks too. */
+Test(report, clock_line_skipped)
+{
+	struct ptap_err err = { .pos = -1 };
+	const struct json_val *v;
+	struct json_doc *d2;
+	char *out;
+
+	add("{\"kind\":\"clock\",\"clock\":\"monotonic\"}");
+	add("{\"ts\":1,\"event\":\"f\",\"kind\":\"entry\"}");
+	cr_expect_eq(report__records(rep), 1);
+	out = render(false);
+	cr_expect_str_eq(out, "1 record of 1 event over 0.000000000 s\n"
+			      "clock: monotonic\n"
+			      "\n"
+			      "f: 1 record, n/a (entry 1)\n");
+	free(out);
+	out = render(true);
+	cr_assert_eq(json_doc__new(&d2), 0);
+	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s", out);
+	cr_expect_eq(json_get(v, "records")->i, 1);
+	cr_expect_eq(json_get(v, "without_event")->i, 0);
+	cr_assert_eq(json_get(v, "clocks")->arr.n, 1);
+	cr_expect_str_eq(json_get(v, "clocks")->arr.v[0].str.s, "monotonic");
+	json_doc__free(d2);
+	free(out);
+
+	add("{\"kind\":\"clock\",\"clock\":\"realtime\"}");
+	add("{\"kind\":\"clock\",\"clock\":\"monotonic\"}");
+	out = render(false);
+	cr_expect_not_null(strstr(out, "\nclock: monotonic, realtime (mixed)\n"), "%s", out);
+	free(out);
+}
+
+/* Without --by-context, syscall records are events like the others; "context" is not counted. */
+Test(report, syscalls_as_events)
+{
+	char *out;
+
+	add_ctx_set();
+	out = render(false);
+	cr_expect_not_null(strstr(out, "\npwrite64: 3 records, "), "%s", out);
+	cr_expect_not_null(strstr(out, " (syscall 3)\n  fd: 1 distinct value\n"
+				       "    3  {\"fd\":4,\"path\":\"/tmp/db\"}\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "  ret: 3 distinct values\n    1  100\n"
+				       "    1  \"-ENOSPC\"\n    1  50\n"), "%s", out);
+	cr_expect_null(strstr(out, "context"), "%s", out);
+	cr_expect_null(strstr(out, "exec_query query_string="), "%s", out);
 	free(out);
 }
