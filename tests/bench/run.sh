@@ -42,8 +42,9 @@ row unpinned env
 # ---- --syscalls: the cost on the calls not listed ---------------------------
 # sys_target makes SN getppid() and SK fsync(); with --syscalls fsync the
 # seccomp filter lets the getppids run without a stop (goal: traced/untraced
-# <= 1.05x).  Then every call listed (--syscalls getppid,fsync, SA calls):
-# the cost of one syscall record (two stops) over the untraced call.
+# <= 1.05x).  Its floor: the same filter and no tracer (seccomp_floor.c).
+# Then every call listed (--syscalls getppid,fsync, SA calls): the cost of
+# one syscall record (two stops) over the untraced call.
 SN=${BENCH_SYSCALLS:-1000000}
 SA=$((SN / 10))
 SK=10
@@ -52,16 +53,18 @@ sfile=$B/sys_target.dat
 sys_row() {	# sys_row LABEL PIN-PREFIX...
 	local label=$1
 	shift
-	local t0 t1 a0 a1
+	local t0 tf t1 a0 a1
 	t0=$(best "$@" "$B/sys_target" "$SN" "$SK" "$sfile")
+	tf=$(best "$@" "$B/seccomp_floor" "$B/sys_target" "$SN" "$SK" "$sfile")
 	t1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
 		"$sfile")
 	a0=$(best "$@" "$B/sys_target" "$SA" "$SK" "$sfile")
 	a1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
 		"$SA" "$SK" "$sfile")
-	awk -v l="$label" -v n="$SN" -v na="$SA" -v t0="$t0" -v t1="$t1" -v a0="$a0" -v a1="$a1" 'BEGIN {
-		printf "%-9s untraced %6.1f ns/call | --syscalls fsync %6.1f ns/call | traced/untraced %.3fx (goal <= 1.05x) | every call listed %6.0f ns/record\n",
-			l, t0 / n, t1 / n, t1 / t0, (a1 - a0) / na }'
+	awk -v l="$label" -v n="$SN" -v na="$SA" -v t0="$t0" -v tf="$tf" -v t1="$t1" -v a0="$a0" \
+	    -v a1="$a1" 'BEGIN {
+		printf "%-9s untraced %6.1f ns/call | seccomp floor %6.1f (%.3fx) | --syscalls fsync %6.1f ns/call | traced/untraced %.3fx (goal <= 1.05x) | every call listed %6.0f ns/record\n",
+			l, t0 / n, tf / n, tf / t0, t1 / n, t1 / t0, (a1 - a0) / na }'
 }
 
 if "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" 10 1 "$sfile" >/dev/null 2>&1
