@@ -132,13 +132,18 @@ static void child_run(const char *path, char *const argv[], struct sock_fprog *p
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	/*
+	 * Wait to be seized first: once the filter is in, a listed syscall with
+	 * no tracer fails with ENOSYS, and kill() and execve() may be listed
+	 * (--syscalls %process).
+	 */
+	kill(getpid(), SIGSTOP);
 	if (install_filter(prog) < 0) {
 		/* Without CAP_SYS_ADMIN a filter needs no_new_privs (seccomp(2)). */
 		if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    install_filter(prog) < 0)
 			child_fail("cannot install the seccomp filter for", path, 126);
 	}
-	kill(getpid(), SIGSTOP);	/* wait to be seized */
 	execv(path, argv);
 	child_fail("cannot execute", path, errno == ENOENT ? 127 : 126);
 }
@@ -167,7 +172,7 @@ int launch_command(struct session *s, const char *path, char *const argv[])
 	while (waitpid(pid, &st, WSTOPPED) < 0)
 		if (errno != EINTR)
 			return -errno;
-	if (!WIFSTOPPED(st)) {		/* the filter could not be installed */
+	if (!WIFSTOPPED(st)) {		/* it could not even stop */
 		s->cmd_status = st;
 		s->cmd_exited = true;
 		return -ECHILD;
