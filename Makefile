@@ -197,6 +197,11 @@ demo: deps
 	./$(O)/ptap record --format json -o $(O)/demo.json -e 'exec_query%return $$retval query_string' \
 		-- ./$(S)/query_server samples/queries.txt
 	./$(O)/ptap report $(O)/demo.json
+	@echo '--- the I/O each query caused (--syscalls, --context), summarised by ptap report --by-context:'
+	./$(O)/ptap record --format json -o $(O)/demo-io.json -e 'exec_query query_string:string' \
+		--context exec_query --syscalls pread64,pwrite64,fsync,openat \
+		-- ./$(S)/query_server samples/queries.txt $(O)/demo-results.txt
+	./$(O)/ptap report --by-context $(O)/demo-io.json
 
 $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)
