@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* fd 3 as a stream when the caller opened it (3>FILE), else NULL. */
 static inline FILE *ex_open(void)
@@ -63,6 +64,22 @@ static inline void ex_double(FILE *f, double d)
 			break;
 	}
 	fputs(buf, f);
+}
+
+/* A file descriptor as ptap prints it: N</path> (the path /proc/self/fd gives). */
+static inline void ex_fd(FILE *f, int fd)
+{
+	char link[64], path[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0) {
+		fprintf(f, "%d", fd);
+		return;
+	}
+	path[n] = '\0';
+	fprintf(f, "%d<%s>", fd, path);
 }
 
 /* A float: the shortest %g that reads back (as a float) to the same float. */

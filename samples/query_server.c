@@ -158,22 +158,6 @@ static void state_dwarf(FILE *f, const char *line, const struct query_desc *desc
 
 /* ---- QS_EXPECT=syscalls ---------------------------------------------------- */
 
-/* A file descriptor as ptap prints it: N</path> (the path /proc/self/fd gives). */
-static void put_fd(FILE *f, int fd)
-{
-	char link[64], path[PATH_MAX];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0) {
-		fprintf(f, "%d", fd);
-		return;
-	}
-	path[n] = '\0';
-	fprintf(f, "%d<%s>", fd, path);
-}
-
 /* A result: a number, or -ENAME when it is -errno. */
 static void put_ret(FILE *f, long ret)
 {
@@ -207,7 +191,7 @@ static int open_stated(FILE *f, long totals[][2], const char *path, int flags, c
 		fprintf(f, " flags=%s mode=%#03o ", fltext, (flags & O_CREAT) ? (unsigned)mode : 0u);
 		if (fd >= 0) {
 			fputs("ret=", f);
-			put_fd(f, fd);
+			ex_fd(f, fd);
 		} else {
 			put_ret(f, -err);
 		}
@@ -225,7 +209,7 @@ static void put_io(FILE *f, long totals[][2], const char *query)
 		const struct io_call *c = &io_log[i];
 
 		fprintf(f, "%s: fd=", io_names[c->sys]);
-		put_fd(f, c->fd);
+		ex_fd(f, c->fd);
 		if (c->sys != IO_FSYNC)
 			fprintf(f, " buf=0x%lx count=%zu offset=%lld", (unsigned long)c->buf,
 				c->count, (long long)c->offset);

@@ -37,22 +37,6 @@ static int out_fd;
 static off_t out_off;		/* the bytes written to FILE so far */
 static FILE *expect;		/* fd 3, or NULL */
 
-/* A file descriptor as ptap prints it: N</path> (the path /proc/self/fd gives). */
-static void put_fd(FILE *f, int fd)
-{
-	char link[64], path[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n < 0) {
-		fprintf(f, "%d", fd);
-		return;
-	}
-	path[n] = '\0';
-	fprintf(f, "%d<%s>", fd, path);
-}
-
 /* Write the byte *C at the end of FILE with pwrite64, and state it (DEPTH < 0: outside nest). */
 static void put_byte(const char *c, int depth)
 {
@@ -60,7 +44,7 @@ static void put_byte(const char *c, int depth)
 
 	if (expect) {
 		fputs("pwrite64: fd=", expect);
-		put_fd(expect, out_fd);
+		ex_fd(expect, out_fd);
 		fprintf(expect, " buf=0x%lx count=1 offset=%lld ret=%zd", (unsigned long)c,
 			(long long)out_off, r);
 		if (depth >= 0)
