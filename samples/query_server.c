@@ -188,7 +188,8 @@ static int open_stated(FILE *f, long totals[][2], const char *path, int flags, c
 		fputs("openat: dirfd=AT_FDCWD pathname=", f);
 		ex_str(f, path);
 		/* mode: what open() passes on, 0 without O_CREAT; as strace prints it (000) */
-		fprintf(f, " flags=%s mode=%#03o ", fltext, (flags & O_CREAT) ? (unsigned)mode : 0u);
+		fprintf(f, " flags=%s mode=%#03o ", fltext,
+			(flags & O_CREAT) ? (unsigned int)mode : 0u);
 		if (fd >= 0) {
 			fputs("ret=", f);
 			ex_fd(f, fd);
