@@ -688,24 +688,25 @@ size_t record__format_json(const struct record *rec, char *buf, size_t len)
 	return ob.pos;
 }
 
-size_t record__format_header_text(const char *clock, char *buf, size_t len)
+/* The clock line: BEFORE, CLOCK escaped for MODE, AFTER. */
+static size_t header(const char *clock, char *buf, size_t len, const char *before,
+		     enum esc_mode mode, const char *after)
 {
 	struct obuf ob;
 
 	ob_init(&ob, buf, len);
-	ob_puts(&ob, "# ptap clock=");
-	ob_escape_str(&ob, clock, ESC_TEXT);
-	ob_puts(&ob, "\n");
+	ob_puts(&ob, before);
+	ob_escape_str(&ob, clock, mode);
+	ob_puts(&ob, after);
 	return ob_done(&ob);
+}
+
+size_t record__format_header_text(const char *clock, char *buf, size_t len)
+{
+	return header(clock, buf, len, "# ptap clock=", ESC_TEXT, "\n");
 }
 
 size_t record__format_header_json(const char *clock, char *buf, size_t len)
 {
-	struct obuf ob;
-
-	ob_init(&ob, buf, len);
-	ob_puts(&ob, "{\"kind\":\"clock\",\"clock\":\"");
-	ob_escape_str(&ob, clock, ESC_JSON);
-	ob_puts(&ob, "\"}\n");
-	return ob_done(&ob);
+	return header(clock, buf, len, "{\"kind\":\"clock\",\"clock\":\"", ESC_JSON, "\"}\n");
 }

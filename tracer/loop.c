@@ -140,6 +140,22 @@ void loop_gone(struct session *s, pid_t pid, int status)
 		thread__for_each(s, pick_forward, NULL);
 }
 
+/*
+ * T is about to run syscall NR(ARGS) (a seccomp stop, or a syscall-entry stop
+ * when attached with syscall stops), with stack pointer SP: the map table's
+ * and --syscalls' part, then on.  Its exit stop is wanted if either needs it.
+ */
+static void syscall_enter(struct session *s, struct thread *t, long nr, const __u64 *args,
+			  uint64_t sp)
+{
+	t->sc_nr = nr;
+	memcpy(t->sc_args, args, sizeof(t->sc_args));
+	t->want_exit = sysmap_on_entry(s, t);
+	if (syscall_selected(s, nr) && syscall_entry(s, t, nr, t->sc_args, sp))
+		t->want_exit = true;
+	thread__resume(t, 0);
+}
+
 static void on_seccomp(struct session *s, struct thread *t)
 {
 	struct ptrace_syscall_info info;
@@ -148,13 +164,7 @@ static void on_seccomp(struct session *s, struct thread *t)
 		thread__resume(t, 0);
 		return;
 	}
-	t->sc_nr = (long)info.seccomp.nr;
-	memcpy(t->sc_args, info.seccomp.args, sizeof(t->sc_args));
-	t->want_exit = sysmap_on_entry(s, t);
-	if (syscall_selected(s, t->sc_nr) &&
-	    syscall_entry(s, t, t->sc_nr, t->sc_args, info.stack_pointer))
-		t->want_exit = true;
-	thread__resume(t, 0);
+	syscall_enter(s, t, (long)info.seccomp.nr, info.seccomp.args, info.stack_pointer);
 }
 
 static void on_syscall_stop(struct session *s, struct thread *t)
@@ -168,13 +178,7 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	}
 	if (info.op == PTRACE_SYSCALL_INFO_ENTRY) {
 		/* --mmap-tracking=syscall: what the seccomp stop does when launched */
-		t->sc_nr = (long)info.entry.nr;
-		memcpy(t->sc_args, info.entry.args, sizeof(t->sc_args));
-		t->want_exit = sysmap_on_entry(s, t);
-		if (syscall_selected(s, t->sc_nr) &&
-		    syscall_entry(s, t, t->sc_nr, t->sc_args, info.stack_pointer))
-			t->want_exit = true;
-		thread__resume(t, 0);
+		syscall_enter(s, t, (long)info.entry.nr, info.entry.args, info.stack_pointer);
 		return;
 	}
 	if (info.op != PTRACE_SYSCALL_INFO_EXIT) {
