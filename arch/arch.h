@@ -148,6 +148,18 @@ bool arch_syscall_restart(arch_regs_t *regs);
 bool arch_regs_in_syscall(const arch_regs_t *regs);
 /* The seccomp_data.arch value (AUDIT_ARCH_*) of the native syscall ABI. */
 extern const uint32_t arch_audit_arch;
+/*
+ * wait4(PID, STATUS, OPTIONS, NULL) that ptap's signal handlers can cancel:
+ * returns what wait4 returns, the pid or -errno, and -EINTR without waiting
+ * when *FLAGS[0] or *FLAGS[1] is set, or when a handler calling
+ * arch_wait4_cancel() ran before the wait ended.  The handlers run with
+ * SA_RESTART, so no other system call of ptap's sees EINTR.
+ */
+long arch_wait4_cancellable(int pid, int *status, int options,
+			    const volatile int *const flags[2]);
+/* From a signal handler, with its ucontext: cancel a wait as above. */
+void arch_wait4_cancel(void *ucontext);
+
 #define ARCH_SYSCALL_INSN_LEN	2
 extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
 

@@ -676,29 +676,31 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
 	pid_t pid = loop_forward_pid;
 
-	(void)uc;
 	loop_stop_sig = sig;
 	if (pid > 0 && (si->si_code != SI_KERNEL || pid != forward_cmd_pid))
 		kill(pid, sig);
+	loop_signal(uc);
 }
 
 /* Attached (SIGINT, SIGTERM, SIGHUP) or --duration (SIGALRM): tracing ends. */
-static void end_signal(int sig)
+static void end_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)si;
 	loop_end = 1;
+	loop_signal(uc);
 }
 
 /*
- * The handlers only set flags; the signals are blocked but while the loop
- * waits (loop.c), so that they interrupt the wait and nothing else.
+ * The handlers only set flags and end the loop's wait (loop_signal()).
+ * SA_RESTART: no other system call of ptap's is cut short by them.
  */
 static void signals_setup(bool attach, double duration)
 {
-	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
-	struct sigaction end = { .sa_handler = end_signal };
+	struct sigaction fwd = { .sa_sigaction = forward_signal,
+				 .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction end = { .sa_sigaction = end_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
 	const struct sigaction *on_stop = attach ? &end : &fwd;
-	sigset_t set;
 
 	sigemptyset(&fwd.sa_mask);
 	sigemptyset(&end.sa_mask);
@@ -707,12 +709,6 @@ static void signals_setup(bool attach, double duration)
 	sigaction(SIGHUP, on_stop, NULL);
 	sigaction(SIGALRM, &end, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGALRM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	if (duration > 0) {
 		struct itimerval it = { .it_value = {
 			.tv_sec = (time_t)duration,

@@ -461,21 +461,26 @@ static void end_tracing(struct session *s)
 }
 
 /*
- * ptap's own signals (SIGINT ...) are blocked but while it waits: their
- * handlers then only interrupt the wait, and the loop acts on the flags.
+ * ptap's own signals (SIGINT ...) only set flags (loop_end, loop_stop_sig)
+ * and cancel a wait that is under way (loop_signal()); the loop acts on the
+ * flags.  The wait tests them itself: no signal mask to change, no system
+ * call beyond the wait.
  */
 static pid_t wait_any(int *st)
 {
-	sigset_t none, old;
-	pid_t pid;
+	static const volatile sig_atomic_t *const flags[2] = { &loop_end, &loop_stop_sig };
+	long r = arch_wait4_cancellable(-1, st, __WALL, flags);
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, &old);
-	pid = loop_end ? -1 : waitpid(-1, st, __WALL);
-	if (pid < 0 && loop_end)
-		errno = EINTR;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return pid;
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (pid_t)r;
+}
+
+void loop_signal(void *ucontext)
+{
+	arch_wait4_cancel(ucontext);
 }
 
 int loop_run(struct session *s)
