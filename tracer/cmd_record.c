@@ -26,6 +26,7 @@
 #include "tracer/launch.h"
 #include "tracer/loop.h"
 #include "tracer/output.h"
+#include "tracer/plant.h"
 #include "tracer/privs.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
@@ -47,6 +48,7 @@ struct record_opts {
 	const char *debuginfo_dir;
 	int max_probes;
 	bool no_inlines;
+	bool no_jumps;		/* --no-jumps: every site an int3 */
 	pid_t *pids;		/* -p */
 	int npids;
 	double duration;	/* --duration, 0: none */
@@ -69,6 +71,9 @@ static const char record_usage[] =
 	"                        cleanly on SIGINT, SIGTERM, SIGHUP or --duration\n"
 	"      --no-follow       do not trace children (fork, vfork, clone): no records,\n"
 	"                        breakpoints removed from them\n"
+	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
+	"                        a jump to a trampoline that holds the int3 (no register\n"
+	"                        written at a hit); this makes every probe a plain int3\n"
 	"      --events task     also record fork, exec and exit of traced processes\n"
 	"      --duration SECS   stop tracing after SECS seconds\n"
 	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
@@ -166,7 +171,8 @@ static int add_req(struct record_opts *o, const char *text)
 
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
-       OPT_SYSCALLS, OPT_CONTEXT };
+       OPT_SYSCALLS, OPT_CONTEXT,
+       OPT_NO_JUMPS };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -210,6 +216,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "mmap-tracking", required_argument, NULL, OPT_MMAP_TRACKING },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -236,6 +243,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				return usage_error("-p %s: give process ids, separated by commas",
 						   optarg);
 			s->attach = true;
+			break;
+		case OPT_NO_JUMPS:
+			o->no_jumps = true;
 			break;
 		case OPT_NO_FOLLOW:
 			s->no_follow = true;
@@ -629,6 +639,8 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	}
 	if (r == 0)
 		r = syscall_contexts_setup(s, add_scope, &sa);
+	if (r == 0)
+		plant_decide_jumps(s, !o->no_jumps && !s->attach);
 	modcache_exit(&mc);
 	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;

@@ -35,7 +35,8 @@
  * Put back ST's original byte if it is still ours: our int3 is there, and
  * for a live site in the mapping it was planted in; for a dead one (whose
  * mapping ptap no longer vouches for), followed by the rest of the
- * instruction it replaced.
+ * instruction it replaced.  A jump site's bytes likewise, when they are
+ * still its jump.
  */
 static void restore_site(struct aspace *as, const struct site *st, bool live)
 {
@@ -44,6 +45,17 @@ static void restore_site(struct aspace *as, const struct site *st, bool live)
 
 	if (!e || (live && e->gen != st->map_gen))
 		return;
+	if (st->jump.len) {	/* the jump goes; its trampoline stays for who is in it */
+		uint8_t patch[ARCH_JUMP_MAX], was[ARCH_JUMP_MAX];
+
+		if (arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
+		    pread(as->memfd, was, st->jump.len, (off_t)st->addr) == st->jump.len &&
+		    !memcmp(was, patch, st->jump.len) &&
+		    mem_write(as->memfd, st->addr, st->jump.bytes, st->jump.len) < 0)
+			pr_warn("pid %d: cannot restore the code at 0x%lx\n", as->pid,
+				(unsigned long)st->addr);
+		return;
+	}
 	/* through the open /proc/PID/mem: it reaches the memory after the leader exited */
 	if (pread(as->memfd, now, st->insn.len, (off_t)st->addr) != st->insn.len ||
 	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))

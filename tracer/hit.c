@@ -427,6 +427,22 @@ static bool site_is_rbrk(const struct site *st)
 	return false;
 }
 
+/*
+ * A jump site's trampoline trapped: the pc is past its int3, on the
+ * relocated instructions, and the thread simply goes on -- no register
+ * written, whether the hit is recorded or not (detaching, unplanted: the
+ * trampoline stays until the jump is gone).
+ */
+static int jump_hit(struct session *s, struct thread *t, const struct site *st,
+		    const arch_regs_t *regs)
+{
+	if (!t->quiet && !t->as->unplanted && !s->detaching)
+		record_hit(s, t, st, regs);
+	if (!s->detaching)
+		thread__resume(t, 0);
+	return 0;
+}
+
 int hit_handle(struct session *s, struct thread *t)
 {
 	arch_regs_t regs;
@@ -446,6 +462,13 @@ int hit_handle(struct session *s, struct thread *t)
 		return r;
 	}
 	st = aspace__find_site(t->as, addr);
+	if (!st && (st = aspace__find_jump(t->as, addr)))
+		return jump_hit(s, t, st, &regs);
+	if (!st && aspace__is_tramp(t->as, addr)) {	/* of a dropped site: on, unrecorded */
+		if (!s->detaching)
+			thread__resume(t, 0);
+		return 0;
+	}
 	if (!st && (r = heal_dead_site(s, t, &regs, addr)) <= 0)
 		return r;
 	if (!st)
@@ -521,7 +544,7 @@ void hit_slot_signal(struct session *s, struct thread *t, int sig)
 		return;
 	}
 	st = aspace__site_by_slot(t->as, pc);
-	if (!st)
+	if (!st || st->jump.len)	/* a jump site's trampoline: the code runs on from there */
 		return;
 	if (pc == st->slot) {
 		arch_regs_set_pc(&regs, st->addr);

@@ -190,7 +190,9 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	syscall_exit(s, t, &info);
 	if (t->exec_pending) {
 		t->exec_pending = false;
+		t->as->plant_fresh = true;	/* no instruction of the new image ran yet */
 		r = plant_range(s, t, 0, UINT64_MAX);
+		t->as->plant_fresh = false;
 	} else if (t->want_exit) {
 		r = sysmap_on_exit(s, t, &info);
 	}
