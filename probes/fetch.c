@@ -561,7 +561,8 @@ static ssize_t note_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return -EFAULT;
 }
 
-/* fetch_prog__run(); with FR (planning: CTX reads through note_read()), the tail says what it wants. */
+/* fetch_prog__run(); with FR (planning: CTX reads through note_read()), the tail says what
+ * it wants to read ahead. */
 static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax, struct first_read *fr)
 {
