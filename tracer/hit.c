@@ -169,9 +169,11 @@ static uint64_t stack_id(const struct thread *t, uint64_t slot)
  * A return probe's entry: the arguments it prints that are fetched now go
  * into a new shadow frame, and the return address on the stack is swapped
  * for the trampoline.  Nothing is recorded until the function returns.
+ * CTX reads through HB, the hit's batch, which learns of the swap.
  */
 static void ret_enter(struct session *s, struct thread *t, const struct site *st,
-		      struct probe *p, const struct fetch_ctx *ctx, uint64_t ts)
+		      struct probe *p, struct hit_batch *hb, const struct fetch_ctx *ctx,
+		      uint64_t ts)
 {
 	struct shadow_frame *f;
 	struct fetch_val slot, *vals;
@@ -207,8 +209,12 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 		if (!p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], (char *)data + p->ent_off[i],
 					s->string_max);
-	if (ra != tramp && ra_write(t, slot.u, tramp) < 0)
+	if (ra == tramp)
+		return;
+	if (ra_write(t, slot.u, tramp) < 0)
 		shadow__pop(t->shadow);
+	else	/* a return probe after this one at the site reads the trampoline there */
+		fetch_batch__wrote(&hb->b, slot.u, &tramp, sizeof(tramp));
 }
 
 /*
@@ -535,7 +541,7 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 		if (k == fp_from)	/* the probes before it ran without them, as they always did */
 			ctx.nregs = ARCH_DWARF_NREGS_ALL;
 		if (p->rp.retprobe)
-			ret_enter(s, t, st, p, &ctx, ts);
+			ret_enter(s, t, st, p, &hb, &ctx, ts);
 		else
 			emit_record(s, t, st, p, &ctx, ts);
 	}
