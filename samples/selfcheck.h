@@ -84,7 +84,8 @@ static inline int selfcheck_tracer(void);
 /*
  * A tracer's jump site: "jmp rel32" (e9) to a trampoline that starts with an
  * int3 (ptap's, launched: the first instructions of a probed function jump
- * there, and the bytes left over are int3s).  AT has LEFT bytes.
+ * there, and the bytes left over are int3s), or with a nop once tracing
+ * ended.  AT has LEFT bytes.
  */
 static inline int selfcheck_is_jump(const unsigned char *at, int left)
 {
@@ -93,7 +94,9 @@ static inline int selfcheck_is_jump(const unsigned char *at, int left)
 	if (left < 5 || at[0] != 0xe9)
 		return 0;
 	memcpy(&rel, at + 1, 4);
-	return *(const volatile unsigned char *)(at + 5 + rel) == 0xcc;
+	at += 5 + rel;
+	return *(const volatile unsigned char *)at == 0xcc ||
+	       *(const volatile unsigned char *)at == 0x90;
 }
 
 /*

@@ -328,7 +328,7 @@ struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 		/* (its return addresses go back in detach_child() when it is let go;
 		 * kept traced, its returns through the trampoline just go unrecorded) */
 		if (c->quiet || c->as->unplanted) {
-			detach_restore_bytes(c->as);
+			detach_restore_bytes(c->as, false);	/* it has not run yet */
 			c->detach_at_stop = s->attach && c->quiet;
 		}
 	}

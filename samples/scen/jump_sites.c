@@ -2,11 +2,13 @@
  * byte of each function as it is in memory at main() ("FIRST jump_plain e9":
  * launched, ptap planted before main), then calls jump_plain(i),
  * jump_riprel(i) and jump_looped(i, 3) for i = 1 .. N, in this process and in
- * a fork child (jump_plain(1000 + i) there), and checks every result.
- * "wait": then polls (up to 10 s) until its code is the file's again (a
- * tracer that ended removed its jumps), prints RESTORED and calls them all
- * once more.  Ends with BYTES-OK or BYTES-CORRUPT (samples/selfcheck.h) and
+ * a fork child (jump_plain(1000 + i) there; it says first whether its code
+ * is the file's: "CHILD-CODE file" or "patched"), and checks every result.
+ * "wait": then polls (up to 10 s) until jump_plain's trampoline no longer
+ * traps (its int3 a nop: a tracer that ended while the process ran), prints
+ * DISARMED and calls them all once more.  Ends with BYTES-OK or BYTES-CORRUPT (samples/selfcheck.h) and
  * "CALLS-OK" or "CALLS-BAD"; exit 0 when all is well. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +44,16 @@ static void calls(long n, long base)
 	}
 }
 
-static int restored(void)
+/* jump_plain jumps to a trampoline that starts with a nop */
+static int disarmed(void)
 {
-	for (int i = 0; i < selfcheck_state.n; i++)
-		if (!selfcheck_intact(i, 0))
-			return 0;
-	return 1;
+	const unsigned char *at = (const unsigned char *)jump_plain;
+	int32_t rel;
+
+	if (at[0] != 0xe9)
+		return 0;
+	memcpy(&rel, at + 1, 4);
+	return *(const volatile unsigned char *)(at + 5 + rel) == 0x90;
 }
 
 int main(int argc, char **argv)
@@ -67,6 +73,12 @@ int main(int argc, char **argv)
 	calls(n, 0);
 	pid = fork();
 	if (pid == 0) {
+		int same = 1;
+
+		for (int i = 0; i < selfcheck_state.n; i++)
+			same &= selfcheck_intact(i, 0);
+		printf("CHILD-CODE %s\n", same ? "file" : "patched");
+		fflush(stdout);
 		calls(n, 1000);
 		_exit(bad);
 	}
@@ -75,9 +87,9 @@ int main(int argc, char **argv)
 	if (wait_restored) {
 		struct timespec ms = { 0, 1000000 };
 
-		for (int k = 0; k < 10000 && !restored(); k++)
+		for (int k = 0; k < 10000 && !disarmed(); k++)
 			nanosleep(&ms, NULL);
-		printf(restored() ? "RESTORED\n" : "NOT-RESTORED\n");
+		printf(disarmed() ? "DISARMED\n" : "NOT-DISARMED\n");
 		calls(1, 0);
 	}
 	selfcheck_verify();

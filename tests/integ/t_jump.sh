@@ -34,6 +34,7 @@ js_check() {
 test_jump_sites_launched() {
 	run_ptap record -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 50 >"$TMP/js_out"
 	js_check 50 "e9 e9 cc"
+	expect_grep '^CHILD-CODE patched$' "$TMP/js_out"
 }
 
 test_jump_sites_no_jumps() {
@@ -53,14 +54,25 @@ test_jump_sites_json_same_values() {
 	expect_eq "records" 120 "$(records "$TMP/js_a" | wc -l)"
 }
 
-# --duration ends tracing: the jumps go (the command sees its own code again)
-# and it runs on through the code it was given back.
-test_jump_sites_removed_at_duration() {
+# --duration ends tracing while the command runs: its jumps stay (several
+# bytes cannot be written while other threads may fetch them), their
+# trampolines no longer trap, and it runs on through them, unrecorded.
+test_jump_sites_disarmed_at_duration() {
 	run_ptap record --duration 0.5 -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 5 wait \
 		>"$TMP/js_out"
 	expect_grep '^FIRST jump_plain e9$' "$TMP/js_out"
-	expect_grep '^RESTORED$' "$TMP/js_out"
+	expect_grep '^DISARMED$' "$TMP/js_out"
 	expect_grep '^CALLS-OK$' "$TMP/js_out"
 	expect_grep '^BYTES-OK$' "$TMP/js_out"
 	expect_eq "records before the end" 30 "$(records "$TMP/js_rec" | wc -l)"
+}
+
+# Not followed (--no-follow): the fork child gets the file's code back before
+# it runs (it is stopped, alone: the jumps can go), and makes no record.
+test_jump_sites_no_follow_child() {
+	run_ptap record --no-follow -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 5 >"$TMP/js_out"
+	expect_grep '^CHILD-CODE file$' "$TMP/js_out"
+	expect_grep '^CALLS-OK$' "$TMP/js_out"
+	expect_grep '^BYTES-OK$' "$TMP/js_out"
+	expect_eq "records (the parent's)" 15 "$(records "$TMP/js_rec" | wc -l)"
 }
