@@ -205,11 +205,11 @@ demo: deps
 
 $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -no-pie -fno-pie -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -pthread -no-pie -fno-pie -o $@ $<
 
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -pthread -o $@ $<
 
 bench:
 	$(Q)scripts/deps.sh --bench
