@@ -36,12 +36,11 @@ now_us() {
 }
 
 # run1 CMD...: the ns the target printed (the last all-digit line of the
-# command's stdout); fails when the command fails or printed none
+# command's stdout); fails when the command fails or printed none.  The
+# output is kept in $tmp/last.out and last.err
 run1() {
-	local out
-	out=$("$@" 2>/dev/null) || return 1
-	out=$(printf '%s\n' "$out" | grep -E '^[0-9]+$' | tail -1) || return 1
-	echo "$out"
+	"$@" >"$tmp/last.out" 2>"$tmp/last.err" || return 1
+	grep -E '^[0-9]+$' "$tmp/last.out" | tail -1 | grep .
 }
 
 # best CMD...: the least of REPS run1s; fails when one fails
@@ -114,37 +113,48 @@ else
 fi
 
 # ---- the same hits under other tracers ---------------------------------------
-# tool_row NAME NOTE HITS RECORDED PINNED-NS UNPINNED-NS: one line, ns per hit
-# and against ptap's (the 1-thread rows above); RECORDED: records counted in
-# the output of one run (empty: not counted)
+# tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
+# and its arguments included), pinned and unpinned, in ns per hit and
+# against ptap's (the 1-thread rows above); COUNT is a command printing how
+# many records the last run wrote, shown after each column's figure
 tool_row() {
-	local pp="" pu="" u0 u1
+	local name=$1 note=$2 n=$3 count=$4 pp="" pu="" u0 u1 a b ra rb
+	shift 4
 	[ -z "${P[pinned_1]:-}" ] || pp=$(( (P[pinned_1] - U[pinned_1]) / N ))
 	[ -z "${P[unpinned_1]:-}" ] || pu=$(( (P[unpinned_1] - U[unpinned_1]) / N ))
-	u0=$(best taskset -c 0 "$T" "$3") || u0=0
-	u1=$(best "$T" "$3") || u1=0
-	awk -v name="$1" -v note="$2" -v n="$3" -v rec="$4" -v a="$5" -v b="$6" -v u0="$u0" \
-	    -v u1="$u1" -v pp="$pp" -v pu="$pu" '
-	function cell(t, u, p,   s) {
+	u0=$(best taskset -c 0 "$T" "$n") || u0=0
+	u1=$(best "$T" "$n") || u1=0
+	a=$(best taskset -c 0 "$@") || a=""
+	ra=$($count) || ra=""
+	b=$(best "$@") || b=""
+	rb=$($count) || rb=""
+	if [ "${ra:-0}" = 0 ] && [ "${rb:-0}" = 0 ]; then
+		printf '  %-20s no figures: no record of bench_fn: %s\n' "$name" \
+			"$(grep -v '^[0-9]*$' "$tmp/last.err" | head -1)"
+		return 0
+	fi
+	awk -v name="$name" -v note="$note" -v n="$n" -v a="$a" -v b="$b" -v ra="$ra" -v rb="$rb" \
+	    -v u0="$u0" -v u1="$u1" -v pp="$pp" -v pu="$pu" '
+	function cell(t, u, p, r,   s) {
 		if (t == "")
-			return sprintf("%-32s", "failed")
+			return sprintf("%-39s", "failed")
 		s = sprintf("%7.0f ns/hit", (t - u) / n)
 		if (p != "")
-			s = s sprintf(" (%6.2fx ptap)", (t - u) / n / p)
-		return sprintf("%-32s", s)
+			s = s sprintf(" %6.2fx ptap", (t - u) / n / p)
+		return sprintf("%-39s", s sprintf(" %6d rec", r))
 	}
-	BEGIN {
-		r = (rec == "" ? "" : ", " rec " records")
-		printf "  %-24s %s| %s %s%s\n", name, cell(a, u0, pp), cell(b, u1, pu), note, r
-	}'
+	BEGIN { printf "  %-20s %s| %s %s\n", name, cell(a, u0, pp, ra), cell(b, u1, pu, rb), note }'
 }
 
 echo "bench other tools: 'bench_fn' and its string argument, best of $REPS runs; pinned | unpinned;"
-echo "       (x ptap): against ptap's 1-thread rows above"
+echo "       x ptap: against ptap's 1-thread rows above; rec: the records the last run wrote"
 
 # kernel uprobes: a perf probe event, recorded with perf record
-uprobe_rows() {
-	local reason="" tracefs="" ev="ptap_bench:fn_$$" a b rec err
+perf_count() {
+	perf report -i "$tmp/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'
+}
+uprobe_row() {
+	local reason="" tracefs="" ev="ptap_bench:fn_$$" err
 	if ! command -v perf >/dev/null 2>&1; then
 		reason="perf is not installed (apt-get install linux-perf)"
 	elif [ "$(id -u)" != 0 ]; then
@@ -156,61 +166,42 @@ uprobe_rows() {
 		[ -n "$tracefs" ] || reason="no tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has uprobe_events)"
 	fi
 	if [ -n "$reason" ]; then
-		printf '  %-24s %s\n' "kernel uprobe (perf)" "no figures: $reason"
+		printf '  %-20s no figures: %s\n' "kernel uprobe (perf)" "$reason"
 		return 0
 	fi
 	uprobe=$ev
 	if ! err=$(perf probe -q -x "$T" -a "$ev=bench_fn s=+0(%di):string" 2>&1); then
-		printf '  %-24s %s\n' "kernel uprobe (perf)" \
-			"no figures: 'perf probe' failed: $(echo "$err" | head -1)"
+		printf '  %-20s no figures: perf probe failed: %s\n' "kernel uprobe (perf)" \
+			"$(echo "$err" | head -1)"
 		return 0
 	fi
-	a=$(best taskset -c 0 perf record -q -o "$tmp/perf.data" -e "$ev" -- "$T" "$N") || a=""
-	b=$(best perf record -q -o "$tmp/perf.data" -e "$ev" -- "$T" "$N") || b=""
-	rec=$(perf report -i "$tmp/perf.data" --stats 2>/dev/null |
-		awk '/SAMPLE events:/ { print $3; exit }') || rec=""
+	# a buffer that holds every record: perf record drops what does not fit
+	tool_row "kernel uprobe (perf)" "perf record, $N hits" "$N" perf_count \
+		perf record -q -m 16M -o "$tmp/perf.data" -e "$ev" -- "$T" "$N"
 	perf probe -q -d "$ev" >/dev/null 2>&1 && uprobe=""
-	tool_row "kernel uprobe (perf)" "perf record, $N hits" "$N" "$rec" "$a" "$b"
 }
-uprobe_rows
+uprobe_row
 
 # ltrace -x: bench_fn is no library call; a prototype makes its argument a string
+ltrace_count() { grep -c '^bench_fn("SELECT' "$tmp/ltrace.out"; }
 if command -v ltrace >/dev/null 2>&1; then
 	printf 'void bench_fn(string);\n' >"$tmp/ltrace.conf"
-	lt=(ltrace -F "$tmp/ltrace.conf" -s 256 -x bench_fn -o "$tmp/ltrace.out")
-	a=$(best taskset -c 0 "${lt[@]}" "$T" "$SLOW_N") || a=""
-	b=$(best "${lt[@]}" "$T" "$SLOW_N") || b=""
-	rec=$(grep -c '^bench_fn("SELECT' "$tmp/ltrace.out" 2>/dev/null) || rec=0
-	if [ "$rec" = 0 ]; then
-		printf '  %-24s %s\n' "ltrace -x bench_fn" \
-			"no figures: ltrace recorded no call of bench_fn ($(head -1 "$tmp/ltrace.out" 2>/dev/null))"
-	else
-		tool_row "ltrace -x bench_fn" "$SLOW_N hits, entry and return (as ltrace does)" \
-			"$SLOW_N" "$rec" "$a" "$b"
-	fi
+	tool_row "ltrace -x bench_fn" "$SLOW_N hits; ltrace stops at the entry and the return" \
+		"$SLOW_N" ltrace_count ltrace -F "$tmp/ltrace.conf" -s 256 -x bench_fn \
+		-o "$tmp/ltrace.out" "$T" "$SLOW_N"
 else
-	printf '  %-24s %s\n' "ltrace -x bench_fn" "no figures: ltrace is not installed (apt-get install ltrace)"
+	printf '  %-20s no figures: ltrace is not installed (apt-get install ltrace)\n' "ltrace -x bench_fn"
 fi
 
 # gdb: a dprintf of the string %rdi points to (bench_fn has no debug info)
+gdb_count() { grep -c '^SELECT' "$tmp/last.out"; }
 if command -v gdb >/dev/null 2>&1; then
-	gd() {	# gd PIN-PREFIX...: gdb on the target, its output kept for the count
-		# shellcheck disable=SC2016 # $rdi is gdb's
-		"$@" gdb -batch -nx -iex 'set debuginfod enabled off' \
-			-ex 'set startup-with-shell off' -ex 'dprintf bench_fn,"%s\n",(char *)$rdi' \
-			-ex run --args "$T" "$SLOW_N" | tee "$tmp/gdb.out"
-	}
-	a=$(best gd taskset -c 0) || a=""
-	b=$(best gd env) || b=""
-	rec=$(grep -c '^SELECT' "$tmp/gdb.out" 2>/dev/null) || rec=0
-	if [ "$rec" = 0 ]; then
-		printf '  %-24s %s\n' "gdb dprintf" \
-			"no figures: gdb printed no call of bench_fn ($(tail -1 "$tmp/gdb.out" 2>/dev/null))"
-	else
-		tool_row "gdb dprintf" "$SLOW_N hits" "$SLOW_N" "$rec" "$a" "$b"
-	fi
+	# shellcheck disable=SC2016 # $rdi is gdb's
+	tool_row "gdb dprintf" "$SLOW_N hits" "$SLOW_N" gdb_count \
+		gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set startup-with-shell off' \
+		-ex 'dprintf bench_fn,"%s\n",(char *)$rdi' -ex run --args "$T" "$SLOW_N"
 else
-	printf '  %-24s %s\n' "gdb dprintf" "no figures: gdb is not installed (apt-get install gdb)"
+	printf '  %-20s no figures: gdb is not installed (apt-get install gdb)\n' "gdb dprintf"
 fi
 
 # ---- --syscalls: the cost on the calls not listed ---------------------------
