@@ -375,3 +375,5 @@ BEGIN {
 	printf "  /bin/true untraced %s\n", ms(u)
 	printf "  ptap record        %s with its inflated-debuginfo cache%s\n", ms(w), over(w)
 	printf "  ptap record        %s first run, cache empty%s\n", ms(c), over(c) }'
+
+echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)"
