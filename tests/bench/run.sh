@@ -43,14 +43,38 @@ run1() {
 	grep -E '^[0-9]+$' "$tmp/last.out" | tail -1 | grep .
 }
 
-# best CMD...: the least of REPS run1s; fails when one fails
-best() {
-	local b="" t
-	for _ in $(seq "$REPS"); do
-		t=$(run1 "$@") || return 1
-		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
+# best_each CMD [ARG...] [:: CMD [ARG...]]...: the least of REPS run1s of
+# each command, space separated, "-" for one that failed.  The runs go round
+# the commands REPS times, so a burst of load from elsewhere slows them alike
+# rather than all the runs of one.  The last command's run is the last run.
+best_each() {
+	local -a argv=("$@") at=() len=() b=()
+	local i k t s=0
+
+	for ((i = 0; i <= $#; i++)); do
+		if ((i == $#)) || [ "${argv[i]}" = :: ]; then
+			at+=("$s") len+=($((i - s))) s=$((i + 1))
+		fi
 	done
-	echo "$b"
+	for _ in $(seq "$REPS"); do
+		for ((k = 0; k < ${#at[@]}; k++)); do
+			[ "${b[k]:-}" != - ] || continue
+			if t=$(run1 "${argv[@]:${at[k]}:${len[k]}}"); then
+				if [ -z "${b[k]:-}" ] || [ "$t" -lt "${b[k]}" ]; then b[k]=$t; fi
+			else
+				b[k]=-
+			fi
+		done
+	done
+	echo "${b[*]}"
+}
+
+# nodash VAR...: empty each VAR that holds "-" (a failed command)
+nodash() {
+	local v
+	for v in "$@"; do
+		if [ "${!v}" = - ]; then printf -v "$v" '%s' ""; fi
+	done
 }
 
 # ---- per hit: ptap, untraced, floor; 1, 2 and 8 threads -------------------
@@ -59,10 +83,10 @@ declare -A U F P	# untraced, floor and ptap ns of a row, by PIN_THREADS
 row() {	# row LABEL THREADS PIN-PREFIX...
 	local label=$1 th=$2 t0 t1 t2
 	shift 2
-	t0=$(best "$@" "$T" "$N" "$th") || t0=""
-	t1=$(best "$@" "$B/floor" "$addr" "$T" "$N" "$th") || t1=""
-	t2=$(best "$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th") ||
-		t2=""
+	read -r t0 t1 t2 <<<"$(best_each "$@" "$T" "$N" "$th" :: \
+		"$@" "$B/floor" "$addr" "$T" "$N" "$th" :: \
+		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th")"
+	nodash t0 t1 t2
 	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ]; then
 		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s" ns\n' "$label" "$th" \
 			"$t0" "$t1" "$t2"
@@ -86,12 +110,12 @@ done
 echo "bench probes: $N calls, 1 thread, pinned, best of $REPS runs"
 if [ -n "${P[pinned_1]:-}" ]; then
 	t0=${U[pinned_1]} ts=${P[pinned_1]} tf=${F[pinned_1]}
-	ti=$(best taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N") ||
-		ti=""
-	tfi=$(best taskset -c 0 "$B/floor" -i "$addr" "$T" "$N") || tfi=""
 	# shellcheck disable=SC2016 # $retval is ptap's
-	tr=$(best taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
-		-e 'bench_fn%return $retval' -- "$T" "$N") || tr=""
+	read -r tfi ti tr <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
+			-e 'bench_fn%return $retval' -- "$T" "$N")"
+	nodash tfi ti tr
 	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" '
 	function ns(t) { return (t - t0) / n }
 	BEGIN {
@@ -114,7 +138,8 @@ fi
 
 # ---- the same hits under other tracers ---------------------------------------
 # tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
-# and its arguments included), pinned and unpinned, in ns per hit and
+# and its arguments included), pinned and unpinned (each interleaved with the
+# untraced target's), in ns per hit and
 # against ptap's (the 1-thread rows above); COUNT is a command printing how
 # many records the last run wrote, shown after each column's figure
 tool_row() {
@@ -122,12 +147,13 @@ tool_row() {
 	shift 4
 	[ -z "${P[pinned_1]:-}" ] || pp=$(( (P[pinned_1] - U[pinned_1]) / N ))
 	[ -z "${P[unpinned_1]:-}" ] || pu=$(( (P[unpinned_1] - U[unpinned_1]) / N ))
-	u0=$(best taskset -c 0 "$T" "$n") || u0=0
-	u1=$(best "$T" "$n") || u1=0
-	a=$(best taskset -c 0 "$@") || a=""
+	read -r u0 a <<<"$(best_each taskset -c 0 "$T" "$n" :: taskset -c 0 "$@")"
 	ra=$($count) || ra=""
-	b=$(best "$@") || b=""
+	read -r u1 b <<<"$(best_each "$T" "$n" :: "$@")"
 	rb=$($count) || rb=""
+	nodash a b
+	[ "$u0" != - ] || u0=0
+	[ "$u1" != - ] || u1=0
 	if [ "${ra:-0}" = 0 ] && [ "${rb:-0}" = 0 ]; then
 		printf '  %-20s no figures: no record of bench_fn: %s\n' "$name" \
 			"$(grep -v '^[0-9]*$' "$tmp/last.err" | head -1)"
@@ -219,13 +245,14 @@ sys_row() {	# sys_row LABEL PIN-PREFIX...
 	local label=$1
 	shift
 	local t0 tf t1 a0 a1
-	t0=$(best "$@" "$B/sys_target" "$SN" "$SK" "$sfile") || t0=""
-	tf=$(best "$@" "$B/seccomp_floor" "$B/sys_target" "$SN" "$SK" "$sfile") || tf=""
-	t1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
-		"$sfile") || t1=""
-	a0=$(best "$@" "$B/sys_target" "$SA" "$SK" "$sfile") || a0=""
-	a1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
-		"$SA" "$SK" "$sfile") || a1=""
+	read -r t0 tf t1 a0 a1 <<<"$(best_each "$@" "$B/sys_target" "$SN" "$SK" "$sfile" :: \
+		"$@" "$B/seccomp_floor" "$B/sys_target" "$SN" "$SK" "$sfile" :: \
+		"$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
+			"$sfile" :: \
+		"$@" "$B/sys_target" "$SA" "$SK" "$sfile" :: \
+		"$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
+			"$SA" "$SK" "$sfile")"
+	nodash t0 tf t1 a0 a1
 	if [ -z "$t0" ] || [ -z "$tf" ] || [ -z "$t1" ] || [ -z "$a0" ] || [ -z "$a1" ]; then
 		printf '%-9s failed: "%s" "%s" "%s" "%s" "%s" ns\n' "$label" "$t0" "$tf" "$t1" "$a0" "$a1"
 		return 0
@@ -269,14 +296,14 @@ fi
 AREPS=${BENCH_ATTACH_REPS:-3}
 
 attach_ms() {	# attach_ms THREADS: "ATTACH-MS WHOLE-MS", the best of AREPS, or nothing
-	local s a e l ba="" bw=""
-	"$B/threads64" "$1" 60 >"$tmp/t64.out" &
+	local s a e l ba="" bw="" f=$tmp/threads64-$1.out
+	"$B/threads64" "$1" 60 >"$f" &
 	t64pid=$!
 	for _ in $(seq 100); do
-		grep -q ready "$tmp/t64.out" 2>/dev/null && break
+		grep -q ready "$f" 2>/dev/null && break
 		sleep 0.05
 	done
-	if grep -q ready "$tmp/t64.out" 2>/dev/null; then
+	if grep -q ready "$f" 2>/dev/null; then
 		for _ in $(seq "$AREPS"); do
 			s=$(now_us)
 			a=$({ "$O/ptap" record -v -p "$t64pid" -e 'tick %di:s64' -o /dev/null \
