@@ -215,7 +215,7 @@ $(O)/bench/%: tests/bench/%.c | deps
 # there are no figures.
 bench:
 	$(Q)scripts/deps.sh
-	$(Q)scripts/deps.sh --bench || echo 'make bench: going on; the rows of the tools missing say so'
+	$(Q)scripts/deps.sh --bench || echo 'make bench: the rows of the tools missing say so'
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))
 	tests/bench/run.sh $(O)
 

@@ -88,8 +88,8 @@ row() {	# row LABEL THREADS PIN-PREFIX...
 		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th")"
 	nodash t0 t1 t2
 	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ]; then
-		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s" ns\n' "$label" "$th" \
-			"$t0" "$t1" "$t2"
+		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s" ns\n' \
+			"$label" "$th" "$t0" "$t1" "$t2"
 		return 0
 	fi
 	U["${label}_$th"]=$t0 F["${label}_$th"]=$t1 P["${label}_$th"]=$t2
@@ -169,7 +169,9 @@ tool_row() {
 			s = s sprintf(" %6.2fx ptap", (t - u) / n / p)
 		return sprintf("%-39s", s sprintf(" %6d rec", r))
 	}
-	BEGIN { printf "  %-20s %s| %s %s\n", name, cell(a, u0, pp, ra), cell(b, u1, pu, rb), note }'
+	BEGIN {
+		printf "  %-20s %s| %s %s\n", name, cell(a, u0, pp, ra), cell(b, u1, pu, rb), note
+	}'
 }
 
 echo "bench other tools: 'bench_fn' and its string argument, best of $REPS runs; pinned | unpinned;"
@@ -177,7 +179,8 @@ echo "       x ptap: against ptap's 1-thread rows above; rec: the records the la
 
 # kernel uprobes: a perf probe event, recorded with perf record
 perf_count() {
-	perf report -i "$tmp/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'
+	perf report -i "$tmp/perf.data" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }'
 }
 uprobe_row() {
 	local reason="" tracefs="" ev="ptap_bench:fn_$$" err
@@ -189,7 +192,8 @@ uprobe_row() {
 		for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
 			if [ -e "$d/uprobe_events" ]; then tracefs=$d; break; fi
 		done
-		[ -n "$tracefs" ] || reason="no tracefs (neither /sys/kernel/tracing nor /sys/kernel/debug/tracing has uprobe_events)"
+		[ -n "$tracefs" ] ||
+			reason="no tracefs (no uprobe_events in /sys/kernel/tracing or /sys/kernel/debug/tracing)"
 	fi
 	if [ -n "$reason" ]; then
 		printf '  %-20s no figures: %s\n' "kernel uprobe (perf)" "$reason"
@@ -216,7 +220,8 @@ if command -v ltrace >/dev/null 2>&1; then
 		"$SLOW_N" ltrace_count ltrace -F "$tmp/ltrace.conf" -s 256 -x bench_fn \
 		-o "$tmp/ltrace.out" "$T" "$SLOW_N"
 else
-	printf '  %-20s no figures: ltrace is not installed (apt-get install ltrace)\n' "ltrace -x bench_fn"
+	printf '  %-20s no figures: ltrace is not installed (apt-get install ltrace)\n' \
+		"ltrace -x bench_fn"
 fi
 
 # gdb: a dprintf of the string %rdi points to (bench_fn has no debug info)
@@ -254,7 +259,8 @@ sys_row() {	# sys_row LABEL PIN-PREFIX...
 			"$SA" "$SK" "$sfile")"
 	nodash t0 tf t1 a0 a1
 	if [ -z "$t0" ] || [ -z "$tf" ] || [ -z "$t1" ] || [ -z "$a0" ] || [ -z "$a1" ]; then
-		printf '%-9s failed: "%s" "%s" "%s" "%s" "%s" ns\n' "$label" "$t0" "$tf" "$t1" "$a0" "$a1"
+		printf '%-9s failed: "%s" "%s" "%s" "%s" "%s" ns\n' \
+			"$label" "$t0" "$tf" "$t1" "$a0" "$a1"
 		return 0
 	fi
 	awk -v l="$label" -v n="$SN" -v na="$SA" -v t0="$t0" -v tf="$tf" -v t1="$t1" -v a0="$a0" \
