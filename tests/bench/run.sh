@@ -18,6 +18,7 @@ B=$O/bench
 T=$B/bench_target
 addr=0x$(nm "$T" | awk '$3 == "bench_fn" { print $1 }')
 tmp=$(mktemp -d /tmp/ptap-bench.XXXXXX)
+read -r load0 _ </proc/loadavg	# the last 1 minute's: shown at the end
 uprobe=""	# the perf probe event to delete on exit
 t64pid=""	# the threads64 process to end on exit
 
@@ -409,4 +410,6 @@ BEGIN {
 	printf "  ptap record        %s with its inflated-debuginfo cache%s\n", ms(w), over(w)
 	printf "  ptap record        %s first run, cache empty%s\n", ms(c), over(c) }'
 
-echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d)"
+read -r load1 _ </proc/loadavg
+echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d);" \
+	"load average at the start $load0, at the end $load1 (other work on the machine)"
