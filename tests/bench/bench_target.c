@@ -4,7 +4,8 @@
  * and the time is that of the whole run: from before the first thread is
  * created to after the last one is joined.  bench_fn begins with a one-byte
  * nop so the floor tracer (floor.c) can step over its int3 by moving rip
- * alone. */
+ * alone; its first three instructions (7 bytes) let ptap make it a jump
+ * site (no register written at a hit; --no-jumps: an int3). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ __asm__(".text\n"
 	"bench_fn:\n"
 	"	nop\n"
 	"	movzbl (%rdi), %eax\n"
+	"	add $1, %eax\n"
 	"	ret\n"
 	".size bench_fn, .-bench_fn\n");
 

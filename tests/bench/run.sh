@@ -112,16 +112,24 @@ echo "bench probes: $N calls, 1 thread, pinned, best of $REPS runs"
 if [ -n "${P[pinned_1]:-}" ]; then
 	t0=${U[pinned_1]} ts=${P[pinned_1]} tf=${F[pinned_1]}
 	# shellcheck disable=SC2016 # $retval is ptap's
-	read -r tfi ti tr <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
+	read -r tfi ti tr tn <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
-			-e 'bench_fn%return $retval' -- "$T" "$N")"
-	nodash tfi ti tr
-	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" '
+			-e 'bench_fn%return $retval' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record --no-jumps -o /dev/null -e 'bench_fn %di:string' -- \
+			"$T" "$N")"
+	nodash tfi ti tr tn
+	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" \
+	    -v tn="$tn" '
 	function ns(t) { return (t - t0) / n }
 	BEGIN {
 		printf "  entry, %%di:string            ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
 			ns(ts), ns(tf), ns(ts) / ns(tf)
+		if (tn == "")
+			print "  --no-jumps (int3, SETREGS)   failed"
+		else
+			printf "  --no-jumps (int3, SETREGS)   ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx | jump/int3 %.2fx\n",
+				ns(tn), ns(tf), ns(tn) / ns(tf), ns(ts) / ns(tn)
 		if (ti == "" || tfi == "")
 			print "  entry, %di:u64               failed (ptap \"" ti "\", floor -i \"" tfi "\" ns)"
 		else
