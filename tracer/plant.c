@@ -134,28 +134,12 @@ static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, co
 	return 0;
 }
 
-/* The out-of-line copy of ST's instruction, in a slot reachable from its module. */
-static int prepare_slot(struct session *s, struct thread *t, struct site *st,
-			uint64_t dev, uint64_t ino)
-{
-	uint8_t slotbuf[ARCH_SLOT_SIZE];
-	uint64_t lo, hi;
-	int r;
-
-	module_span(t->as->mt, dev, ino, &lo, &hi);
-	r = slot_alloc(s, t, lo, hi, &st->slot);
-	if (r == 0)
-		r = arch_ool_build(&st->insn, st->slot, slotbuf, sizeof(slotbuf));
-	if (r >= 0)
-		r = mem_write(t->as->memfd, st->slot, slotbuf, sizeof(slotbuf));
-	return r < 0 ? r : 0;
-}
-
 /*
- * Jump site ST: its trampoline in a slot reachable from its module (the
- * jump is written by the caller, after the site is in the table).
+ * ST's slot, reachable from its module: the out-of-line copy of its
+ * instruction, or for a jump site its trampoline (the jump itself is
+ * written by the caller, once the site is in the table).
  */
-static int prepare_jump(struct session *s, struct thread *t, struct site *st,
+static int prepare_slot(struct session *s, struct thread *t, struct site *st,
 			uint64_t dev, uint64_t ino)
 {
 	uint8_t buf[ARCH_SLOT_SIZE];
@@ -165,10 +149,12 @@ static int prepare_jump(struct session *s, struct thread *t, struct site *st,
 	module_span(t->as->mt, dev, ino, &lo, &hi);
 	r = slot_alloc(s, t, lo, hi, &st->slot);
 	if (r == 0)
-		r = arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf, sizeof(buf));
+		r = st->jump.len ? arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf,
+							 sizeof(buf))
+				 : arch_ool_build(&st->insn, st->slot, buf, sizeof(buf));
 	if (r >= 0)
 		r = mem_write(t->as->memfd, st->slot, buf, sizeof(buf));
-	if (r >= 0)
+	if (r >= 0 && st->jump.len)
 		aspace__set_slot_owner(t->as, st->slot, st->addr);
 	return r < 0 ? r : 0;
 }
@@ -248,7 +234,7 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
 	if ((r = need_tramp(s, t, p, addr)) <= 0)
 		return r;
-	if (st.jump.len && (r = prepare_jump(s, t, &st, dev, ino)) < 0) {
+	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
 		if (r == -ESRCH)
 			return r;
 		pr_debug("%s: no trampoline at 0x%lx (%s): an int3 instead\n", p->event,
