@@ -113,3 +113,9 @@ awk -v c="$cold" -v w="$warm" -v p="$perf_t" 'BEGIN {
 	printf "  perf probe -V %6.1f ms\n", p
 	printf "  ptap vars     %6.1f ms with its inflated-debuginfo cache (ptap/perf %.2fx)\n", w, w / p
 	printf "  ptap vars     %6.1f ms first run, cache empty (ptap/perf %.2fx)\n", c, c / p }'
+
+# ---- the record writers alone (writers.c) -----------------------------------
+# Text, JSON and perfetto on BENCH_RECORDS records, no tracing: ns/record for
+# the formatter and for the whole writer into /dev/null, write syscalls per
+# 1000 records; it fails if a timed loop allocated.
+"$B/writers" "${BENCH_RECORDS:-1000000}" || echo "bench writers: FAILED (see above)"
