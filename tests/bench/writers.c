@@ -268,8 +268,8 @@ int main(int argc, char **argv)
 			if (!rep || t < o)
 				o = t, writes = ow;
 		}
-		printf("  %-8s format %6.1f ns/record (%5.1f bytes) | to /dev/null %6.1f ns/record, "
-		       "%.2f writes/1000 records\n", w->name, f, bytes, o, writes);
+		printf("  %-8s format %6.1f ns/record (%5.1f bytes) | to /dev/null %6.1f "
+		       "ns/record, %.2f writes/1000 records\n", w->name, f, bytes, o, writes);
 	}
 	printf("  allocations in the timed loops: %s\n", allocated ? "SOME (FAIL)" : "none");
 	return failed ? 1 : 0;

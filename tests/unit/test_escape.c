@@ -227,7 +227,8 @@ static void check_against_ref(const char *s, size_t len, const char *what)
 			gn = escape_str(s, len, modes[m], got, outlen, &gc);
 			wn = ref_escape(s, len, modes[m], want, outlen, &wc);
 			cr_assert(gn == wn && gc == wc && !memcmp(got, want, outlen + 1),
-				  "%s (%s, outlen %zu): got %zu/%zu \"%.*s\", want %zu/%zu \"%.*s\"",
+				  "%s (%s, outlen %zu): got %zu/%zu \"%.*s\", want %zu/%zu "
+				  "\"%.*s\"",
 				  what, m ? "json" : "text", outlen, gn, gc, (int)gn, got, wn, wc,
 				  (int)wn, want);
 		}
