@@ -210,6 +210,12 @@ void output__record(struct output *o, const struct record *rec)
 	held(o, o->format(rec, o->buf + o->len, o->reclen), rec->ts);
 }
 
+void output__flush(struct output *o)
+{
+	if (o->len)
+		flush(o);
+}
+
 int output__error(const struct output *o)
 {
 	return o ? o->err : 0;

@@ -295,6 +295,35 @@ Test(writers, output_writes_records_100ms_old, .init = setup_path, .fini = teard
 	cr_expect_eq(output__close(o, &err), 0);
 }
 
+/* output__flush() writes what is held, at once. */
+Test(writers, output_flush_writes_what_is_held, .init = setup_path, .fini = teardown_path)
+{
+	static const char want[] = "# ptap clock=monotonic\n"
+		"srv 7/8 5.000001000: exec_query: (0x401000) query_string=\"SELECT name FROM "
+		"users WHERE id = 42\" len=-1 flags=0x40001\n";
+	char got[sizeof(want) + 16];
+	struct output *o;
+	struct recs s;
+	int err = -1;
+	FILE *f;
+
+	cr_assert_eq(output__open(path, OUT_TEXT, 4096, &o), 0);
+	output__header(o, "monotonic");
+	recs_set(&s, 1);
+	output__record(o, &s.r[0]);
+	cr_expect_eq(file_size(), 0);
+	output__flush(o);
+	f = fopen(path, "r");
+	cr_assert(f);
+	got[fread(got, 1, sizeof(got) - 1, f)] = '\0';
+	fclose(f);
+	cr_expect_str_eq(got, want);
+	output__flush(o);	/* nothing held: nothing written */
+	cr_expect_eq(file_size(), (off_t)strlen(want));
+	cr_expect_eq(output__close(o, &err), 0);
+	cr_expect_eq(err, 0);
+}
+
 /* A full disk: every record is counted lost (the clock line is not one), with its errno. */
 Test(writers, output_counts_records_lost)
 {
