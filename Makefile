@@ -207,6 +207,11 @@ $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -pthread -no-pie -fno-pie -o $@ $<
 
+# The writers' benchmark formats records with ptap's own code: linked with libptap.a.
+$(O)/bench/writers: tests/bench/writers.c $(O)/libptap.a | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libptap.a $(PKG_LIBS)
+
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -pthread -o $@ $<
@@ -227,4 +232,4 @@ lint:
 clean:
 	rm -rf $(O)
 
--include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d
+-include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d $(O)/bench/writers.d

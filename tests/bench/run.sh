@@ -418,6 +418,12 @@ BEGIN {
 	printf "  ptap record        %s with its inflated-debuginfo cache%s\n", ms(w), over(w)
 	printf "  ptap record        %s first run, cache empty%s\n", ms(c), over(c) }'
 
+# ---- the record writers alone (writers.c) -----------------------------------
+# Text, JSON and perfetto on BENCH_RECORDS records, no tracing: ns/record for
+# the formatter and for the whole writer into /dev/null, write syscalls per
+# 1000 records; it fails if a timed loop allocated.
+"$B/writers" "${BENCH_RECORDS:-1000000}" || echo "bench writers: FAILED (see above)"
+
 read -r load1 _ </proc/loadavg
 echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d);" \
 	"load average at the start $load0, at the end $load1 (other work on the machine)"
