@@ -194,12 +194,13 @@ extern const uint32_t arch_audit_arch;
 /*
  * wait4(PID, STATUS, OPTIONS, NULL) that ptap's signal handlers can cancel:
  * returns what wait4 returns, the pid or -errno, and -EINTR without waiting
- * when *FLAGS[0] or *FLAGS[1] is set, or when a handler calling
+ * when one of the flags FLAGS points to (up to a NULL) is set, or when a
+ * handler calling
  * arch_wait4_cancel() ran before the wait ended.  The handlers run with
  * SA_RESTART, so no other system call of ptap's sees EINTR.
  */
 long arch_wait4_cancellable(int pid, int *status, int options,
-			    const volatile int *const flags[2]);
+			    const volatile int *const flags[]);
 /* From a signal handler, with its ucontext: cancel a wait as above. */
 void arch_wait4_cancel(void *ucontext);
 

@@ -7,6 +7,7 @@
 #include <linux/ptrace.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,9 +469,13 @@ static void end_tracing(struct session *s)
  * flags.  The wait tests them itself: no signal mask to change, no system
  * call beyond the wait.
  */
+/* Set by the flush timer's handler: write the records the output holds. */
+static volatile sig_atomic_t loop_flush;
+
 static pid_t wait_any(int *st)
 {
-	static const volatile sig_atomic_t *const flags[2] = { &loop_end, &loop_stop_sig };
+	static const volatile sig_atomic_t *const flags[] = { &loop_end, &loop_stop_sig,
+							      &loop_flush, NULL };
 	long r = arch_wait4_cancellable(-1, st, __WALL, flags);
 
 	if (r < 0) {
@@ -485,12 +490,63 @@ void loop_signal(void *ucontext)
 	arch_wait4_cancel(ucontext);
 }
 
+/*
+ * Records wait in the output's buffer (tracer/output.c) until it fills or
+ * a later record finds them 100 ms old.  So that a trace that went quiet
+ * still shows its last ones, a timer armed when the loop goes on after an
+ * event ends the wait FLUSH_NS later and the loop writes them: at most one
+ * timer_settime() and one wake-up per FLUSH_NS, none while idle.
+ */
+#define FLUSH_NS	100000000L
+
+static timer_t flush_timer;
+static bool flush_timer_ok, flush_armed;
+
+static void on_flush_timer(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	loop_flush = 1;
+	loop_signal(uc);
+}
+
+static void flush_timer_init(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_flush_timer,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN };
+
+	sigemptyset(&sa.sa_mask);
+	flush_timer_ok = sigaction(SIGRTMIN, &sa, NULL) == 0 &&
+			 timer_create(CLOCK_MONOTONIC, &ev, &flush_timer) == 0;
+}
+
+static void flush_timer_arm(void)
+{
+	struct itimerspec it = { .it_value = { .tv_nsec = FLUSH_NS } };
+
+	if (flush_timer_ok && !flush_armed)
+		flush_armed = timer_settime(flush_timer, 0, &it, NULL) == 0;
+}
+
+static void flush_due(struct session *s)
+{
+	if (!loop_flush)
+		return;
+	loop_flush = 0;
+	flush_armed = false;
+	output__flush(s->out);
+}
+
 int loop_run(struct session *s)
 {
+	flush_timer_init();
 	while (s->nthreads > 0) {
 		struct thread *t;
 		int st;
 		pid_t pid;
+
+		flush_due(s);
 
 		if (loop_end || (output__error(s->out) == EPIPE && !s->unplanted)) {
 			end_tracing(s);
@@ -500,6 +556,8 @@ int loop_run(struct session *s)
 			pass_stop_signal(s);
 		if (!session__undefer(s, &pid, &st))
 			pid = wait_any(&st);
+		if (pid > 0)
+			flush_timer_arm();
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;

@@ -17,21 +17,22 @@
 
 extern const char arch_cw_begin[], arch_cw_syscall[], arch_cw_bail[];
 
-/* rdi pid, rsi status, rdx options, rcx flags (two pointers); wait4's 4th argument (r10) is NULL */
+/* rdi pid, rsi status, rdx options, rcx flags (NULL-terminated); wait4's 4th argument (r10) NULL */
 __asm__(".text\n"
 	".globl arch_wait4_cancellable\n"
 	".type arch_wait4_cancellable, @function\n"
 	"arch_wait4_cancellable:\n"
 	"arch_cw_begin:\n"
-	"	movq (%rcx), %rax\n"
+	"	movq %rcx, %r8\n"
+	"1:	movq (%r8), %rax\n"
+	"	testq %rax, %rax\n"
+	"	jz 2f\n"
 	"	movl (%rax), %eax\n"
 	"	testl %eax, %eax\n"
 	"	jnz arch_cw_bail\n"
-	"	movq 8(%rcx), %rax\n"
-	"	movl (%rax), %eax\n"
-	"	testl %eax, %eax\n"
-	"	jnz arch_cw_bail\n"
-	"	xorl %r10d, %r10d\n"
+	"	addq $8, %r8\n"
+	"	jmp 1b\n"
+	"2:	xorl %r10d, %r10d\n"
 	"	movl $" CW_STR(SYS_wait4) ", %eax\n"
 	"arch_cw_syscall:\n"
 	"	syscall\n"

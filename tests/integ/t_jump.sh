@@ -76,3 +76,14 @@ test_jump_sites_no_follow_child() {
 	expect_grep '^BYTES-OK$' "$TMP/js_out"
 	expect_eq "records (the parent's)" 15 "$(records "$TMP/js_rec" | wc -l)"
 }
+
+# Records do not wait in ptap's output buffer while the traced command is
+# quiet: a second after its last hit (it sleeps then), they are in the file.
+test_output_flushed_when_quiet() {
+	"$PTAP" record -o "$TMP/js_rec" -x "$JS" -e 'jump_plain %di' -- \
+		sh -c "$JS 3 >/dev/null; sleep 4" &
+	local p=$!
+	sleep 1.5
+	expect_eq "records while the command sleeps" 6 "$(records "$TMP/js_rec" | wc -l)"
+	wait_ptap "$p"
+}

@@ -10,7 +10,7 @@
 #include "arch/arch.h"
 
 static volatile sig_atomic_t flag_a, flag_b, handled;
-static const volatile sig_atomic_t *const flags[2] = { &flag_a, &flag_b };
+static const volatile sig_atomic_t *const flags[] = { &flag_a, &flag_b, NULL };
 
 static void on_alarm(int sig, siginfo_t *si, void *uc)
 {
