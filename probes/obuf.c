@@ -175,3 +175,10 @@ size_t ob_done(struct obuf *ob)
 		ob->buf[0] = '\0';
 	return 0;
 }
+
+void ob_json_hex(struct obuf *ob, const char *key, uint64_t v)
+{
+	ob_puts(ob, key);
+	ob_hex(ob, v);
+	ob_putc(ob, '"');
+}

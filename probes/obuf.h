@@ -54,6 +54,8 @@ void ob_u64(struct obuf *ob, uint64_t v);
 void ob_s64(struct obuf *ob, int64_t v);
 void ob_u64_pad(struct obuf *ob, uint64_t v, unsigned int width);
 void ob_hex(struct obuf *ob, uint64_t v);
+/* KEY (the JSON text before the value, ",\"addr\":\"") then V as ob_hex() and the closing quote */
+void ob_json_hex(struct obuf *ob, const char *key, uint64_t v);
 /* Short pieces only (numbers, fixed text): at most 127 bytes.  Not for the hit path. */
 void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* S[0..N) escaped for MODE; all of it or nothing. */

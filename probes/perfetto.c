@@ -195,16 +195,10 @@ static bool event_body(const struct record *rec, struct obuf *pb)
 		ob_puts(pb, ",\"dur_ns\":");
 		ob_u64(pb, rec->duration);
 	}
-	if (rec->addr) {
-		ob_puts(pb, ",\"addr\":\"");
-		ob_hex(pb, rec->addr);
-		ob_putc(pb, '"');
-	}
-	if (rec->ret_addr) {
-		ob_puts(pb, ",\"ret_addr\":\"");
-		ob_hex(pb, rec->ret_addr);
-		ob_putc(pb, '"');
-	}
+	if (rec->addr)
+		ob_json_hex(pb, ",\"addr\":\"", rec->addr);
+	if (rec->ret_addr)
+		ob_json_hex(pb, ",\"ret_addr\":\"", rec->ret_addr);
 	if (pb->over)
 		return false;
 	for (unsigned int i = 0; i < nargs; i++) {

@@ -669,16 +669,10 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	ob_puts(ob, "\",\"kind\":\"");
 	ob_puts(ob, rec_kind__name(rec->kind));
 	ob_putc(ob, '"');
-	if (rec->kind != REC_KIND_SYSCALL) {
-		ob_puts(ob, ",\"addr\":\"");
-		ob_hex(ob, rec->addr);
-		ob_putc(ob, '"');
-	}
-	if (rec->ret_addr) {
-		ob_puts(ob, ",\"ret_addr\":\"");
-		ob_hex(ob, rec->ret_addr);
-		ob_putc(ob, '"');
-	}
+	if (rec->kind != REC_KIND_SYSCALL)
+		ob_json_hex(ob, ",\"addr\":\"", rec->addr);
+	if (rec->ret_addr)
+		ob_json_hex(ob, ",\"ret_addr\":\"", rec->ret_addr);
 	if (rec->has_duration) {
 		ob_puts(ob, ",\"duration_ns\":");
 		ob_u64(ob, rec->duration);
