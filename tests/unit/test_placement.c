@@ -1,0 +1,191 @@
+/* tests/unit/test_placement.c: --cpu=follow's pure parts -- a thread's CPU
+ * from /proc/TID/stat, the run delay from schedstat, and the guard that
+ * decides when ptap may run SCHED_IDLE. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tracer/placement.h"
+
+#define MS 1000000ULL
+#define SEC 1000000000ULL
+
+/* A /proc/PID/stat line as Linux 6.x writes it, with NAME and processor CPU. */
+static void stat_line(char *buf, size_t len, const char *name, int cpu)
+{
+	snprintf(buf, len, "11204 (%s) R 11200 11200 1049 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 "
+		 "1574059 3133440 409 18446744073709551615 94521595211776 94521595231657 "
+		 "140734335750608 0 0 0 0 0 0 0 0 0 17 %d 0 0 0 0 0 94521595247664 "
+		 "94521595249280 94521742422016 140734335756763 140734335756783 "
+		 "140734335756783 140734335758315 0\n", name, cpu);
+}
+
+Test(placement, stat_cpu)
+{
+	char buf[1024];
+
+	stat_line(buf, sizeof(buf), "cat", 1);
+	cr_expect_eq(placement_stat_cpu(buf), 1);
+	stat_line(buf, sizeof(buf), "bench_target", 0);
+	cr_expect_eq(placement_stat_cpu(buf), 0);
+	stat_line(buf, sizeof(buf), "x", 127);
+	cr_expect_eq(placement_stat_cpu(buf), 127);
+	/* a name with spaces and parentheses: counted from the last ')' */
+	stat_line(buf, sizeof(buf), "a) R 1 2 3 (b c", 3);
+	cr_expect_eq(placement_stat_cpu(buf), 3);
+	stat_line(buf, sizeof(buf), ") ) )", 5);
+	cr_expect_eq(placement_stat_cpu(buf), 5);
+}
+
+Test(placement, stat_cpu_bad)
+{
+	cr_expect_eq(placement_stat_cpu(""), -1);
+	cr_expect_eq(placement_stat_cpu("11204 cat R 1 2"), -1, "no ')'");
+	cr_expect_eq(placement_stat_cpu("11204 (cat) R 11200 11200 1049 0"), -1, "cut short");
+	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
+					"1 0 0 0 0 0 0 0 0 0 17 x 0"), -1, "not a number");
+	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
+					"1 0 0 0 0 0 0 0 0 0 17 -1 0"), -1, "negative");
+	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
+					"1 0 0 0 0 0 0 0 0 0 17 2"), 2, "the last field");
+}
+
+/* The live file: pinned to one CPU, the test's own thread is on it. */
+Test(placement, stat_cpu_live)
+{
+	cpu_set_t all, one;
+	char buf[1024];
+	ssize_t n;
+	int fd, cpu = -1;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)	/* the highest CPU allowed */
+		if (CPU_ISSET(c, &all)) {
+			cpu = c;
+			break;
+		}
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	fd = open("/proc/thread-self/stat", O_RDONLY);
+	cr_assert_geq(fd, 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+	cr_expect_eq(placement_stat_cpu(buf), cpu, "%s", buf);
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+Test(placement, schedstat_delay)
+{
+	cr_expect_eq(placement_schedstat_delay("2114470961 38107530 9341\n"), 38107530);
+	cr_expect_eq(placement_schedstat_delay("0 0 0\n"), 0);
+	cr_expect_eq(placement_schedstat_delay("18446744073709551615 9223372036854775807 1\n"),
+		     9223372036854775807LL);
+	cr_expect_eq(placement_schedstat_delay("12\n"), -1);
+	cr_expect_eq(placement_schedstat_delay(""), -1);
+}
+
+/* One guard interval: T ms, the run delay in it, the stops in it. */
+struct step {
+	uint64_t t_ms;		/* time at the end of the interval */
+	uint64_t waited_ms;	/* run delay over the interval */
+	uint64_t stops;		/* stops in the interval */
+	bool idle;		/* what the guard must answer */
+	uint64_t until_ms;	/* the back-off's end after it */
+	uint64_t backoff_ms;	/* the next back-off after it */
+};
+
+static void run_steps(const struct step *steps, size_t n)
+{
+	struct place_guard g;
+	uint64_t delay = 5 * SEC, stops = 1000;	/* whatever they were at the start */
+
+	placement_guard_init(&g, 0, delay, stops);
+	cr_expect_not(g.idle);
+	for (size_t i = 0; i < n; i++) {
+		delay += steps[i].waited_ms * MS;
+		stops += steps[i].stops;
+		cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, delay, stops),
+			     steps[i].idle, "step %zu (t=%lu ms)", i, (unsigned long)steps[i].t_ms);
+		cr_expect_eq(g.idle, steps[i].idle, "step %zu: noted", i);
+		cr_expect_eq(g.until, steps[i].until_ms * MS, "step %zu: until %lu, expected %lu",
+			     i, (unsigned long)(g.until / MS), (unsigned long)steps[i].until_ms);
+		cr_expect_eq(g.backoff, steps[i].backoff_ms * MS, "step %zu: back-off %lu ms", i,
+			     (unsigned long)(g.backoff / MS));
+	}
+}
+
+Test(placement, guard_busy_and_quiet)
+{
+	static const struct step steps[] = {
+		{ 10, 0, 19, false, 0, 1000 },		/* 19 stops in 10 ms: too few */
+		{ 20, 0, 20, true, 0, 1000 },		/* 20: SCHED_IDLE */
+		{ 30, 7, 2000, true, 0, 1000 },		/* waited 70%: not starved */
+		{ 40, 8, 2000, true, 0, 1000 },		/* 80%: not yet */
+		{ 50, 0, 3, false, 0, 1000 },		/* quiet: back, no back-off */
+		{ 60, 0, 500, true, 0, 1000 },
+		/* 10 s with no stop (asleep): 1 stop in 10 s is quiet */
+		{ 10060, 0, 1, false, 0, 1000 },
+		/* a long interval counts its stops per 10 ms */
+		{ 10160, 0, 199, false, 0, 1000 },
+		{ 10260, 0, 200, true, 0, 1000 },
+	};
+
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+}
+
+Test(placement, guard_starved_backs_off)
+{
+	static const struct step steps[] = {
+		{ 10, 0, 100, true, 0, 1000 },
+		{ 20, 9, 100, false, 1020, 2000 },	/* waited 90%: back off 1 s */
+		{ 30, 0, 100, false, 1020, 2000 },	/* busy, but backing off */
+		{ 1019, 0, 10000, false, 1020, 2000 },
+		{ 1020, 0, 100, true, 1020, 2000 },	/* over: SCHED_IDLE again */
+		{ 1030, 10, 100, false, 3030, 4000 },	/* starved again: 2 s */
+		{ 3030, 0, 100, false, 3030, 4000 },	/* quiet over 2 s: stays out */
+		{ 3040, 0, 100, true, 3030, 4000 },
+		{ 3050, 9, 100, false, 7050, 8000 },	/* and again: 4 s */
+		/* idle is not entered while not busy, back-off over or not */
+		{ 7060, 0, 1, false, 7050, 8000 },
+	};
+
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+}
+
+Test(placement, guard_calm_resets_backoff)
+{
+	static const struct step steps[] = {
+		{ 10, 0, 100, true, 0, 1000 },
+		{ 20, 9, 100, false, 1020, 2000 },
+		{ 1030, 0, 100000, true, 1020, 2000 },	/* idle since 1030 */
+		{ 6030, 1000, 100000, true, 1020, 2000 },
+		{ 11029, 1000, 100000, true, 1020, 2000 },	/* 9.999 s idle */
+		{ 11030, 0, 100, true, 1020, 1000 },		/* 10 s: back-off reset */
+		{ 11040, 9, 100, false, 12040, 2000 },
+	};
+
+	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+}
+
+Test(placement, guard_backoff_max)
+{
+	struct place_guard g;
+	uint64_t now = 0, delay = 0;
+
+	placement_guard_init(&g, now, delay, 0);
+	for (int i = 0; i < 20; i++) {
+		now = g.until > now ? g.until : now + 10 * MS;
+		cr_expect(placement_guard_step(&g, now, delay, (uint64_t)(i + 1) * 1000000));
+		now += 10 * MS;
+		delay += 10 * MS;	/* the whole interval on a run queue */
+		cr_expect_not(placement_guard_step(&g, now, delay, (uint64_t)(i + 1) * 1000000 + 500000));
+		cr_expect_leq(g.backoff, PLACE_BACKOFF_MAX_NS);
+	}
+	cr_expect_eq(g.backoff, PLACE_BACKOFF_MAX_NS);
+	cr_expect_eq(g.nstarved, 20);
+}
