@@ -1,5 +1,5 @@
-/* tracer/placement.c: --cpu=follow.  ptap runs SCHED_IDLE (guarded) and
- * moves itself to the CPU its stopped threads last ran on.
+/* tracer/placement.c: --cpu=follow.  ptap runs SCHED_IDLE (under a
+ * watchdog) and moves itself to the CPU its stopped threads last ran on.
  *
  * Why: a hit is a stop (the target wakes ptap) and a PTRACE_CONT (ptap wakes
  * the target).  Left alone, the scheduler puts a woken task on an idle CPU
@@ -11,29 +11,33 @@
  * preempted, without a wakeup: the two take turns on one CPU like
  * coroutines, as they would pinned together.  ptap moves to the stopped
  * thread's CPU (and at once lets its affinity go again) when the two drift
- * apart, checked every FOLLOW_EVERY stops.
+ * apart, looked at every FOLLOW_EVERY stops.
  *
- * The cost of SCHED_IDLE is that any other task on the CPU comes first:
- * under load ptap would starve, and its stopped threads with it.  The guard
- * (placement_guard_step()) watches ptap's run delay and goes back to
- * SCHED_OTHER when it waited too long; a timer does the same when no stop
- * came for PLACE_SLEEP_NS, so that ptap never sleeps long as SCHED_IDLE (the
- * first hit after a quiet spell is not kept waiting behind other work).
+ * The cost of SCHED_IDLE is that any other task on the CPU comes first, for
+ * as long as it runs: under load ptap would starve, and its stopped threads
+ * with it.  ptap cannot notice that itself (it does not run), so a watchdog
+ * thread (SCHED_OTHER, all signals blocked) ticks while ptap is SCHED_IDLE
+ * and puts it back to SCHED_OTHER when it starved or went quiet (see
+ * placement.h).  The watchdog sleeps on a futex while ptap is not idle.
  *
  * Leaving SCHED_IDLE needs CAP_SYS_NICE or an RLIMIT_NICE of 20 (sched(7)):
- * an ordinary user can enter it but never leave it.  Without the guard the
- * policy is not safe, so it is used only where ptap can leave it (checked
- * once, in a throwaway child); elsewhere --cpu=follow runs as --cpu=free.
- * The targets' affinity and policy are never touched, and the command is
- * launched before any of this, so it does not inherit it.
+ * an ordinary user can enter it but never leave it.  Without the watchdog
+ * the policy is not safe, so it is used only where ptap can leave it
+ * (checked once, in a throwaway child); elsewhere --cpu=follow runs as
+ * --cpu=free.  The targets' affinity and policy are never touched, and the
+ * command is launched before any of this, so it does not inherit it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,28 +47,33 @@
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
-#define FOLLOW_EVERY	64			/* stops between two looks at a thread's CPU */
-#define PLACE_SLEEP_NS	30000000ULL		/* no stop for 30 ms: not SCHED_IDLE */
+#define FOLLOW_EVERY	64	/* stops between two looks at a thread's CPU */
+
+/* struct placement's state word, shared with the watchdog (a futex) */
+#define ST_IDLE		1	/* ptap is, or is about to be, SCHED_IDLE: watch it */
+#define ST_STOP		2	/* the watchdog ends */
+
+/* why the watchdog put ptap back */
+enum { OUT_NONE, OUT_STARVED, OUT_QUIET };
 
 struct placement {
-	struct place_guard g;
+	struct place_guard g;	/* ptap's thread only */
 	cpu_set_t mask;		/* ptap's own affinity, put back after each move */
-	int sched_fd;		/* /proc/thread-self/schedstat: ptap's run delay */
+	pid_t tid;		/* ptap's thread (the tracer) */
+	int sched_fd;		/* its /proc/self/task/TID/schedstat: its run delay */
 	int stat_fd;		/* /proc/TID/stat of STAT_TID, kept open for the next look */
 	pid_t stat_tid;
 	uint64_t nstops;
-	uint64_t next_check;	/* the guard's next check (ns, CLOCK_MONOTONIC_COARSE) */
-	uint64_t moves;
+	uint64_t next_check;	/* the next interval's end (ns, CLOCK_MONOTONIC_COARSE) */
 	uint64_t idle_t0;	/* when ptap last became SCHED_IDLE */
-	uint64_t armed_at;	/* when the sleep timer was last armed */
 	uint64_t idle_ns;	/* time spent SCHED_IDLE, for the figures */
-	uint64_t woken;		/* times the sleep timer put ptap back */
-	timer_t timer;
-	bool timer_ok;
+	uint64_t moves;
+	/* shared with the watchdog */
+	atomic_int state;		/* ST_* */
+	atomic_int out;			/* OUT_*: the watchdog put ptap back */
+	atomic_uint_fast64_t stops;	/* NSTOPS, published for the watchdog */
+	pthread_t watchdog;
 };
-
-/* Set by the sleep timer's handler, which already put ptap back to SCHED_OTHER. */
-static volatile sig_atomic_t place_woke;
 
 /* ---- pure parts ------------------------------------------------------------ */
 
@@ -101,30 +110,19 @@ int64_t placement_schedstat_delay(const char *schedstat)
 	return (int64_t)delay;
 }
 
-void placement_guard_init(struct place_guard *g, uint64_t now, uint64_t delay, uint64_t stops)
+void placement_guard_init(struct place_guard *g, uint64_t now, uint64_t stops)
 {
-	*g = (struct place_guard){ .t0 = now, .delay0 = delay, .stops0 = stops,
-				   .backoff = PLACE_BACKOFF_NS };
+	*g = (struct place_guard){ .t0 = now, .stops0 = stops, .backoff = PLACE_BACKOFF_NS };
 }
 
-bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t delay, uint64_t stops)
+bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t stops)
 {
-	uint64_t wall = now - g->t0, waited = delay - g->delay0, n = stops - g->stops0;
+	uint64_t wall = now - g->t0, n = stops - g->stops0;
 	/* stops per PLACE_INTERVAL_NS, however long this interval was */
 	bool busy = wall && n * PLACE_INTERVAL_NS >= PLACE_MIN_STOPS * wall;
-	bool starved = waited * 100 > wall * PLACE_STARVED_PCT;
 
 	g->t0 = now;
-	g->delay0 = delay;
 	g->stops0 = stops;
-	if (g->idle && starved) {
-		g->nstarved++;
-		g->until = now + g->backoff;
-		g->backoff = g->backoff * 2 > PLACE_BACKOFF_MAX_NS ? PLACE_BACKOFF_MAX_NS :
-			     g->backoff * 2;
-		g->idle = false;
-		return false;
-	}
 	if (g->idle && now - g->idle_since >= PLACE_CALM_NS)
 		g->backoff = PLACE_BACKOFF_NS;
 	if (g->idle != (busy && now >= g->until)) {
@@ -134,38 +132,132 @@ bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t delay, u
 	return g->idle;
 }
 
-/* ---- the policy ------------------------------------------------------------ */
+void placement_guard_out(struct place_guard *g, uint64_t now, bool starved)
+{
+	g->idle = false;
+	if (!starved) {
+		g->nquiet++;
+		return;
+	}
+	g->nstarved++;
+	g->until = now + g->backoff;
+	g->backoff = g->backoff * 2 > PLACE_BACKOFF_MAX_NS ? PLACE_BACKOFF_MAX_NS : g->backoff * 2;
+}
 
-static uint64_t coarse_now(void)
+bool placement_starved(uint64_t wall, uint64_t waited)
+{
+	return waited * 100 > wall * PLACE_STARVED_PCT;
+}
+
+/* ---- the watchdog ---------------------------------------------------------- */
+
+static uint64_t mono_now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int set_policy(int policy)
+static int set_policy(pid_t tid, int policy)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
-	return sched_setscheduler(0, policy, &sp);
+	return sched_setscheduler(tid, policy, &sp);
 }
 
-/* The sleep timer: no stop for a while, ptap is likely asleep in waitpid. */
-static void on_sleep_timer(int sig)
+/* Sleep while *WORD is VAL, at most TIMEOUT_NS (0: no limit), or until woken. */
+static void futex_wait(atomic_int *word, int val, uint64_t timeout_ns)
 {
-	int e = errno;
+	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000ULL),
+			       .tv_nsec = (long)(timeout_ns % 1000000000ULL) };
 
-	(void)sig;
-	set_policy(SCHED_OTHER);
-	place_woke = 1;
-	errno = e;
+	syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, val, timeout_ns ? &ts : NULL,
+		NULL, 0);
 }
+
+static void futex_wake(atomic_int *word)
+{
+	syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* ptap's run delay (ns), or -1. */
+static int64_t read_delay(const struct placement *p)
+{
+	char buf[128];
+	ssize_t n = pread(p->sched_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return placement_schedstat_delay(buf);
+}
+
+/* Put ptap back to SCHED_OTHER, for WHY; ptap's thread sees OUT at its next stop. */
+static void put_back(struct placement *p, int why)
+{
+	set_policy(p->tid, SCHED_OTHER);
+	atomic_store(&p->out, why);
+	atomic_fetch_and(&p->state, ~ST_IDLE);
+}
+
+/* Tick while ptap is SCHED_IDLE: its run delay and its stops. */
+static void watch(struct placement *p)
+{
+	uint64_t t0 = mono_now(CLOCK_MONOTONIC), last = t0;
+	uint64_t s0 = atomic_load_explicit(&p->stops, memory_order_relaxed);
+	int64_t d0 = read_delay(p);
+
+	for (;;) {
+		uint64_t t, s;
+		int64_t d;
+
+		futex_wait(&p->state, ST_IDLE, PLACE_TICK_NS);
+		if (atomic_load(&p->state) != ST_IDLE)
+			return;		/* ptap left SCHED_IDLE itself, or the end */
+		t = mono_now(CLOCK_MONOTONIC);
+		if (t - t0 < PLACE_TICK_NS / 2)
+			continue;	/* woken early: too short to judge */
+		d = read_delay(p);
+		s = atomic_load_explicit(&p->stops, memory_order_relaxed);
+		if (d < 0 || d0 < 0 || placement_starved(t - t0, (uint64_t)(d - d0))) {
+			put_back(p, OUT_STARVED);
+			return;
+		}
+		if (s != s0)
+			last = t;
+		else if (t - last >= PLACE_QUIET_NS) {
+			put_back(p, OUT_QUIET);
+			return;
+		}
+		t0 = t;
+		d0 = d;
+		s0 = s;
+	}
+}
+
+static void *watchdog(void *arg)
+{
+	struct placement *p = arg;
+
+	for (;;) {
+		int v = atomic_load(&p->state);
+
+		if (v & ST_STOP)
+			return NULL;
+		if (v & ST_IDLE)
+			watch(p);
+		else
+			futex_wait(&p->state, v, 0);
+	}
+}
+
+/* ---- ptap's side ----------------------------------------------------------- */
 
 static int try_idle_child(void *arg)
 {
 	(void)arg;
-	_exit(set_policy(SCHED_IDLE) == 0 && set_policy(SCHED_OTHER) == 0 ? 0 : 1);
+	_exit(set_policy(0, SCHED_IDLE) == 0 && set_policy(0, SCHED_OTHER) == 0 ? 0 : 1);
 }
 
 /*
@@ -185,17 +277,6 @@ static bool can_leave_idle(void)
 		if (errno != EINTR)
 			return false;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static int64_t read_delay(struct placement *p)
-{
-	char buf[128];
-	ssize_t n = pread(p->sched_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return placement_schedstat_delay(buf);
 }
 
 /* The CPU thread TID last ran on, or -1. */
@@ -236,110 +317,100 @@ static void move_to(struct placement *p, int cpu)
 	if (sched_setaffinity(0, sizeof(one), &one) < 0)
 		return;
 	p->moves++;
-	if (sched_setaffinity(0, sizeof(p->mask), &p->mask) < 0 &&
-	    sched_getaffinity(0, sizeof(p->mask), &p->mask) == 0)
+	if (sched_setaffinity(0, sizeof(p->mask), &p->mask) < 0)
 		pr_debug("--cpu=follow: cannot restore ptap's CPU affinity: %s\n",
 			 strerror(errno));
 }
 
-static void arm_sleep_timer(struct placement *p, bool on, uint64_t now)
+/* Become SCHED_IDLE, the watchdog woken first (it must watch before ptap can starve). */
+static void enter_idle(struct placement *p, uint64_t now)
 {
-	struct itimerspec it = { .it_value = { .tv_nsec = on ? (long)PLACE_SLEEP_NS : 0 } };
-
-	p->armed_at = now;
-	if (p->timer_ok)
-		timer_settime(p->timer, 0, &it, NULL);
-}
-
-/*
- * Become SCHED_IDLE and arm the sleep timer (in that order: a timer firing
- * in between must find ptap idle), or disarm it and leave SCHED_IDLE.
- */
-static void set_idle(struct placement *p, bool idle, uint64_t now)
-{
-	if (idle) {
-		place_woke = 0;
-		if (set_policy(SCHED_IDLE) < 0) {
-			p->g.idle = false;
-			return;
-		}
-		p->idle_t0 = now;
-		arm_sleep_timer(p, true, now);
+	atomic_fetch_or(&p->state, ST_IDLE);
+	futex_wake(&p->state);
+	if (set_policy(0, SCHED_IDLE) < 0) {
+		atomic_fetch_and(&p->state, ~ST_IDLE);
+		p->g.idle = false;
 		return;
 	}
-	arm_sleep_timer(p, false, now);
-	set_policy(SCHED_OTHER);
+	p->idle_t0 = now;
+}
+
+static void leave_idle(struct placement *p, uint64_t now)
+{
+	set_policy(0, SCHED_OTHER);
+	atomic_fetch_and(&p->state, ~ST_IDLE);
+	futex_wake(&p->state);
 	p->idle_ns += now - p->idle_t0;
 }
 
 /* Why --cpu=follow cannot be used here, or NULL. */
 static const char *follow_unusable(struct placement *p)
 {
+	char path[64];
+
 	if (sched_getscheduler(0) != SCHED_OTHER)
 		return "ptap does not run under SCHED_OTHER (chrt?): its policy is left alone";
 	if (sched_getaffinity(0, sizeof(p->mask), &p->mask) < 0 || CPU_COUNT(&p->mask) < 2)
 		return "ptap may run on one CPU only";
-	p->sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", p->tid);
+	p->sched_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (p->sched_fd < 0 || read_delay(p) < 0)
-		return "no /proc/thread-self/schedstat to watch ptap's run delay in";
+		return "no /proc/self/task/TID/schedstat to watch ptap's run delay in";
 	if (!can_leave_idle())
 		return "ptap could not leave SCHED_IDLE again (that needs CAP_SYS_NICE or "
 		       "RLIMIT_NICE 20), so it would starve under load";
 	return NULL;
 }
 
+/* The watchdog, with every signal blocked: ptap's signals must reach its own thread. */
+static int start_watchdog(struct placement *p)
+{
+	sigset_t all, old;
+	int r;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&p->watchdog, NULL, watchdog, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -r;
+}
+
 void placement_init(struct session *s)
 {
-	struct sigaction sa = { .sa_handler = on_sleep_timer, .sa_flags = SA_RESTART };
-	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGRTMIN + 2 };
 	struct placement *p;
 	const char *why;
+	int r;
 
 	if (s->cpu != CPU_FOLLOW)
 		return;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return;
+	p->tid = gettid();
 	p->sched_fd = p->stat_fd = -1;
 	why = follow_unusable(p);
-	if (why) {
-		pr_debug("--cpu=follow: %s; running as --cpu=free\n", why);
+	r = why ? 0 : start_watchdog(p);
+	if (why || r < 0) {
+		pr_debug("--cpu=follow: %s; running as --cpu=free\n", why ? why : strerror(-r));
 		if (p->sched_fd >= 0)
 			close(p->sched_fd);
 		free(p);
 		return;
 	}
-	sigemptyset(&sa.sa_mask);
-	ev._sigev_un._tid = gettid();
-	p->timer_ok = sigaction(ev.sigev_signo, &sa, NULL) == 0 &&
-		      timer_create(CLOCK_MONOTONIC, &ev, &p->timer) == 0;
-	p->next_check = coarse_now() + PLACE_INTERVAL_NS;
-	placement_guard_init(&p->g, coarse_now(), (uint64_t)read_delay(p), 0);
+	p->next_check = mono_now(CLOCK_MONOTONIC_COARSE) + PLACE_INTERVAL_NS;
+	placement_guard_init(&p->g, mono_now(CLOCK_MONOTONIC_COARSE), 0);
 	s->place = p;
 }
 
-/* An interval is over: the guard says whether ptap stays, becomes or stops being SCHED_IDLE. */
-static void check(struct placement *p, uint64_t now)
+/* The watchdog put ptap back to SCHED_OTHER: make sure of it, and tell the guard. */
+static void was_put_back(struct placement *p, uint64_t now)
 {
-	int64_t delay = read_delay(p);
-	bool was;
+	int why = atomic_exchange(&p->out, OUT_NONE);
 
-	p->next_check = now + PLACE_INTERVAL_NS;
-	if (place_woke) {	/* the sleep timer put ptap back to SCHED_OTHER */
-		place_woke = 0;
-		if (p->g.idle) {
-			p->woken++;
-			p->g.idle = false;
-			p->idle_ns += p->armed_at + PLACE_SLEEP_NS - p->idle_t0;
-		}
-	}
-	was = p->g.idle;
-	if (delay < 0)
-		return;
-	if (placement_guard_step(&p->g, now, (uint64_t)delay, p->nstops) != was)
-		set_idle(p, p->g.idle, now);
-	else if (was)
-		arm_sleep_timer(p, true, now);	/* stops still come: not asleep */
+	if (!p->g.idle)
+		return;		/* ptap had left by itself meanwhile */
+	leave_idle(p, now);	/* again: ptap may have re-entered meanwhile */
+	placement_guard_out(&p->g, now, why == OUT_STARVED);
 }
 
 void placement_note_stop(struct session *s, struct thread *t)
@@ -350,10 +421,21 @@ void placement_note_stop(struct session *s, struct thread *t)
 
 	if (!p)
 		return;
-	p->nstops++;
-	now = coarse_now();
-	if (now >= p->next_check || place_woke)
-		check(p, now);
+	atomic_store_explicit(&p->stops, ++p->nstops, memory_order_relaxed);
+	if (atomic_load_explicit(&p->out, memory_order_relaxed) != OUT_NONE)
+		was_put_back(p, mono_now(CLOCK_MONOTONIC_COARSE));
+	now = mono_now(CLOCK_MONOTONIC_COARSE);
+	if (now >= p->next_check) {
+		bool was = p->g.idle;
+
+		p->next_check = now + PLACE_INTERVAL_NS;
+		if (placement_guard_step(&p->g, now, p->nstops) != was) {
+			if (p->g.idle)
+				enter_idle(p, now);
+			else
+				leave_idle(p, now);
+		}
+	}
 	if (!t || !p->g.idle || p->nstops % FOLLOW_EVERY)
 		return;
 	cpu = thread_cpu(p, t->tid);
@@ -367,15 +449,15 @@ void placement_fini(struct session *s)
 
 	if (!p)
 		return;
-	if (p->timer_ok)
-		timer_delete(p->timer);
 	if (p->g.idle)
-		set_idle(p, false, coarse_now());
-	signal(SIGRTMIN + 2, SIG_DFL);
-	pr_debug("--cpu=follow: %lu stops, %lu moves, %.1f s SCHED_IDLE, %lu back-offs "
-		 "(starved), %lu quiet spells\n", (unsigned long)p->nstops,
-		 (unsigned long)p->moves, (double)p->idle_ns / 1e9, (unsigned long)p->g.nstarved,
-		 (unsigned long)p->woken);
+		leave_idle(p, mono_now(CLOCK_MONOTONIC_COARSE));
+	atomic_fetch_or(&p->state, ST_STOP);
+	futex_wake(&p->state);
+	pthread_join(p->watchdog, NULL);
+	pr_debug("--cpu=follow: %lu stops, %lu moves, %.2f s SCHED_IDLE, %lu times starved, "
+		 "%lu quiet spells\n", (unsigned long)p->nstops, (unsigned long)p->moves,
+		 (double)p->idle_ns / 1e9, (unsigned long)p->g.nstarved,
+		 (unsigned long)p->g.nquiet);
 	if (p->stat_fd >= 0)
 		close(p->stat_fd);
 	close(p->sched_fd);

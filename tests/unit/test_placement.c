@@ -89,12 +89,23 @@ Test(placement, schedstat_delay)
 	cr_expect_eq(placement_schedstat_delay(""), -1);
 }
 
-/* One guard interval: T ms, the run delay in it, the stops in it. */
+Test(placement, starved)
+{
+	cr_expect_not(placement_starved(5 * MS, 0));
+	cr_expect_not(placement_starved(5 * MS, 4 * MS), "80%% is not yet starved");
+	cr_expect(placement_starved(5 * MS, 4 * MS + 1));
+	cr_expect(placement_starved(5 * MS, 5 * MS));
+	/* coroutine-like turns with the target: ptap waits about 30% of the time */
+	cr_expect_not(placement_starved(10 * MS, 3 * MS));
+	cr_expect(placement_starved(1400 * MS, 1399 * MS), "behind a busy loop");
+}
+
+/* One guard event: an interval's end at T ms with STOPS stops in it, or the watchdog's put-back. */
 struct step {
-	uint64_t t_ms;		/* time at the end of the interval */
-	uint64_t waited_ms;	/* run delay over the interval */
+	uint64_t t_ms;
 	uint64_t stops;		/* stops in the interval */
-	bool idle;		/* what the guard must answer */
+	char out;		/* 's': the watchdog found ptap starved, 'q': quiet; 0: an interval */
+	bool idle;		/* what the guard must say after it */
 	uint64_t until_ms;	/* the back-off's end after it */
 	uint64_t backoff_ms;	/* the next back-off after it */
 };
@@ -102,15 +113,19 @@ struct step {
 static void run_steps(const struct step *steps, size_t n)
 {
 	struct place_guard g;
-	uint64_t delay = 5 * SEC, stops = 1000;	/* whatever they were at the start */
+	uint64_t stops = 1000;	/* whatever they were at the start */
 
-	placement_guard_init(&g, 0, delay, stops);
+	placement_guard_init(&g, 0, stops);
 	cr_expect_not(g.idle);
 	for (size_t i = 0; i < n; i++) {
-		delay += steps[i].waited_ms * MS;
-		stops += steps[i].stops;
-		cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, delay, stops),
-			     steps[i].idle, "step %zu (t=%lu ms)", i, (unsigned long)steps[i].t_ms);
+		if (steps[i].out) {
+			placement_guard_out(&g, steps[i].t_ms * MS, steps[i].out == 's');
+		} else {
+			stops += steps[i].stops;
+			cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, stops),
+				     steps[i].idle, "step %zu (t=%lu ms)", i,
+				     (unsigned long)steps[i].t_ms);
+		}
 		cr_expect_eq(g.idle, steps[i].idle, "step %zu: noted", i);
 		cr_expect_eq(g.until, steps[i].until_ms * MS, "step %zu: until %lu, expected %lu",
 			     i, (unsigned long)(g.until / MS), (unsigned long)steps[i].until_ms);
@@ -122,17 +137,18 @@ static void run_steps(const struct step *steps, size_t n)
 Test(placement, guard_busy_and_quiet)
 {
 	static const struct step steps[] = {
-		{ 10, 0, 19, false, 0, 1000 },		/* 19 stops in 10 ms: too few */
-		{ 20, 0, 20, true, 0, 1000 },		/* 20: SCHED_IDLE */
-		{ 30, 7, 2000, true, 0, 1000 },		/* waited 70%: not starved */
-		{ 40, 8, 2000, true, 0, 1000 },		/* 80%: not yet */
-		{ 50, 0, 3, false, 0, 1000 },		/* quiet: back, no back-off */
-		{ 60, 0, 500, true, 0, 1000 },
+		{ 10, 19, 0, false, 0, 1000 },		/* 19 stops in 10 ms: too few */
+		{ 20, 20, 0, true, 0, 1000 },		/* 20: SCHED_IDLE */
+		{ 30, 2000, 0, true, 0, 1000 },
+		{ 40, 3, 0, false, 0, 1000 },		/* too few again: back, no back-off */
+		{ 50, 500, 0, true, 0, 1000 },
+		{ 55, 0, 'q', false, 0, 1000 },		/* the watchdog: quiet, no back-off */
+		{ 60, 500, 0, true, 0, 1000 },		/* busy again: at once */
 		/* 10 s with no stop (asleep): 1 stop in 10 s is quiet */
-		{ 10060, 0, 1, false, 0, 1000 },
+		{ 10060, 1, 0, false, 0, 1000 },
 		/* a long interval counts its stops per 10 ms */
-		{ 10160, 0, 199, false, 0, 1000 },
-		{ 10260, 0, 200, true, 0, 1000 },
+		{ 10160, 199, 0, false, 0, 1000 },
+		{ 10260, 200, 0, true, 0, 1000 },
 	};
 
 	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
@@ -141,17 +157,19 @@ Test(placement, guard_busy_and_quiet)
 Test(placement, guard_starved_backs_off)
 {
 	static const struct step steps[] = {
-		{ 10, 0, 100, true, 0, 1000 },
-		{ 20, 9, 100, false, 1020, 2000 },	/* waited 90%: back off 1 s */
-		{ 30, 0, 100, false, 1020, 2000 },	/* busy, but backing off */
-		{ 1019, 0, 10000, false, 1020, 2000 },
-		{ 1020, 0, 100, true, 1020, 2000 },	/* over: SCHED_IDLE again */
-		{ 1030, 10, 100, false, 3030, 4000 },	/* starved again: 2 s */
-		{ 3030, 0, 100, false, 3030, 4000 },	/* quiet over 2 s: stays out */
-		{ 3040, 0, 100, true, 3030, 4000 },
-		{ 3050, 9, 100, false, 7050, 8000 },	/* and again: 4 s */
+		{ 10, 100, 0, true, 0, 1000 },
+		{ 15, 0, 's', false, 1015, 2000 },	/* starved: back off 1 s */
+		{ 20, 100, 0, false, 1015, 2000 },	/* busy, but backing off */
+		{ 1014, 10000, 0, false, 1015, 2000 },
+		{ 1024, 100, 0, true, 1015, 2000 },	/* over: SCHED_IDLE again */
+		{ 1030, 0, 's', false, 3030, 4000 },	/* starved again: 2 s */
+		{ 3030, 100, 0, false, 3030, 4000 },	/* quiet over 2 s: stays out */
+		{ 3040, 100, 0, true, 3030, 4000 },
+		{ 3050, 0, 's', false, 7050, 8000 },	/* and again: 4 s */
 		/* idle is not entered while not busy, back-off over or not */
-		{ 7060, 0, 1, false, 7050, 8000 },
+		{ 7060, 1, 0, false, 7050, 8000 },
+		{ 7070, 100, 0, true, 7050, 8000 },
+		{ 7071, 0, 'q', false, 7050, 8000 },	/* quiet: the back-off stays */
 	};
 
 	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
@@ -160,13 +178,13 @@ Test(placement, guard_starved_backs_off)
 Test(placement, guard_calm_resets_backoff)
 {
 	static const struct step steps[] = {
-		{ 10, 0, 100, true, 0, 1000 },
-		{ 20, 9, 100, false, 1020, 2000 },
-		{ 1030, 0, 100000, true, 1020, 2000 },	/* idle since 1030 */
-		{ 6030, 1000, 100000, true, 1020, 2000 },
-		{ 11029, 1000, 100000, true, 1020, 2000 },	/* 9.999 s idle */
-		{ 11030, 0, 100, true, 1020, 1000 },		/* 10 s: back-off reset */
-		{ 11040, 9, 100, false, 12040, 2000 },
+		{ 10, 100, 0, true, 0, 1000 },
+		{ 20, 0, 's', false, 1020, 2000 },
+		{ 1030, 100000, 0, true, 1020, 2000 },	/* idle since 1030 */
+		{ 6030, 100000, 0, true, 1020, 2000 },
+		{ 11029, 100000, 0, true, 1020, 2000 },	/* 9.999 s idle */
+		{ 11030, 100, 0, true, 1020, 1000 },	/* 10 s: back-off reset */
+		{ 11040, 0, 's', false, 12040, 2000 },
 	};
 
 	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
@@ -175,17 +193,22 @@ Test(placement, guard_calm_resets_backoff)
 Test(placement, guard_backoff_max)
 {
 	struct place_guard g;
-	uint64_t now = 0, delay = 0;
+	uint64_t now = 0, stops = 0;
 
-	placement_guard_init(&g, now, delay, 0);
+	placement_guard_init(&g, now, stops);
 	for (int i = 0; i < 20; i++) {
 		now = g.until > now ? g.until : now + 10 * MS;
-		cr_expect(placement_guard_step(&g, now, delay, (uint64_t)(i + 1) * 1000000));
-		now += 10 * MS;
-		delay += 10 * MS;	/* the whole interval on a run queue */
-		cr_expect_not(placement_guard_step(&g, now, delay, (uint64_t)(i + 1) * 1000000 + 500000));
-		cr_expect_leq(g.backoff, PLACE_BACKOFF_MAX_NS);
+		stops += 1000000;
+		cr_expect(placement_guard_step(&g, now, stops), "round %d", i);
+		now += 5 * MS;
+		placement_guard_out(&g, now, true);
+		cr_expect_not(g.idle);
+		cr_expect_eq(g.until, now + (i < 6 ? (1ULL << i) * SEC : PLACE_BACKOFF_MAX_NS),
+			     "round %d", i);
 	}
 	cr_expect_eq(g.backoff, PLACE_BACKOFF_MAX_NS);
+	cr_expect_eq(g.nstarved, 20);
+	placement_guard_out(&g, now, false);
+	cr_expect_eq(g.nquiet, 1);
 	cr_expect_eq(g.nstarved, 20);
 }
