@@ -74,7 +74,7 @@ test_cpu_follow_policies() {
 			# other work on the machine can keep it out (the guard): it says so
 			expect_grep 'cpu=follow: [0-9]* stops' "$TMP/err.$cpu"
 			grep -q ' SCHED_IDLE$' "$TMP/ptap.$cpu" ||
-				grep -q 'SCHED_IDLE, [1-9][0-9]* back-offs (starved)' "$TMP/err.$cpu" ||
+				grep -q 'SCHED_IDLE, [1-9][0-9]* times starved' "$TMP/err.$cpu" ||
 				fail "follow: ptap never seen SCHED_IDLE, nor starved:" \
 				     "$(xargs <"$TMP/ptap.$cpu"); $(grep 'cpu=follow:' "$TMP/err.$cpu")"
 		else
