@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -110,23 +111,33 @@ int64_t placement_schedstat_delay(const char *schedstat)
 	return (int64_t)delay;
 }
 
-void placement_guard_init(struct place_guard *g, uint64_t now, uint64_t stops)
+void placement_guard_init(struct place_guard *g, uint64_t now, uint64_t stops, uint64_t sleeps)
 {
-	*g = (struct place_guard){ .t0 = now, .stops0 = stops, .backoff = PLACE_BACKOFF_NS };
+	*g = (struct place_guard){ .t0 = now, .stops0 = stops, .sleeps0 = sleeps,
+				   .backoff = PLACE_BACKOFF_NS };
 }
 
-bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t stops)
+bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t stops, uint64_t sleeps)
 {
-	uint64_t wall = now - g->t0, n = stops - g->stops0;
+	uint64_t wall = now - g->t0, n = stops - g->stops0, z = sleeps - g->sleeps0;
 	/* stops per PLACE_INTERVAL_NS, however long this interval was */
 	bool busy = wall && n * PLACE_INTERVAL_NS >= PLACE_MIN_STOPS * wall;
+	bool want;
 
 	g->t0 = now;
 	g->stops0 = stops;
-	if (g->idle && now - g->idle_since >= PLACE_CALM_NS)
+	g->sleeps0 = sleeps;
+	if (g->until && now >= g->until + PLACE_CALM_NS) {
 		g->backoff = PLACE_BACKOFF_NS;
-	if (g->idle != (busy && now >= g->until)) {
-		g->idle = !g->idle;
+		g->until = 0;
+	}
+	if (g->idle)		/* how often it would sleep cannot be seen: look again now and then */
+		want = busy && now - g->idle_since < PLACE_PROBE_NS;
+	else
+		want = busy && z * 100 >= n * PLACE_SLEEP_PCT && now >= g->until;
+	g->nbusy += busy && !want && !g->idle && now >= g->until;
+	if (want != g->idle) {
+		g->idle = want;
 		g->idle_since = now;
 	}
 	return g->idle;
@@ -144,9 +155,9 @@ void placement_guard_out(struct place_guard *g, uint64_t now, bool starved)
 	g->backoff = g->backoff * 2 > PLACE_BACKOFF_MAX_NS ? PLACE_BACKOFF_MAX_NS : g->backoff * 2;
 }
 
-bool placement_starved(uint64_t wall, uint64_t waited)
+bool placement_starved(uint64_t wall, uint64_t waited, uint64_t stops)
 {
-	return waited * 100 > wall * PLACE_STARVED_PCT;
+	return !stops && waited * 100 > wall * PLACE_STARVED_PCT;
 }
 
 /* ---- the watchdog ---------------------------------------------------------- */
@@ -220,7 +231,7 @@ static void watch(struct placement *p)
 			continue;	/* woken early: too short to judge */
 		d = read_delay(p);
 		s = atomic_load_explicit(&p->stops, memory_order_relaxed);
-		if (d < 0 || d0 < 0 || placement_starved(t - t0, (uint64_t)(d - d0))) {
+		if (d < 0 || d0 < 0 || placement_starved(t - t0, (uint64_t)(d - d0), s - s0)) {
 			put_back(p, OUT_STARVED);
 			return;
 		}
@@ -343,6 +354,14 @@ static void leave_idle(struct placement *p, uint64_t now)
 	p->idle_ns += now - p->idle_t0;
 }
 
+/* The times ptap's thread slept (voluntary context switches: waitpid blocked, mostly). */
+static uint64_t sleeps(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nvcsw : 0;
+}
+
 /* Why --cpu=follow cannot be used here, or NULL. */
 static const char *follow_unusable(struct placement *p)
 {
@@ -398,7 +417,7 @@ void placement_init(struct session *s)
 		return;
 	}
 	p->next_check = mono_now(CLOCK_MONOTONIC_COARSE) + PLACE_INTERVAL_NS;
-	placement_guard_init(&p->g, mono_now(CLOCK_MONOTONIC_COARSE), 0);
+	placement_guard_init(&p->g, mono_now(CLOCK_MONOTONIC_COARSE), 0, sleeps());
 	s->place = p;
 }
 
@@ -429,7 +448,7 @@ void placement_note_stop(struct session *s, struct thread *t)
 		bool was = p->g.idle;
 
 		p->next_check = now + PLACE_INTERVAL_NS;
-		if (placement_guard_step(&p->g, now, p->nstops) != was) {
+		if (placement_guard_step(&p->g, now, p->nstops, sleeps()) != was) {
 			if (p->g.idle)
 				enter_idle(p, now);
 			else
@@ -455,9 +474,10 @@ void placement_fini(struct session *s)
 	futex_wake(&p->state);
 	pthread_join(p->watchdog, NULL);
 	pr_debug("--cpu=follow: %lu stops, %lu moves, %.2f s SCHED_IDLE, %lu times starved, "
-		 "%lu quiet spells\n", (unsigned long)p->nstops, (unsigned long)p->moves,
-		 (double)p->idle_ns / 1e9, (unsigned long)p->g.nstarved,
-		 (unsigned long)p->g.nquiet);
+		 "%lu quiet spells, %lu intervals of stops ptap did not sleep for\n",
+		 (unsigned long)p->nstops, (unsigned long)p->moves, (double)p->idle_ns / 1e9,
+		 (unsigned long)p->g.nstarved, (unsigned long)p->g.nquiet,
+		 (unsigned long)p->g.nbusy);
 	if (p->stat_fd >= 0)
 		close(p->stat_fd);
 	close(p->sched_fd);

@@ -91,38 +91,44 @@ Test(placement, schedstat_delay)
 
 Test(placement, starved)
 {
-	cr_expect_not(placement_starved(5 * MS, 0));
-	cr_expect_not(placement_starved(5 * MS, 4 * MS), "80%% is not yet starved");
-	cr_expect(placement_starved(5 * MS, 4 * MS + 1));
-	cr_expect(placement_starved(5 * MS, 5 * MS));
-	/* coroutine-like turns with the target: ptap waits about 30% of the time */
-	cr_expect_not(placement_starved(10 * MS, 3 * MS));
-	cr_expect(placement_starved(1400 * MS, 1399 * MS), "behind a busy loop");
+	cr_expect_not(placement_starved(5 * MS, 0, 0));
+	cr_expect_not(placement_starved(5 * MS, 4 * MS, 0), "80%% is not yet starved");
+	cr_expect(placement_starved(5 * MS, 4 * MS + 1, 0));
+	cr_expect(placement_starved(5 * MS, 5 * MS, 0));
+	cr_expect(placement_starved(1400 * MS, 1399 * MS, 0), "behind a busy loop");
+	/* waiting while it handles stops: behind the threads it resumed, not starved */
+	cr_expect_not(placement_starved(5 * MS, 5 * MS, 1));
+	cr_expect_not(placement_starved(10 * MS, 3 * MS, 1500));
 }
 
-/* One guard event: an interval's end at T ms with STOPS stops in it, or the watchdog's put-back. */
+/*
+ * One guard event: an interval's end at T ms with STOPS stops and SLEEPS
+ * sleeps in it, or the watchdog's put-back.
+ */
 struct step {
 	uint64_t t_ms;
 	uint64_t stops;		/* stops in the interval */
+	uint64_t sleeps;	/* times ptap slept in it */
 	char out;		/* 's': the watchdog found ptap starved, 'q': quiet; 0: an interval */
 	bool idle;		/* what the guard must say after it */
 	uint64_t until_ms;	/* the back-off's end after it */
 	uint64_t backoff_ms;	/* the next back-off after it */
 };
 
-static void run_steps(const struct step *steps, size_t n)
+static struct place_guard run_steps(const struct step *steps, size_t n)
 {
 	struct place_guard g;
-	uint64_t stops = 1000;	/* whatever they were at the start */
+	uint64_t stops = 1000, sleeps = 700;	/* whatever they were at the start */
 
-	placement_guard_init(&g, 0, stops);
+	placement_guard_init(&g, 0, stops, sleeps);
 	cr_expect_not(g.idle);
 	for (size_t i = 0; i < n; i++) {
 		if (steps[i].out) {
 			placement_guard_out(&g, steps[i].t_ms * MS, steps[i].out == 's');
 		} else {
 			stops += steps[i].stops;
-			cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, stops),
+			sleeps += steps[i].sleeps;
+			cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, stops, sleeps),
 				     steps[i].idle, "step %zu (t=%lu ms)", i,
 				     (unsigned long)steps[i].t_ms);
 		}
@@ -132,59 +138,84 @@ static void run_steps(const struct step *steps, size_t n)
 		cr_expect_eq(g.backoff, steps[i].backoff_ms * MS, "step %zu: back-off %lu ms", i,
 			     (unsigned long)(g.backoff / MS));
 	}
+	return g;
 }
 
-Test(placement, guard_busy_and_quiet)
+Test(placement, guard_busy_sleepy_quiet)
 {
 	static const struct step steps[] = {
-		{ 10, 19, 0, false, 0, 1000 },		/* 19 stops in 10 ms: too few */
-		{ 20, 20, 0, true, 0, 1000 },		/* 20: SCHED_IDLE */
-		{ 30, 2000, 0, true, 0, 1000 },
-		{ 40, 3, 0, false, 0, 1000 },		/* too few again: back, no back-off */
-		{ 50, 500, 0, true, 0, 1000 },
-		{ 55, 0, 'q', false, 0, 1000 },		/* the watchdog: quiet, no back-off */
-		{ 60, 500, 0, true, 0, 1000 },		/* busy again: at once */
+		{ 10, 19, 19, 0, false, 0, 1000 },	/* 19 stops in 10 ms: too few */
+		{ 20, 20, 20, 0, true, 0, 1000 },	/* 20, slept for each: SCHED_IDLE */
+		{ 30, 2000, 0, 0, true, 0, 1000 },	/* idle: its sleeps say nothing */
+		{ 40, 3, 0, 0, false, 0, 1000 },	/* too few again: back, no back-off */
+		{ 50, 500, 125, 0, true, 0, 1000 },	/* slept for 25% of them: enough */
+		{ 55, 0, 0, 'q', false, 0, 1000 },	/* the watchdog: quiet, no back-off */
+		{ 65, 500, 124, 0, false, 0, 1000 },	/* 24.8%: a CPU of its own is better */
+		{ 75, 500, 500, 0, true, 0, 1000 },
 		/* 10 s with no stop (asleep): 1 stop in 10 s is quiet */
-		{ 10060, 1, 0, false, 0, 1000 },
+		{ 10075, 1, 1, 0, false, 0, 1000 },
 		/* a long interval counts its stops per 10 ms */
-		{ 10160, 199, 0, false, 0, 1000 },
-		{ 10260, 200, 0, true, 0, 1000 },
+		{ 10175, 199, 199, 0, false, 0, 1000 },
+		{ 10275, 200, 200, 0, true, 0, 1000 },
 	};
+	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
 
-	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+	cr_expect_eq(g.nquiet, 1);
+	cr_expect_eq(g.nbusy, 1, "the 24.8%% interval");
+	cr_expect_eq(g.nstarved, 0);
+}
+
+/* Idle for PLACE_PROBE_NS: one interval as SCHED_OTHER to see whether ptap still sleeps. */
+Test(placement, guard_probes)
+{
+	static const struct step steps[] = {
+		{ 10, 100, 100, 0, true, 0, 1000 },		/* idle since 10 */
+		{ 1009, 100000, 0, 0, true, 0, 1000 },		/* 999 ms */
+		{ 1010, 100, 0, 0, false, 0, 1000 },		/* 1 s: look */
+		{ 1020, 100, 10, 0, false, 0, 1000 },		/* 10%: stays out */
+		{ 1030, 100, 100, 0, true, 0, 1000 },		/* sleeping again: in */
+		{ 2030, 100000, 0, 0, false, 0, 1000 },		/* look again */
+		{ 2040, 100, 100, 0, true, 0, 1000 },
+	};
+	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+
+	cr_expect_eq(g.nbusy, 1);
 }
 
 Test(placement, guard_starved_backs_off)
 {
 	static const struct step steps[] = {
-		{ 10, 100, 0, true, 0, 1000 },
-		{ 15, 0, 's', false, 1015, 2000 },	/* starved: back off 1 s */
-		{ 20, 100, 0, false, 1015, 2000 },	/* busy, but backing off */
-		{ 1014, 10000, 0, false, 1015, 2000 },
-		{ 1024, 100, 0, true, 1015, 2000 },	/* over: SCHED_IDLE again */
-		{ 1030, 0, 's', false, 3030, 4000 },	/* starved again: 2 s */
-		{ 3030, 100, 0, false, 3030, 4000 },	/* quiet over 2 s: stays out */
-		{ 3040, 100, 0, true, 3030, 4000 },
-		{ 3050, 0, 's', false, 7050, 8000 },	/* and again: 4 s */
+		{ 10, 100, 100, 0, true, 0, 1000 },
+		{ 15, 0, 0, 's', false, 1015, 2000 },		/* starved: back off 1 s */
+		{ 20, 100, 100, 0, false, 1015, 2000 },		/* busy, but backing off */
+		{ 1014, 100000, 100000, 0, false, 1015, 2000 },
+		{ 1024, 100, 100, 0, true, 1015, 2000 },	/* over: SCHED_IDLE again */
+		{ 1030, 0, 0, 's', false, 3030, 4000 },		/* starved again: 2 s */
+		{ 3030, 100, 100, 0, false, 3030, 4000 },	/* quiet over 2 s: stays out */
+		{ 3040, 100, 100, 0, true, 3030, 4000 },
+		{ 3050, 0, 0, 's', false, 7050, 8000 },		/* and again: 4 s */
 		/* idle is not entered while not busy, back-off over or not */
-		{ 7060, 1, 0, false, 7050, 8000 },
-		{ 7070, 100, 0, true, 7050, 8000 },
-		{ 7071, 0, 'q', false, 7050, 8000 },	/* quiet: the back-off stays */
+		{ 7060, 1, 1, 0, false, 7050, 8000 },
+		{ 7070, 100, 100, 0, true, 7050, 8000 },
+		{ 7071, 0, 0, 'q', false, 7050, 8000 },		/* quiet: the back-off stays */
 	};
+	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
 
-	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
+	cr_expect_eq(g.nstarved, 3);
+	cr_expect_eq(g.nquiet, 1);
+	cr_expect_eq(g.nbusy, 0, "backing off is not counted");
 }
 
+/* PLACE_CALM_NS after a back-off ended with no new starvation: the next one is 1 s again. */
 Test(placement, guard_calm_resets_backoff)
 {
 	static const struct step steps[] = {
-		{ 10, 100, 0, true, 0, 1000 },
-		{ 20, 0, 's', false, 1020, 2000 },
-		{ 1030, 100000, 0, true, 1020, 2000 },	/* idle since 1030 */
-		{ 6030, 100000, 0, true, 1020, 2000 },
-		{ 11029, 100000, 0, true, 1020, 2000 },	/* 9.999 s idle */
-		{ 11030, 100, 0, true, 1020, 1000 },	/* 10 s: back-off reset */
-		{ 11040, 0, 's', false, 12040, 2000 },
+		{ 10, 100, 100, 0, true, 0, 1000 },
+		{ 20, 0, 0, 's', false, 1020, 2000 },
+		{ 1019, 100000, 100000, 0, false, 1020, 2000 },
+		{ 11019, 1, 1, 0, false, 1020, 2000 },		/* 9.999 s after */
+		{ 11020, 100, 100, 0, true, 0, 1000 },		/* 10 s: reset */
+		{ 11025, 0, 0, 's', false, 12025, 2000 },
 	};
 
 	run_steps(steps, sizeof(steps) / sizeof(steps[0]));
@@ -195,11 +226,11 @@ Test(placement, guard_backoff_max)
 	struct place_guard g;
 	uint64_t now = 0, stops = 0;
 
-	placement_guard_init(&g, now, stops);
+	placement_guard_init(&g, now, stops, stops);
 	for (int i = 0; i < 20; i++) {
 		now = g.until > now ? g.until : now + 10 * MS;
 		stops += 1000000;
-		cr_expect(placement_guard_step(&g, now, stops), "round %d", i);
+		cr_expect(placement_guard_step(&g, now, stops, stops), "round %d", i);
 		now += 5 * MS;
 		placement_guard_out(&g, now, true);
 		cr_expect_not(g.idle);
