@@ -26,6 +26,7 @@
 #include "tracer/launch.h"
 #include "tracer/loop.h"
 #include "tracer/output.h"
+#include "tracer/placement.h"
 #include "tracer/plant.h"
 #include "tracer/privs.h"
 #include "tracer/session.h"
@@ -81,6 +82,10 @@ static const char record_usage[] =
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
+	"      --cpu POLICY      where ptap runs: follow (default: on the CPU of the thread\n"
+	"                        it stopped, so hits cost about what they do pinned to one\n"
+	"                        CPU; needs CAP_SYS_NICE or RLIMIT_NICE 20, else as free)\n"
+	"                        or free (wherever the scheduler puts it)\n"
 	"      --syscalls LIST   also record these syscalls (names as strace has them, and\n"
 	"                        %file %desc %net %memory %process %signal %ipc %creds\n"
 	"                        %clock), with decoded arguments, result and duration\n"
@@ -171,7 +176,7 @@ static int add_req(struct record_opts *o, const char *text)
 
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
-       OPT_SYSCALLS, OPT_CONTEXT,
+       OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
        OPT_NO_JUMPS };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
@@ -217,6 +222,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
+		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -258,6 +264,14 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 			if (add_context(s, optarg) < 0)
 				return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]",
 						   optarg);
+			break;
+		case OPT_CPU:
+			if (!strcmp(optarg, "follow"))
+				s->cpu = CPU_FOLLOW;
+			else if (!strcmp(optarg, "free"))
+				s->cpu = CPU_FREE;
+			else
+				return usage_error("--cpu %s: use follow or free", optarg);
 			break;
 		case OPT_EVENTS:
 			if (strcmp(optarg, "task"))
@@ -804,7 +818,9 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 		}
 		loop_forward_pid = forward_cmd_pid = s->cmd_pid;
 	}
+	placement_init(s);	/* after the launch: the command keeps ptap's scheduling */
 	r = loop_run(s);
+	placement_fini(s);
 	if (r < 0)
 		pr_err("tracing stopped: %s\n", strerror(-r));
 	lost = output__close(s->out, &err);
@@ -849,7 +865,7 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 
 int cmd_record(int argc, char **argv)
 {
-	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC,
+	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC, .cpu = CPU_FOLLOW,
 			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];

@@ -26,6 +26,7 @@
 #include "tracer/maptab.h"
 #include "tracer/mem.h"
 #include "tracer/output.h"
+#include "tracer/placement.h"
 #include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
@@ -570,6 +571,7 @@ int loop_run(struct session *s)
 			continue;
 		}
 		t = thread__find(s, pid);
+		placement_note_stop(s, t);
 		if (!t)
 			loop_unknown(s, pid, st);
 		else if (!t->as && (st >> 16) != PTRACE_EVENT_STOP)

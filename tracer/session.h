@@ -53,6 +53,14 @@ enum mmap_tracking {
 	MMAP_SYSCALL,	/* attached, --mmap-tracking=syscall: a stop at every syscall */
 };
 
+/* Where ptap runs (--cpu, tracer/placement.h). */
+enum cpu_policy {
+	CPU_FREE,	/* wherever the scheduler puts it */
+	CPU_FOLLOW,	/* on the CPU of the threads it stops (SCHED_IDLE, guarded) */
+};
+
+struct placement;
+
 struct session {
 	/* options */
 	enum out_format format;
@@ -66,6 +74,8 @@ struct session {
 	bool events_task;		/* --events task: fork, exec and exit records */
 	bool retprobes;			/* a return probe: threads get a shadow stack */
 	enum mmap_tracking mmap_tracking;
+	enum cpu_policy cpu;		/* --cpu */
+	struct placement *place;	/* --cpu=follow's state (NULL: none) */
 
 	struct probe *probes;
 	int nprobes;
