@@ -155,9 +155,9 @@ void placement_guard_out(struct place_guard *g, uint64_t now, bool starved)
 	g->backoff = g->backoff * 2 > PLACE_BACKOFF_MAX_NS ? PLACE_BACKOFF_MAX_NS : g->backoff * 2;
 }
 
-bool placement_starved(uint64_t wall, uint64_t waited, uint64_t stops)
+bool placement_starved(uint64_t wall, uint64_t waited)
 {
-	return !stops && waited * 100 > wall * PLACE_STARVED_PCT;
+	return waited * 100 > wall * PLACE_STARVED_PCT;
 }
 
 /* ---- the watchdog ---------------------------------------------------------- */
@@ -231,7 +231,7 @@ static void watch(struct placement *p)
 			continue;	/* woken early: too short to judge */
 		d = read_delay(p);
 		s = atomic_load_explicit(&p->stops, memory_order_relaxed);
-		if (d < 0 || d0 < 0 || placement_starved(t - t0, (uint64_t)(d - d0), s - s0)) {
+		if (d < 0 || d0 < 0 || placement_starved(t - t0, (uint64_t)(d - d0))) {
 			put_back(p, OUT_STARVED);
 			return;
 		}

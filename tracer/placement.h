@@ -46,10 +46,11 @@ int64_t placement_schedstat_delay(const char *schedstat);
  *     cannot be seen while idle, ptap goes back to SCHED_OTHER for one
  *     interval every PLACE_PROBE_NS to look again;
  *   - under a watchdog thread that puts it back to SCHED_OTHER as soon as it
- *     spent most of a tick waiting for a CPU without handling a stop
- *     (starved: ptap stays out for a back-off that doubles at each new
- *     starvation) or saw no stop for a while (asleep: the first stop after a
- *     quiet spell must not wait behind other work).
+ *     spent most of a tick waiting for a CPU (starved: ptap stays out for a
+ *     back-off that doubles at each new starvation) or saw no stop for a
+ *     while (asleep: the first stop after a quiet spell must not wait behind
+ *     other work).  The threads ptap resumes preempt it too, but at the stop
+ *     rates that make it idle they run for far less than a tick.
  * These are its pure parts: placement_guard_step() runs in ptap's thread at
  * each interval's end, placement_guard_out() when the watchdog put it back.
  */
@@ -87,7 +88,7 @@ void placement_guard_init(struct place_guard *g, uint64_t now, uint64_t stops, u
 bool placement_guard_step(struct place_guard *g, uint64_t now, uint64_t stops, uint64_t sleeps);
 /* The watchdog put ptap back to SCHED_OTHER at NOW: STARVED, or asleep. */
 void placement_guard_out(struct place_guard *g, uint64_t now, bool starved);
-/* Did ptap starve, having waited WAITED ns for a CPU over WALL ns and handled STOPS stops? */
-bool placement_starved(uint64_t wall, uint64_t waited, uint64_t stops);
+/* Did ptap starve, having waited WAITED ns for a CPU over WALL ns? */
+bool placement_starved(uint64_t wall, uint64_t waited);
 
 #endif
