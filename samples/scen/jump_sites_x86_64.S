@@ -10,12 +10,7 @@ jump_total:
 
 	.text
 
-#define FUNC(name)			\
-	.globl name;			\
-	.type name, @function;		\
-	.p2align 4;			\
-name:
-#define END(name)	.size name, . - name
+#include "../asm_x86_64.h"
 
 /* long jump_plain(long x): x + 1.  Two whole instructions, 7 bytes: a jump site. */
 FUNC(jump_plain)
