@@ -41,15 +41,17 @@ test_cpu_follow_same_records() {
 # While ptap traces a busy command with --cpu=follow, ptap is SCHED_IDLE
 # (where it can leave it again; otherwise SCHED_OTHER, said at -vv) and the
 # command, and a child it starts then, are SCHED_OTHER with their affinity
-# untouched.  With --cpu=free ptap stays SCHED_OTHER.
+# untouched.  With --cpu=free, the default, ptap stays SCHED_OTHER.
 test_cpu_follow_policies() {
-	local can=no mask n
+	local can=no mask n opt
 	can_leave_idle && can=yes
 	mask=$(taskset -p $$ | awk '{ print $NF }')
-	for cpu in follow free; do
+	for cpu in follow free default; do
+		opt=--cpu=$cpu
+		[ $cpu != default ] || opt=
 		# insn_zoo makes hits in the background while the shell looks at ptap
 		# (its parent), itself and a child of its own, 25 times
-		run_ptap record -vv --cpu=$cpu -o "$TMP/rec.$cpu" -x "$S/insn_zoo" -e zoo_push -- sh -c '
+		run_ptap record -vv $opt -o "$TMP/rec.$cpu" -x "$S/insn_zoo" -e zoo_push -- sh -c '
 			'"$S/insn_zoo"' 100000 1 >/dev/null & z=$!
 			sleep 0.1
 			for i in $(seq 25); do
@@ -75,13 +77,14 @@ test_cpu_follow_policies() {
 			expect_grep 'cpu=follow: [0-9]* stops' "$TMP/err.$cpu"
 			grep -q ' SCHED_IDLE$' "$TMP/ptap.$cpu" ||
 				grep -q 'SCHED_IDLE, [1-9][0-9]* times starved' "$TMP/err.$cpu" ||
-				fail "follow: ptap never seen SCHED_IDLE, nor starved:" \
+				fail "$cpu: ptap never seen SCHED_IDLE, nor starved:" \
 				     "$(xargs <"$TMP/ptap.$cpu"); $(grep 'cpu=follow:' "$TMP/err.$cpu")"
 		else
 			expect_eq "$cpu: ptap" "25 SCHED_OTHER" "$(xargs <"$TMP/ptap.$cpu")"
 		fi
 	done
 	[ $can = yes ] || expect_grep 'could not leave SCHED_IDLE' "$TMP/err.follow"
+	! grep -q 'cpu=follow' "$TMP/err.default" || fail "default: $(grep 'cpu=follow' "$TMP/err.default")"
 }
 
 # An ordinary user (no CAP_SYS_NICE, RLIMIT_NICE 0) could never leave
