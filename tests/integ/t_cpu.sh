@@ -84,7 +84,8 @@ test_cpu_follow_policies() {
 		fi
 	done
 	[ $can = yes ] || expect_grep 'could not leave SCHED_IDLE' "$TMP/err.follow"
-	! grep -q 'cpu=follow' "$TMP/err.default" || fail "default: $(grep 'cpu=follow' "$TMP/err.default")"
+	! grep -q 'cpu=follow' "$TMP/err.default" ||
+		fail "default: $(grep 'cpu=follow' "$TMP/err.default")"
 }
 
 # An ordinary user (no CAP_SYS_NICE, RLIMIT_NICE 0) could never leave
