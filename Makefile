@@ -67,9 +67,9 @@ $(S)/query_server-nopie: samples/query_server.c samples/expect.h | deps
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -no-pie -fno-pie -o $@ $<
 $(S)/query_server-stripped: $(S)/query_server-O2
 	$(Q)strip -o $@ $<
-$(S)/insn_zoo: samples/insn_zoo.c samples/insn_zoo_$(ARCH).S | deps
+$(S)/insn_zoo: samples/insn_zoo.c samples/insn_zoo_$(ARCH).S samples/asm_$(ARCH).h | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $^
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $(filter %.c %.S,$^)
 
 $(S)/dlopen_host: samples/dlopen_host.c | deps
 	@mkdir -p $(@D)
@@ -91,7 +91,8 @@ SCEN_SAMPLES := $(patsubst samples/scen/%.c,$(S)/scen/%,$(SCEN_PROGS)) \
 		$(patsubst samples/scen/%.c,$(S)/scen/%.so,$(SCEN_LIBS))
 samples: $(SCEN_SAMPLES)
 .SECONDEXPANSION:
-$(S)/scen/%: samples/scen/%.c $$(wildcard samples/scen/%_$(ARCH).S) samples/selfcheck.h | deps
+$(S)/scen/%: samples/scen/%.c $$(wildcard samples/scen/%_$(ARCH).S) samples/selfcheck.h \
+	     samples/asm_$(ARCH).h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -iquote . -O2 -g -pthread -rdynamic -o $@ $(filter %.c %.S,$^) -ldl
 $(S)/scen/%.so: samples/scen/%.c samples/selfcheck.h | deps
@@ -205,14 +206,22 @@ demo: deps
 
 $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -no-pie -fno-pie -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -pthread -no-pie -fno-pie -o $@ $<
+
+# The writers' benchmark formats records with ptap's own code: linked with libptap.a.
+$(O)/bench/writers: tests/bench/writers.c $(O)/libptap.a | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libptap.a $(PKG_LIBS)
 
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -o $@ $<
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -pthread -o $@ $<
 
+# The tools make bench compares against are optional: their rows say why
+# there are no figures.
 bench:
-	$(Q)scripts/deps.sh --bench
+	$(Q)scripts/deps.sh
+	$(Q)scripts/deps.sh --bench || echo 'make bench: the rows of the tools missing say so'
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))
 	tests/bench/run.sh $(O)
 
@@ -224,4 +233,4 @@ lint:
 clean:
 	rm -rf $(O)
 
--include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d
+-include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d $(O)/bench/writers.d

@@ -114,6 +114,49 @@ int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_
 int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, size_t len);
 
 /*
+ * A jump site: the first instructions at a probe address replaced by a
+ * "jmp rel32" to a trampoline in a scratch page that holds the int3, the
+ * relocated instructions and a jump back.  The trap stops with the pc in the
+ * trampoline, past the int3, where the thread simply goes on: no register
+ * write on the hit.  Allowed only under kprobes' rules: the replaced bytes
+ * are whole instructions that run anywhere (ARCH_STEP_OOL), and no branch in
+ * the function lands inside them (after the first byte).
+ */
+#define ARCH_JUMP_MAX		20	/* bytes a jump site may replace */
+#define ARCH_JUMP_TRAMP		(ARCH_BP_LEN + ARCH_JUMP_MAX + 5)	/* <= ARCH_SLOT_SIZE */
+
+struct arch_jump {
+	uint8_t len;			/* bytes replaced (>= 5), 0: the site takes an int3 */
+	uint8_t bytes[ARCH_JUMP_MAX];	/* their original bytes */
+};
+
+/*
+ * May the probe at PC be a jump site?  FN[0..FNLEN) is the code of the
+ * function holding PC, at FN_PC.  0 with J filled, or -ENOTSUP with WHY
+ * (J->len 0): an instruction in the way cannot be relocated, the function
+ * does not decode to its end, has an indirect jump (a jump table whose
+ * targets cannot be checked), or a branch into the replaced bytes.
+ */
+int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+		      struct arch_jump *j, char *why, size_t whylen);
+/*
+ * The same check of the branches in another part of the function (gcc's
+ * "f.cold", which jumps back into f): 0 or -ENOTSUP with WHY.
+ */
+int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			 const struct arch_jump *j, char *why, size_t whylen);
+/*
+ * Write the trampoline of J (for a site at PC) that lives at TRAMP into BUF
+ * (ARCH_SLOT_SIZE bytes): int3, the instructions (rip-relative operands
+ * re-based), a jump back to PC + J->len; the rest int3.  Bytes used, or
+ * -ERANGE (too far), -EINVAL.
+ */
+int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
+			  size_t len);
+/* The J->len bytes that replace the code at PC: the jump to TRAMP, then int3s.  0 or -ERANGE. */
+int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf);
+
+/*
  * Emulate INSN (step != ARCH_STEP_OOL) on REGS, whose pc is INSN->pc.  CALL
  * writes the return address below the stack pointer through WRITE_MEM; RET
  * reads it through READ_MEM.  Both return 0 or -errno.  0 or -errno.
@@ -148,6 +191,19 @@ bool arch_syscall_restart(arch_regs_t *regs);
 bool arch_regs_in_syscall(const arch_regs_t *regs);
 /* The seccomp_data.arch value (AUDIT_ARCH_*) of the native syscall ABI. */
 extern const uint32_t arch_audit_arch;
+/*
+ * wait4(PID, STATUS, OPTIONS, NULL) that ptap's signal handlers can cancel:
+ * returns what wait4 returns, the pid or -errno, and -EINTR without waiting
+ * when one of the flags FLAGS points to (up to a NULL) is set, or when a
+ * handler calling
+ * arch_wait4_cancel() ran before the wait ended.  The handlers run with
+ * SA_RESTART, so no other system call of ptap's sees EINTR.
+ */
+long arch_wait4_cancellable(int pid, int *status, int options,
+			    const volatile int *const flags[]);
+/* From a signal handler, with its ucontext: cancel a wait as above. */
+void arch_wait4_cancel(void *ucontext);
+
 #define ARCH_SYSCALL_INSN_LEN	2
 extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
 

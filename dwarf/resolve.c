@@ -16,7 +16,55 @@
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
+#include "probes/log.h"
 #include "probes/spec.h"
+
+/* Functions larger than this are not decoded whole: their sites take an int3. */
+#define JUMP_FN_MAX	(1u << 20)
+
+/* Check the branches of SYM (of MOD) against RP's jump: 0 or -ENOTSUP. */
+static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
+			  const struct elfmod_sym *sym, bool holds_site, char *why, size_t whylen)
+{
+	uint8_t *fn;
+	int r;
+
+	if (!sym->size || sym->size > JUMP_FN_MAX)
+		return snprintf(why, whylen, "%s: no size, or too large", sym->name), -ENOTSUP;
+	fn = malloc(sym->size);
+	if (!fn || elfmod__read(mod, sym->vaddr, fn, sym->size) < 0) {
+		free(fn);
+		return snprintf(why, whylen, "cannot read %s", sym->name), -ENOTSUP;
+	}
+	r = holds_site ? arch_jump_analyze(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why,
+					   whylen)
+		       : arch_jump_check_part(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why,
+					      whylen);
+	free(fn);
+	return r;
+}
+
+/*
+ * May RP's site be a jump site (arch.h)?  The function holding it is decoded
+ * whole from the symbol table, and so is its "NAME.cold" part when gcc split
+ * one off.  Never an error: a site that cannot be one takes an int3.
+ */
+static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod)
+{
+	struct elfmod_sym sym, cold;
+	char why[128] = "", name[256];
+
+	memset(&rp->jump, 0, sizeof(rp->jump));
+	if (rp->insn.step != ARCH_STEP_OOL || elfmod__sym_at(mod, rp->vaddr, &sym) < 0)
+		return;
+	if (jump_check_sym(rp, mod, &sym, true, why, sizeof(why)) == 0 &&
+	    snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
+	    elfmod__find_sym(mod, name, &cold) == 0 &&
+	    jump_check_sym(rp, mod, &cold, false, why, sizeof(why)) < 0)
+		memset(&rp->jump, 0, sizeof(rp->jump));
+	if (!rp->jump.len)
+		pr_debug("%s: an int3 site, not a jump site: %s\n", rp->where, why);
+}
 
 static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, struct ptap_err *err)
 {
@@ -41,6 +89,7 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 	if (r < 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s",
 				    rp->where);
+	decide_jump(rp, mod);
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct resolved_probe {
 	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
 	struct tpool pool;	/* type descriptors of the programs */
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
+	struct arch_jump jump;	/* may the site be a jump site (len 0: no; see arch.h) */
 	int nargs;
 	struct fetch_prog *progs;	/* NARGS programs */
 	char **names;		/* NARGS record names ("arg1" for unnamed) */

@@ -1,6 +1,7 @@
 /* probes/escape.c: escaping of target strings for text and JSON output.
  * Pure: works on caller buffers, never allocates. */
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "probes/escape.h"
@@ -45,10 +46,19 @@ static size_t utf8_len(const unsigned char *s, size_t len)
 	return n;
 }
 
-static bool needs_escape(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f || c == '"' || c == '\\';
-}
+/*
+ * What escape_str() does with each byte: copy it (printable ASCII but '"' and
+ * '\\'), escape it (the control bytes, 0x7f, '"', '\\'), or look at it as
+ * the start of a multi-byte UTF-8 sequence (0x80-0xff).
+ */
+enum { B_COPY, B_ESC, B_UTF8 };
+static const unsigned char byte_class[256] = {
+	[0x00 ... 0x1f] = B_ESC,
+	['"'] = B_ESC,
+	['\\'] = B_ESC,
+	[0x7f] = B_ESC,
+	[0x80 ... 0xff] = B_UTF8,
+};
 
 /* The letter of C's two-character escape (\n ...), or 0 when it has none. */
 static char named_escape(unsigned char c, enum esc_mode mode)
@@ -94,6 +104,27 @@ static size_t escape_byte(unsigned char c, enum esc_mode mode, char *tmp)
 	return 4;
 }
 
+#define ONES	0x0101010101010101ULL
+#define HIGHS	0x8080808080808080ULL
+
+/*
+ * Whether the 8 bytes of X are all B_COPY: no byte below 0x20, none at
+ * 0x80 or above, none equal to '"', '\\' or 0x7f.  A byte below N makes
+ * (x - N * ONES) & ~x & HIGHS non-zero (N <= 0x80); a byte equal to C is
+ * a zero byte of x ^ (C * ONES).
+ */
+static bool plain8(uint64_t x)
+{
+	uint64_t q = x ^ ('"' * ONES), b = x ^ ('\\' * ONES), d = x ^ (0x7f * ONES);
+
+	return !((x | ((x - 0x20 * ONES) & ~x) | ((q - ONES) & ~q) | ((b - ONES) & ~b) |
+		  ((d - ONES) & ~d)) & HIGHS);
+}
+
+/*
+ * Runs of bytes copied as they are go out 8 bytes at a time while they fit:
+ * target strings are mostly plain ASCII.
+ */
 size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size_t outlen,
 		  size_t *consumed)
 {
@@ -102,16 +133,31 @@ size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size
 	char tmp[8];
 
 	while (outlen && i < len) {
-		size_t n = utf8_len(u + i, len - i);
-		const char *src = s + i;
-		size_t w = n;
+		size_t room = outlen - 1 - o, lim = len - i < room ? len : i + room, n, w;
+		const char *src;
 
-		if (n == 0 || (n == 1 && needs_escape(u[i]))) {
+		/* the plain bytes that fit: one character each, cut anywhere */
+		for (uint64_t x; i + 8 <= lim; i += 8, o += 8) {
+			memcpy(&x, s + i, 8);
+			if (!plain8(x))
+				break;
+			memcpy(out + o, &x, 8);
+		}
+		while (i < lim && byte_class[u[i]] == B_COPY)
+			out[o++] = s[i++];
+		if (i == len || i == lim)
+			break;	/* done, or out of room */
+		room = outlen - 1 - o;
+		n = byte_class[u[i]] == B_UTF8 ? utf8_len(u + i, len - i) : 0;
+		if (n) {
+			src = s + i;
+			w = n;
+		} else {
 			w = escape_byte(u[i], mode, tmp);
 			src = tmp;
 			n = 1;
 		}
-		if (w > outlen - 1 - o)
+		if (w > room)
 			break;	/* never split a character or an escape */
 		memcpy(out + o, src, w);
 		o += w;

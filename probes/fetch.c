@@ -536,8 +536,35 @@ static uint64_t le_bytes(const char *buf, size_t n)
 	return v;
 }
 
-int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
-		    struct fetch_val *val, char *strbuf, size_t strmax)
+/*
+ * The planner's state (fetch_prog__first_read()): the first read seen, and
+ * the bytes worth reading ahead at it, which the evaluator's tail sets before
+ * it reads a string or a struct page by page.
+ */
+struct first_read {
+	struct fetch_read *rd;
+	bool seen;
+	size_t want;
+};
+
+/* The planner's read_mem: note the first read and fail it, so that the program stops there. */
+static ssize_t note_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct first_read *fr = priv;
+
+	(void)buf;
+	if (!fr->seen) {
+		fr->seen = true;
+		*fr->rd = (struct fetch_read){ .addr = addr, .len = len,
+					       .want = fr->want > len ? fr->want : len };
+	}
+	return -EFAULT;
+}
+
+/* fetch_prog__run(); with FR (planning: CTX reads through note_read()), the tail says what
+ * it wants to read ahead. */
+static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
+		    struct fetch_val *val, char *strbuf, size_t strmax, struct first_read *fr)
 {
 	const struct fetch_type *t = &prog->type;
 	struct eval ev = { .ctx = ctx, .val = val };
@@ -592,6 +619,8 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 	case FT_USTRING:
 		if (strmax && !strbuf)
 			goto bad;
+		if (fr)
+			fr->want = strmax;
 		if (read_cstr(ctx, top, strbuf, strmax, val) == 0)
 			val->truncated = true;
 		return 0;
@@ -600,6 +629,8 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 
 		if (n && !strbuf)
 			goto bad;
+		if (fr)
+			fr->want = n;
 		if (read_cstr(ctx, top, strbuf, n, val) == 0)
 			val->truncated = t->len > strmax;
 		return 0;
@@ -609,6 +640,8 @@ int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 
 		if (n && !strbuf)
 			goto bad;
+		if (fr)
+			fr->want = n;
 		read_blob(ctx, top, strbuf, n, val);
 		return 0;
 	}
@@ -619,4 +652,109 @@ bad:
 	memset(val, 0, sizeof(*val));
 	val->err = -EINVAL;
 	return -EINVAL;
+}
+
+int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
+		    struct fetch_val *val, char *strbuf, size_t strmax)
+{
+	return run_prog(prog, ctx, val, strbuf, strmax, NULL);
+}
+
+int fetch_prog__first_read(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
+			   struct fetch_read *rd, char *strbuf, size_t strmax)
+{
+	struct first_read fr = { .rd = rd };
+	struct fetch_ctx plan = *ctx;
+	struct fetch_val val;
+
+	if (!ctx->read_mem)
+		return 0;	/* the run reads nothing either: its reads fail */
+	plan.read_mem = note_read;
+	plan.priv = &fr;
+	run_prog(prog, &plan, &val, strbuf, strmax, &fr);
+	return fr.seen;
+}
+
+/* ---- batches: the reads of a hit, made ahead of its programs --------------- */
+
+void fetch_batch__init(struct fetch_batch *b, struct fetch_batch_ent *ent, unsigned int max,
+		       char *area, size_t size)
+{
+	*b = (struct fetch_batch){ .ent = ent, .max = max, .area = area, .size = size };
+}
+
+/* Does [ADDR, ADDR + LEN) lie in the first GOT bytes of E?  (No overflow on the way.) */
+static bool ent_holds(const struct fetch_batch_ent *e, size_t got, uint64_t addr, size_t len)
+{
+	return addr >= e->addr && addr - e->addr <= got && len <= got - (addr - e->addr);
+}
+
+int fetch_batch__add(struct fetch_batch *b, const struct fetch_read *rd)
+{
+	size_t room = b->size - b->used, len = rd->want > rd->len ? rd->want : rd->len;
+	struct fetch_batch_ent e;
+	bool cross;
+
+	if (!rd->len || rd->len - 1 > UINT64_MAX - rd->addr)
+		return 0;	/* nothing, or past the end of the address space */
+	if (len - 1 > UINT64_MAX - rd->addr)
+		len = UINT64_MAX - rd->addr + 1;
+	for (unsigned int i = 0; i < b->n; i++)
+		if (ent_holds(&b->ent[i], b->ent[i].len, rd->addr, len))
+			return 0;
+	if (len > room)
+		len = room;
+	if (len < rd->len || b->n == b->max)
+		return -ENOSPC;
+	e = (struct fetch_batch_ent){ .addr = rd->addr, .len = len, .data = b->area + b->used };
+	b->used += len;
+	cross = rd->addr / FETCH_PAGE_SIZE != (rd->addr + (len - 1)) / FETCH_PAGE_SIZE;
+	if (cross) {
+		b->ncross++;
+	} else if (b->ncross) {
+		/* the first entry that crosses moves to the end; this one takes its place */
+		b->ent[b->n] = b->ent[b->n - b->ncross];
+		b->ent[b->n - b->ncross] = e;
+		b->n++;
+		return 0;
+	}
+	b->ent[b->n++] = e;
+	return 0;
+}
+
+int fetch_batch__plan(struct fetch_batch *b, const struct fetch_prog *prog,
+		      const struct fetch_ctx *ctx, char *strbuf, size_t strmax)
+{
+	struct fetch_read rd;
+
+	if (!fetch_prog__first_read(prog, ctx, &rd, strbuf, strmax))
+		return 0;
+	return fetch_batch__add(b, &rd) < 0 ? -ENOSPC : 1;
+}
+
+ssize_t fetch_batch__read(const struct fetch_batch *b, uint64_t addr, void *buf, size_t len)
+{
+	for (unsigned int i = 0; i < b->n; i++) {
+		const struct fetch_batch_ent *e = &b->ent[i];
+
+		if (ent_holds(e, e->got, addr, len)) {
+			memcpy(buf, e->data + (addr - e->addr), len);
+			return (ssize_t)len;
+		}
+	}
+	return -ENOENT;
+}
+
+void fetch_batch__wrote(struct fetch_batch *b, uint64_t addr, const void *buf, size_t len)
+{
+	for (unsigned int i = 0; i < b->n; i++) {
+		const struct fetch_batch_ent *e = &b->ent[i];
+		uint64_t lo = addr > e->addr ? addr : e->addr;
+		uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;	/* clamped */
+		uint64_t eend = e->addr + e->got < e->addr ? UINT64_MAX : e->addr + e->got;
+		uint64_t hi = end < eend ? end : eend;
+
+		if (lo < hi)
+			memcpy(e->data + (lo - e->addr), (const char *)buf + (lo - addr), hi - lo);
+	}
 }

@@ -216,4 +216,83 @@ struct fetch_val {
 int fetch_prog__run(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax);
 
+/*
+ * ---- Planned reads: one read of target memory per hit ----
+ *
+ * A hit's programs read memory one value at a time.  Their first reads
+ * depend on registers and immediates only, so they can be found before any
+ * program runs, made at once (one process_vm_readv of many ranges), and
+ * served to the programs from there; only reads that depend on memory just
+ * read (a pointer followed) are left to the programs' own read_mem.
+ */
+
+/* A read a program makes through ctx->read_mem. */
+struct fetch_read {
+	uint64_t addr;
+	size_t len;		/* the bytes it asks for */
+	size_t want;		/* the bytes worth reading at ADDR, >= LEN: a string's limit or a
+				 * struct's size (the evaluator reads those page by page) */
+};
+
+/*
+ * The first read fetch_prog__run(PROG, CTX, ..., STRBUF, STRMAX) makes,
+ * found by running PROG up to it without reading: 1 with *RD set, or 0 when
+ * PROG reads nothing (values of registers alone, a NULL string, a malformed
+ * program, no CTX->read_mem).  CTX->read_mem is never called.  STRBUF as
+ * for fetch_prog__run(): a composite assembles its register pieces there.
+ */
+int fetch_prog__first_read(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
+			   struct fetch_read *rd, char *strbuf, size_t strmax);
+
+/* One range of a batch. */
+struct fetch_batch_ent {
+	uint64_t addr;
+	size_t len;		/* bytes to read */
+	char *data;		/* where they go, in the batch's area */
+	size_t got;		/* bytes read, a prefix: set by whoever makes the reads */
+};
+
+/*
+ * The ranges read ahead of a hit's programs, and the bytes read.  ENT (MAX
+ * entries) and AREA (SIZE bytes) are the caller's: nothing is allocated.
+ * Entries whose range crosses a 4096-byte page are kept last: a batched
+ * read stops at the first range that runs into unreadable memory, and those
+ * are the ones that may (a string read ahead to its limit).
+ */
+struct fetch_batch {
+	struct fetch_batch_ent *ent;
+	unsigned int n, max;
+	unsigned int ncross;	/* the last NCROSS entries cross a page */
+	char *area;
+	size_t size, used;
+};
+
+void fetch_batch__init(struct fetch_batch *b, struct fetch_batch_ent *ent, unsigned int max,
+		       char *area, size_t size);
+/*
+ * Add a range for RD: its WANT bytes, or as many as the area has room for
+ * when that is at least LEN; nothing when an entry's range holds them
+ * already (or RD reads nothing).  0, or -ENOSPC when it does not fit.
+ */
+int fetch_batch__add(struct fetch_batch *b, const struct fetch_read *rd);
+/*
+ * fetch_prog__first_read() then fetch_batch__add(): 1 when the read is in
+ * B, 0 when PROG reads nothing, -ENOSPC when B is full.
+ */
+int fetch_batch__plan(struct fetch_batch *b, const struct fetch_prog *prog,
+		      const struct fetch_ctx *ctx, char *strbuf, size_t strmax);
+/*
+ * LEN bytes at ADDR into BUF from the bytes an entry got: LEN, or -ENOENT
+ * when no entry got all of them (the caller reads them from the target:
+ * a read the batch made short is made again, and fails, or not, as it would
+ * have without the batch).
+ */
+ssize_t fetch_batch__read(const struct fetch_batch *b, uint64_t addr, void *buf, size_t len);
+/*
+ * LEN bytes of BUF were written at ADDR (by the tracer, between the batch's
+ * read and the programs: a return address swapped): the entries that got
+ * those bytes take them, so that later programs read what is there now.
+ */
+void fetch_batch__wrote(struct fetch_batch *b, uint64_t addr, const void *buf, size_t len);
+
 #endif

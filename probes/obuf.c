@@ -14,20 +14,111 @@ void ob_init(struct obuf *ob, char *buf, size_t cap)
 		ob->over = true;
 }
 
-void ob_write(struct obuf *ob, const char *s, size_t n)
+/* "00" "01" ... "99": two decimal digits per division. */
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The number of decimal digits of V. */
+static unsigned int dec_len(uint64_t v)
+{
+	unsigned int n = 1;
+
+	for (;;) {	/* four digits a step: most numbers are short */
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
+/* V in decimal, its N digits (dec_len()) ending at END. */
+static void dec(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, digits2 + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(end - 2, digits2 + 2 * v, 2);
+	else
+		end[-1] = (char)('0' + v);
+}
+
+/*
+ * Room for N bytes at the end of OB: where they go, or NULL (OB refuses
+ * them, and everything after).  The caller writes them, then calls ob_end().
+ */
+static char *ob_room(struct obuf *ob, size_t n)
 {
 	if (ob->over || n > ob->cap - 1 - ob->pos) {
 		ob->over = true;
-		return;
+		return NULL;
 	}
-	memcpy(ob->buf + ob->pos, s, n);
+	return ob->buf + ob->pos;
+}
+
+static void ob_end(struct obuf *ob, size_t n)
+{
 	ob->pos += n;
 	ob->buf[ob->pos] = '\0';
 }
 
-void ob_puts(struct obuf *ob, const char *s)
+/* V in decimal, at least WIDTH digits (zeros first), after the sign when NEG. */
+static void ob_dec(struct obuf *ob, uint64_t v, unsigned int width, bool neg)
 {
-	ob_write(ob, s, strlen(s));
+	unsigned int n = dec_len(v), w = n > width ? n : width;
+	char *p = ob_room(ob, w + neg);
+
+	if (!p)
+		return;
+	if (neg)
+		*p++ = '-';
+	for (unsigned int i = n; i < w; i++)	/* a few zeros at most: no memset call */
+		*p++ = '0';
+	dec(p + n, v);
+	ob_end(ob, w + neg);
+}
+
+void ob_u64(struct obuf *ob, uint64_t v)
+{
+	ob_dec(ob, v, 0, false);
+}
+
+void ob_s64(struct obuf *ob, int64_t v)
+{
+	/* the magnitude in unsigned arithmetic: INT64_MIN has no positive int64_t */
+	ob_dec(ob, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0, v < 0);
+}
+
+void ob_u64_pad(struct obuf *ob, uint64_t v, unsigned int width)
+{
+	ob_dec(ob, v, width < 20 ? width : 20, false);
+}
+
+void ob_hex(struct obuf *ob, uint64_t v)
+{
+	static const char hexdig[] = "0123456789abcdef";
+	unsigned int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;	/* hex digits */
+	char *p = ob_room(ob, 2 + n);
+
+	if (!p)
+		return;
+	p[0] = '0';
+	p[1] = 'x';
+	for (char *d = p + 2 + n; d > p + 2; v >>= 4)
+		*--d = hexdig[v & 0xf];
+	ob_end(ob, 2 + n);
 }
 
 void ob_printf(struct obuf *ob, const char *fmt, ...)
@@ -83,4 +174,11 @@ size_t ob_done(struct obuf *ob)
 	if (ob->cap)
 		ob->buf[0] = '\0';
 	return 0;
+}
+
+void ob_json_hex(struct obuf *ob, const char *key, uint64_t v)
+{
+	ob_puts(ob, key);
+	ob_hex(ob, v);
+	ob_putc(ob, '"');
 }

@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "probes/escape.h"
 
@@ -18,9 +20,43 @@ struct obuf {
 
 /* Write into BUF (CAP bytes, the NUL included; 0: everything is refused). */
 void ob_init(struct obuf *ob, char *buf, size_t cap);
-void ob_write(struct obuf *ob, const char *s, size_t n);
-void ob_puts(struct obuf *ob, const char *s);
-/* Short pieces only (numbers, fixed text): at most 127 bytes. */
+
+/* Inline: the record formatters write many short pieces, most of them literals. */
+static inline void ob_write(struct obuf *ob, const char *s, size_t n)
+{
+	if (ob->over || n > ob->cap - 1 - ob->pos) {
+		ob->over = true;
+		return;
+	}
+	memcpy(ob->buf + ob->pos, s, n);
+	ob->pos += n;
+	ob->buf[ob->pos] = '\0';
+}
+
+static inline void ob_puts(struct obuf *ob, const char *s)
+{
+	ob_write(ob, s, strlen(s));
+}
+
+static inline void ob_putc(struct obuf *ob, char c)
+{
+	ob_write(ob, &c, 1);
+}
+
+/*
+ * Numbers, without printf (the hit path formats several per record), each
+ * written whole or refused:
+ *   ob_u64      as "%llu"          ob_s64  as "%lld"
+ *   ob_u64_pad  as "%0*llu" with WIDTH (at most 20; more is taken as 20)
+ *   ob_hex      as "0x%llx" (so 0 is "0x0", unlike "%#llx")
+ */
+void ob_u64(struct obuf *ob, uint64_t v);
+void ob_s64(struct obuf *ob, int64_t v);
+void ob_u64_pad(struct obuf *ob, uint64_t v, unsigned int width);
+void ob_hex(struct obuf *ob, uint64_t v);
+/* KEY (the JSON text before the value, ",\"addr\":\"") then V as ob_hex() and the closing quote */
+void ob_json_hex(struct obuf *ob, const char *key, uint64_t v);
+/* Short pieces only (numbers, fixed text): at most 127 bytes.  Not for the hit path. */
 void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* S[0..N) escaped for MODE; all of it or nothing. */
 void ob_escape(struct obuf *ob, const char *s, size_t n, enum esc_mode mode);

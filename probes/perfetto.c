@@ -1,6 +1,5 @@
 /* probes/perfetto.c: records as Chrome trace-event JSON objects, for ui.perfetto.dev.
  * Pure: formats into caller buffers; never allocates, never prints. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,8 +43,9 @@ static void pb_value(struct obuf *pb, const struct fetch_type *t, const struct f
 /* Nanoseconds as microseconds with 3 decimals: 602603598993 -> 602603598.993. */
 static void pb_us(struct obuf *pb, uint64_t ns)
 {
-	ob_printf(pb, "%llu.%03llu", (unsigned long long)(ns / 1000),
-		  (unsigned long long)(ns % 1000));
+	ob_u64(pb, ns / 1000);
+	ob_putc(pb, '.');
+	ob_u64_pad(pb, ns % 1000, 3);
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -90,11 +90,16 @@ static size_t name_len(const struct record *rec)
 /* The keys ptap writes in "args" itself; an argument of the same name is renamed. */
 static bool reserved_key(const char *name)
 {
-	static const char *const keys[] = { "ts_ns", "dur_ns", "addr", "ret_addr" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(name, keys[i]))
-			return true;
+	switch (name[0]) {	/* most names start otherwise: no strcmp */
+	case 't':
+		return !strcmp(name, "ts_ns");
+	case 'd':
+		return !strcmp(name, "dur_ns");
+	case 'a':
+		return !strcmp(name, "addr");
+	case 'r':
+		return !strcmp(name, "ret_addr");
+	}
 	return false;
 }
 
@@ -103,40 +108,55 @@ static const struct fetch_type default_type = { .kind = FT_DEFAULT, .size = 8 };
 /* Argument I of REC as "NAME":VALUE (with a leading ',' when it is not the first key). */
 static void arg(struct obuf *pb, const struct record *rec, unsigned int i)
 {
-	char nbuf[16];
 	const char *name = rec->names ? rec->names[i] : NULL;
 
 	if (!name) {
-		snprintf(nbuf, sizeof(nbuf), "arg%u", i + 1);
-		name = nbuf;
-	}
-	ob_puts(pb, ",");
-	if (reserved_key(name)) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "arg:%s", name);
-		pb_cstring(pb, key);
+		ob_puts(pb, ",\"arg");
+		ob_u64(pb, i + 1);
+		ob_puts(pb, "\":");
 	} else {
-		pb_cstring(pb, name);
+		/* "arg:NAME": NAME is one of reserved_key()'s, nothing to escape in it */
+		ob_puts(pb, reserved_key(name) ? ",\"arg:" : ",\"");
+		ob_escape_str(pb, name, ESC_JSON);
+		ob_puts(pb, "\":");
 	}
-	ob_puts(pb, ":");
 	pb_value(pb, rec->types ? &rec->types[i] : &default_type, &rec->vals[i]);
+}
+
+/*
+ * A context value's key, "EVENT.NAME", with the ',' before it.  A key of
+ * more than 159 bytes is cut there before it is escaped, as it always was.
+ * Escaping EVENT and NAME apart is escaping the whole: no UTF-8 sequence
+ * spans the '.' between them.
+ */
+static void ctx_key(struct obuf *pb, const char *event, const char *name)
+{
+	char key[160];
+
+	if (event && name && strlen(event) + 1 + strlen(name) < sizeof(key)) {
+		ob_puts(pb, ",\"");
+		ob_escape_str(pb, event, ESC_JSON);
+		ob_putc(pb, '.');
+		ob_escape_str(pb, name, ESC_JSON);
+		ob_putc(pb, '"');
+		return;
+	}
+	snprintf(key, sizeof(key), "%s.%s", event, name);
+	ob_putc(pb, ',');
+	pb_cstring(pb, key);
 }
 
 /* A syscall's contexts, as arguments "EVENT.NAME":VALUE; all or none. */
 static bool ctx_args(struct obuf *pb, const struct record *rec)
 {
 	size_t mark = pb->pos;
-	char key[160];
 
 	for (unsigned int k = 0; k < rec->nctx; k++) {
 		const struct record_ctx *c = &rec->ctx[k];
 
 		for (unsigned int i = 0; i < c->nargs; i++) {
-			snprintf(key, sizeof(key), "%s.%s", c->event, c->names[i]);
-			ob_puts(pb, ",");
-			pb_cstring(pb, key);
-			ob_puts(pb, ":");
+			ctx_key(pb, c->event, c->names[i]);
+			ob_putc(pb, ':');
 			pb_value(pb, &c->types[i], &c->vals[i]);
 		}
 	}
@@ -157,20 +177,28 @@ static bool event_body(const struct record *rec, struct obuf *pb)
 
 	ob_puts(pb, slice ? "{\"ph\":\"X\",\"name\":" : "{\"ph\":\"i\",\"s\":\"t\",\"name\":");
 	pb_string(pb, rec->event, name_len(rec));
-	ob_printf(pb, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", category(rec->kind),
-		  rec->pid, rec->tid);
+	ob_puts(pb, ",\"cat\":\"");
+	ob_puts(pb, category(rec->kind));
+	ob_puts(pb, "\",\"pid\":");
+	ob_s64(pb, rec->pid);
+	ob_puts(pb, ",\"tid\":");
+	ob_s64(pb, rec->tid);
+	ob_puts(pb, ",\"ts\":");
 	pb_us(pb, start);
 	if (slice) {
 		ob_puts(pb, ",\"dur\":");
 		pb_us(pb, rec->duration);
 	}
-	ob_printf(pb, ",\"args\":{\"ts_ns\":%llu", (unsigned long long)start);
-	if (slice)
-		ob_printf(pb, ",\"dur_ns\":%llu", (unsigned long long)rec->duration);
+	ob_puts(pb, ",\"args\":{\"ts_ns\":");
+	ob_u64(pb, start);
+	if (slice) {
+		ob_puts(pb, ",\"dur_ns\":");
+		ob_u64(pb, rec->duration);
+	}
 	if (rec->addr)
-		ob_printf(pb, ",\"addr\":\"0x%llx\"", (unsigned long long)rec->addr);
+		ob_json_hex(pb, ",\"addr\":\"", rec->addr);
 	if (rec->ret_addr)
-		ob_printf(pb, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
+		ob_json_hex(pb, ",\"ret_addr\":\"", rec->ret_addr);
 	if (pb->over)
 		return false;
 	for (unsigned int i = 0; i < nargs; i++) {
@@ -217,8 +245,9 @@ size_t perfetto__format_process_name(int pid, const char *comm, char *buf, size_
 	struct obuf pb;
 
 	ob_init(&pb, buf, len);
-	ob_printf(&pb, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":",
-		  pid);
+	ob_puts(&pb, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+	ob_s64(&pb, pid);
+	ob_puts(&pb, ",\"args\":{\"name\":");
 	pb_cstring(&pb, comm);
 	ob_puts(&pb, "}}");
 	return ob_done(&pb);
@@ -229,12 +258,17 @@ size_t perfetto__format_thread_name(int pid, int tid, const char *comm, char *bu
 	struct obuf pb;
 
 	ob_init(&pb, buf, len);
-	ob_printf(&pb, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
-		  "\"args\":{\"name\":", pid, tid);
+	ob_puts(&pb, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+	ob_s64(&pb, pid);
+	ob_puts(&pb, ",\"tid\":");
+	ob_s64(&pb, tid);
+	ob_puts(&pb, ",\"args\":{\"name\":");
 	pb_cstring(&pb, comm);
 	if (!pb.over) {		/* "COMM/TID": the closing quote moves after the tid */
 		ob_rollback(&pb, pb.pos - 1);
-		ob_printf(&pb, "/%d\"", tid);
+		ob_putc(&pb, '/');
+		ob_s64(&pb, tid);
+		ob_putc(&pb, '"');
 	}
 	ob_puts(&pb, "}}");
 	return ob_done(&pb);

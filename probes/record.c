@@ -2,7 +2,6 @@
  * line.  Pure: formats into caller buffers; never allocates, never prints. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,14 +116,17 @@ static void value_error(struct obuf *ob, const struct fetch_val *v, enum esc_mod
 	const char *desc;
 
 	if (v->err == -EFAULT) {
-		ob_printf(ob, "bad address 0x%llx", (unsigned long long)v->addr);
+		ob_puts(ob, "bad address ");
+		ob_hex(ob, v->addr);
 		return;
 	}
 	desc = v->err < 0 ? strerrordesc_np(-v->err) : NULL;
-	if (desc)
+	if (desc) {
 		ob_escape_str(ob, desc, mode);
-	else
-		ob_printf(ob, "error %d", v->err);
+	} else {
+		ob_puts(ob, "error ");
+		ob_s64(ob, v->err);
+	}
 }
 
 /* "(error: MSG)" or {"error":"MSG"}: MSG from V, or the plain text MSG when V is NULL. */
@@ -133,7 +135,7 @@ static void value_fail(struct obuf *ob, const struct fetch_val *v, const char *m
 	ob_puts(ob, json ? "{\"error\":\"" : "(error: ");
 	if (v)
 		value_error(ob, v, json ? ESC_JSON : ESC_TEXT);
-	else
+	else if (msg)
 		ob_puts(ob, msg);
 	ob_puts(ob, json ? "\"}" : ")");
 }
@@ -177,7 +179,11 @@ static void value_float(struct obuf *ob, const struct fetch_type *t, uint64_t u,
 	if (isnan(d) || isinf(d)) {
 		const char *s = isnan(d) ? "nan" : d < 0 ? "-inf" : "inf";
 
-		ob_printf(ob, json ? "\"%s\"" : "%s", s);
+		if (json)
+			ob_putc(ob, '"');
+		ob_puts(ob, s);
+		if (json)
+			ob_putc(ob, '"');
 		return;
 	}
 	for (int prec = 1; prec <= 17; prec++) {
@@ -205,9 +211,9 @@ static void value_enum(struct obuf *ob, const struct fetch_type *t, uint64_t u, 
 		return;
 	}
 	if (type_signed(t))
-		ob_printf(ob, "%lld", (long long)u);
+		ob_s64(ob, (int64_t)u);
 	else
-		ob_printf(ob, "%llu", (unsigned long long)u);
+		ob_u64(ob, u);
 }
 
 static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
@@ -216,18 +222,21 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 /* A file descriptor and what it refers to: 3</tmp/db>, {"fd":3,"path":"/tmp/db"}; 3 alone. */
 static void value_fd(struct obuf *ob, const struct fetch_val *v, bool json)
 {
-	long long fd = (long long)(int64_t)v->u;
+	int64_t fd = (int64_t)v->u;
 
 	if (!v->len || !v->str) {
-		ob_printf(ob, "%lld", fd);
+		ob_s64(ob, fd);
 	} else if (json) {
-		ob_printf(ob, "{\"fd\":%lld,\"path\":", fd);
+		ob_puts(ob, "{\"fd\":");
+		ob_s64(ob, fd);
+		ob_puts(ob, ",\"path\":");
 		quoted(ob, v->str, v->len, true);
-		ob_puts(ob, "}");
+		ob_putc(ob, '}');
 	} else {
-		ob_printf(ob, "%lld<", fd);
+		ob_s64(ob, fd);
+		ob_putc(ob, '<');
 		ob_escape(ob, v->str, v->len, ESC_TEXT);
-		ob_puts(ob, ">");
+		ob_putc(ob, '>');
 	}
 }
 
@@ -323,13 +332,17 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 	}
 	switch (value_class(t)) {
 	case VC_SIGNED:
-		ob_printf(ob, "%lld", (long long)u);
+		ob_s64(ob, (int64_t)u);
 		break;
 	case VC_UNSIGNED:
-		ob_printf(ob, "%llu", (unsigned long long)u);
+		ob_u64(ob, u);
 		break;
 	case VC_HEX:	/* hex is not a JSON number: a string there */
-		ob_printf(ob, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)u);
+		if (json)
+			ob_putc(ob, '"');
+		ob_hex(ob, u);
+		if (json)
+			ob_putc(ob, '"');
 		break;
 	case VC_STRING:
 		value_string(ob, v, json);
@@ -490,12 +503,16 @@ size_t value__max_len(const struct fetch_type *t, size_t strmax)
 
 static const struct fetch_type default_type = { .kind = FT_DEFAULT, .size = 8 };
 
-static const char *arg_name(const struct record *rec, unsigned int i, char *buf, size_t len)
+/* The name of argument I, escaped for MODE: "argN" (1-based) when it has none. */
+static void arg_name(struct obuf *ob, const struct record *rec, unsigned int i,
+		     enum esc_mode mode)
 {
-	if (rec->names && rec->names[i])
-		return rec->names[i];
-	snprintf(buf, len, "arg%u", i + 1);
-	return buf;
+	if (rec->names && rec->names[i]) {
+		ob_escape_str(ob, rec->names[i], mode);
+		return;
+	}
+	ob_puts(ob, "arg");
+	ob_u64(ob, i + 1);
 }
 
 static const struct fetch_type *arg_type(const struct record *rec, unsigned int i)
@@ -544,22 +561,32 @@ static bool ctx_text(const struct record *rec, struct obuf *ob)
  */
 static bool text_body(const struct record *rec, struct obuf *ob)
 {
-	char nbuf[16];
-
 	ob_escape_str(ob, rec->comm, ESC_TEXT);
-	ob_printf(ob, " %d/%d %llu.%09llu: ", rec->pid, rec->tid,
-		  (unsigned long long)(rec->ts / 1000000000ULL),
-		  (unsigned long long)(rec->ts % 1000000000ULL));
+	ob_putc(ob, ' ');
+	ob_s64(ob, rec->pid);
+	ob_putc(ob, '/');
+	ob_s64(ob, rec->tid);
+	ob_putc(ob, ' ');
+	ob_u64(ob, rec->ts / 1000000000ULL);
+	ob_putc(ob, '.');
+	ob_u64_pad(ob, rec->ts % 1000000000ULL, 9);
+	ob_puts(ob, ": ");
 	ob_escape_str(ob, rec->event, ESC_TEXT);
-	ob_puts(ob, ":");
+	ob_putc(ob, ':');
 	if (rec->kind != REC_KIND_SYSCALL) {
-		ob_printf(ob, " (0x%llx", (unsigned long long)rec->addr);
-		if (rec->ret_addr)
-			ob_printf(ob, " <- 0x%llx", (unsigned long long)rec->ret_addr);
-		ob_puts(ob, ")");
+		ob_puts(ob, " (");
+		ob_hex(ob, rec->addr);
+		if (rec->ret_addr) {
+			ob_puts(ob, " <- ");
+			ob_hex(ob, rec->ret_addr);
+		}
+		ob_putc(ob, ')');
 	}
-	if (rec->has_duration)
-		ob_printf(ob, " duration=%lluns", (unsigned long long)rec->duration);
+	if (rec->has_duration) {
+		ob_puts(ob, " duration=");
+		ob_u64(ob, rec->duration);
+		ob_puts(ob, "ns");
+	}
 	if (ob->over) {
 		ob_rollback(ob, 0);
 		return false;
@@ -567,9 +594,9 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
 		size_t mark = ob->pos;
 
-		ob_puts(ob, " ");
-		ob_escape_str(ob, arg_name(rec, i, nbuf, sizeof(nbuf)), ESC_TEXT);
-		ob_puts(ob, "=");
+		ob_putc(ob, ' ');
+		arg_name(ob, rec, i, ESC_TEXT);
+		ob_putc(ob, '=');
 		value_text(ob, arg_type(rec, i), &rec->vals[i]);
 		if (ob->over) {
 			ob_rollback(ob, mark);
@@ -629,20 +656,27 @@ static bool ctx_json(const struct record *rec, struct obuf *ob)
 /* As text_body(), for JSON: everything up to the closing "}}". */
 static bool json_body(const struct record *rec, struct obuf *ob)
 {
-	char nbuf[16];
-
-	ob_printf(ob, "{\"ts\":%llu,\"pid\":%d,\"tid\":%d,\"comm\":\"",
-		  (unsigned long long)rec->ts, rec->pid, rec->tid);
+	ob_puts(ob, "{\"ts\":");
+	ob_u64(ob, rec->ts);
+	ob_puts(ob, ",\"pid\":");
+	ob_s64(ob, rec->pid);
+	ob_puts(ob, ",\"tid\":");
+	ob_s64(ob, rec->tid);
+	ob_puts(ob, ",\"comm\":\"");
 	ob_escape_str(ob, rec->comm, ESC_JSON);
 	ob_puts(ob, "\",\"event\":\"");
 	ob_escape_str(ob, rec->event, ESC_JSON);
-	ob_printf(ob, "\",\"kind\":\"%s\"", rec_kind__name(rec->kind));
+	ob_puts(ob, "\",\"kind\":\"");
+	ob_puts(ob, rec_kind__name(rec->kind));
+	ob_putc(ob, '"');
 	if (rec->kind != REC_KIND_SYSCALL)
-		ob_printf(ob, ",\"addr\":\"0x%llx\"", (unsigned long long)rec->addr);
+		ob_json_hex(ob, ",\"addr\":\"", rec->addr);
 	if (rec->ret_addr)
-		ob_printf(ob, ",\"ret_addr\":\"0x%llx\"", (unsigned long long)rec->ret_addr);
-	if (rec->has_duration)
-		ob_printf(ob, ",\"duration_ns\":%llu", (unsigned long long)rec->duration);
+		ob_json_hex(ob, ",\"ret_addr\":\"", rec->ret_addr);
+	if (rec->has_duration) {
+		ob_puts(ob, ",\"duration_ns\":");
+		ob_u64(ob, rec->duration);
+	}
 	ob_puts(ob, ",\"args\":{");
 	if (ob->over) {
 		ob_rollback(ob, 0);
@@ -652,7 +686,7 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 		size_t mark = ob->pos;
 
 		ob_puts(ob, i ? ",\"" : "\"");
-		ob_escape_str(ob, arg_name(rec, i, nbuf, sizeof(nbuf)), ESC_JSON);
+		arg_name(ob, rec, i, ESC_JSON);
 		ob_puts(ob, "\":");
 		value_json(ob, arg_type(rec, i), &rec->vals[i]);
 		if (ob->over) {

@@ -20,12 +20,7 @@ zoo_cell:
 
 	.text
 
-#define FUNC(name)			\
-	.globl name;			\
-	.type name, @function;		\
-	.p2align 4;			\
-name:
-#define END(name)	.size name, . - name
+#include "asm_x86_64.h"
 
 /* long zoo_push(long x): x * 2 + 1, in a frame */
 FUNC(zoo_push)

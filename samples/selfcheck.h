@@ -8,6 +8,7 @@
 #ifndef PTAP_SAMPLES_SELFCHECK_H
 #define PTAP_SAMPLES_SELFCHECK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,17 +82,44 @@ static inline void selfcheck_save(const char *name, const void *fn)
 static inline int selfcheck_tracer(void);
 
 /*
+ * A tracer's jump site: "jmp rel32" (e9) to a trampoline that starts with an
+ * int3 (ptap's, launched: the first instructions of a probed function jump
+ * there, and the bytes left over are int3s), or with a nop once tracing
+ * ended.  AT has LEFT bytes of those compared (its 4 last may be beyond).
+ */
+static inline int selfcheck_is_jump(const unsigned char *at, int left)
+{
+	int32_t rel;
+
+	(void)left;	/* the jump may run past the bytes compared: the code goes on there */
+	if (at[0] != 0xe9)
+		return 0;
+	memcpy(&rel, at + 1, 4);
+	at += 5 + rel;
+	return *(const volatile unsigned char *)at == 0xcc ||
+	       *(const volatile unsigned char *)at == 0x90;
+}
+
+/*
  * Do the saved bytes of function I match it now?  While a tracer is
  * attached, a byte that reads 0xcc (an int3: its breakpoint) stands for the
- * original; every other difference is corruption.  Untraced, all must match.
+ * original, and so does a jump to a trampoline (selfcheck_is_jump()) with
+ * its 4 bytes; every other difference is corruption.  Untraced, all must
+ * match.
  */
 static inline int selfcheck_intact(int i, int traced)
 {
 	const unsigned char *now = selfcheck_state.fn[i];
 
-	for (int j = 0; j < SELFCHECK_BYTES; j++)
-		if (now[j] != selfcheck_state.bytes[i][j] && !(traced && now[j] == 0xcc))
-			return 0;
+	for (int j = 0; j < SELFCHECK_BYTES; j++) {
+		if (now[j] == selfcheck_state.bytes[i][j] || (traced && now[j] == 0xcc))
+			continue;
+		if (traced && selfcheck_is_jump(now + j, SELFCHECK_BYTES - j)) {
+			j += 4;
+			continue;
+		}
+		return 0;
+	}
 	return 1;
 }
 
@@ -146,7 +174,8 @@ static inline int selfcheck_wait_tracer(int want, int timeout_s)
 
 /*
  * Poll (every ms, up to TIMEOUT_S seconds) until saved function I holds a
- * breakpoint its file does not (an 0xcc in its first bytes): a tracer that
+ * breakpoint its file does not (an 0xcc in its first bytes, or a jump
+ * site): a tracer that
  * has just attached plants its probes only after that.  1, or 0 on timeout.
  */
 static inline int selfcheck_wait_planted(int i, int timeout_s)
@@ -156,7 +185,10 @@ static inline int selfcheck_wait_planted(int i, int timeout_s)
 
 	for (long k = 0; k < timeout_s * 1000L; k++) {
 		for (int j = 0; j < SELFCHECK_BYTES; j++)
-			if (now[j] == 0xcc && selfcheck_state.bytes[i][j] != 0xcc)
+			if ((now[j] == 0xcc && selfcheck_state.bytes[i][j] != 0xcc) ||
+			    (now[j] == 0xe9 && selfcheck_state.bytes[i][j] != 0xe9 &&
+			     selfcheck_is_jump((const unsigned char *)now + j,
+					       SELFCHECK_BYTES - j)))
 				return 1;
 		nanosleep(&ms, NULL);
 	}

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Check (and as root, install) the Debian packages ptap builds and tests with.
 # Exit 0 when everything is there, 2 with the exact apt-get line otherwise.
-# `deps.sh --bench` also wants what `make bench` compares against (perf).
+# `deps.sh --bench` also wants what `make bench` compares against (perf,
+# ltrace, gdb).
 set -u
 pkgs=""
 need() {	# need PKG-CONFIG-NAME|COMMAND DEBIAN-PACKAGE
@@ -30,7 +31,11 @@ need deb:libc6-dbg libc6-dbg
 need cmd:strace strace
 # the perfetto tests check the trace with tests/integ/perfetto_check.py
 need cmd:python3 python3
-[ "${1:-}" = --bench ] && need cmd:perf linux-perf
+if [ "${1:-}" = --bench ]; then
+	need cmd:perf linux-perf
+	need cmd:ltrace ltrace
+	need cmd:gdb gdb
+fi
 [ -z "$pkgs" ] && exit 0
 line="apt-get install -y$pkgs"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

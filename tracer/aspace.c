@@ -200,6 +200,47 @@ int aspace__drop_stale_sites(struct aspace *as, uint64_t lo, uint64_t hi)
 	return dropped;
 }
 
+static struct scratch *scratch_of(const struct aspace *as, uint64_t addr)
+{
+	for (size_t i = 0; i < as->nscratch; i++)
+		if (addr - as->scratch[i].start < as->scratch[i].len)
+			return &as->scratch[i];
+	return NULL;
+}
+
+void aspace__set_slot_owner(struct aspace *as, uint64_t slot, uint64_t addr)
+{
+	struct scratch *sc = scratch_of(as, slot);
+
+	if (sc && (slot - sc->start) / ARCH_SLOT_SIZE < SCRATCH_SLOTS)
+		sc->owner[(slot - sc->start) / ARCH_SLOT_SIZE] = addr;
+}
+
+/* The site address the trampoline starting at TRAMP served, or 0 (not one). */
+static uint64_t tramp_owner(const struct aspace *as, uint64_t tramp)
+{
+	const struct scratch *sc = scratch_of(as, tramp);
+	uint64_t k = sc ? (tramp - sc->start) / ARCH_SLOT_SIZE : SCRATCH_SLOTS;
+
+	if (k >= SCRATCH_SLOTS || tramp != sc->start + k * ARCH_SLOT_SIZE)
+		return 0;
+	return sc->owner[k];
+}
+
+struct site *aspace__find_jump(const struct aspace *as, uint64_t tramp)
+{
+	uint64_t addr = tramp_owner(as, tramp);
+	struct site *st = addr ? aspace__find_site(as, addr) : NULL;
+
+	/* the owner may have been dropped, or re-planted elsewhere since: check */
+	return st && st->jump.len && st->slot == tramp ? st : NULL;
+}
+
+bool aspace__is_tramp(const struct aspace *as, uint64_t tramp)
+{
+	return tramp_owner(as, tramp) != 0;
+}
+
 const struct site *aspace__site_by_slot(const struct aspace *as, uint64_t pc)
 {
 	for (size_t i = 0; i < as->nsites; i++) {
@@ -235,6 +276,20 @@ static void site_moved(struct aspace *as, struct site *st, uint64_t delta)
 		st->insn.target += delta;
 	e = maptab__find(as->mt, st->addr);
 	st->map_gen = e ? e->gen : 0;
+	if (st->jump.len) {	/* the jump moved with the code: aim it again, and the way back */
+		uint8_t patch[ARCH_JUMP_MAX];
+
+		if (arch_jump_tramp_build(&st->jump, st->addr, st->slot, slot, sizeof(slot)) < 0 ||
+		    arch_jump_patch(&st->jump, st->addr, st->slot, patch) < 0 ||
+		    mem_write(as->memfd, st->slot, slot, sizeof(slot)) < 0 ||
+		    mem_write(as->memfd, st->addr, patch, st->jump.len) < 0) {
+			mem_write(as->memfd, st->addr, st->jump.bytes, st->jump.len);
+			st->map_gen = 0;	/* dropped below as stale */
+		} else {
+			aspace__set_slot_owner(as, st->slot, st->addr);
+		}
+		return;
+	}
 	if (st->slot && (arch_ool_build(&st->insn, st->slot, slot, sizeof(slot)) < 0 ||
 			 mem_write(as->memfd, st->slot, slot, sizeof(slot)) < 0)) {
 		mem_write(as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN);

@@ -16,20 +16,31 @@ struct maptab;
 
 #define SITE_MAX_PROBES	8
 #define ASPACE_MAX_DEAD	256
+#define SCRATCH_LEN	4096ULL		/* one scratch page: out-of-line slots, trampolines */
+#define SCRATCH_SLOTS	(SCRATCH_LEN / ARCH_SLOT_SIZE)
 
 struct site {
 	uint64_t addr;		/* runtime address of the breakpoint */
 	uint64_t bias;		/* runtime - link-time address of the module */
-	uint64_t slot;		/* out-of-line slot, or 0 when the instruction is emulated */
+	uint64_t slot;		/* out-of-line slot (a jump site: its trampoline), or 0 when
+				 * the instruction is emulated */
 	uint64_t map_gen;	/* generation of the mapping it was planted in */
 	struct probe *probes[SITE_MAX_PROBES];	/* every probe at this address */
 	int nprobes;
 	struct arch_insn insn;	/* at the runtime address (branch targets rebased) */
+	/*
+	 * A jump site (arch.h): JUMP.LEN bytes at ADDR jump to the trampoline
+	 * at SLOT, whose int3 traps; the thread goes on from there, no
+	 * register written.  Only planted where nothing can have run yet (a
+	 * mapping just made, launched).  LEN 0: an int3 at ADDR.
+	 */
+	struct arch_jump jump;
 };
 
 struct scratch {
 	uint64_t start, len;	/* the page(s) ptap mapped into the target */
 	uint64_t used;		/* bytes handed out as slots */
+	uint64_t owner[SCRATCH_SLOTS];	/* the jump site each trampoline serves, 0: none */
 };
 
 struct aspace {
@@ -53,6 +64,7 @@ struct aspace {
 	bool unplanted;
 	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
 	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
+	bool plant_fresh;	/* what is being planted was mapped just now: jump sites allowed */
 };
 
 /* A new, empty address space for PID.  0 or -errno. */
@@ -82,6 +94,15 @@ void aspace__kill_site(struct aspace *as, size_t i);
  * whose parent's table moved on before ptap saw the fork.
  */
 const struct site *aspace__find_dead(const struct aspace *as, uint64_t addr);
+/* The trampoline at SLOT serves the jump site at ADDR (0: none). */
+void aspace__set_slot_owner(struct aspace *as, uint64_t slot, uint64_t addr);
+/* The jump site whose trampoline's int3 is at TRAMP, or NULL: the hit path's lookup. */
+struct site *aspace__find_jump(const struct aspace *as, uint64_t tramp);
+/*
+ * Is TRAMP the int3 of a jump site's trampoline, live or dropped (its
+ * module unmapped while a thread was on its way there)?
+ */
+bool aspace__is_tramp(const struct aspace *as, uint64_t tramp);
 /* The site whose out-of-line slot holds PC, or NULL. */
 const struct site *aspace__site_by_slot(const struct aspace *as, uint64_t pc);
 /* Sites in [OLD, OLD+LEN) moved with an mremap to NEW. */

@@ -48,9 +48,12 @@ void detach_all(struct session *s);
 /*
  * Put back the original bytes of every site of AS that is still ours (the
  * byte is our int3 in the mapping it was planted in) and mark AS unplanted.
- * Threads may be running: each byte goes back in one write.
+ * RUNNING: threads of AS may be running.  Each int3's byte goes back in one
+ * write; a jump site's several bytes cannot, so its jump stays and its
+ * trampoline's int3 becomes a nop (launched, tracing over: the code runs as
+ * it would, untrapped).  Else every jump goes too.
  */
-void detach_restore_bytes(struct aspace *as);
+void detach_restore_bytes(struct aspace *as, bool running);
 
 /*
  * C is a child not followed (--no-follow, attached), at its first stop, its

@@ -27,6 +27,7 @@
 #include "tracer/loop.h"
 #include "tracer/output.h"
 #include "tracer/placement.h"
+#include "tracer/plant.h"
 #include "tracer/privs.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
@@ -48,6 +49,7 @@ struct record_opts {
 	const char *debuginfo_dir;
 	int max_probes;
 	bool no_inlines;
+	bool no_jumps;		/* --no-jumps: every site an int3 */
 	pid_t *pids;		/* -p */
 	int npids;
 	double duration;	/* --duration, 0: none */
@@ -70,6 +72,9 @@ static const char record_usage[] =
 	"                        cleanly on SIGINT, SIGTERM, SIGHUP or --duration\n"
 	"      --no-follow       do not trace children (fork, vfork, clone): no records,\n"
 	"                        breakpoints removed from them\n"
+	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
+	"                        a jump to a trampoline that holds the int3 (no register\n"
+	"                        written at a hit); this makes every probe a plain int3\n"
 	"      --events task     also record fork, exec and exit of traced processes\n"
 	"      --duration SECS   stop tracing after SECS seconds\n"
 	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
@@ -77,10 +82,10 @@ static const char record_usage[] =
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
-	"      --cpu POLICY      where ptap runs: free (default: where the scheduler puts\n"
-	"                        it) or follow (on the CPU of the thread it stopped, while\n"
-	"                        that pays: a busy thread's hits cost half; needs\n"
-	"                        CAP_SYS_NICE or RLIMIT_NICE 20, else as free)\n"
+	"      --cpu POLICY      where ptap runs: follow (default: on the CPU of the thread\n"
+	"                        it stopped, so hits cost about what they do pinned to one\n"
+	"                        CPU; needs CAP_SYS_NICE or RLIMIT_NICE 20, else as free)\n"
+	"                        or free (wherever the scheduler puts it)\n"
 	"      --syscalls LIST   also record these syscalls (names as strace has them, and\n"
 	"                        %file %desc %net %memory %process %signal %ipc %creds\n"
 	"                        %clock), with decoded arguments, result and duration\n"
@@ -171,7 +176,8 @@ static int add_req(struct record_opts *o, const char *text)
 
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
-       OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU };
+       OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
+       OPT_NO_JUMPS };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -215,6 +221,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "mmap-tracking", required_argument, NULL, OPT_MMAP_TRACKING },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -242,6 +249,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				return usage_error("-p %s: give process ids, separated by commas",
 						   optarg);
 			s->attach = true;
+			break;
+		case OPT_NO_JUMPS:
+			o->no_jumps = true;
 			break;
 		case OPT_NO_FOLLOW:
 			s->no_follow = true;
@@ -643,6 +653,8 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	}
 	if (r == 0)
 		r = syscall_contexts_setup(s, add_scope, &sa);
+	if (r == 0)
+		plant_decide_jumps(s, !o->no_jumps && !s->attach);
 	modcache_exit(&mc);
 	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;
@@ -690,29 +702,31 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 {
 	pid_t pid = loop_forward_pid;
 
-	(void)uc;
 	loop_stop_sig = sig;
 	if (pid > 0 && (si->si_code != SI_KERNEL || pid != forward_cmd_pid))
 		kill(pid, sig);
+	loop_signal(uc);
 }
 
 /* Attached (SIGINT, SIGTERM, SIGHUP) or --duration (SIGALRM): tracing ends. */
-static void end_signal(int sig)
+static void end_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)si;
 	loop_end = 1;
+	loop_signal(uc);
 }
 
 /*
- * The handlers only set flags; the signals are blocked but while the loop
- * waits (loop.c), so that they interrupt the wait and nothing else.
+ * The handlers only set flags and end the loop's wait (loop_signal()).
+ * SA_RESTART: no other system call of ptap's is cut short by them.
  */
 static void signals_setup(bool attach, double duration)
 {
-	struct sigaction fwd = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO };
-	struct sigaction end = { .sa_handler = end_signal };
+	struct sigaction fwd = { .sa_sigaction = forward_signal,
+				 .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction end = { .sa_sigaction = end_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
 	const struct sigaction *on_stop = attach ? &end : &fwd;
-	sigset_t set;
 
 	sigemptyset(&fwd.sa_mask);
 	sigemptyset(&end.sa_mask);
@@ -721,12 +735,6 @@ static void signals_setup(bool attach, double duration)
 	sigaction(SIGHUP, on_stop, NULL);
 	sigaction(SIGALRM, &end, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGALRM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	if (duration > 0) {
 		struct itimerval it = { .it_value = {
 			.tv_sec = (time_t)duration,
@@ -857,7 +865,7 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 
 int cmd_record(int argc, char **argv)
 {
-	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC,
+	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC, .cpu = CPU_FOLLOW,
 			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];

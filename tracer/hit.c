@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "arch/arch.h"
@@ -44,11 +45,89 @@ static int emu_write(void *priv, uint64_t addr, const void *buf, size_t len)
 	return mem_write(t->as->memfd, addr, buf, len);
 }
 
-static void emit_record(struct session *s, struct thread *t, const struct site *st,
-			struct probe *p, const uint64_t *dregs, unsigned int nregs, uint64_t ts)
+/*
+ * ---- One read of target memory per hit ----
+ *
+ * Before the programs of a hit run, the first read of each one (its address
+ * comes from registers: a string argument, a pointer's member) is planned
+ * into a batch; the batch is read in one process_vm_readv; the programs then
+ * read from it, and from the target only what depends on memory just read.
+ * The batch lives on the hit's stack: the hit path allocates nothing.
+ */
+#define HIT_BATCH_READS	64
+#define HIT_BATCH_BYTES	16384
+
+struct hit_batch {
+	const struct thread *t;
+	struct fetch_batch b;
+	struct fetch_batch_ent ent[HIT_BATCH_READS];
+	char area[HIT_BATCH_BYTES];
+};
+
+static void hit_batch_init(struct hit_batch *hb, const struct thread *t)
 {
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = st->bias,
-				 .read_mem = fetch_read, .priv = t };
+	hb->t = t;
+	fetch_batch__init(&hb->b, hb->ent, HIT_BATCH_READS, hb->area, sizeof(hb->area));
+}
+
+/* The programs' read_mem at a hit: from the batch when it holds the bytes, else from the target. */
+static ssize_t batch_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	const struct hit_batch *hb = priv;
+	ssize_t n = fetch_batch__read(&hb->b, addr, buf, len);
+
+	return n >= 0 ? n : mem_read(hb->t->tid, addr, buf, len);
+}
+
+/* Plan the first reads of P's arguments: all, or those fetched at the return or at the entry. */
+enum { ARGS_ALL, ARGS_ENTRY, ARGS_RETURN };
+
+static void batch_plan_args(struct hit_batch *hb, const struct session *s, struct probe *p,
+			    const struct fetch_ctx *ctx, int which)
+{
+	for (int i = 0; i < p->rp.nargs; i++)
+		if (which == ARGS_ALL || p->rp.at_return[i] == (which == ARGS_RETURN))
+			fetch_batch__plan(&hb->b, &p->rp.progs[i], ctx, p->bufs[i], s->string_max);
+}
+
+/* Plan what ret_enter() reads: the return address's slot and the arguments fetched at the entry. */
+static void batch_plan_ret_enter(struct hit_batch *hb, const struct session *s,
+				 const struct thread *t, struct probe *p, const struct fetch_ctx *ctx)
+{
+	struct fetch_ctx regs_only = *ctx;
+	struct fetch_val slot;
+	char slotbuf[8];
+
+	if (!t->shadow || !t->as->tramp)
+		return;
+	regs_only.read_mem = NULL;	/* a slot found through memory is not planned */
+	fetch_prog__run(&p->rp.ra_prog, &regs_only, &slot, slotbuf, sizeof(slotbuf));
+	if (!slot.err)
+		fetch_batch__add(&hb->b, &(struct fetch_read){ .addr = slot.u, .len = 8 });
+	batch_plan_args(hb, s, p, ctx, ARGS_ENTRY);
+}
+
+/* Read the batch: one process_vm_readv (and one more past each range that faults). */
+static void hit_batch_read(struct hit_batch *hb)
+{
+	struct iovec local[HIT_BATCH_READS], remote[HIT_BATCH_READS];
+	size_t got[HIT_BATCH_READS];
+	unsigned int n = hb->b.n;
+
+	for (unsigned int i = 0; i < n; i++) {
+		local[i] = (struct iovec){ .iov_base = hb->ent[i].data, .iov_len = hb->ent[i].len };
+		remote[i] = (struct iovec){ .iov_base = (void *)(uintptr_t)hb->ent[i].addr,
+					    .iov_len = hb->ent[i].len };
+	}
+	if (n)
+		mem_readv(hb->t->tid, local, remote, n, got);
+	for (unsigned int i = 0; i < n; i++)
+		hb->ent[i].got = got[i];
+}
+
+static void emit_record(struct session *s, struct thread *t, const struct site *st,
+			struct probe *p, const struct fetch_ctx *ctx, uint64_t ts)
+{
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
 			      .nargs = (unsigned int)p->rp.nargs,
@@ -56,7 +135,7 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 			      .vals = p->vals };
 
 	for (int i = 0; i < p->rp.nargs; i++)
-		fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i], s->string_max);
+		fetch_prog__run(&p->rp.progs[i], ctx, &p->vals[i], p->bufs[i], s->string_max);
 	output__record(s->out, &rec);
 	syscall_ctx_note(s, t, p);
 }
@@ -90,12 +169,12 @@ static uint64_t stack_id(const struct thread *t, uint64_t slot)
  * A return probe's entry: the arguments it prints that are fetched now go
  * into a new shadow frame, and the return address on the stack is swapped
  * for the trampoline.  Nothing is recorded until the function returns.
+ * CTX reads through HB, the hit's batch, which learns of the swap.
  */
 static void ret_enter(struct session *s, struct thread *t, const struct site *st,
-		      struct probe *p, const uint64_t *dregs, unsigned int nregs, uint64_t ts)
+		      struct probe *p, struct hit_batch *hb, const struct fetch_ctx *ctx,
+		      uint64_t ts)
 {
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = st->bias,
-				 .read_mem = fetch_read, .priv = t };
 	struct shadow_frame *f;
 	struct fetch_val slot, *vals;
 	char slotbuf[8];
@@ -104,8 +183,8 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 
 	if (!t->shadow || !tramp)
 		return;
-	fetch_prog__run(&p->rp.ra_prog, &ctx, &slot, slotbuf, sizeof(slotbuf));
-	if (slot.err || ra_read(t, slot.u, &ra) < 0) {
+	fetch_prog__run(&p->rp.ra_prog, ctx, &slot, slotbuf, sizeof(slotbuf));
+	if (slot.err || ctx->read_mem(ctx->priv, slot.u, &ra, sizeof(ra)) != sizeof(ra)) {
 		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
 			 (unsigned long)slot.u);
 		return;
@@ -128,21 +207,28 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 	vals = data;
 	for (int i = 0; i < p->rp.nargs; i++)
 		if (!p->rp.at_return[i])
-			fetch_prog__run(&p->rp.progs[i], &ctx, &vals[i], (char *)data + p->ent_off[i],
+			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], (char *)data + p->ent_off[i],
 					s->string_max);
-	if (ra != tramp && ra_write(t, slot.u, tramp) < 0)
+	if (ra == tramp)
+		return;
+	if (ra_write(t, slot.u, tramp) < 0)
 		shadow__pop(t->shadow);
+	else	/* a return probe after this one at the site reads the trampoline there */
+		fetch_batch__wrote(&hb->b, slot.u, &tramp, sizeof(tramp));
 }
 
-/* The return record of frame F of SH: $retval from DREGS, the rest as fetched at the entry. */
+/*
+ * The return record of frame F of SH: $retval and the rest fetched at the
+ * return through CTX (its registers, its memory; the bias is F's), the
+ * others as fetched at the entry.
+ */
 static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
-			const struct shadow_frame *f, const uint64_t *dregs, unsigned int nregs,
-			uint64_t ts, uint64_t ra)
+			const struct shadow_frame *f, const struct fetch_ctx *ctx, uint64_t ts,
+			uint64_t ra)
 {
 	struct probe *p = f->p;
 	const struct fetch_val *ent = shadow__data(sh, f);
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = nregs, .bias = f->bias,
-				 .read_mem = fetch_read, .priv = t };
+	struct fetch_ctx fctx = *ctx;
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
 			      .ret_addr = ra, .duration = ts - f->ts, .has_duration = true,
@@ -150,9 +236,10 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
+	fctx.bias = f->bias;
 	for (int i = 0; i < p->rp.nargs; i++) {
 		if (p->rp.at_return[i])
-			fetch_prog__run(&p->rp.progs[i], &ctx, &p->vals[i], p->bufs[i],
+			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
 					s->string_max);
 		else
 			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
@@ -171,7 +258,8 @@ static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, 
 {
 	uint64_t tramp = t->as->tramp, ts, ra;
 	uint64_t dregs[ARCH_DWARF_NREGS_ALL];
-	unsigned int nregs = ARCH_DWARF_NREGS;
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .read_mem = batch_read };
+	struct hit_batch hb;
 	bool fp = false;
 	long j;
 
@@ -188,12 +276,23 @@ static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, 
 
 		if (pt_getfpregs(t->tid, &fpr) == 0) {
 			arch_fpregs_to_dwarf(&fpr, dregs);
-			nregs = ARCH_DWARF_NREGS_ALL;
+			ctx.nregs = ARCH_DWARF_NREGS_ALL;
 		}
+	}
+	if (record) {
+		/* what the records read at the return, at once */
+		hit_batch_init(&hb, t);
+		ctx.priv = &hb;
+		for (long k = i; k >= j; k--) {
+			ctx.bias = sh->frames[k].bias;
+			if (!sh->frames[k].p->hidden)
+				batch_plan_args(&hb, s, sh->frames[k].p, &ctx, ARGS_RETURN);
+		}
+		hit_batch_read(&hb);
 	}
 	for (long k = i; record && k >= j; k--)
 		if (!sh->frames[k].p->hidden)	/* a --context scope: no record */
-			emit_return(s, t, sh, &sh->frames[k], dregs, nregs, ts, ra);
+			emit_return(s, t, sh, &sh->frames[k], &ctx, ts, ra);
 	shadow__remove(sh, (size_t)j, (size_t)(i - j + 1));
 	return ra;
 }
@@ -381,26 +480,40 @@ static bool is_rehit(struct thread *t, const arch_regs_t *regs)
 	return false;
 }
 
+/* The probe of ST that step K of record_hit() records (entries, then return probes), or NULL. */
+static struct probe *hit_probe(const struct session *s, const struct site *st, int k)
+{
+	int i = k < st->nprobes ? k : 2 * st->nprobes - 1 - k;
+	struct probe *p = st->probes[i];
+
+	if (p->rbrk || p->rp.retprobe != (k >= st->nprobes) || (p->rp.retprobe && s->detaching))
+		return NULL;	/* detaching: its return would never be seen */
+	return p;
+}
+
 static void record_hit(struct session *s, struct thread *t, const struct site *st,
 		       const arch_regs_t *regs)
 {
 	uint64_t ts, dregs[ARCH_DWARF_NREGS_ALL];
-	unsigned int nregs = ARCH_DWARF_NREGS;
+	struct hit_batch hb;
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .bias = st->bias,
+				 .read_mem = batch_read, .priv = &hb };
+	int fp_from = -1;	/* the step from which the xmm registers are in DREGS */
 	bool fp_done = false;
 
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
+	hit_batch_init(&hb, t);
 	/*
 	 * Entry records in the probes' order; return probes' frames pushed
 	 * backwards, so that they pop, and record, in the probes' order too.
+	 * First, what all of them read from memory, at once.
 	 */
 	for (int k = 0; k < 2 * st->nprobes; k++) {
-		int i = k < st->nprobes ? k : 2 * st->nprobes - 1 - k;
-		struct probe *p = st->probes[i];
+		struct probe *p = hit_probe(s, st, k);
 
-		if (p->rbrk || p->rp.retprobe != (k >= st->nprobes) ||
-		    (p->rp.retprobe && s->detaching))
-			continue;	/* detaching: its return would never be seen */
+		if (!p)
+			continue;
 		/* xmm registers cost a second ptrace call: only for probes that read them */
 		if (p->rp.fpregs && !fp_done) {
 			arch_fpregs_t fp;
@@ -408,14 +521,29 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 			/* unread, they stay out of reach: an error value, never a 0 */
 			if (pt_getfpregs(t->tid, &fp) == 0) {
 				arch_fpregs_to_dwarf(&fp, dregs);
-				nregs = ARCH_DWARF_NREGS_ALL;
+				ctx.nregs = ARCH_DWARF_NREGS_ALL;
+				fp_from = k;
 			}
 			fp_done = true;
 		}
 		if (p->rp.retprobe)
-			ret_enter(s, t, st, p, dregs, nregs, ts);
+			batch_plan_ret_enter(&hb, s, t, p, &ctx);
 		else
-			emit_record(s, t, st, p, dregs, nregs, ts);
+			batch_plan_args(&hb, s, p, &ctx, ARGS_ALL);
+	}
+	hit_batch_read(&hb);
+	ctx.nregs = ARCH_DWARF_NREGS;
+	for (int k = 0; k < 2 * st->nprobes; k++) {
+		struct probe *p = hit_probe(s, st, k);
+
+		if (!p)
+			continue;
+		if (k == fp_from)	/* the probes before it ran without them, as they always did */
+			ctx.nregs = ARCH_DWARF_NREGS_ALL;
+		if (p->rp.retprobe)
+			ret_enter(s, t, st, p, &hb, &ctx, ts);
+		else
+			emit_record(s, t, st, p, &ctx, ts);
 	}
 }
 
@@ -425,6 +553,22 @@ static bool site_is_rbrk(const struct site *st)
 		if (st->probes[i]->rbrk)
 			return true;
 	return false;
+}
+
+/*
+ * A jump site's trampoline trapped: the pc is past its int3, on the
+ * relocated instructions, and the thread simply goes on -- no register
+ * written, whether the hit is recorded or not (detaching, unplanted: the
+ * trampoline stays until the jump is gone).
+ */
+static int jump_hit(struct session *s, struct thread *t, const struct site *st,
+		    const arch_regs_t *regs)
+{
+	if (!t->quiet && !t->as->unplanted && !s->detaching)
+		record_hit(s, t, st, regs);
+	if (!s->detaching)
+		thread__resume(t, 0);
+	return 0;
 }
 
 int hit_handle(struct session *s, struct thread *t)
@@ -446,6 +590,13 @@ int hit_handle(struct session *s, struct thread *t)
 		return r;
 	}
 	st = aspace__find_site(t->as, addr);
+	if (!st && (st = aspace__find_jump(t->as, addr)))
+		return jump_hit(s, t, st, &regs);
+	if (!st && aspace__is_tramp(t->as, addr)) {	/* of a dropped site: on, unrecorded */
+		if (!s->detaching)
+			thread__resume(t, 0);
+		return 0;
+	}
 	if (!st && (r = heal_dead_site(s, t, &regs, addr)) <= 0)
 		return r;
 	if (!st)
@@ -521,7 +672,7 @@ void hit_slot_signal(struct session *s, struct thread *t, int sig)
 		return;
 	}
 	st = aspace__site_by_slot(t->as, pc);
-	if (!st)
+	if (!st || st->jump.len)	/* a jump site's trampoline: the code runs on from there */
 		return;
 	if (pc == st->slot) {
 		arch_regs_set_pc(&regs, st->addr);

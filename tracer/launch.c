@@ -126,11 +126,6 @@ static int install_filter(struct sock_fprog *prog)
 /* In the child, before exec.  Only async-signal-safe work from here on. */
 static void child_run(const char *path, char *const argv[], struct sock_fprog *prog)
 {
-	sigset_t none;
-
-	/* ptap blocks its own signals but while it waits: the command must not inherit that */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	/*
 	 * Wait to be seized first: once the filter is in, a listed syscall with

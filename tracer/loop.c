@@ -7,6 +7,7 @@
 #include <linux/ptrace.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +192,9 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	syscall_exit(s, t, &info);
 	if (t->exec_pending) {
 		t->exec_pending = false;
+		t->as->plant_fresh = true;	/* no instruction of the new image ran yet */
 		r = plant_range(s, t, 0, UINT64_MAX);
+		t->as->plant_fresh = false;
 	} else if (t->want_exit) {
 		r = sysmap_on_exit(s, t, &info);
 	}
@@ -327,7 +330,7 @@ struct thread *loop_clone_child(struct session *s, struct thread *t, int ev)
 		/* (its return addresses go back in detach_child() when it is let go;
 		 * kept traced, its returns through the trampoline just go unrecorded) */
 		if (c->quiet || c->as->unplanted) {
-			detach_restore_bytes(c->as);
+			detach_restore_bytes(c->as, false);	/* it has not run yet */
 			c->detach_at_stop = s->attach && c->quiet;
 		}
 	}
@@ -462,29 +465,89 @@ static void end_tracing(struct session *s)
 }
 
 /*
- * ptap's own signals (SIGINT ...) are blocked but while it waits: their
- * handlers then only interrupt the wait, and the loop acts on the flags.
+ * ptap's own signals (SIGINT ...) only set flags (loop_end, loop_stop_sig)
+ * and cancel a wait that is under way (loop_signal()); the loop acts on the
+ * flags.  The wait tests them itself: no signal mask to change, no system
+ * call beyond the wait.
  */
+/* Set by the flush timer's handler: write the records the output holds. */
+static volatile sig_atomic_t loop_flush;
+
 static pid_t wait_any(int *st)
 {
-	sigset_t none, old;
-	pid_t pid;
+	static const volatile sig_atomic_t *const flags[] = { &loop_end, &loop_stop_sig,
+							      &loop_flush, NULL };
+	long r = arch_wait4_cancellable(-1, st, __WALL, flags);
 
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, &old);
-	pid = loop_end ? -1 : waitpid(-1, st, __WALL);
-	if (pid < 0 && loop_end)
-		errno = EINTR;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return pid;
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return (pid_t)r;
+}
+
+void loop_signal(void *ucontext)
+{
+	arch_wait4_cancel(ucontext);
+}
+
+/*
+ * Records wait in the output's buffer (tracer/output.c) until it fills or
+ * a later record finds them 100 ms old.  So that a trace that went quiet
+ * still shows its last ones, a timer armed when the loop goes on after an
+ * event ends the wait FLUSH_NS later and the loop writes them: at most one
+ * timer_settime() and one wake-up per FLUSH_NS, none while idle.
+ */
+#define FLUSH_NS	100000000L
+
+static timer_t flush_timer;
+static bool flush_timer_ok, flush_armed;
+
+static void on_flush_timer(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	loop_flush = 1;
+	loop_signal(uc);
+}
+
+static void flush_timer_init(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_flush_timer,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN };
+
+	sigemptyset(&sa.sa_mask);
+	flush_timer_ok = sigaction(SIGRTMIN, &sa, NULL) == 0 &&
+			 timer_create(CLOCK_MONOTONIC, &ev, &flush_timer) == 0;
+}
+
+static void flush_timer_arm(void)
+{
+	struct itimerspec it = { .it_value = { .tv_nsec = FLUSH_NS } };
+
+	if (flush_timer_ok && !flush_armed)
+		flush_armed = timer_settime(flush_timer, 0, &it, NULL) == 0;
+}
+
+static void flush_due(struct session *s)
+{
+	if (!loop_flush)
+		return;
+	loop_flush = 0;
+	flush_armed = false;
+	output__flush(s->out);
 }
 
 int loop_run(struct session *s)
 {
+	flush_timer_init();
 	while (s->nthreads > 0) {
 		struct thread *t;
 		int st;
 		pid_t pid;
+
+		flush_due(s);
 
 		if (loop_end || (output__error(s->out) == EPIPE && !s->unplanted)) {
 			end_tracing(s);
@@ -494,6 +557,8 @@ int loop_run(struct session *s)
 			pass_stop_signal(s);
 		if (!session__undefer(s, &pid, &st))
 			pid = wait_any(&st);
+		if (pid > 0)
+			flush_timer_arm();
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;

@@ -19,6 +19,11 @@ extern volatile sig_atomic_t loop_stop_sig;
 /* Set by a handler to end tracing (attached: SIGINT, SIGTERM, SIGHUP; --duration). */
 extern volatile sig_atomic_t loop_end;
 extern volatile pid_t loop_forward_pid;
+/*
+ * Every handler that sets one of the flags calls this last, with its
+ * ucontext (SA_SIGINFO; installed with SA_RESTART): a wait under way ends.
+ */
+void loop_signal(void *ucontext);
 
 /* Run until no traced thread is left.  0, or -errno for a fatal error. */
 int loop_run(struct session *s);

@@ -1,6 +1,8 @@
 /* tracer/output.c: the record writer.  One formatter per format behind one
- * function pointer; stdio buffering (line buffered on a terminal).  Perfetto
- * traces are spooled to a temporary file and written, sorted, at the end. */
+ * function pointer; records are formatted in place into a write buffer of
+ * our own, which goes out in writes of about 64 KiB (a record at once on a
+ * terminal).  Perfetto traces are spooled to a temporary file and written,
+ * sorted, at the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,18 +16,33 @@
 #include "probes/record.h"
 #include "tracer/output.h"
 
+/*
+ * The write buffer holds WBUF_SIZE bytes and one record more: a record is
+ * formatted in place when less than WBUF_SIZE is held, and the buffer is
+ * written once WBUF_SIZE is reached -- or once it holds a record older than
+ * HOLD_NS (by the records' own timestamps: no clock read), so that a slow
+ * trace still shows its records as they come.
+ */
+#define WBUF_SIZE	(64 * 1024)
+#define HOLD_NS		100000000ULL
+#define NOT_HELD	UINT64_MAX	/* HELD_TS when no record is held */
+
 struct output {
-	FILE *f;
+	int fd;
+	bool own;			/* opened here: closed here */
+	bool tty;			/* a terminal: each record written at once */
 	size_t (*format)(const struct record *rec, char *buf, size_t len);
-	char *buf;
-	size_t buflen;
+	size_t reclen;			/* the room of one record (perfetto: its spool_hdr too) */
+	char *buf;			/* WBUF_SIZE + RECLEN bytes */
+	size_t len;			/* bytes held in BUF */
+	size_t head;			/* of which the first HEAD: the clock line, not a record */
+	uint64_t held_ts;		/* TS of the first record held, or NOT_HELD */
 	uint64_t failed;
 	int err;
-	bool own;
 	char clock[16];			/* OUT_PERFETTO: for the document's metadata */
 	/* OUT_PERFETTO: the events so far, each a spool_hdr and its JSON, in arrival order */
 	FILE *spool;
-	uint64_t spooled;		/* events written to the spool */
+	uint64_t spooled;		/* events given to the spool (held or written) */
 	bool spool_broken;		/* a spool write failed: its framing is lost from there */
 };
 
@@ -50,27 +67,25 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
 
 	if (!o)
 		return -ENOMEM;
-	o->buflen = buflen;
+	o->fd = STDOUT_FILENO;
+	o->reclen = buflen;
+	o->held_ts = NOT_HELD;
 	o->format = fmt == OUT_JSON ? record__format_json : record__format_text;
 	if (fmt == OUT_PERFETTO) {
 		/* unlinked at once; not inherited by the command (it might write to fd 3...) */
 		o->spool = tmpfile();
 		if (!o->spool || fcntl(fileno(o->spool), F_SETFD, FD_CLOEXEC) < 0)
 			r = -errno;
-		o->buflen += sizeof(struct spool_hdr);
+		o->reclen += sizeof(struct spool_hdr);
 	}
-	o->buf = malloc(o->buflen);
+	o->buf = malloc(WBUF_SIZE + o->reclen);
 	if (!o->buf && !r)
 		r = -ENOMEM;
 	if (path && !r) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		o->own = true;
-		if (!o->f)
+		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		o->own = o->fd >= 0;
+		if (o->fd < 0)
 			r = -errno;
-	} else if (!r) {
-		o->f = stdout;
 	}
 	if (r) {
 		if (o->spool)
@@ -79,8 +94,7 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
 		free(o);
 		return r;
 	}
-	if (isatty(fileno(o->f)))
-		setvbuf(o->f, NULL, _IOLBF, 0);
+	o->tty = !o->spool && isatty(o->fd);
 	*out = o;
 	return 0;
 }
@@ -93,19 +107,72 @@ static void write_failed(struct output *o, int err)
 	o->failed++;
 }
 
-/* OUT_PERFETTO: the event and its sort key to the spool, in one write.  Never allocates. */
+/* The records in S[0..N) of a text or JSON stream: its lines. */
+static uint64_t lines(const char *s, size_t n)
+{
+	uint64_t k = 0;
+
+	for (const char *e = s + n; (s = memchr(s, '\n', e - s)); s++)
+		k++;
+	return k;
+}
+
+/*
+ * Write what the buffer holds, to the output or the spool.  After a failed
+ * write the rest is dropped: text and JSON count its lines as records lost
+ * (the clock line is none); the spool is broken there (write_perfetto()
+ * counts what it cannot read).
+ */
+static void flush(struct output *o)
+{
+	int fd = o->spool ? fileno(o->spool) : o->fd;
+	size_t off = 0;
+
+	while (off < o->len) {
+		ssize_t w = write(fd, o->buf + off, o->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!o->err)
+				o->err = w < 0 ? errno : EIO;
+			if (o->spool)
+				o->spool_broken = true;
+			else
+				o->failed += lines(o->buf + off, o->len - off) - (off < o->head);
+			break;
+		}
+		off += w;
+	}
+	o->len = o->head = 0;
+	o->held_ts = NOT_HELD;
+}
+
+/* N more bytes held, formatted in place; TS: their record's, or NOT_HELD (the header). */
+static void held(struct output *o, size_t n, uint64_t ts)
+{
+	o->len += n;
+	if (ts != NOT_HELD && o->held_ts == NOT_HELD)
+		o->held_ts = ts;
+	if (o->len >= WBUF_SIZE || o->tty ||
+	    (ts != NOT_HELD && !o->spool && (ts < o->held_ts || ts - o->held_ts >= HOLD_NS)))
+		flush(o);
+}
+
+/* OUT_PERFETTO: the event and its sort key to the spool, together.  Never allocates. */
 static void spool_record(struct output *o, const struct record *rec)
 {
 	struct spool_hdr h = { .magic = SPOOL_MAGIC, .start = perfetto__start(rec),
 			       .dur = perfetto__is_slice(rec) ? rec->duration : 0,
 			       .pid = rec->pid, .tid = rec->tid };
 	size_t n, clen = rec->comm ? strnlen(rec->comm, sizeof(h.comm) - 1) : 0;
+	char *p = o->buf + o->len;
 
 	if (o->spool_broken) {
 		o->failed++;
 		return;
 	}
-	n = perfetto__format_event(rec, o->buf + sizeof(h), o->buflen - sizeof(h));
+	n = perfetto__format_event(rec, p + sizeof(h), o->reclen - sizeof(h));
 	if (!n) {		/* not even its header fits (an event name of a kilobyte) */
 		write_failed(o, EMSGSIZE);
 		return;
@@ -113,40 +180,40 @@ static void spool_record(struct output *o, const struct record *rec)
 	if (clen)
 		memcpy(h.comm, rec->comm, clen);
 	h.len = (uint32_t)n;
-	memcpy(o->buf, &h, sizeof(h));
-	if (fwrite(o->buf, 1, sizeof(h) + n, o->spool) != sizeof(h) + n) {
-		o->spool_broken = true;
-		write_failed(o, errno);
-		return;
-	}
+	memcpy(p, &h, sizeof(h));
 	o->spooled++;
+	held(o, sizeof(h) + n, rec->ts);
 }
 
 void output__header(struct output *o, const char *clock)
 {
+	char *p = o->buf + o->len;
 	size_t n;
 
 	if (o->spool) {
 		snprintf(o->clock, sizeof(o->clock), "%s", clock);
 		return;
 	}
-	n = o->format == record__format_json ? record__format_header_json(clock, o->buf, o->buflen) :
-	    record__format_header_text(clock, o->buf, o->buflen);
-	if (fwrite(o->buf, 1, n, o->f) != n)
-		write_failed(o, errno);
+	n = o->format == record__format_json ? record__format_header_json(clock, p, o->reclen) :
+	    record__format_header_text(clock, p, o->reclen);
+	if (!o->len)		/* the first line, as it should be */
+		o->head = n;
+	held(o, n, NOT_HELD);
 }
 
 void output__record(struct output *o, const struct record *rec)
 {
-	size_t n;
-
 	if (o->spool) {
 		spool_record(o, rec);
 		return;
 	}
-	n = o->format(rec, o->buf, o->buflen);
-	if (fwrite(o->buf, 1, n, o->f) != n)
-		write_failed(o, errno);
+	held(o, o->format(rec, o->buf + o->len, o->reclen), rec->ts);
+}
+
+void output__flush(struct output *o)
+{
+	if (o->len)
+		flush(o);
 }
 
 int output__error(const struct output *o)
@@ -319,21 +386,22 @@ static void write_metadata(struct doc *d, const char *map, struct spooled *ev, u
 }
 
 /*
- * OUT_PERFETTO at the end: {"displayTimeUnit":"ns","metadata":{"ptap-clock":
- * CLOCK},"traceEvents":[ the
- * metadata, then the spooled events sorted by time ]}.  Events that cannot
- * be read back or written are counted in o->failed.
+ * OUT_PERFETTO at the end, the spool written: {"displayTimeUnit":"ns",
+ * "metadata":{"ptap-clock":CLOCK},"traceEvents":[ the metadata, then the
+ * spooled events sorted by time ]}.  Events that cannot be read back or
+ * written are counted in o->failed.  The write buffer is the document's,
+ * the record room after it scratch for the metadata.
  */
 static void write_perfetto(struct output *o)
 {
-	struct doc d = { .fd = fileno(o->f), .cap = 1 << 20, .first = true };
+	struct doc d = { .fd = o->fd, .buf = o->buf, .cap = WBUF_SIZE, .first = true };
 	struct spooled *ev = NULL;
 	char *map = NULL;
 	uint64_t n = 0, i;
 	struct stat st;
 	char head[128];
 
-	if (fflush(o->spool) != 0 || fstat(fileno(o->spool), &st) < 0) {
+	if (fstat(fileno(o->spool), &st) < 0) {
 		if (!o->err)
 			o->err = errno;
 		st.st_size = 0;
@@ -349,16 +417,10 @@ static void write_perfetto(struct output *o)
 		}
 	}
 	o->failed += o->spooled - n;	/* lost in the spool */
-	d.buf = malloc(d.cap);
-	if (!d.buf) {			/* then in smaller chunks */
-		d.buf = o->buf;
-		d.cap = o->buflen;
-	}
-	fflush(o->f);			/* nothing of ours in stdio: the fd is written directly */
 	snprintf(head, sizeof(head), DOC_HEAD, o->clock[0] ? o->clock : "monotonic");
 	doc_put(&d, head, strlen(head));
 	if (n) {
-		write_metadata(&d, map, ev, n, o->buf, o->buflen);
+		write_metadata(&d, map, ev, n, o->buf + WBUF_SIZE, o->reclen);
 		qsort(ev, n, sizeof(*ev), by_time);
 	}
 	for (i = 0; i < n && !d.err; i++) {
@@ -373,8 +435,6 @@ static void write_perfetto(struct output *o)
 	o->failed += n - i;
 	if (d.err && !o->err)
 		o->err = d.err;
-	if (d.buf != o->buf)
-		free(d.buf);
 	free(ev);
 	if (map && map != MAP_FAILED)
 		munmap(map, st.st_size);
@@ -387,15 +447,14 @@ uint64_t output__close(struct output *o, int *err)
 
 	if (!o)
 		return 0;
+	flush(o);
 	if (o->spool)
 		write_perfetto(o);
-	if (fflush(o->f) != 0 && !o->err)
+	if (o->own && close(o->fd) < 0 && !o->err)
 		o->err = errno;
-	if (o->own)
-		fclose(o->f);
 	failed = o->failed;
 	if (o->err && !failed)
-		failed = 1;	/* buffered records were lost in the flush */
+		failed = 1;	/* the close failed: what it had not written is lost */
 	*err = o->err;
 	free(o->buf);
 	free(o);

@@ -23,6 +23,13 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
 void output__header(struct output *o, const char *clock);
 /* Format and write REC.  Never allocates.  A failed write is counted, not fatal. */
 void output__record(struct output *o, const struct record *rec);
+/*
+ * Write the records held (output__record() holds them until 64 KiB are, or
+ * the first is 100 ms older than the latest): for the event loop to call
+ * when it is about to wait with nothing to do, so that a trace that went
+ * quiet shows its last records.  Perfetto: they go to the spool.
+ */
+void output__flush(struct output *o);
 /* The errno of the first failed write (EPIPE: the reader went away), or 0. */
 int output__error(const struct output *o);
 /* Flush and close.  Returns the number of records that could not be written. */

@@ -20,7 +20,6 @@
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
-#define SCRATCH_LEN	4096ULL
 #define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */
 
 /* Can code in [LO, HI) and a slot at SLOT reach each other with rel32? */
@@ -135,20 +134,28 @@ static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, co
 	return 0;
 }
 
-/* The out-of-line copy of ST's instruction, in a slot reachable from its module. */
+/*
+ * ST's slot, reachable from its module: the out-of-line copy of its
+ * instruction, or for a jump site its trampoline (the jump itself is
+ * written by the caller, once the site is in the table).
+ */
 static int prepare_slot(struct session *s, struct thread *t, struct site *st,
 			uint64_t dev, uint64_t ino)
 {
-	uint8_t slotbuf[ARCH_SLOT_SIZE];
+	uint8_t buf[ARCH_SLOT_SIZE];
 	uint64_t lo, hi;
 	int r;
 
 	module_span(t->as->mt, dev, ino, &lo, &hi);
 	r = slot_alloc(s, t, lo, hi, &st->slot);
 	if (r == 0)
-		r = arch_ool_build(&st->insn, st->slot, slotbuf, sizeof(slotbuf));
+		r = st->jump.len ? arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf,
+							 sizeof(buf))
+				 : arch_ool_build(&st->insn, st->slot, buf, sizeof(buf));
 	if (r >= 0)
-		r = mem_write(t->as->memfd, st->slot, slotbuf, sizeof(slotbuf));
+		r = mem_write(t->as->memfd, st->slot, buf, sizeof(buf));
+	if (r >= 0 && st->jump.len)
+		aspace__set_slot_owner(t->as, st->slot, st->addr);
 	return r < 0 ? r : 0;
 }
 
@@ -185,22 +192,41 @@ static int need_tramp(struct session *s, struct thread *t, struct probe *p, uint
 	return 1;
 }
 
+/*
+ * Write the site's code: the int3, or for a jump site the jump.  -errno.
+ * A jump is written whole, in one write, where nothing runs yet.
+ */
+static int write_site(struct aspace *as, const struct site *st)
+{
+	uint8_t patch[ARCH_JUMP_MAX];
+	int r;
+
+	if (!st->jump.len)
+		return mem_write(as->memfd, st->addr, arch_bp_insn, ARCH_BP_LEN);
+	r = arch_jump_patch(&st->jump, st->addr, st->slot, patch);
+	return r < 0 ? r : mem_write(as->memfd, st->addr, patch, st->jump.len);
+}
+
 /* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		     const struct map_entry *e, uint64_t addr)
 {
 	struct aspace *as = t->as;
-	uint8_t now[ARCH_MAX_INSN];
+	uint8_t now[ARCH_JUMP_MAX > ARCH_MAX_INSN ? ARCH_JUMP_MAX : ARCH_MAX_INSN];
 	uint64_t dev = e->dev, ino = e->ino;
 	struct site st;
+	size_t len;
 	int r;
 
 	if (e->flags & MAP_SHARED)
 		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
 				  "and other processes", p->module);
 	site_init(&st, p, addr, e->gen);
-	if (mem_read(t->tid, addr, now, st.insn.len) != st.insn.len ||
-	    memcmp(now, st.insn.bytes, st.insn.len))
+	if (p->rp.jump.len && as->plant_fresh && !as->no_inject)
+		st.jump = p->rp.jump;
+	len = st.jump.len ? st.jump.len : st.insn.len;
+	if (mem_read(t->tid, addr, now, len) != (ssize_t)len ||
+	    memcmp(now, st.jump.len ? st.jump.bytes : st.insn.bytes, len))
 		return plant_fail(p, t, addr, "the code there differs from %s (patched or "
 				  "relocated)", p->module);
 	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
@@ -208,18 +234,27 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
 	if ((r = need_tramp(s, t, p, addr)) <= 0)
 		return r;
-	if (st.insn.step == ARCH_STEP_OOL && (r = prepare_slot(s, t, &st, dev, ino)) < 0)
+	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
+		if (r == -ESRCH)
+			return r;
+		pr_debug("%s: no trampoline at 0x%lx (%s): an int3 instead\n", p->event,
+			 (unsigned long)addr, strerror(-r));
+		memset(&st.jump, 0, sizeof(st.jump));
+		st.slot = 0;
+	}
+	if (!st.jump.len && st.insn.step == ARCH_STEP_OOL &&
+	    (r = prepare_slot(s, t, &st, dev, ino)) < 0)
 		return r == -ESRCH ? r : plant_fail(p, t, addr, "no out-of-line copy: %s",
 						    strerror(-r));
 	/* The site first: a hit on a byte not in the table would be "not ours". */
 	r = aspace__add_site(as, &st);
-	if (r == 0 && (r = mem_write(as->memfd, addr, arch_bp_insn, ARCH_BP_LEN)) < 0)
+	if (r == 0 && (r = write_site(as, &st)) < 0)
 		aspace__remove_site(as, addr);
 	if (r < 0)
 		return plant_fail(p, t, addr, "cannot write the breakpoint: %s", strerror(-r));
 	p->planted++;
 	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
-		 st.slot ? "out of line" : "emulated");
+		 st.jump.len ? "jump" : st.slot ? "out of line" : "emulated");
 	return 1;
 }
 
@@ -237,6 +272,38 @@ static int site_add_probe(struct site *st, struct probe *p)
 	st->probes[st->nprobes++] = p;
 	p->planted++;
 	return 1;
+}
+
+static bool same_file(const struct probe *p, const struct probe *q)
+{
+	return p->dev == q->dev && p->ino == q->ino;
+}
+
+void plant_decide_jumps(struct session *s, bool allow)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		if (!allow || p->rbrk)
+			p->rp.jump.len = 0;
+	}
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		for (int j = 0; j < s->nprobes && p->rp.jump.len; j++) {
+			const struct probe *q = &s->probes[j];
+
+			if (same_file(p, q) && q->rp.vaddr > p->rp.vaddr &&
+			    q->rp.vaddr < p->rp.vaddr + p->rp.jump.len)
+				p->rp.jump.len = 0;
+		}
+	}
+	for (int i = 0; i < s->nprobes; i++)
+		for (int j = 0; j < s->nprobes; j++)
+			if (same_file(&s->probes[i], &s->probes[j]) &&
+			    s->probes[i].rp.vaddr == s->probes[j].rp.vaddr &&
+			    !s->probes[j].rp.jump.len)
+				s->probes[i].rp.jump.len = 0;
 }
 
 /* Where P lands in executable mapping E, or 0 when E does not hold it. */
@@ -294,6 +361,16 @@ bool plant_site_in_memory(struct thread *c, struct site *st)
 	if (!e || probe_addr_in(st->probes[0], e) != st->addr)
 		return false;
 	st->map_gen = e->gen;
+	if (st->jump.len) {
+		uint8_t patch[ARCH_JUMP_MAX];
+
+		return arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
+		       mem_read(c->tid, st->addr, now, st->jump.len) == st->jump.len &&
+		       !memcmp(now, patch, st->jump.len) &&
+		       arch_jump_tramp_build(&st->jump, st->addr, st->slot, want, sizeof(want)) > 0 &&
+		       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
+		       !memcmp(now, want, sizeof(now));
+	}
 	if (mem_read(c->tid, st->addr, now, ARCH_BP_LEN) != ARCH_BP_LEN ||
 	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
 		return false;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct session;
+struct site;
 struct thread;
 
 /*
@@ -17,6 +18,14 @@ struct thread;
  * event is queued for the main loop: do not resume T).
  */
 int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi);
+
+/*
+ * Which probes may be jump sites (struct site): none unless ALLOW (launched,
+ * not --no-jumps); never the loader's r_brk; and not one whose jump would
+ * cover another probe's address.  Probes at one address agree.  Once, after
+ * every probe is resolved.
+ */
+void plant_decide_jumps(struct session *s, bool allow);
 
 /*
  * Does ST describe C's memory: C maps ST's module at ST->addr (ST->map_gen is

@@ -130,7 +130,12 @@ static int on_mmap(struct session *s, struct thread *t, uint64_t start)
 	if (r < 0)
 		return r;
 	aspace__drop_stale_sites(t->as, e.start, e.end);
-	return e.prot & PROT_EXEC ? plant_range(s, t, e.start, e.end) : 0;
+	if (!(e.prot & PROT_EXEC))
+		return 0;
+	t->as->plant_fresh = true;	/* the mmap just returned: nothing ran there yet */
+	r = plant_range(s, t, e.start, e.end);
+	t->as->plant_fresh = false;
+	return r;
 }
 
 int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info)

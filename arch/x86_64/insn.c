@@ -353,6 +353,162 @@ int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, si
 	return (int)used;
 }
 
+/* ---- jump sites ---------------------------------------------------------- */
+
+/*
+ * Does the function at FN_PC ([FN, FN+FNLEN)) let a jump replace
+ * (PC, PC + LEN)?  Decoded whole, from its start: every instruction must
+ * decode, PC must be an instruction boundary, no jump may be indirect, and
+ * no direct branch or call may land in (PC, PC + LEN).
+ */
+static int x86_64_jump_fn_ok(csh h, const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			     unsigned int len, bool holds_pc, char *why, size_t whylen)
+{
+	const uint8_t *code = fn;
+	uint64_t at = fn_pc;
+	size_t left = fnlen;
+	bool boundary = false;
+	cs_insn *ci = cs_malloc(h);
+	int r = 0;
+
+	if (!ci)
+		return set_why(why, whylen, -ENOMEM, "capstone: out of memory");
+	while (left > 0 && r == 0) {
+		uint64_t here = at;
+		const cs_x86 *x;
+		bool jump, branch;
+
+		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
+			r = set_why(why, whylen, -ENOTSUP, "the function does not decode at 0x%lx",
+				    (unsigned long)here);
+			break;
+		}
+		boundary |= here == pc;
+		x = &ci->detail->x86;
+		jump = cs_insn_group(h, ci, CS_GRP_JUMP);
+		branch = jump || cs_insn_group(h, ci, CS_GRP_CALL) ||
+			 cs_insn_group(h, ci, CS_GRP_BRANCH_RELATIVE);
+		if (!branch)
+			continue;
+		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
+			uint64_t to = (uint64_t)x->operands[0].imm;
+
+			if (to > pc && to < pc + len)
+				r = set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx jumps into the "
+					    "bytes a jump would replace", ci->mnemonic, ci->op_str,
+					    (unsigned long)here);
+		} else if (jump) {
+			r = set_why(why, whylen, -ENOTSUP, "an indirect jump at 0x%lx ('%s %s')",
+				    (unsigned long)here, ci->mnemonic, ci->op_str);
+		}
+	}
+	cs_free(ci, 1);
+	if (r == 0 && holds_pc && !boundary)
+		r = set_why(why, whylen, -ENOTSUP, "0x%lx is not an instruction boundary of the "
+			    "function", (unsigned long)pc);
+	return r;
+}
+
+int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+		      struct arch_jump *j, char *why, size_t whylen)
+{
+	size_t off = pc - fn_pc;
+	unsigned int len = 0;
+	csh h;
+	int r;
+
+	memset(j, 0, sizeof(*j));
+	if (pc < fn_pc || off >= fnlen)
+		return set_why(why, whylen, -ENOTSUP, "the site is outside its function");
+	while (len < JMP_REL32_LEN) {
+		struct arch_insn insn;
+
+		r = arch_insn_analyze(fn + off + len, fnlen - off - len, pc + len, &insn, why,
+				      whylen);
+		if (r == 0 && insn.step != ARCH_STEP_OOL)
+			r = set_why(why, whylen, -ENOTSUP, "'%s' is a branch", insn.text);
+		if (r == 0 && len + insn.len > ARCH_JUMP_MAX)
+			r = set_why(why, whylen, -ENOTSUP, "the instructions are too long");
+		if (r < 0)
+			return -ENOTSUP;
+		len += insn.len;
+	}
+	r = x86_64_cs_get(&h);
+	if (r)
+		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
+	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, len, true, why, whylen);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOTSUP;
+	j->len = (uint8_t)len;
+	memcpy(j->bytes, fn + off, len);
+	return 0;
+}
+
+int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			 const struct arch_jump *j, char *why, size_t whylen)
+{
+	csh h;
+	int r = x86_64_cs_get(&h);
+
+	if (r)
+		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
+	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, j->len, false, why, whylen);
+	return r < 0 && r != -ENOMEM ? -ENOTSUP : r;
+}
+
+int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
+			  size_t len)
+{
+	size_t used = ARCH_BP_LEN + j->len + JMP_REL32_LEN;
+	unsigned int off = 0;
+	int64_t rel;
+
+	if (!j->len || j->len > ARCH_JUMP_MAX)
+		return -EINVAL;
+	if (len < used)
+		return -ENOSPC;
+	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
+	memcpy(buf, arch_bp_insn, ARCH_BP_LEN);
+	while (off < j->len) {
+		uint8_t *dst = buf + ARCH_BP_LEN + off;
+		struct arch_insn insn;
+
+		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL, 0) < 0 ||
+		    insn.step != ARCH_STEP_OOL)
+			return -EINVAL;
+		memcpy(dst, insn.bytes, insn.len);
+		if (insn.riprel) {	/* pc + off + len + old == tramp + 1 + off + len + new */
+			int64_t disp = (int64_t)get_s32(insn.bytes + insn.disp_off) +
+				       (int64_t)(pc - (tramp + ARCH_BP_LEN));
+
+			if (!fits_s32(disp))
+				return -ERANGE;
+			put_u32(dst + insn.disp_off, (uint32_t)disp);
+		}
+		off += insn.len;
+	}
+	rel = (int64_t)((pc + j->len) - (tramp + used));
+	if (!fits_s32(rel))
+		return -ERANGE;
+	buf[ARCH_BP_LEN + j->len] = 0xe9;
+	put_u32(buf + ARCH_BP_LEN + j->len + 1, (uint32_t)rel);
+	return (int)used;
+}
+
+int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf)
+{
+	int64_t rel = (int64_t)(tramp - (pc + JMP_REL32_LEN));
+
+	if (j->len < JMP_REL32_LEN || j->len > ARCH_JUMP_MAX)
+		return -EINVAL;
+	if (!fits_s32(rel))
+		return -ERANGE;
+	memset(buf, 0xcc, j->len);
+	buf[0] = 0xe9;
+	put_u32(buf + 1, (uint32_t)rel);
+	return 0;
+}
+
 /* ---- emulation ---------------------------------------------------------- */
 
 #define X86_CF	(1UL << 0)

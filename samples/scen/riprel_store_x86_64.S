@@ -17,12 +17,7 @@ riprel_canary_hi:
 
 	.text
 
-#define FUNC(name)			\
-	.globl name;			\
-	.type name, @function;		\
-	.p2align 4;			\
-name:
-#define END(name)	.size name, . - name
+#include "../asm_x86_64.h"
 
 /* void riprel_store(int x): riprel_slot = x; touches nothing else */
 FUNC(riprel_store)

@@ -11,12 +11,7 @@ unsafe_counter:
 
 	.text
 
-#define FUNC(name)			\
-	.globl name;			\
-	.type name, @function;		\
-	.p2align 4;			\
-name:
-#define END(name)	.size name, . - name
+#include "../asm_x86_64.h"
 
 /* long unsafe_int3(long x): x + 1, after the SIGTRAP its int3 raises was handled */
 FUNC(unsafe_int3)

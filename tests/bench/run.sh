@@ -1,43 +1,248 @@
 #!/bin/bash
-# tests/bench/run.sh [BUILD-DIR]: per-hit cost of an entry probe with one
-# string argument, as ratios measured in one run: ptap against the untraced
-# program and against the minimal one-stop ptrace loop (floor.c), with tracer
-# and target pinned to one CPU and unpinned; the cost of --syscalls on the
-# calls it does not list (sys_target.c) and per syscall record.  Figures,
-# not assertions.
+# tests/bench/run.sh [BUILD-DIR]: what a ptap probe costs, in one run, as ns
+# per hit and as ratios.  Per hit: ptap against the untraced program and the
+# minimal one-stop ptrace loop (floor.c), by 1, 2 and 8 threads, with tracer
+# and target pinned to one CPU and unpinned; an integer argument, and entry
+# plus return; the same hits under kernel uprobes (perf), ltrace and gdb.
+# Then the cost of --syscalls on the calls it does not list (sys_target.c)
+# and per syscall record; ptap's peak RSS; the time to attach to 64 threads;
+# the time to resolve DWARF in libc (ptap vars against perf probe -V, and a
+# launch with a libc probe).  Figures, not assertions: a row that cannot be
+# measured (a tool missing, not root) says why and the run goes on.
 set -eu
 O=${1:-build}
-N=${BENCH_HITS:-200000}
+N=${BENCH_HITS:-100000}	# ~0.7 s a run: make bench stays under 3 minutes on 2 CPUs
+SLOW_N=${BENCH_SLOW_HITS:-2000}	# ltrace and gdb: ~100 us a hit
 REPS=${BENCH_REPS:-3}
 B=$O/bench
-addr=0x$(nm "$B/bench_target" | awk '$3 == "bench_fn" { print $1 }')
+T=$B/bench_target
+addr=0x$(nm "$T" | awk '$3 == "bench_fn" { print $1 }')
+tmp=$(mktemp -d /tmp/ptap-bench.XXXXXX)
+read -r load0 _ </proc/loadavg	# the last 1 minute's: shown at the end
+uprobe=""	# the perf probe event to delete on exit
+t64pid=""	# the threads64 process to end on exit
 
-# best of REPS: the target prints the ns its loop took
-best() {
-	local b="" t
-	for _ in $(seq "$REPS"); do
-		t=$("$@" 2>/dev/null | tail -1)
-		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
+cleanup() {
+	if [ -n "$uprobe" ]; then perf probe -q -d "$uprobe" >/dev/null 2>&1 || true; fi
+	if [ -n "$t64pid" ]; then kill "$t64pid" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# now_us: the time in microseconds, without a fork
+now_us() {
+	local t=$EPOCHREALTIME
+	echo "${t/./}"
+}
+
+# run1 CMD...: the ns the target printed (the last all-digit line of the
+# command's stdout); fails when the command fails or printed none.  The
+# output is kept in $tmp/last.out and last.err
+run1() {
+	"$@" >"$tmp/last.out" 2>"$tmp/last.err" || return 1
+	grep -E '^[0-9]+$' "$tmp/last.out" | tail -1 | grep .
+}
+
+# best_each CMD [ARG...] [:: CMD [ARG...]]...: the least of REPS run1s of
+# each command, space separated, "-" for one that failed.  The runs go round
+# the commands REPS times, so a burst of load from elsewhere slows them alike
+# rather than all the runs of one.  The last command's run is the last run.
+best_each() {
+	local -a argv=("$@") at=() len=() b=()
+	local i k t s=0
+
+	for ((i = 0; i <= $#; i++)); do
+		if ((i == $#)) || [ "${argv[i]}" = :: ]; then
+			at+=("$s") len+=($((i - s))) s=$((i + 1))
+		fi
 	done
-	echo "$b"
+	for _ in $(seq "$REPS"); do
+		for ((k = 0; k < ${#at[@]}; k++)); do
+			[ "${b[k]:-}" != - ] || continue
+			if t=$(run1 "${argv[@]:${at[k]}:${len[k]}}"); then
+				if [ -z "${b[k]:-}" ] || [ "$t" -lt "${b[k]}" ]; then b[k]=$t; fi
+			else
+				b[k]=-
+			fi
+		done
+	done
+	echo "${b[*]}"
 }
 
-row() {	# row LABEL PIN-PREFIX...
-	local label=$1
-	shift
-	local t0 t1 t2
-	t0=$(best "$@" "$B/bench_target" "$N")
-	t1=$(best "$@" "$B/floor" "$addr" "$B/bench_target" "$N")
-	t2=$(best "$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$B/bench_target" "$N")
-	awk -v l="$label" -v n="$N" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
+# nodash VAR...: empty each VAR that holds "-" (a failed command)
+nodash() {
+	local v
+	for v in "$@"; do
+		if [ "${!v}" = - ]; then printf -v "$v" '%s' ""; fi
+	done
+}
+
+# ---- per hit: ptap, untraced, floor; 1, 2 and 8 threads -------------------
+declare -A U F P	# untraced, floor and ptap ns of a row, by PIN_THREADS
+
+row() {	# row LABEL THREADS PIN-PREFIX...
+	local label=$1 th=$2 t0 t1 t2
+	shift 2
+	read -r t0 t1 t2 <<<"$(best_each "$@" "$T" "$N" "$th" :: \
+		"$@" "$B/floor" "$addr" "$T" "$N" "$th" :: \
+		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th")"
+	nodash t0 t1 t2
+	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ]; then
+		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s" ns\n' \
+			"$label" "$th" "$t0" "$t1" "$t2"
+		return 0
+	fi
+	U["${label}_$th"]=$t0 F["${label}_$th"]=$t1 P["${label}_$th"]=$t2
+	awk -v l="$label" -v th="$th" -v n="$N" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
 		u = t0 / n; f = (t1 - t0) / n; p = (t2 - t0) / n;
-		printf "%-9s untraced %7.1f ns/call | floor %7.0f ns/hit | ptap %7.0f ns/hit | ptap/floor %.2fx | traced/untraced %.0fx\n",
-			l, u, f, p, p / f, t2 / t0 }'
+		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit | ptap/floor %.2fx | traced/untraced %.0fx\n",
+			l, th, u, f, p, p / f, t2 / t0 }'
 }
 
-echo "bench: $N hits of 'bench_fn %di:string', best of $REPS runs"
-row pinned taskset -c 0
-row unpinned env
+echo "bench: $N hits of 'bench_fn %di:string' in all, made by 1, 2 or 8 threads; best of $REPS runs;"
+echo "       pinned: tracer and target on CPU 0 (taskset -c 0); floor: the least a ptrace loop can do"
+for th in 1 2 8; do
+	row pinned "$th" taskset -c 0
+	row unpinned "$th" env
+done
+
+# ---- per hit: an integer argument; entry and return (pinned, 1 thread) -----
+echo "bench probes: $N calls, 1 thread, pinned, best of $REPS runs"
+if [ -n "${P[pinned_1]:-}" ]; then
+	t0=${U[pinned_1]} ts=${P[pinned_1]} tf=${F[pinned_1]}
+	# shellcheck disable=SC2016 # $retval is ptap's
+	read -r tfi ti tr tn <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
+			-e 'bench_fn%return $retval' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record --no-jumps -o /dev/null -e 'bench_fn %di:string' -- \
+			"$T" "$N")"
+	nodash tfi ti tr tn
+	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" \
+	    -v tn="$tn" '
+	function ns(t) { return (t - t0) / n }
+	BEGIN {
+		printf "  entry, %%di:string            ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
+			ns(ts), ns(tf), ns(ts) / ns(tf)
+		if (tn == "")
+			print "  --no-jumps (int3, SETREGS)   failed"
+		else
+			printf "  --no-jumps (int3, SETREGS)   ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx | jump/int3 %.2fx\n",
+				ns(tn), ns(tf), ns(tn) / ns(tf), ns(ts) / ns(tn)
+		if (ti == "" || tfi == "")
+			print "  entry, %di:u64               failed (ptap \"" ti "\", floor -i \"" tfi "\" ns)"
+		else
+			printf "  entry, %%di:u64               ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
+				ns(ti), ns(tfi), ns(ti) / ns(tfi), ns(ti) / ns(ts)
+		if (tr == "")
+			print "  entry + return $retval       failed"
+		else
+			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx\n",
+				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(ts)
+	}'
+else
+	echo "  no figures: the pinned 1-thread row failed"
+fi
+
+# ---- the same hits under other tracers ---------------------------------------
+# tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
+# and its arguments included), pinned and unpinned (each interleaved with the
+# untraced target's), in ns per hit and
+# against ptap's (the 1-thread rows above); COUNT is a command printing how
+# many records the last run wrote, shown after each column's figure
+tool_row() {
+	local name=$1 note=$2 n=$3 count=$4 pp="" pu="" u0 u1 a b ra rb
+	shift 4
+	[ -z "${P[pinned_1]:-}" ] || pp=$(( (P[pinned_1] - U[pinned_1]) / N ))
+	[ -z "${P[unpinned_1]:-}" ] || pu=$(( (P[unpinned_1] - U[unpinned_1]) / N ))
+	read -r u0 a <<<"$(best_each taskset -c 0 "$T" "$n" :: taskset -c 0 "$@")"
+	ra=$($count) || ra=""
+	read -r u1 b <<<"$(best_each "$T" "$n" :: "$@")"
+	rb=$($count) || rb=""
+	nodash a b
+	[ "$u0" != - ] || u0=0
+	[ "$u1" != - ] || u1=0
+	if [ "${ra:-0}" = 0 ] && [ "${rb:-0}" = 0 ]; then
+		printf '  %-20s no figures: no record of bench_fn: %s\n' "$name" \
+			"$(grep -v '^[0-9]*$' "$tmp/last.err" | head -1)"
+		return 0
+	fi
+	awk -v name="$name" -v note="$note" -v n="$n" -v a="$a" -v b="$b" -v ra="$ra" -v rb="$rb" \
+	    -v u0="$u0" -v u1="$u1" -v pp="$pp" -v pu="$pu" '
+	function cell(t, u, p, r,   s) {
+		if (t == "")
+			return sprintf("%-39s", "failed")
+		s = sprintf("%7.0f ns/hit", (t - u) / n)
+		if (p != "")
+			s = s sprintf(" %6.2fx ptap", (t - u) / n / p)
+		return sprintf("%-39s", s sprintf(" %6d rec", r))
+	}
+	BEGIN {
+		printf "  %-20s %s| %s %s\n", name, cell(a, u0, pp, ra), cell(b, u1, pu, rb), note
+	}'
+}
+
+echo "bench other tools: 'bench_fn' and its string argument, best of $REPS runs; pinned | unpinned;"
+echo "       x ptap: against ptap's 1-thread rows above; rec: the records the last run wrote"
+
+# kernel uprobes: a perf probe event, recorded with perf record
+perf_count() {
+	perf report -i "$tmp/perf.data" --stats 2>/dev/null |
+		awk '/SAMPLE events:/ { print $3; exit }'
+}
+uprobe_row() {
+	local reason="" tracefs="" ev="ptap_bench:fn_$$" err
+	if ! command -v perf >/dev/null 2>&1; then
+		reason="perf is not installed (apt-get install linux-perf)"
+	elif [ "$(id -u)" != 0 ]; then
+		reason="not root (perf probe writes the kernel's uprobe_events)"
+	else
+		for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+			if [ -e "$d/uprobe_events" ]; then tracefs=$d; break; fi
+		done
+		[ -n "$tracefs" ] ||
+			reason="no tracefs (no uprobe_events in /sys/kernel/tracing or /sys/kernel/debug/tracing)"
+	fi
+	if [ -n "$reason" ]; then
+		printf '  %-20s no figures: %s\n' "kernel uprobe (perf)" "$reason"
+		return 0
+	fi
+	uprobe=$ev
+	if ! err=$(perf probe -q -x "$T" -a "$ev=bench_fn s=+0(%di):string" 2>&1); then
+		printf '  %-20s no figures: perf probe failed: %s\n' "kernel uprobe (perf)" \
+			"$(echo "$err" | head -1)"
+		return 0
+	fi
+	# a buffer that holds every record: perf record drops what does not fit
+	tool_row "kernel uprobe (perf)" "perf record, $N hits" "$N" perf_count \
+		perf record -q -m 16M -o "$tmp/perf.data" -e "$ev" -- "$T" "$N"
+	perf probe -q -d "$ev" >/dev/null 2>&1 && uprobe=""
+}
+uprobe_row
+
+# ltrace -x: bench_fn is no library call; a prototype makes its argument a string
+ltrace_count() { grep -c '^bench_fn("SELECT' "$tmp/ltrace.out"; }
+if command -v ltrace >/dev/null 2>&1; then
+	printf 'void bench_fn(string);\n' >"$tmp/ltrace.conf"
+	tool_row "ltrace -x bench_fn" "$SLOW_N hits; ltrace stops at the entry and the return" \
+		"$SLOW_N" ltrace_count ltrace -F "$tmp/ltrace.conf" -s 256 -x bench_fn \
+		-o "$tmp/ltrace.out" "$T" "$SLOW_N"
+else
+	printf '  %-20s no figures: ltrace is not installed (apt-get install ltrace)\n' \
+		"ltrace -x bench_fn"
+fi
+
+# gdb: a dprintf of the string %rdi points to (bench_fn has no debug info)
+gdb_count() { grep -c '^SELECT' "$tmp/last.out"; }
+if command -v gdb >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # $rdi is gdb's
+	tool_row "gdb dprintf" "$SLOW_N hits" "$SLOW_N" gdb_count \
+		gdb -batch -nx -iex 'set debuginfod enabled off' -ex 'set startup-with-shell off' \
+		-ex 'dprintf bench_fn,"%s\n",(char *)$rdi' -ex run --args "$T" "$SLOW_N"
+else
+	printf '  %-20s no figures: gdb is not installed (apt-get install gdb)\n' "gdb dprintf"
+fi
 
 # ---- --syscalls: the cost on the calls not listed ---------------------------
 # sys_target makes SN getppid() and SK fsync(); with --syscalls fsync the
@@ -48,19 +253,25 @@ row unpinned env
 SN=${BENCH_SYSCALLS:-1000000}
 SA=$((SN / 10))
 SK=10
-sfile=$B/sys_target.dat
+sfile=$tmp/sys_target.dat
 
 sys_row() {	# sys_row LABEL PIN-PREFIX...
 	local label=$1
 	shift
 	local t0 tf t1 a0 a1
-	t0=$(best "$@" "$B/sys_target" "$SN" "$SK" "$sfile")
-	tf=$(best "$@" "$B/seccomp_floor" "$B/sys_target" "$SN" "$SK" "$sfile")
-	t1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
-		"$sfile")
-	a0=$(best "$@" "$B/sys_target" "$SA" "$SK" "$sfile")
-	a1=$(best "$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
-		"$SA" "$SK" "$sfile")
+	read -r t0 tf t1 a0 a1 <<<"$(best_each "$@" "$B/sys_target" "$SN" "$SK" "$sfile" :: \
+		"$@" "$B/seccomp_floor" "$B/sys_target" "$SN" "$SK" "$sfile" :: \
+		"$@" "$O/ptap" record -o /dev/null --syscalls fsync -- "$B/sys_target" "$SN" "$SK" \
+			"$sfile" :: \
+		"$@" "$B/sys_target" "$SA" "$SK" "$sfile" :: \
+		"$@" "$O/ptap" record -o /dev/null --syscalls getppid,fsync -- "$B/sys_target" \
+			"$SA" "$SK" "$sfile")"
+	nodash t0 tf t1 a0 a1
+	if [ -z "$t0" ] || [ -z "$tf" ] || [ -z "$t1" ] || [ -z "$a0" ] || [ -z "$a1" ]; then
+		printf '%-9s failed: "%s" "%s" "%s" "%s" "%s" ns\n' \
+			"$label" "$t0" "$tf" "$t1" "$a0" "$a1"
+		return 0
+	fi
 	awk -v l="$label" -v n="$SN" -v na="$SA" -v t0="$t0" -v tf="$tf" -v t1="$t1" -v a0="$a0" \
 	    -v a1="$a1" 'BEGIN {
 		printf "%-9s untraced %6.1f ns/call | seccomp floor %6.1f (%.3fx) | --syscalls fsync %6.1f ns/call | traced/untraced %.3fx (goal <= 1.05x) | every call listed %6.0f ns/record\n",
@@ -75,41 +286,144 @@ then
 else
 	echo "bench syscalls: 'ptap record --syscalls fsync' failed: no figures"
 fi
-rm -f "$sfile"
 
-# ---- resolving DWARF in a large module: ptap vars against perf probe -V ----
+# ---- ptap's peak RSS ---------------------------------------------------------
+# peakrss prints the wait4() ru_maxrss of the command: ptap's own, or its
+# traced child's when that is larger (the untraced target's is shown)
+peak_kb() {	# peak_kb CMD...: the peak RSS in KB, or nothing
+	{ "$B/peakrss" "$@" 2>&1 >/dev/null || true; } | awk '/^peakrss: / { print $2 }'
+}
+rp=$(peak_kb "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N")
+rt=$(peak_kb "$T" "$N")
+if [ -n "$rp" ] && [ -n "$rt" ]; then
+	awk -v p="$rp" -v t="$rt" -v n="$N" 'BEGIN {
+		printf "bench peak RSS: ptap record -e '"'"'bench_fn %%di:string'"'"' (%d hits) %.1f MB (the target alone: %.1f MB)\n",
+			n, p / 1024, t / 1024 }'
+else
+	echo "bench peak RSS: failed (ptap \"$rp\" KB, target \"$rt\" KB)"
+fi
+
+# ---- attaching to 64 threads -------------------------------------------------
+# From ptap's start to its "attached to pid" line (-v): ptap's own start,
+# resolving the probe, seizing and stopping every thread, reading the maps,
+# planting; then the whole run with --duration 0.1 less the 0.1 s (attach,
+# 0.1 s of hits, detach).  A 1-thread process for comparison.
+AREPS=${BENCH_ATTACH_REPS:-3}
+
+attach_ms() {	# attach_ms THREADS: "ATTACH-MS WHOLE-MS", the best of AREPS, or nothing
+	local s a e l ba="" bw="" f=$tmp/threads64-$1.out
+	"$B/threads64" "$1" 60 >"$f" &
+	t64pid=$!
+	for _ in $(seq 100); do
+		grep -q ready "$f" 2>/dev/null && break
+		sleep 0.05
+	done
+	if grep -q ready "$f" 2>/dev/null; then
+		for _ in $(seq "$AREPS"); do
+			s=$(now_us)
+			a=$({ "$O/ptap" record -v -p "$t64pid" -e 'tick %di:s64' -o /dev/null \
+				--duration 0.1 2>&1 >/dev/null || true; } |
+				while IFS= read -r l; do
+					case $l in *"attached to pid"*) now_us ;; esac
+				done)
+			e=$(now_us)
+			[ -n "$a" ] || { ba=""; break; }
+			a=$((a - s)) e=$((e - s - 100000))
+			if [ -z "$ba" ] || [ "$a" -lt "$ba" ]; then ba=$a; fi
+			if [ -z "$bw" ] || [ "$e" -lt "$bw" ]; then bw=$e; fi
+		done
+	fi
+	kill "$t64pid" 2>/dev/null || true
+	wait "$t64pid" 2>/dev/null || true
+	t64pid=""
+	[ -n "$ba" ] && awk -v a="$ba" -v w="$bw" 'BEGIN { printf "%.1f %.1f", a / 1000, w / 1000 }'
+	return 0
+}
+a64=$(attach_ms 64)
+a1=$(attach_ms 1)
+if [ -n "$a64" ] && [ -n "$a1" ]; then
+	echo "bench attach: 'ptap record -p PID -e tick --duration 0.1', best of $AREPS runs"
+	read -r x64 w64 <<<"$a64"
+	read -r x1 w1 <<<"$a1"
+	printf '  64 threads: attached after %6.1f ms | attach + 0.1 s of hits + detach: 0.1 s + %6.1f ms\n' "$x64" "$w64"
+	printf '   1 thread:  attached after %6.1f ms | attach + 0.1 s of hits + detach: 0.1 s + %6.1f ms\n' "$x1" "$w1"
+else
+	echo "bench attach: failed (64 threads: \"$a64\", 1 thread: \"$a1\")"
+fi
+
+# ---- resolving DWARF in a large module ---------------------------------------
+# ptap vars against perf probe -V; a launch of /bin/true with a probe in
+# libc against /bin/true untraced; with ptap's cache of inflated debug
+# files empty (cold) and filled (warm)
 LIBC_SO=${BENCH_LIBC:-/lib/x86_64-linux-gnu/libc.so.6}
 VREPS=${BENCH_VARS_REPS:-5}
 
-# best_ms CMD...: the fastest of VREPS runs, in ms (output discarded)
+# best_ms CMD...: the fastest of VREPS runs, in ms (output discarded); nothing if one fails
 best_ms() {
 	local b="" s e t
 	for _ in $(seq "$VREPS"); do
-		s=$(date +%s%N)
-		"$@" >/dev/null 2>&1 || { echo "bench: '$*' failed" >&2; echo 0; return; }
-		e=$(date +%s%N)
-		t=$(( (e - s) / 1000 ))
+		s=$(now_us)
+		"$@" >/dev/null 2>&1 || { echo "bench: '$*' failed" >&2; return 0; }
+		e=$(now_us)
+		t=$((e - s))
 		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
 	done
 	awk -v t="$b" 'BEGIN { printf "%.1f", t / 1000 }'
 }
 
-if ! command -v perf >/dev/null 2>&1; then
-	echo "bench vars: perf is not installed (apt-get install linux-perf): no comparison"
-	exit 0
+# cold_ms CMD...: best_ms with the cache emptied before each run
+cold_ms() {
+	local b="" t
+	for _ in $(seq "$VREPS"); do
+		rm -rf "${cache:?}"/*
+		t=$(VREPS=1 best_ms "$@")
+		[ -n "$t" ] || return 0
+		if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then b=$t; fi
+	done
+	echo "$b"
+}
+
+cache=$tmp/cache
+mkdir -p "$cache"
+export PTAP_CACHE_DIR=$cache
+vc=$(cold_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
+vw=$(best_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
+if command -v perf >/dev/null 2>&1; then
+	vp=$(best_ms perf probe -x "$LIBC_SO" -V __libc_open64)
+else
+	vp=""
 fi
-cache=$(mktemp -d /tmp/ptap-bench-cache.XXXXXX)
-trap 'rm -rf "$cache"' EXIT
-cold=""
-for _ in $(seq "$VREPS"); do	# an empty cache each time: libdw inflates the debug file
-	rm -rf "${cache:?}"/*
-	t=$(VREPS=1 PTAP_CACHE_DIR=$cache best_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
-	if [ -z "$cold" ] || awk -v a="$t" -v b="$cold" 'BEGIN { exit !(a < b) }'; then cold=$t; fi
-done
-warm=$(PTAP_CACHE_DIR=$cache best_ms "$O/ptap" vars -x "$LIBC_SO" __libc_open64)
-perf_t=$(best_ms perf probe -x "$LIBC_SO" -V __libc_open64)
 echo "bench vars: 'vars -x libc.so.6 __libc_open64', best of $VREPS runs"
-awk -v c="$cold" -v w="$warm" -v p="$perf_t" 'BEGIN {
-	printf "  perf probe -V %6.1f ms\n", p
-	printf "  ptap vars     %6.1f ms with its inflated-debuginfo cache (ptap/perf %.2fx)\n", w, w / p
-	printf "  ptap vars     %6.1f ms first run, cache empty (ptap/perf %.2fx)\n", c, c / p }'
+awk -v c="$vc" -v w="$vw" -v p="$vp" '
+function ratio(t) { return (p == "" || t == "") ? "" : sprintf(" (ptap/perf %.2fx)", t / p) }
+function ms(t) { return t == "" ? "  failed" : sprintf("%6.1f ms", t) }
+BEGIN {
+	if (p == "")
+		print "  perf probe -V   no figures: perf is not installed (apt-get install linux-perf)"
+	else
+		printf "  perf probe -V %s\n", ms(p)
+	printf "  ptap vars     %s with its inflated-debuginfo cache%s\n", ms(w), ratio(w)
+	printf "  ptap vars     %s first run, cache empty%s\n", ms(c), ratio(c) }'
+
+LPROBE='__libc_open64 file oflag'
+lu=$(best_ms /bin/true)
+lc=$(cold_ms "$O/ptap" record -o /dev/null -x "$LIBC_SO" -e "$LPROBE" -- /bin/true)
+lw=$(best_ms "$O/ptap" record -o /dev/null -x "$LIBC_SO" -e "$LPROBE" -- /bin/true)
+echo "bench launch: 'record -x libc.so.6 -e \"$LPROBE\" -- /bin/true', best of $VREPS runs"
+awk -v u="$lu" -v c="$lc" -v w="$lw" '
+function ms(t) { return t == "" ? "  failed" : sprintf("%6.1f ms", t) }
+function over(t) { return (t == "" || u == "") ? "" : sprintf(" (+%.1f ms)", t - u) }
+BEGIN {
+	printf "  /bin/true untraced %s\n", ms(u)
+	printf "  ptap record        %s with its inflated-debuginfo cache%s\n", ms(w), over(w)
+	printf "  ptap record        %s first run, cache empty%s\n", ms(c), over(c) }'
+
+# ---- the record writers alone (writers.c) -----------------------------------
+# Text, JSON and perfetto on BENCH_RECORDS records, no tracing: ns/record for
+# the formatter and for the whole writer into /dev/null, write syscalls per
+# 1000 records; it fails if a timed loop allocated.
+"$B/writers" "${BENCH_RECORDS:-1000000}" || echo "bench writers: FAILED (see above)"
+
+read -r load1 _ </proc/loadavg
+echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d);" \
+	"load average at the start $load0, at the end $load1 (other work on the machine)"

@@ -8,6 +8,7 @@ AL=$O/samples/scen/attach_load
 start_target() {
 	local out=$1
 	shift
+	rm -f "$out"	# a READY left by the last target must not count
 	"$AL" "$@" >"$out" 2>&1 &
 	TARGET=$!
 	wait_for grep -q READY "$out"
@@ -133,6 +134,7 @@ test_racy_attach_spawner_cycles() {
 test_attach_syscall_restart() {
 	rm -f "$TMP/restart.fifo"
 	mkfifo "$TMP/restart.fifo"
+	rm -f "$TMP/out"
 	"$AL" block 2 <"$TMP/restart.fifo" >"$TMP/out" 2>&1 &
 	TARGET=$!
 	exec 7>"$TMP/restart.fifo"

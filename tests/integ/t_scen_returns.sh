@@ -240,6 +240,7 @@ test_ret_fork_no_follow() {
 # rt_attach_fork OPTS...: ret_fork attached (OPTS: ptap's), SIGINT once DONE.
 rt_attach_fork() {
 	local p t rc=0
+	rm -f "$TMP/rt_out"	# a READY left by the last run must not count
 	"$RS/ret_fork" 50 20 attach >"$TMP/rt_out" 3>"$TMP/rt_st" 2>&1 &
 	t=$!
 	wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
@@ -273,6 +274,7 @@ test_racy_ret_fork_attached() {
 # read(2) inside one.  Every call then returns right, untraced.
 rt_deep() {
 	local p t rc=0
+	rm -f "$TMP/rt_out"
 	"$RS/ret_deep" 3 100 >"$TMP/rt_out" 2>&1 &
 	t=$!
 	wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
@@ -412,6 +414,7 @@ test_racy_ret_attach_cycles() {
 	local p t rc cycle
 	for _ in $(seq $(( (RACY_RUNS + 4) / 5 ))); do
 		rc=0
+		rm -f "$TMP/rt_out"
 		"$RS/ret_deep" 4 100 >"$TMP/rt_out" 2>&1 &
 		t=$!
 		wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }

@@ -236,6 +236,7 @@ test_syscalls_error_return() {
 # and context, then --syscalls alone), it ends intact with its file right.
 test_syscalls_attach() {
 	local target p rc=0
+	rm -f "$TMP/tout"
 	"$SYSIO" loop "$TMP/ticks" 6 >"$TMP/tout" 2>&1 &
 	target=$!
 	wait_for grep -q READY "$TMP/tout"

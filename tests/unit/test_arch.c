@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -721,6 +722,141 @@ Test(arch_ool, executes_slot_below_code)
 	uint8_t *lo = exec_map();
 
 	exec_run(lo + EXEC_SPAN - sysconf(_SC_PAGESIZE), lo);
+	munmap(lo, EXEC_SPAN);
+}
+
+/* ---- jump sites ----------------------------------------------------------- */
+
+static int jump_try(const uint8_t *fn, size_t len, uint64_t pc, struct arch_jump *j, char *why)
+{
+	return arch_jump_analyze(fn, len, PC, pc, j, why, 96);
+}
+
+/* bench_fn: nop; movzbl (%rdi),%eax; add %rax,sink(%rip); ret: three whole instructions */
+Test(arch_jump, takes_whole_instructions)
+{
+	static const uint8_t fn[] = { 0x90, 0x0f, 0xb6, 0x07, 0x48, 0x01, 0x05, 0x10, 0x20, 0, 0,
+				      0xc3 };
+	struct arch_jump j;
+	char why[96];
+
+	cr_assert_eq(jump_try(fn, sizeof(fn), PC, &j, why), 0, "%s", why);
+	cr_assert_eq(j.len, 11);
+	cr_assert_arr_eq(j.bytes, fn, 11);
+	/* a site at the add: one 7-byte instruction */
+	cr_assert_eq(jump_try(fn, sizeof(fn), PC + 4, &j, why), 0, "%s", why);
+	cr_assert_eq(j.len, 7);
+}
+
+Test(arch_jump, refusals)
+{
+	/* push %rbp; mov %rsp,%rbp; mov %edi,%eax; ... jmp back to the mov (PC + 1) */
+	static const uint8_t into[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0x90, 0xeb, 0xf8, 0xc3 };
+	/* the same, jumping to PC itself: allowed */
+	static const uint8_t to_start[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0x90, 0xeb, 0xf7,
+					    0xc3 };
+	/* push %rbp; mov %rsp,%rbp; mov %edi,%eax; jmp *%rax (a jump table) */
+	static const uint8_t indirect[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0xff, 0xe0 };
+	/* call at the site */
+	static const uint8_t call[] = { 0xe8, 0, 0, 0, 0, 0xc3 };
+	/* push %rbp; syscall */
+	static const uint8_t sys[] = { 0x55, 0x0f, 0x05, 0x90, 0x90, 0xc3 };
+	/* a direct call into the bytes counts too */
+	static const uint8_t callin[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0xe8, 0xf6, 0xff, 0xff,
+					  0xff, 0xc3 };
+	struct arch_jump j;
+	char why[96];
+
+	cr_assert_eq(jump_try(into, sizeof(into), PC, &j, why), -ENOTSUP);
+	cr_assert(strstr(why, "jumps into"), "%s", why);
+	cr_assert_eq(j.len, 0);
+	cr_assert_eq(jump_try(to_start, sizeof(to_start), PC, &j, why), 0, "%s", why);
+	cr_assert_eq(j.len, 6);
+	cr_assert_eq(jump_try(indirect, sizeof(indirect), PC, &j, why), -ENOTSUP);
+	cr_assert(strstr(why, "indirect jump"), "%s", why);
+	cr_assert_eq(jump_try(call, sizeof(call), PC, &j, why), -ENOTSUP);
+	cr_assert_eq(jump_try(sys, sizeof(sys), PC, &j, why), -ENOTSUP);
+	cr_assert(strstr(why, "syscall"), "%s", why);
+	cr_assert_eq(jump_try(callin, sizeof(callin), PC, &j, why), -ENOTSUP);
+	cr_assert(strstr(why, "jumps into"), "%s", why);
+	/* the site is not an instruction boundary (inside the mov) */
+	cr_assert_eq(jump_try(to_start, sizeof(to_start), PC + 2, &j, why), -ENOTSUP);
+	/* too short: the function ends before 5 bytes of instructions */
+	cr_assert_eq(jump_try(call + 5, 1, PC, &j, why), -ENOTSUP);
+}
+
+Test(arch_jump, patch_and_trampoline_bytes)
+{
+	static const uint8_t fn[] = { 0x90, 0x0f, 0xb6, 0x07, 0x48, 0x01, 0x05, 0x10, 0x20, 0, 0,
+				      0xc3 };
+	const uint64_t tramp = PC + 0x10000;
+	uint8_t patch[ARCH_JUMP_MAX], t[ARCH_SLOT_SIZE];
+	struct arch_jump j;
+	char why[96];
+
+	cr_assert_eq(jump_try(fn, sizeof(fn), PC, &j, why), 0, "%s", why);
+	cr_assert_eq(arch_jump_patch(&j, PC, tramp, patch), 0);
+	cr_assert_eq(patch[0], 0xe9);
+	cr_assert_eq(le32(patch + 1), (int32_t)(tramp - (PC + 5)));
+	for (int i = 5; i < 11; i++)
+		cr_assert_eq(patch[i], 0xcc);
+	cr_assert_eq(arch_jump_tramp_build(&j, PC, tramp, t, sizeof(t)), 1 + 11 + 5);
+	cr_assert_eq(t[0], 0xcc);
+	cr_assert_arr_eq(t + 1, fn, 7);	/* nop, movzbl: as they were */
+	/* add's disp re-based: PC + 11 + 0x2010 == tramp + 12 + disp */
+	cr_assert_eq(le32(t + 8), (int32_t)(PC + 11 + 0x2010 - (tramp + 12)));
+	cr_assert_eq(t[12], 0xe9);
+	cr_assert_eq(le32(t + 13), (int32_t)(PC + 11 - (tramp + 17)));
+	cr_assert_eq(t[17], 0xcc);
+	cr_assert_eq(arch_jump_patch(&j, PC, PC + 0x100000000ULL, patch), -ERANGE);
+	cr_assert_eq(arch_jump_tramp_build(&j, PC, PC + 0x100000000ULL, t, sizeof(t)), -ERANGE);
+}
+
+static volatile int jump_traps;
+
+static void on_jump_trap(int sig)
+{
+	(void)sig;
+	jump_traps++;
+}
+
+/*
+ * Executed: each function of exec_fns is patched with the jump to its
+ * trampoline in a page 1.5 GiB away; calling it traps once on the
+ * trampoline's int3 (a handler counts and returns past it), runs the
+ * relocated instructions, jumps back and returns what the original does.
+ */
+Test(arch_jump, executes_through_the_trampoline)
+{
+	uint8_t *lo = exec_map(), *hi = lo + EXEC_SPAN - sysconf(_SC_PAGESIZE);
+	struct sigaction sa = { .sa_handler = on_jump_trap }, old;
+
+	sigemptyset(&sa.sa_mask);
+	cr_assert_eq(sigaction(SIGTRAP, &sa, &old), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
+		const struct exec_fn *f = &exec_fns[i];
+		uint8_t *code = lo + i * 64, *tramp = hi + i * ARCH_SLOT_SIZE;
+		const uint64_t pc = (uint64_t)(uintptr_t)code;
+		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER)
+							: f->want;
+		struct arch_jump j;
+		char why[96];
+		long got;
+
+		exec_place(lo, i * 64, f);
+		cr_assert_eq(arch_jump_analyze(code, f->len, pc, pc, &j, why, sizeof(why)), 0,
+			     "%s: %s", f->name, why);
+		cr_assert_geq(j.len, 5, "%s", f->name);
+		cr_assert_gt(arch_jump_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp, tramp,
+						   ARCH_SLOT_SIZE), 0, "%s", f->name);
+		cr_assert_eq(arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)tramp, code), 0);
+		exec_reset_data(lo);
+		jump_traps = 0;
+		got = exec_call(pc, f->args);
+		cr_assert_eq(got, want, "%s through the jump: %#lx != %#lx", f->name, got, want);
+		cr_assert_eq(jump_traps, 1, "%s: %d traps", f->name, jump_traps);
+	}
+	sigaction(SIGTRAP, &old, NULL);
 	munmap(lo, EXEC_SPAN);
 }
 

@@ -1,5 +1,7 @@
 /* tests/unit/test_escape.c: escaping hostile target bytes for text and JSON. */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probes/escape.h"
@@ -142,5 +144,155 @@ Test(escape, every_single_byte)
 		for (size_t j = 0; j < n; j++)
 			cr_expect((unsigned char)out[j] >= 0x20 && (unsigned char)out[j] < 0x7f,
 				  "json 0x%02x: raw byte in output", c);
+	}
+}
+
+/* ---- against a reference ------------------------------------------------------
+ * A slow escaper written from escape.h's contract alone, its escapes made by
+ * snprintf, to compare escape_str() with on many inputs and every OUTLEN. */
+
+/* The length of the valid UTF-8 character at S (N bytes left), or 0: decode, then check. */
+static size_t ref_utf8(const unsigned char *s, size_t n)
+{
+	static const uint32_t min_cp[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	uint32_t cp;
+
+	if (s[0] >= 0xf8 || !len || len > n)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static size_t ref_escape(const char *s, size_t len, enum esc_mode mode, char *out, size_t outlen,
+			 size_t *consumed)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+
+	while (outlen && i < len) {
+		char piece[8];
+		size_t n = 1, w;
+
+		if (u[i] >= 0x80 && (n = ref_utf8(u + i, len - i))) {
+			memcpy(piece, s + i, n);
+			w = n;
+		} else if (u[i] == '\n' || u[i] == '\t' || u[i] == '\r' || u[i] == '"' ||
+			   u[i] == '\\' || (mode == ESC_JSON && (u[i] == '\b' || u[i] == '\f'))) {
+			n = 1;
+			w = (size_t)snprintf(piece, sizeof(piece), "\\%c",
+					     u[i] == '\n' ? 'n' : u[i] == '\t' ? 't' :
+					     u[i] == '\r' ? 'r' : u[i] == '\b' ? 'b' :
+					     u[i] == '\f' ? 'f' : u[i]);
+		} else if (u[i] < 0x20 || u[i] >= 0x7f) {
+			n = 1;
+			w = (size_t)snprintf(piece, sizeof(piece),
+					     mode == ESC_JSON ? "\\u%04x" : "\\x%02x", u[i]);
+		} else {
+			piece[0] = s[i];
+			w = 1;
+		}
+		if (w > outlen - 1 - o)
+			break;
+		memcpy(out + o, piece, w);
+		o += w;
+		i += n;
+	}
+	if (outlen)
+		out[o] = '\0';
+	*consumed = i;
+	return o;
+}
+
+/* escape_str() and the reference agree on S[0..LEN), in both modes, at every OUTLEN. */
+static void check_against_ref(const char *s, size_t len, const char *what)
+{
+	static const enum esc_mode modes[] = { ESC_TEXT, ESC_JSON };
+	char got[512], want[512];
+
+	cr_assert_leq(len * 6 + 2, sizeof(got));
+	for (size_t m = 0; m < 2; m++) {
+		for (size_t outlen = 0; outlen <= len * 6 + 2; outlen++) {
+			size_t gc = 999, wc = 999, gn, wn;
+
+			memset(got, '#', sizeof(got));
+			memset(want, '#', sizeof(want));
+			gn = escape_str(s, len, modes[m], got, outlen, &gc);
+			wn = ref_escape(s, len, modes[m], want, outlen, &wc);
+			cr_assert(gn == wn && gc == wc && !memcmp(got, want, outlen + 1),
+				  "%s (%s, outlen %zu): got %zu/%zu \"%.*s\", want %zu/%zu "
+				  "\"%.*s\"",
+				  what, m ? "json" : "text", outlen, gn, gc, (int)gn, got, wn, wc,
+				  (int)wn, want);
+		}
+	}
+}
+
+/* Each byte value alone, and at each position of a plain run of 19 bytes (the
+ * escaper tests plain bytes 8 at a time: before, inside and after a block). */
+Test(escape, every_byte_everywhere_as_reference)
+{
+	for (int c = 0; c < 256; c++) {
+		char in[20] = "abcdefghijklmnopqrs";
+
+		check_against_ref((char *)&c, 1, "alone");
+		for (size_t pos = 0; pos < 19; pos++) {
+			memcpy(in, "abcdefghijklmnopqrs", 19);
+			in[pos] = (char)c;
+			check_against_ref(in, 19, "in a run");
+		}
+	}
+}
+
+/* UTF-8 sequences, valid and not, after plain runs of 0..9 bytes. */
+Test(escape, utf8_after_runs_as_reference)
+{
+	static const char *const seqs[] = {
+		"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbf",
+		"\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xe0\xa0\x80", "\xed\x9f\xbf",
+		"\xed\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x90\x80\x80",
+		"\xf5\x80\x80\x80", "\xff", "\x80", "\xe2\x82", "\xf0\x9f\x98", "\xc3",
+	};
+
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		for (size_t run = 0; run < 10; run++) {
+			char in[32];
+			size_t n = strlen(seqs[i]);
+
+			memcpy(in, "0123456789", run);
+			memcpy(in + run, seqs[i], n);
+			check_against_ref(in, run + n, "utf-8 at the end");
+			memcpy(in + run + n, "xyz\"", 4);	/* then more, cut or not */
+			check_against_ref(in, run + n + 4, "utf-8 then text");
+		}
+	}
+}
+
+/* Random strings, mostly plain ASCII with the odd special byte, as target strings are. */
+Test(escape, random_strings_as_reference)
+{
+	static const char special[] = "\"\\\n\t\r\b\f\x01\x1f\x7f\x80\xbf\xc3\xa9\xe2\x82\xac"
+				      "\xf0\x9f\x98\x80\xed\xa0\xff";
+	uint64_t s = 88172645463325252ULL;
+
+	for (int k = 0; k < 3000; k++) {
+		char in[64];
+		size_t len = k % 64;
+
+		for (size_t i = 0; i < len; i++) {
+			s ^= s << 13;
+			s ^= s >> 7;
+			s ^= s << 17;
+			in[i] = s % 5 ? (char)(0x20 + (s >> 8) % 0x5f) :
+				special[(s >> 8) % (sizeof(special) - 1)];
+		}
+		check_against_ref(in, len, "random");
 	}
 }

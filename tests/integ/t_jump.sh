@@ -1,0 +1,89 @@
+# Jump sites (tracer/aspace.h): launched, a probe whose first instructions
+# allow it jumps to a trampoline holding the int3; one whose bytes a branch
+# of its function lands in stays an int3.  samples/scen/jump_sites prints
+# the first byte of each function as ptap left it, checks every result its
+# calls return (also in a fork child) and its bytes (selfcheck.h).
+
+JS=$S/scen/jump_sites
+JS_PROBES=(-e 'jump_plain %di' -e 'jump_riprel %di' -e 'jump_looped %di %si')
+
+# js_expected N: the records jump_sites N makes, normalized, in order
+js_expected() {
+	local i t=0
+	for base in 0 1000; do
+		t=0
+		for i in $(seq "$1"); do
+			t=$((t + i))
+			printf 'jump_plain: arg1=0x%x\njump_riprel: arg1=0x%x\n' $((base + i)) "$i"
+			printf 'jump_looped: arg1=0x%x arg2=0x3\n' "$i"
+		done
+	done
+}
+
+# js_check N FIRST-BYTES: the run's records and the target's verdicts
+js_check() {
+	expect_eq "first bytes" "$2" "$(awk '$1 == "FIRST" { printf "%s ", $3 }' "$TMP/js_out" |
+		sed 's/ $//')"
+	expect_grep '^CALLS-OK$' "$TMP/js_out"
+	expect_grep '^BYTES-OK$' "$TMP/js_out"
+	js_expected "$1" >"$TMP/js_want"
+	records "$TMP/js_rec" | normalize >"$TMP/js_got"
+	expect_diff "$TMP/js_want" "$TMP/js_got"
+}
+
+test_jump_sites_launched() {
+	run_ptap record -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 50 >"$TMP/js_out"
+	js_check 50 "e9 e9 cc"
+	expect_grep '^CHILD-CODE patched$' "$TMP/js_out"
+}
+
+test_jump_sites_no_jumps() {
+	run_ptap record --no-jumps -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 50 >"$TMP/js_out"
+	js_check 50 "cc cc cc"
+}
+
+# The same code through ptap's int3 and through its jumps: one record stream.
+test_jump_sites_json_same_values() {
+	run_ptap record --format json -o "$TMP/js_a" "${JS_PROBES[@]}" -- "$JS" 20 >/dev/null
+	run_ptap record --no-jumps --format json -o "$TMP/js_b" "${JS_PROBES[@]}" -- "$JS" 20 \
+		>/dev/null
+	local a b
+	a=$(records "$TMP/js_a" | grep -o '"args":{[^}]*}' | sort | md5sum)
+	b=$(records "$TMP/js_b" | grep -o '"args":{[^}]*}' | sort | md5sum)
+	expect_eq "args" "$b" "$a"
+	expect_eq "records" 120 "$(records "$TMP/js_a" | wc -l)"
+}
+
+# --duration ends tracing while the command runs: its jumps stay (several
+# bytes cannot be written while other threads may fetch them), their
+# trampolines no longer trap, and it runs on through them, unrecorded.
+test_jump_sites_disarmed_at_duration() {
+	run_ptap record --duration 0.5 -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 5 wait \
+		>"$TMP/js_out"
+	expect_grep '^FIRST jump_plain e9$' "$TMP/js_out"
+	expect_grep '^DISARMED$' "$TMP/js_out"
+	expect_grep '^CALLS-OK$' "$TMP/js_out"
+	expect_grep '^BYTES-OK$' "$TMP/js_out"
+	expect_eq "records before the end" 30 "$(records "$TMP/js_rec" | wc -l)"
+}
+
+# Not followed (--no-follow): the fork child gets the file's code back before
+# it runs (it is stopped, alone: the jumps can go), and makes no record.
+test_jump_sites_no_follow_child() {
+	run_ptap record --no-follow -o "$TMP/js_rec" "${JS_PROBES[@]}" -- "$JS" 5 >"$TMP/js_out"
+	expect_grep '^CHILD-CODE file$' "$TMP/js_out"
+	expect_grep '^CALLS-OK$' "$TMP/js_out"
+	expect_grep '^BYTES-OK$' "$TMP/js_out"
+	expect_eq "records (the parent's)" 15 "$(records "$TMP/js_rec" | wc -l)"
+}
+
+# Records do not wait in ptap's output buffer while the traced command is
+# quiet: a second after its last hit (it sleeps then), they are in the file.
+test_output_flushed_when_quiet() {
+	"$PTAP" record -o "$TMP/js_rec" -x "$JS" -e 'jump_plain %di' -- \
+		sh -c "$JS 3 >/dev/null; sleep 4" &
+	local p=$!
+	sleep 1.5
+	expect_eq "records while the command sleeps" 6 "$(records "$TMP/js_rec" | wc -l)"
+	wait_ptap "$p"
+}

@@ -1,0 +1,343 @@
+/* tests/unit/test_writers.c: the record writers on the hit path -- formatting
+ * (text, JSON, perfetto) allocates nothing; tracer/output.c holds records in
+ * its buffer, writes them by 64 KiB or when they are 100 ms old, and counts
+ * the records a failed write lost. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probes/perfetto.h"
+#include "probes/record.h"
+#include "tracer/output.h"
+
+/* ---- counting allocations --------------------------------------------------
+ * The unit binary's malloc, calloc and realloc are these: they count the
+ * calls made on a thread that set COUNTING (libc's own calls too), and
+ * leave the work to libc's. */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+
+/* volatile: the compiler takes malloc for a builtin that reads no variable of ours */
+static __thread volatile int counting;
+static __thread volatile unsigned long nallocs;
+
+void *malloc(size_t n)
+{
+	if (counting)
+		nallocs++;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (counting)
+		nallocs++;
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (counting)
+		nallocs++;
+	return __libc_realloc(p, n);
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+#define TY(k, s)	((struct fetch_type){ .kind = FT_##k, .size = (s) })
+
+static const char query[] = "SELECT name FROM users WHERE id = 42";
+static const char *const entry_names[] = { "query_string", "len", "flags" };
+static const struct fetch_type entry_types[] = { TY(STRING, 8), TY(SIGNED, 4), TY(HEX, 8) };
+static const char *const ret_names[] = { "retval" };
+static const struct fetch_type ret_types[] = { TY(SIGNED, 8) };
+static const char *const sc_names[] = { "fd", "count", "ret" };
+static const struct fetch_type sc_types[] = { TY(FD, 4), TY(UNSIGNED, 8), TY(SIGNED, 8) };
+static const char *const ctx_names[] = { "query_string" };
+
+/* Three records, I's numbers in them: an entry, a return, a syscall with a context. */
+struct recs {
+	struct fetch_val ev[3], rv[1], sv[3], cv[1];
+	struct record_ctx ctx;
+	struct record r[3];
+};
+
+static void recs_set(struct recs *s, uint64_t i)
+{
+	static const struct fetch_type ctx_types[] = { TY(STRING, 8) };
+
+	memset(s, 0, sizeof(*s));
+	s->ev[0] = (struct fetch_val){ .str = (char *)query, .len = sizeof(query) - 1 };
+	s->ev[1].u = (uint32_t)-(int64_t)i;
+	s->ev[2].u = 0x40000 + i;
+	s->rv[0].u = i;
+	s->sv[0] = (struct fetch_val){ .u = 3, .str = (char *)"/tmp/db", .len = 7 };
+	s->sv[1].u = i * 10;
+	s->sv[2].u = i * 10;
+	s->cv[0] = s->ev[0];
+	s->ctx = (struct record_ctx){ .event = "exec_query", .nargs = 1, .names = ctx_names,
+				      .types = ctx_types, .vals = s->cv };
+	s->r[0] = (struct record){ .ts = 5000000000ULL + i * 1000, .pid = 7, .tid = 8,
+				   .comm = "srv", .event = "exec_query", .kind = REC_KIND_ENTRY,
+				   .addr = 0x401000, .nargs = 3, .names = entry_names,
+				   .types = entry_types, .vals = s->ev };
+	s->r[1] = (struct record){ .ts = 5000000500ULL + i * 1000, .pid = 7, .tid = 8,
+				   .comm = "srv", .event = "exec_query__return",
+				   .kind = REC_KIND_RETURN, .addr = 0x401000, .ret_addr = 0x401234,
+				   .duration = 500, .has_duration = true, .nargs = 1,
+				   .names = ret_names, .types = ret_types, .vals = s->rv };
+	s->r[2] = (struct record){ .ts = 5000000200ULL + i * 1000, .pid = 7, .tid = 8,
+				   .comm = "srv", .event = "pwrite64", .kind = REC_KIND_SYSCALL,
+				   .duration = 100, .has_duration = true, .nargs = 3,
+				   .names = sc_names, .types = sc_types, .vals = s->sv, .nctx = 1,
+				   .ctx = &s->ctx };
+}
+
+static const char *const text_1[] = {
+	"srv 7/8 5.000001000: exec_query: (0x401000) query_string=\"SELECT name FROM users "
+	"WHERE id = 42\" len=-1 flags=0x40001\n",
+	"srv 7/8 5.000001500: exec_query__return: (0x401000 <- 0x401234) duration=500ns "
+	"retval=1\n",
+	"srv 7/8 5.000001200: pwrite64: duration=100ns fd=3</tmp/db> count=10 ret=10 "
+	"{exec_query: query_string=\"SELECT name FROM users WHERE id = 42\"}\n",
+};
+
+static const char *const json_1[] = {
+	"{\"ts\":5000001000,\"pid\":7,\"tid\":8,\"comm\":\"srv\",\"event\":\"exec_query\","
+	"\"kind\":\"entry\",\"addr\":\"0x401000\",\"args\":{\"query_string\":\"SELECT name "
+	"FROM users WHERE id = 42\",\"len\":-1,\"flags\":\"0x40001\"}}\n",
+	"{\"ts\":5000001500,\"pid\":7,\"tid\":8,\"comm\":\"srv\",\"event\":"
+	"\"exec_query__return\",\"kind\":\"return\",\"addr\":\"0x401000\",\"ret_addr\":"
+	"\"0x401234\",\"duration_ns\":500,\"args\":{\"retval\":1}}\n",
+	"{\"ts\":5000001200,\"pid\":7,\"tid\":8,\"comm\":\"srv\",\"event\":\"pwrite64\","
+	"\"kind\":\"syscall\",\"duration_ns\":100,\"args\":{\"fd\":{\"fd\":3,\"path\":"
+	"\"/tmp/db\"},\"count\":10,\"ret\":10},\"context\":{\"exec_query\":{\"query_string\":"
+	"\"SELECT name FROM users WHERE id = 42\"}}}\n",
+};
+
+static size_t fmt_perfetto(const struct record *rec, char *buf, size_t len)
+{
+	return perfetto__format_event(rec, buf, len);
+}
+
+/*
+ * FORMAT on the three records: round 1 (the warm-up) as GOLDEN says (NULL:
+ * not checked), then 1000 more rounds without an allocation (counted, and
+ * the heap's bytes in use unchanged).
+ */
+static void no_alloc(size_t (*format)(const struct record *, char *, size_t),
+		     const char *const *golden, const char *what)
+{
+	static char buf[4096];
+	struct mallinfo2 before, after;
+	struct recs s;
+	unsigned long n;
+	size_t total = 0;
+
+	recs_set(&s, 1);
+	for (int k = 0; k < 3; k++) {
+		size_t len = format(&s.r[k], buf, sizeof(buf));
+
+		cr_assert_gt(len, 0);
+		if (golden) {
+			cr_expect_str_eq(buf, golden[k], "%s record %d", what, k);
+			cr_expect_eq(len, strlen(golden[k]), "%s record %d", what, k);
+		}
+	}
+	before = mallinfo2();
+	nallocs = 0;
+	counting = 1;
+	for (uint64_t i = 2; i <= 1001; i++) {
+		recs_set(&s, i);
+		for (int k = 0; k < 3; k++)
+			total += format(&s.r[k], buf, sizeof(buf));
+	}
+	counting = 0;
+	n = nallocs;
+	after = mallinfo2();
+	cr_expect_eq(n, 0, "%s: %lu allocations in 3000 records", what, n);
+	cr_expect_eq(after.uordblks, before.uordblks, "%s: heap in use %zu -> %zu", what,
+		     before.uordblks, after.uordblks);
+	cr_expect_gt(total, 3000 * 60, "%s: %zu bytes", what, total);
+}
+
+Test(writers, text_formats_without_allocating)
+{
+	no_alloc(record__format_text, text_1, "text");
+}
+
+Test(writers, json_formats_without_allocating)
+{
+	no_alloc(record__format_json, json_1, "json");
+}
+
+Test(writers, perfetto_formats_without_allocating)
+{
+	no_alloc(fmt_perfetto, NULL, "perfetto");
+}
+
+/* The counter counts: a malloc in the window is seen (the test above is not vacuous). */
+Test(writers, counter_counts)
+{
+	void *volatile p;	/* volatile: or the compiler drops the malloc and the free */
+
+	nallocs = 0;
+	counting = 1;
+	p = malloc(100);
+	counting = 0;
+	free(p);
+	cr_expect_eq(nallocs, 1, "%lu", nallocs);
+}
+
+/* ---- tracer/output.c ------------------------------------------------------------ */
+
+static char path[] = "/tmp/ptap-test-writers.XXXXXX";
+
+static void setup_path(void)
+{
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+}
+
+static void teardown_path(void)
+{
+	unlink(path);
+}
+
+static off_t file_size(void)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0);
+	return st.st_size;
+}
+
+/*
+ * Records 1 us apart are held until 64 KiB are: the file stays empty, then
+ * gets them all in one write; output__record() allocates nothing; the close
+ * writes the rest, and the file reads as the records formatted one by one.
+ */
+Test(writers, output_holds_then_writes_by_64k, .init = setup_path, .fini = teardown_path)
+{
+	static char want[1 << 20], buf[4096];
+	struct output *o;
+	struct recs s;
+	size_t wlen, total = 0, first = 0;
+	int err = -1;
+	FILE *f;
+
+	cr_assert_eq(output__open(path, OUT_TEXT, sizeof(buf), &o), 0);
+	output__header(o, "monotonic");
+	wlen = record__format_header_text("monotonic", want, sizeof(want));
+	nallocs = 0;
+	for (uint64_t i = 0; i < 1000; i++) {
+		recs_set(&s, i);
+		counting = 1;
+		output__record(o, &s.r[i % 3]);
+		counting = 0;
+		total += record__format_text(&s.r[i % 3], want + wlen + total, sizeof(want) - wlen);
+		if (!first && file_size())
+			first = wlen + total;
+	}
+	cr_expect_eq(nallocs, 0, "%lu allocations", nallocs);
+	cr_expect_geq(first, 64 * 1024, "written after %zu bytes", first);
+	cr_expect_lt(first, 64 * 1024 + sizeof(buf));
+	cr_expect_eq((size_t)file_size(), first, "not in one write");
+	cr_expect_eq(output__close(o, &err), 0);
+	cr_expect_eq(err, 0);
+	f = fopen(path, "r");
+	cr_assert(f);
+	{
+		static char got[1 << 20];
+		size_t n = fread(got, 1, sizeof(got), f);
+
+		cr_expect_eq(n, wlen + total);
+		cr_expect(!memcmp(got, want, wlen + total), "the file is not the records");
+	}
+	fclose(f);
+}
+
+/* Records that come slowly (100 ms apart, by their timestamps) go out at once. */
+Test(writers, output_writes_records_100ms_old, .init = setup_path, .fini = teardown_path)
+{
+	struct output *o;
+	struct recs s;
+	off_t size = 0;
+	int err;
+
+	cr_assert_eq(output__open(path, OUT_JSON, 4096, &o), 0);
+	output__header(o, "monotonic");
+	recs_set(&s, 0);
+	output__record(o, &s.r[0]);
+	cr_expect_eq(file_size(), 0, "the clock line and a record held");
+	s.r[0].ts += 99999999;
+	output__record(o, &s.r[0]);
+	cr_expect_eq(file_size(), 0, "a record 99.999999 ms after the first one held");
+	s.r[0].ts += 1;
+	output__record(o, &s.r[0]);
+	size = file_size();
+	cr_expect_gt(size, 0, "three records, the first 100 ms old: held");
+	s.r[0].ts += 1000;
+	output__record(o, &s.r[0]);
+	cr_expect_eq(file_size(), size);
+	s.r[0].ts -= 5000;	/* before the record held (a syscall's entry): out */
+	output__record(o, &s.r[0]);
+	cr_expect_gt(file_size(), size);
+	cr_expect_eq(output__close(o, &err), 0);
+}
+
+/* output__flush() writes what is held, at once. */
+Test(writers, output_flush_writes_what_is_held, .init = setup_path, .fini = teardown_path)
+{
+	static const char want[] = "# ptap clock=monotonic\n"
+		"srv 7/8 5.000001000: exec_query: (0x401000) query_string=\"SELECT name FROM "
+		"users WHERE id = 42\" len=-1 flags=0x40001\n";
+	char got[sizeof(want) + 16];
+	struct output *o;
+	struct recs s;
+	int err = -1;
+	FILE *f;
+
+	cr_assert_eq(output__open(path, OUT_TEXT, 4096, &o), 0);
+	output__header(o, "monotonic");
+	recs_set(&s, 1);
+	output__record(o, &s.r[0]);
+	cr_expect_eq(file_size(), 0);
+	output__flush(o);
+	f = fopen(path, "r");
+	cr_assert(f);
+	got[fread(got, 1, sizeof(got) - 1, f)] = '\0';
+	fclose(f);
+	cr_expect_str_eq(got, want);
+	output__flush(o);	/* nothing held: nothing written */
+	cr_expect_eq(file_size(), (off_t)strlen(want));
+	cr_expect_eq(output__close(o, &err), 0);
+	cr_expect_eq(err, 0);
+}
+
+/* A full disk: every record is counted lost (the clock line is not one), with its errno. */
+Test(writers, output_counts_records_lost)
+{
+	struct output *o;
+	struct recs s;
+	int err = 0;
+
+	cr_assert_eq(output__open("/dev/full", OUT_TEXT, 4096, &o), 0);
+	output__header(o, "monotonic");
+	for (uint64_t i = 0; i < 1000; i++) {
+		recs_set(&s, i);
+		output__record(o, &s.r[i % 3]);
+	}
+	cr_expect_eq(output__error(o), ENOSPC, "a failed write is seen before the close");
+	cr_expect_eq(output__close(o, &err), 1000);
+	cr_expect_eq(err, ENOSPC);
+}
