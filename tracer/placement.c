@@ -441,9 +441,9 @@ void placement_note_stop(struct session *s, struct thread *t)
 	if (!p)
 		return;
 	atomic_store_explicit(&p->stops, ++p->nstops, memory_order_relaxed);
-	if (atomic_load_explicit(&p->out, memory_order_relaxed) != OUT_NONE)
-		was_put_back(p, mono_now(CLOCK_MONOTONIC_COARSE));
 	now = mono_now(CLOCK_MONOTONIC_COARSE);
+	if (atomic_load_explicit(&p->out, memory_order_relaxed) != OUT_NONE)
+		was_put_back(p, now);
 	if (now >= p->next_check) {
 		bool was = p->g.idle;
 

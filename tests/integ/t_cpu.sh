@@ -41,15 +41,17 @@ test_cpu_follow_same_records() {
 # While ptap traces a busy command with --cpu=follow, ptap is SCHED_IDLE
 # (where it can leave it again; otherwise SCHED_OTHER, said at -vv) and the
 # command, and a child it starts then, are SCHED_OTHER with their affinity
-# untouched.  With --cpu=free ptap stays SCHED_OTHER.
+# untouched.  With --cpu=free ptap stays SCHED_OTHER.  follow is the default.
 test_cpu_follow_policies() {
-	local can=no mask n
+	local can=no mask n opt
 	can_leave_idle && can=yes
 	mask=$(taskset -p $$ | awk '{ print $NF }')
-	for cpu in follow free; do
+	for cpu in follow free default; do
+		opt=--cpu=$cpu
+		[ $cpu != default ] || opt=
 		# insn_zoo makes hits in the background while the shell looks at ptap
 		# (its parent), itself and a child of its own, 25 times
-		run_ptap record -vv --cpu=$cpu -o "$TMP/rec.$cpu" -x "$S/insn_zoo" -e zoo_push -- sh -c '
+		run_ptap record -vv $opt -o "$TMP/rec.$cpu" -x "$S/insn_zoo" -e zoo_push -- sh -c '
 			'"$S/insn_zoo"' 100000 1 >/dev/null & z=$!
 			sleep 0.1
 			for i in $(seq 25); do
@@ -70,18 +72,19 @@ test_cpu_follow_policies() {
 		awk '$1 == "ptap" { print $NF }' "$TMP/out.$cpu" | sort | uniq -c >"$TMP/ptap.$cpu"
 		n=$(awk '$1 == "ptap"' "$TMP/out.$cpu" | wc -l)
 		expect_eq "$cpu: looks at ptap" 25 "$n"
-		if [ $cpu = follow ] && [ $can = yes ]; then
+		if [ $cpu != free ] && [ $can = yes ]; then
 			# other work on the machine can keep it out (the guard): it says so
 			expect_grep 'cpu=follow: [0-9]* stops' "$TMP/err.$cpu"
 			grep -q ' SCHED_IDLE$' "$TMP/ptap.$cpu" ||
 				grep -q 'SCHED_IDLE, [1-9][0-9]* times starved' "$TMP/err.$cpu" ||
-				fail "follow: ptap never seen SCHED_IDLE, nor starved:" \
+				fail "$cpu: ptap never seen SCHED_IDLE, nor starved:" \
 				     "$(xargs <"$TMP/ptap.$cpu"); $(grep 'cpu=follow:' "$TMP/err.$cpu")"
 		else
 			expect_eq "$cpu: ptap" "25 SCHED_OTHER" "$(xargs <"$TMP/ptap.$cpu")"
 		fi
 	done
 	[ $can = yes ] || expect_grep 'could not leave SCHED_IDLE' "$TMP/err.follow"
+	[ $can = yes ] || expect_grep 'could not leave SCHED_IDLE' "$TMP/err.default"
 }
 
 # An ordinary user (no CAP_SYS_NICE, RLIMIT_NICE 0) could never leave
