@@ -82,22 +82,30 @@ static inline void selfcheck_save(const char *name, const void *fn)
 static inline int selfcheck_tracer(void);
 
 /*
- * A tracer's jump site: "jmp rel32" (e9) to a trampoline that starts with an
- * int3 (ptap's, launched: the first instructions of a probed function jump
- * there, and the bytes left over are int3s), or with a nop once tracing
- * ended.  AT has LEFT bytes of those compared (its 4 last may be beyond).
+ * Where the "jmp rel32" (e9) at AT goes, or NULL when AT holds none: a
+ * tracer's jump site (ptap's, launched: the first instructions of a probed
+ * function jump to a trampoline, and the bytes left over are int3s).
  */
-static inline int selfcheck_is_jump(const unsigned char *at, int left)
+static inline const volatile unsigned char *selfcheck_jump_target(const unsigned char *at)
 {
 	int32_t rel;
 
-	(void)left;	/* the jump may run past the bytes compared: the code goes on there */
 	if (at[0] != 0xe9)
-		return 0;
+		return NULL;
 	memcpy(&rel, at + 1, 4);
-	at += 5 + rel;
-	return *(const volatile unsigned char *)at == 0xcc ||
-	       *(const volatile unsigned char *)at == 0x90;
+	return (const volatile unsigned char *)(at + 5 + rel);
+}
+
+/*
+ * Is AT a jump site: a jump to a trampoline that starts with an int3, or
+ * with a nop once tracing ended?  (The jump's last 4 bytes may lie past
+ * those compared: the code goes on there.)
+ */
+static inline int selfcheck_is_jump(const unsigned char *at)
+{
+	const volatile unsigned char *to = selfcheck_jump_target(at);
+
+	return to && (*to == 0xcc || *to == 0x90);
 }
 
 /*
@@ -114,7 +122,7 @@ static inline int selfcheck_intact(int i, int traced)
 	for (int j = 0; j < SELFCHECK_BYTES; j++) {
 		if (now[j] == selfcheck_state.bytes[i][j] || (traced && now[j] == 0xcc))
 			continue;
-		if (traced && selfcheck_is_jump(now + j, SELFCHECK_BYTES - j)) {
+		if (traced && selfcheck_is_jump(now + j)) {
 			j += 4;
 			continue;
 		}
@@ -187,8 +195,7 @@ static inline int selfcheck_wait_planted(int i, int timeout_s)
 		for (int j = 0; j < SELFCHECK_BYTES; j++)
 			if ((now[j] == 0xcc && selfcheck_state.bytes[i][j] != 0xcc) ||
 			    (now[j] == 0xe9 && selfcheck_state.bytes[i][j] != 0xe9 &&
-			     selfcheck_is_jump((const unsigned char *)now + j,
-					       SELFCHECK_BYTES - j)))
+			     selfcheck_is_jump((const unsigned char *)now + j)))
 				return 1;
 		nanosleep(&ms, NULL);
 	}

@@ -64,7 +64,6 @@ struct aspace {
 	bool unplanted;
 	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
 	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
-	bool plant_fresh;	/* what is being planted was mapped just now: jump sites allowed */
 };
 
 /* A new, empty address space for PID.  0 or -errno. */

@@ -284,7 +284,7 @@ static int attach_process(struct session *s, const struct privs_target *pt)
 		free(l.v);
 		return r;
 	}
-	if (inj && (r = plant_range(s, inj, 0, UINT64_MAX)) < 0 && r != -ESRCH)
+	if (inj && (r = plant_range(s, inj, 0, UINT64_MAX, false)) < 0 && r != -ESRCH)
 		pr_warn("pid %d: planting failed: %s\n", pt->tgid, strerror(-r));
 	else if (!inj && l.n && thread__find(s, l.v[0]) && thread__find(s, l.v[0])->as)
 		thread__find(s, l.v[0])->as->plant_pending = true;	/* stopped: at SIGCONT */
@@ -390,7 +390,7 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 		if (r == 0)
 			aspace__drop_stale_sites(as, f->start, f->end);
 		if (r == 0 && (f->prot & PROT_EXEC))
-			r = plant_range(s, t, f->start, f->end);
+			r = plant_range(s, t, f->start, f->end, false);
 	}
 	maptab__free(fresh);
 	return r == -ESRCH ? r : 0;

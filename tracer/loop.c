@@ -192,9 +192,7 @@ static void on_syscall_stop(struct session *s, struct thread *t)
 	syscall_exit(s, t, &info);
 	if (t->exec_pending) {
 		t->exec_pending = false;
-		t->as->plant_fresh = true;	/* no instruction of the new image ran yet */
-		r = plant_range(s, t, 0, UINT64_MAX);
-		t->as->plant_fresh = false;
+		r = plant_range(s, t, 0, UINT64_MAX, true);	/* nothing of the new image ran */
 	} else if (t->want_exit) {
 		r = sysmap_on_exit(s, t, &info);
 	}
@@ -370,7 +368,7 @@ static void on_event_stop(struct session *s, struct thread *t, int sig)
 		t->gstop = false;
 	if (t->as->plant_pending && sig == SIGTRAP) {
 		t->as->plant_pending = false;
-		if (plant_range(s, t, 0, UINT64_MAX) == -ESRCH)
+		if (plant_range(s, t, 0, UINT64_MAX, false) == -ESRCH)
 			return;
 	}
 	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {

@@ -209,7 +209,7 @@ static int write_site(struct aspace *as, const struct site *st)
 
 /* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
-		     const struct map_entry *e, uint64_t addr)
+		     const struct map_entry *e, uint64_t addr, bool fresh)
 {
 	struct aspace *as = t->as;
 	uint8_t now[ARCH_JUMP_MAX > ARCH_MAX_INSN ? ARCH_JUMP_MAX : ARCH_MAX_INSN];
@@ -222,7 +222,7 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
 				  "and other processes", p->module);
 	site_init(&st, p, addr, e->gen);
-	if (p->rp.jump.len && as->plant_fresh && !as->no_inject)
+	if (p->rp.jump.len && fresh && !as->no_inject)
 		st.jump = p->rp.jump;
 	len = st.jump.len ? st.jump.len : st.insn.len;
 	if (mem_read(t->tid, addr, now, len) != (ssize_t)len ||
@@ -316,7 +316,7 @@ static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
 	return e->start + (p->rp.file_off - e->pgoff);
 }
 
-int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
+int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh)
 {
 	int planted = 0;
 
@@ -344,7 +344,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi)
 					planted += site_add_probe(aspace__find_site(t->as, addr), p);
 				continue;
 			}
-			r = plant_one(s, t, p, e, addr);
+			r = plant_one(s, t, p, e, addr, fresh);
 			if (r < 0)
 				return r;
 			planted += r;

@@ -15,9 +15,11 @@ struct thread;
  * [LO, HI) of T's address space and is not planted there yet.  T is in a
  * ptrace stop (a scratch page may have to be mapped through it).  Returns the
  * number of sites planted, or -ESRCH when T exited or exec'd meanwhile (its
- * event is queued for the main loop: do not resume T).
+ * event is queued for the main loop: do not resume T).  FRESH: the range
+ * was mapped just now and no thread can have run in it, so probes may be
+ * jump sites there (aspace.h).
  */
-int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi);
+int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh);
 
 /*
  * Which probes may be jump sites (struct site): none unless ALLOW (launched,

@@ -132,10 +132,7 @@ static int on_mmap(struct session *s, struct thread *t, uint64_t start)
 	aspace__drop_stale_sites(t->as, e.start, e.end);
 	if (!(e.prot & PROT_EXEC))
 		return 0;
-	t->as->plant_fresh = true;	/* the mmap just returned: nothing ran there yet */
-	r = plant_range(s, t, e.start, e.end);
-	t->as->plant_fresh = false;
-	return r;
+	return plant_range(s, t, e.start, e.end, true);	/* just mapped: nothing ran there */
 }
 
 int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_syscall_info *info)
@@ -158,7 +155,7 @@ int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_sysc
 	case SYS_mprotect:
 		r = maptab__protect(as->mt, a[0], a[0] + page_up(a[1]), (int)a[2]);
 		if (r == 0 && (a[2] & PROT_EXEC))
-			r = plant_range(s, t, a[0], a[0] + page_up(a[1]));
+			r = plant_range(s, t, a[0], a[0] + page_up(a[1]), false);
 		break;
 	case SYS_mremap:
 		r = maptab__move(as->mt, a[0], page_up(a[1]), ret, page_up(a[2]),

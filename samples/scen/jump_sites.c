@@ -47,13 +47,10 @@ static void calls(long n, long base)
 /* jump_plain jumps to a trampoline that starts with a nop */
 static int disarmed(void)
 {
-	const unsigned char *at = (const unsigned char *)jump_plain;
-	int32_t rel;
+	const volatile unsigned char *to =
+		selfcheck_jump_target((const unsigned char *)jump_plain);
 
-	if (at[0] != 0xe9)
-		return 0;
-	memcpy(&rel, at + 1, 4);
-	return *(const volatile unsigned char *)(at + 5 + rel) == 0x90;
+	return to && *to == 0x90;
 }
 
 int main(int argc, char **argv)
