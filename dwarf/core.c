@@ -567,6 +567,7 @@ static int open_file(struct core_parse *ps)
 	if (!S_ISREG(st.st_mode))
 		return ptap_err_set(ps->err, -1, -ENOEXEC, "%s: not a regular file", ps->path);
 	ps->c->info.file_size = (uint64_t)st.st_size;
+	memset(ident, 0, sizeof(ident));
 	n = pread(ps->c->fd, ident, sizeof(ident), 0);
 	if (n < 0) {
 		e = errno;
