@@ -325,7 +325,8 @@ static void make_disjoint(struct core_parse *ps)
 {
 	size_t i, n;
 
-	qsort(ps->loads, ps->nloads, sizeof(*ps->loads), cmp_load);
+	if (ps->nloads)
+		qsort(ps->loads, ps->nloads, sizeof(*ps->loads), cmp_load);
 	for (i = n = 0; i < ps->nloads; i++) {
 		struct core_load l = ps->loads[i];
 
@@ -342,7 +343,8 @@ static void make_disjoint(struct core_parse *ps)
 	}
 	ps->nloads = n;
 
-	qsort(ps->files, ps->nfiles, sizeof(*ps->files), cmp_file);
+	if (ps->nfiles)
+		qsort(ps->files, ps->nfiles, sizeof(*ps->files), cmp_file);
 	for (i = n = 0; i < ps->nfiles; i++) {
 		struct core_file f = ps->files[i];
 
@@ -457,7 +459,8 @@ static int build_maps(struct core_parse *ps)
 	for (i = j = 0; i < ps->nfiles; i++)
 		if ((r = file_gaps(ps, &ps->files[i], &j)) < 0)
 			return r;
-	qsort(ps->c->maps, ps->c->nmaps, sizeof(*ps->c->maps), cmp_piece);
+	if (ps->c->nmaps)
+		qsort(ps->c->maps, ps->c->nmaps, sizeof(*ps->c->maps), cmp_piece);
 	return 0;
 }
 
@@ -575,22 +578,22 @@ static int open_file(struct core_parse *ps)
 	}
 	if (n < SELFMAG || memcmp(ident, ELFMAG, SELFMAG))
 		return ptap_err_set(ps->err, -1, -ENOEXEC, "%s: not an ELF file", ps->path);
-	if (n < EI_NIDENT || (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) ||
-	    (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)) {
-		if (n < EI_NIDENT)
-			goto short_header;
+	if (n < EI_NIDENT)
+		goto short_header;
+	if ((ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64) ||
+	    (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB))
 		return ptap_err_set(ps->err, -1, -ENOEXEC,
 				    "%s: not an ELF file (unknown class or byte order)", ps->path);
-	}
 	if (st.st_size < (ident[EI_CLASS] == ELFCLASS64 ? (off_t)sizeof(Elf64_Ehdr)
 							: (off_t)sizeof(Elf32_Ehdr)))
 		goto short_header;
 	return 0;
 
 short_header:
-	return ptap_err_set(ps->err, -1, -EIO, "%s: truncated: %llu bytes, its ELF header ends at %zu",
-			    ps->path, (unsigned long long)st.st_size,
-			    ident[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr));
+	return ptap_err_set(ps->err, -1, -EIO,
+			    "%s: truncated: %llu bytes, its ELF header ends at %zu", ps->path,
+			    (unsigned long long)st.st_size, ident[EI_CLASS] == ELFCLASS32 ?
+			    sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr));
 }
 
 int core__open(const char *path, struct core **out, struct ptap_err *err)

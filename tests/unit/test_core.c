@@ -203,9 +203,12 @@ static void tc_write(struct tc *tc, const char *path)
 		for (v = l->vaddr; v < l->vaddr + l->filesz; v++) {
 			int c = pat(v);
 
-			for (i = 0; i < tc->npoke; i++)
-				if (v >= tc->poke[i].vaddr && v < tc->poke[i].vaddr + tc->poke[i].len)
-					c = (uint8_t)tc->poke[i].bytes[v - tc->poke[i].vaddr];
+			for (i = 0; i < tc->npoke; i++) {
+				const struct tc_poke *p = &tc->poke[i];
+
+				if (v >= p->vaddr && v < p->vaddr + p->len)
+					c = (uint8_t)p->bytes[v - p->vaddr];
+			}
 			fputc(c, f);
 		}
 	}
