@@ -2,6 +2,7 @@
  * /proc/PID/maps, files and memory for the ELF headers) or a core dump's --
  * and their text and JSON renderings. */
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -494,6 +495,20 @@ static int attribute_core(struct mapview *v, const struct core *c)
 		}
 	}
 	mapview__attribute(v, per_row, core__info(c)->page_size);
+	/*
+	 * gcore writes no PT_LOAD for file ranges it did not dump (text,
+	 * read-only data): their perms are then their segment's p_flags.
+	 */
+	for (size_t i = 0; i < v->nrows; i++) {
+		struct mapview_row *r = &v->rows[i];
+
+		if (r->perms[0] == '?' && r->has_seg && !r->bss && per_row[i]) {
+			uint32_t fl = per_row[i]->load[r->seg].flags;
+
+			set_perms(r, (fl & PF_R ? PROT_READ : 0) | (fl & PF_W ? PROT_WRITE : 0) |
+				     (fl & PF_X ? PROT_EXEC : 0), -1);
+		}
+	}
 	free(imgs);
 	free(per_row);
 	return 0;

@@ -27,7 +27,9 @@ struct mapview_row {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t pgoff;		/* file offset of START, bytes */
 	char perms[5];		/* "r-xp" as in /proc/PID/maps; a core: "r-x" (it does not
-				 * say shared or private), "???" when only NT_FILE lists it */
+				 * say shared or private); a range only NT_FILE lists (gcore
+				 * leaves out what it did not dump): its PT_LOAD's p_flags,
+				 * else "???" */
 	bool has_dev;		/* DEV_MAJOR/MINOR and INODE known (not for a core) */
 	unsigned int dev_major, dev_minor;
 	uint64_t inode;
