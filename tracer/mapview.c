@@ -133,6 +133,65 @@ void mapview__attribute(struct mapview *v, const struct elfimage *const *imgs, u
 	}
 }
 
+/* ---- both ---------------------------------------------------------------- */
+
+/* Reads the ELF image of ROW's file from SRC (a live process, a core). */
+typedef int (*image_fn)(const struct mapview *v, const struct mapview_row *row,
+			struct elfimage *img, const void *src);
+
+/*
+ * Each file row's build-id, segment and bias, from the image of its file
+ * read once per file (the first row of each file reads it).
+ */
+static int attribute(struct mapview *v, image_fn read_image, const void *src, uint64_t page)
+{
+	struct elfimage *imgs = calloc(v->nrows ? v->nrows : 1, sizeof(*imgs));
+	const struct elfimage **per_row = calloc(v->nrows ? v->nrows : 1, sizeof(*per_row));
+
+	if (!imgs || !per_row) {
+		free(imgs);
+		free(per_row);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < v->nrows; i++) {
+		struct mapview_row *r = &v->rows[i];
+		size_t j;
+
+		if (!r->file)
+			continue;
+		for (j = 0; j < i; j++)
+			if (same_file(&v->rows[j], r))
+				break;
+		if (j < i)
+			per_row[i] = per_row[j];
+		else if (read_image(v, r, &imgs[i], src) == 0)
+			per_row[i] = &imgs[i];
+		/* The kernel's build-id (PROCMAP_QUERY) stands; else the file's. */
+		if (per_row[i] && !r->build_id_len && per_row[i]->build_id_len) {
+			memcpy(r->build_id, per_row[i]->build_id, per_row[i]->build_id_len);
+			r->build_id_len = per_row[i]->build_id_len;
+		}
+	}
+	mapview__attribute(v, per_row, page);
+	/*
+	 * gcore writes no PT_LOAD for file ranges it did not dump (text,
+	 * read-only data): their perms are then their segment's p_flags.
+	 */
+	for (size_t i = 0; i < v->nrows; i++) {
+		struct mapview_row *r = &v->rows[i];
+
+		if (r->perms[0] == '?' && r->has_seg && !r->bss && per_row[i]) {
+			uint32_t fl = per_row[i]->load[r->seg].flags;
+
+			set_perms(r, (fl & PF_R ? PROT_READ : 0) | (fl & PF_W ? PROT_WRITE : 0) |
+				     (fl & PF_X ? PROT_EXEC : 0), -1);
+		}
+	}
+	free(imgs);
+	free(per_row);
+	return 0;
+}
+
 /* ---- a live process ----------------------------------------------------- */
 
 int mapview__open_file(pid_t pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
@@ -231,7 +290,7 @@ static const struct mapview_row *header_row(const struct mapview *v, const struc
  * memory at the file's first mapping.
  */
 static int live_image(const struct mapview *v, const struct mapview_row *row,
-		      struct elfimage *img)
+		      struct elfimage *img, const void *src)
 {
 	const struct mapview_row *h;
 	char path[64];
@@ -239,6 +298,7 @@ static int live_image(const struct mapview *v, const struct mapview_row *row,
 	ssize_t n;
 	int fd, r;
 
+	(void)src;
 	fd = mapview__open_file(v->pid, row->start, row->end, row->deleted ? NULL : row->path,
 				makedev(row->dev_major, row->dev_minor), row->inode);
 	if (fd >= 0) {
@@ -260,43 +320,6 @@ static int live_image(const struct mapview *v, const struct mapview_row *row,
 	free(buf);
 	close(fd);
 	return r;
-}
-
-/* Each file row's image (one per distinct file, in IMGS; PER_ROW points into it). */
-static int attribute_live(struct mapview *v)
-{
-	struct elfimage *imgs = calloc(v->nrows ? v->nrows : 1, sizeof(*imgs));
-	const struct elfimage **per_row = calloc(v->nrows ? v->nrows : 1, sizeof(*per_row));
-
-	if (!imgs || !per_row) {
-		free(imgs);
-		free(per_row);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct mapview_row *r = &v->rows[i];
-		size_t j;
-
-		if (!r->file)
-			continue;
-		for (j = 0; j < i; j++)
-			if (same_file(&v->rows[j], r))
-				break;
-		if (j < i) {
-			per_row[i] = per_row[j];
-		} else if (live_image(v, r, &imgs[i]) == 0) {
-			per_row[i] = &imgs[i];
-		}
-		/* The kernel's build-id stands; else the file's. */
-		if (per_row[i] && !r->build_id_len && per_row[i]->build_id_len) {
-			memcpy(r->build_id, per_row[i]->build_id, per_row[i]->build_id_len);
-			r->build_id_len = per_row[i]->build_id_len;
-		}
-	}
-	mapview__attribute(v, per_row, (uint64_t)sysconf(_SC_PAGESIZE));
-	free(imgs);
-	free(per_row);
-	return 0;
 }
 
 /* RSS, PSS and swap of each row, from /proc/PID/smaps. */
@@ -384,7 +407,7 @@ int mapview__live(pid_t pid, unsigned int flags, struct mapview **out, struct pt
 	r = live_rows(v, fd, flags & MAPVIEW_TEXT);
 	close(fd);
 	if (r == 0)
-		r = attribute_live(v);
+		r = attribute(v, live_image, NULL, (uint64_t)sysconf(_SC_PAGESIZE));
 	if (r == 0 && (flags & MAPVIEW_RSS)) {
 		r = live_rss(v);
 		if (r < 0 && err)
@@ -417,10 +440,11 @@ static void core_held(const struct core_map *m, struct mapview_row *r)
 		r->in_core = MV_CORE_PART;
 }
 
-/* The image of ROW's file from the header page the core holds, if it does. */
-static int core_image(const struct core *c, const struct mapview *v,
-		      const struct mapview_row *row, struct elfimage *img)
+/* The image of ROW's file from the header page the core SRC holds, if it does. */
+static int core_image(const struct mapview *v, const struct mapview_row *row,
+		      struct elfimage *img, const void *src)
 {
+	const struct core *c = src;
 	const struct mapview_row *h = header_row(v, row);
 	void *buf;
 	size_t n;
@@ -467,53 +491,6 @@ static int core_rows(struct mapview *v, const struct core *c)
 	return 0;
 }
 
-static int attribute_core(struct mapview *v, const struct core *c)
-{
-	struct elfimage *imgs = calloc(v->nrows ? v->nrows : 1, sizeof(*imgs));
-	const struct elfimage **per_row = calloc(v->nrows ? v->nrows : 1, sizeof(*per_row));
-
-	if (!imgs || !per_row) {
-		free(imgs);
-		free(per_row);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct mapview_row *r = &v->rows[i];
-		const struct mapview_row *h;
-
-		if (!r->file)
-			continue;
-		h = header_row(v, r);
-		if (h && h != r) {
-			per_row[i] = per_row[h - v->rows];
-		} else if (h && core_image(c, v, r, &imgs[i]) == 0) {
-			per_row[i] = &imgs[i];
-		}
-		if (per_row[i] && per_row[i]->build_id_len) {
-			memcpy(r->build_id, per_row[i]->build_id, per_row[i]->build_id_len);
-			r->build_id_len = per_row[i]->build_id_len;
-		}
-	}
-	mapview__attribute(v, per_row, core__info(c)->page_size);
-	/*
-	 * gcore writes no PT_LOAD for file ranges it did not dump (text,
-	 * read-only data): their perms are then their segment's p_flags.
-	 */
-	for (size_t i = 0; i < v->nrows; i++) {
-		struct mapview_row *r = &v->rows[i];
-
-		if (r->perms[0] == '?' && r->has_seg && !r->bss && per_row[i]) {
-			uint32_t fl = per_row[i]->load[r->seg].flags;
-
-			set_perms(r, (fl & PF_R ? PROT_READ : 0) | (fl & PF_W ? PROT_WRITE : 0) |
-				     (fl & PF_X ? PROT_EXEC : 0), -1);
-		}
-	}
-	free(imgs);
-	free(per_row);
-	return 0;
-}
-
 int mapview__core(const char *path, struct mapview **out, struct ptap_err *err)
 {
 	const struct core_info *ci;
@@ -542,7 +519,7 @@ int mapview__core(const char *path, struct mapview **out, struct ptap_err *err)
 	    core__read_str(c, ci->at_execfn, exe, sizeof(exe)) == 0)
 		v->exe = strdup(exe);
 	if (r == 0)
-		r = attribute_core(v, c);
+		r = attribute(v, core_image, c, core__info(c)->page_size);
 	core__close(c);
 	if (r < 0) {
 		ptap_err_set(err, -1, r, "reading core %s: %s", path, strerror(-r));
