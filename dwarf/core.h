@@ -31,7 +31,8 @@ struct core_info {
 	char psargs[81];	/* pr_psargs */
 	int signal;		/* the signal that dumped it (NT_SIGINFO, else pr_cursig); 0 */
 	unsigned int machine;	/* e_machine */
-	uint64_t page_size;	/* NT_FILE's page size, else 4096 */
+	uint64_t page_size;	/* AT_PAGESZ, else NT_FILE's page size when not gdb's 1,
+				 * else 4096 */
 	/* From NT_AUXV (0 when absent): */
 	uint64_t at_sysinfo_ehdr;	/* the vDSO */
 	uint64_t at_execfn;		/* the exec'd file name, on the main stack */

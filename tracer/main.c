@@ -8,6 +8,7 @@ static const char usage[] =
 	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
 	"       ptap list -x BINARY [GLOB]      functions of BINARY with source FILE:LINE\n"
 	"       ptap vars [OPTIONS] -x BINARY POINT  variables at each site, with their types\n"
+	"       ptap maps [--rss] [--format json] PID | --core FILE  the map table, with build-ids\n"
 	"       ptap report [--format json] [FILE]  summary of a JSON-lines record file\n"
 	"       ptap COMMAND --help\n"
 	"ptap records the arguments of user-space functions through ptrace.\n";
@@ -20,6 +21,7 @@ static const struct {
 	{ "record", cmd_record },
 	{ "list", cmd_list },
 	{ "vars", cmd_vars },
+	{ "maps", cmd_maps },
 	{ "report", cmd_report },
 };
 

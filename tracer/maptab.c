@@ -588,6 +588,20 @@ int maptab__load_procmap_query(struct maptab *mt, int maps_fd)
 	return ret;
 }
 
+int maptab__query_build_id(int maps_fd, uint64_t addr, uint8_t *id, size_t cap)
+{
+	struct procmap_query q = {
+		.size = sizeof(q),
+		.query_addr = addr,
+		.build_id_addr = (uintptr_t)id,
+		.build_id_size = (uint32_t)cap,
+	};
+
+	if (ioctl(maps_fd, PROCMAP_QUERY, &q) < 0)
+		return -errno;
+	return (int)q.build_id_size;
+}
+
 /*
  * One line of /proc/PID/maps:
  *   start-end perms offset major:minor inode [path]

@@ -102,6 +102,12 @@ int maptab__load_proc(struct maptab *mt, pid_t pid);
  * "[vdso]") are kept as PATH with dev = ino = 0 and MAP_ANONYMOUS.
  */
 int maptab__load_procmap_query(struct maptab *mt, int maps_fd);
+/*
+ * The build-id the kernel reads for the file mapped at ADDR, through
+ * PROCMAP_QUERY on MAPS_FD, into ID (CAP bytes).  Its length, 0 when the
+ * mapping has none (anonymous, not ELF), or -errno (-ENOTTY: no such ioctl).
+ */
+int maptab__query_build_id(int maps_fd, uint64_t addr, uint8_t *id, size_t cap);
 int maptab__parse_maps(struct maptab *mt, FILE *f);
 int maptab__parse_maps_str(struct maptab *mt, const char *text);
 

@@ -26,7 +26,10 @@ enum mapview_core {
 struct mapview_row {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t pgoff;		/* file offset of START, bytes */
-	char perms[5];		/* "r-xp" as in /proc/PID/maps ("???p" when unknown) */
+	char perms[5];		/* "r-xp" as in /proc/PID/maps; a core: "r-x" (it does not
+				 * say shared or private); a range only NT_FILE lists (gcore
+				 * leaves out what it did not dump): its PT_LOAD's p_flags,
+				 * else "???" */
 	bool has_dev;		/* DEV_MAJOR/MINOR and INODE known (not for a core) */
 	unsigned int dev_major, dev_minor;
 	uint64_t inode;
@@ -60,6 +63,7 @@ struct mapview {
 };
 
 #define MAPVIEW_RSS	1u	/* add RSS, PSS and swap from /proc/PID/smaps */
+#define MAPVIEW_TEXT	2u	/* read /proc/PID/maps even where PROCMAP_QUERY works */
 
 /*
  * The live table of PID: PROCMAP_QUERY (with the kernel's build-ids) where

@@ -420,6 +420,40 @@ void privs_explain_attach(const char *proc_root, const struct privs_target *t, i
 	}
 }
 
+void privs_explain_read(const char *proc_root, pid_t pid, int err, char *msg, size_t len)
+{
+	struct pstatus ps;
+	bool cap = privileged();
+	int r;
+
+	if (err == -ENOENT || err == -ESRCH) {
+		say_gone(pid, msg, len);
+		return;
+	}
+	if (err != -EACCES && err != -EPERM) {
+		say(msg, len, "cannot read the map table of pid %d: %s", pid, strerror(-err));
+		return;
+	}
+	r = read_status(proc_root, pid, &ps);
+	if (r == -ESRCH) {
+		say_gone(pid, msg, len);
+	} else if (!r && !cap && ps.uid[0] != my_uid()) {
+		say(msg, len, "pid %d belongs to uid %u: its map table is readable only by that "
+		    "user or root; run ptap as that user or as root", pid, ps.uid[0]);
+	} else if (!r && !cap && !same_creds(&ps, my_uid(), getgid())) {
+		say(msg, len, "pid %d runs with changed credentials (uids %u/%u/%u, gids "
+		    "%u/%u/%u: setuid or setgid): run ptap as root", pid, ps.uid[0], ps.uid[1],
+		    ps.uid[2], ps.gid[0], ps.gid[1], ps.gid[2]);
+	} else if (!r && !cap && not_dumpable(proc_root, pid, &ps)) {
+		say(msg, len, "pid %d is not dumpable (it called prctl(PR_SET_DUMPABLE, 0)): "
+		    "run ptap as root", pid);
+	} else {
+		say(msg, len, "cannot read the map table of pid %d: %s, and /proc shows no cause: "
+		    "an LSM (AppArmor, SELinux) or a container may forbid it", pid,
+		    strerror(-err));
+	}
+}
+
 void privs_note_thread(const struct privs_target *t, char *msg, size_t len)
 {
 	say(msg, len, "thread %d belongs to process %d; tracing %d", t->pid, t->tgid, t->tgid);

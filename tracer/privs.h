@@ -50,6 +50,16 @@ int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t,
 void privs_explain_attach(const char *proc_root, const struct privs_target *t, int err,
 			  char *msg, size_t len);
 
+/*
+ * Opening /proc/PID/maps (smaps, mem) failed with ERR (-errno): explain it
+ * in MSG, ending in the fix.  The kernel lets a process read another's map
+ * table under the rules of a ptrace "read" (no Yama): EACCES/EPERM come from
+ * another user's process without CAP_SYS_PTRACE > changed credentials
+ * (setuid or setgid) > a non-dumpable process > an LSM; ENOENT/ESRCH: no such
+ * process.  Others: strerror.
+ */
+void privs_explain_read(const char *proc_root, pid_t pid, int err, char *msg, size_t len);
+
 /* One line saying that thread T->pid belongs to process T->tgid, which is traced instead. */
 void privs_note_thread(const struct privs_target *t, char *msg, size_t len);
 
