@@ -25,6 +25,7 @@
 
 #define DATA_LEN (4 * 4096)
 #define ANON_LEN (8 * 4096)
+#define LIB_FD 900
 
 static void die(const char *what)
 {
@@ -120,10 +121,14 @@ int main(int argc, char **argv)
 	if (unlink(path))
 		die(path);
 
-	/* A copy in a memfd, loaded through /proc/self/fd/N. */
+	/* A copy in a memfd, loaded through /proc/self/fd/N.  N is high: gdb
+	 * (gcore) opens the loader's name for it in its own process, and
+	 * blocks reading a pipe of its own when it has an fd N. */
 	fd = memfd_create("zoo-lib", 0);
-	if (fd < 0)
+	if (fd < 0 || dup2(fd, LIB_FD) != LIB_FD)
 		die("memfd_create");
+	close(fd);
+	fd = LIB_FD;
 	copy_into(argv[1], fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	load(out, path, "/memfd:zoo-lib (deleted)");

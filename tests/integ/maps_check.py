@@ -10,7 +10,8 @@ success one line on stdout saying what was compared.
                                           build-ids, segments, bss rows (readelf)
   maps_check.py elf JSON FILE...          each FILE's rows: build-id, bias, segments
   maps_check.py rss JSON SMAPS1 SMAPS2    --rss values == smaps (taken before, after)
-  maps_check.py text TEXT JSON            the text form says what the JSON says
+  maps_check.py text TEXT JSON [pss-moves]
+                                          the text form says what the JSON says
   maps_check.py core LIVE CORE-JSON CORE-FILE KIND
                                           a core's table vs the live one just before
                                           (KIND: kernel or gcore)
@@ -18,6 +19,7 @@ success one line on stdout saying what was compared.
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -353,7 +355,13 @@ def kb(n):
     return '%dK' % (n // 1024)
 
 
-def cmd_text(tpath, jpath):
+def near(a, b):
+    """PSS A and B, taken by two runs, are as near as shared pages allow."""
+    return abs(a - b) <= 2 + max(a, b) // 10
+
+
+def cmd_text(tpath, jpath, pss_moves=False):
+    """PSS_MOVES: the text and the JSON come from two runs (see cmd_rss)."""
     head, rows, total = load_json(jpath)
     lines = open(tpath).read().splitlines()
     if len(lines) != len(rows) + 3:
@@ -363,15 +371,19 @@ def cmd_text(tpath, jpath):
     is_core = head.get('source') == 'core'
     rss = 'rss_kb' in total
     # The header line
-    m = re.fullmatch(r'# ptap maps: pid (\d+) \((.*?)\) (.*?), via (\S+)(.*)', lines[0])
-    if not m:
-        bad('header line %r' % lines[0])
+    if is_core:
+        # "# ptap maps: core FILE of pid N (COMM) EXE, signal SIGNAME[, truncation]"
+        want_h = ['core ' + head['core'], 'pid %s (%s) %s' % (head.get('pid'), head.get('comm'),
+                                                             head.get('exe') or '-')]
+        if head.get('signal'):
+            want_h.append(signal.Signals(head['signal']).name)
+        if not lines[0].startswith('# ptap maps: ') or any(x not in lines[0] for x in want_h):
+            bad('header line %r does not say %s' % (lines[0], want_h))
     else:
-        if int(m.group(1)) != head.get('pid') or m.group(2) != head.get('comm') \
+        m = re.fullmatch(r'# ptap maps: pid (\d+) \((.*?)\) (.*?), via (\S+)', lines[0])
+        if not m or int(m.group(1)) != head.get('pid') or m.group(2) != head.get('comm') \
                 or m.group(3) != (head.get('exe') or '-') or m.group(4) != head.get('source'):
             bad('header line %r vs JSON %s' % (lines[0], head))
-        if is_core and head.get('core') not in m.group(5):
-            bad('header line %r does not name the core %r' % (lines[0], head.get('core')))
     cols = lines[1].split()
     want = ['START-END', 'SIZE', 'PERM', 'PGOFF', 'DEV', 'INODE', 'SEG', 'BIAS', 'BUILD-ID']
     want += ['RSS', 'PSS', 'SWAP'] if rss else []
@@ -413,7 +425,10 @@ def cmd_text(tpath, jpath):
         if rss:
             for name, g, key in zip(('RSS', 'PSS', 'SWAP'), f[9:12], ('rss_kb', 'pss_kb',
                                                                       'swap_kb')):
-                if g != '%dK' % r[key] and g != str(r[key]):
+                if not re.fullmatch(r'\d+K', g):
+                    bad('%s: %s %r' % (w, name, g))
+                elif int(g[:-1]) != r[key] and not (key == 'pss_kb' and pss_moves
+                                                    and near(int(g[:-1]), r[key])):
                     bad('%s: %s %r, JSON %d' % (w, name, g, r[key]))
         if path != fullname(r):
             bad('%s: PATH %r, expected %r' % (w, path, fullname(r)))
@@ -425,6 +440,9 @@ def cmd_text(tpath, jpath):
     t = 'total: %d mappings, %s' % (len(rows), kb(total['size']))
     if rss:
         t += ', rss %dK, pss %dK, swap %dK' % (total['rss_kb'], total['pss_kb'], total['swap_kb'])
+        m = re.fullmatch(r'(.*, pss )(\d+)(K, .*)', lines[-1])
+        if pss_moves and m and near(int(m.group(2)), total['pss_kb']):
+            t = t.replace(', pss %dK' % total['pss_kb'], ', pss %sK' % m.group(2))
     if is_core:
         t += ', %s in the core' % kb(total['core_bytes'])
     if lines[-1] != t:
@@ -485,12 +503,13 @@ def cmd_core(lpath, cpath, corefile, kind):
                 flags = fl
         perm = None if flags is None else (('r' if flags & 4 else '-') + ('w' if flags & 2 else '-')
                                            + ('x' if flags & 1 else '-'))
+        # A core's perms are 3 letters: it does not say shared or private.
         if perm is None:
-            # only NT_FILE lists it: unknown, or the file's PT_LOAD flags
-            if c['perms'] != '???p' and c['perms'][:3] != l['perms'][:3]:
+            # only NT_FILE lists it: its PT_LOAD's p_flags, else unknown
+            if c['perms'] not in ('???', l['perms'][:3]):
                 bad('%s: perms %r, only NT_FILE lists it (live: %s)' % (w, c['perms'],
                                                                        l['perms']))
-        elif c['perms'][:3] != perm or c['perms'][3] not in ('p', l['perms'][3]):
+        elif c['perms'] != perm:
             bad('%s: perms %r, the core\'s PT_LOAD says %s' % (w, c['perms'], perm))
         if perm is not None and perm != l['perms'][:3]:
             if not (kind == 'gcore' and l['perms'][:3] == '---' and perm == 'r--'):
@@ -514,13 +533,18 @@ def cmd_core(lpath, cpath, corefile, kind):
                 bad('%s: pgoff %r in the core, %d live' % (w, c.get('pgoff'), l['pgoff']))
         elif c.get('path') not in (None, l.get('path')):
             bad('%s: path %r in the core' % (w, c.get('path')))
-        # build-id, bias, segment: where the core holds the file's header page
-        if l.get('build_id') is not None and not l.get('bss'):
-            first = next((x for x in rows if x.get('path') == l['path'] and x.get('pgoff') == 0
-                          and x.get('deleted') == l['deleted']), None)
+        # build-id, bias, segment (bss: of the file before): where the core
+        # holds the file's header page
+        owner = l
+        if l.get('bss'):
+            owner = next((x for x in reversed(live) if x['_start'] < l['_start']
+                          and x.get('path')), None) or l
+        if owner.get('build_id') is not None:
+            first = next((x for x in rows if x.get('path') == owner['path']
+                          and x.get('pgoff') == 0 and x.get('deleted') == owner['deleted']), None)
             if first is not None and first.get('core_bytes', 0) > 0:
                 nbid += 1
-                for f in ('build_id', 'bias', 'segment'):
+                for f in ('build_id', 'bias', 'segment', 'bss'):
                     if c.get(f) != l.get(f):
                         bad('%s: %s %r in the core, %r live (the core holds its header page)'
                             % (w, f, c.get(f), l.get(f)))
@@ -539,6 +563,8 @@ def main():
             'text': (cmd_text, 2), 'core': (cmd_core, 4)}
     if a[0] == 'elf':
         cmd_elf(a[1], a[2:])
+    if a[0] == 'text' and len(a) == 4 and a[3] == 'pss-moves':
+        cmd_text(a[1], a[2], True)
     fn, n = cmds.get(a[0], (None, -1))
     if fn is None or len(a) != n + 1:
         sys.exit(__doc__)
