@@ -317,3 +317,50 @@ test_maps_bad_usage() {
 	done
 	[ $nbad = 0 ]
 }
+
+# Pids with no table of their own.  A zombie and a kernel thread exist (ps
+# shows them) but have no user address space: an empty table (as pmap and
+# /proc/PID/maps give), or exit 2 saying so -- not "no such process".  A
+# thread id: its process's table, under the process's pid.
+test_maps_odd_pids() {
+	local d=$TMP/maps-odd z kt rc nbad=0 t= p tid
+	mkdir -p "$d"
+	sh -c 'sleep 0.1 & exec sleep 100' &
+	p=$!
+	trap 'kill -KILL '$p' $t 2>/dev/null || true' EXIT
+	wait_for pgrep -P $p
+	z=$(pgrep -P $p)
+	wait_for grep -q '^State:.Z' /proc/$z/status
+	kt=$(awk '$1 == "Kthread:" && $2 == 1 { print FILENAME; exit }' /proc/[0-9]*/status 2>/dev/null |
+		cut -d/ -f3)
+	for pid in $z ${kt:-}; do
+		rc=0
+		run_ptap maps "$pid" >"$d/out" 2>"$d/err" || rc=$?
+		sed 's/^/      stderr: /' "$d/err" >&2
+		if [ $rc = 0 ]; then
+			grep -q '^total: 0 mappings' "$d/out" ||
+				fail "pid $pid ($(cat /proc/$pid/comm)): exit 0 but not an empty table" ||
+				nbad=$((nbad + 1))
+		elif [ $rc != 2 ] || grep -qi 'no such process\|no process' "$d/err" ||
+			! grep -Eqi 'zombie|exited|kernel thread|no (user )?(address space|memory)' "$d/err"; then
+			fail "pid $pid ($(cat /proc/$pid/comm)): exit $rc, not an empty table or a message that says why" ||
+				nbad=$((nbad + 1))
+		fi
+	done
+	[ -n "$kt" ] || echo "    (no kernel thread visible here)"
+	# a thread that is not the leader
+	mkfifo "$d/fifo"
+	"$S/scen/attach_load" block 100 <"$d/fifo" >"$d/al" 2>&1 &
+	t=$!
+	exec 3>"$d/fifo"
+	wait_for grep -q READY "$d/al"
+	wait_for test "$(ls /proc/$t/task | wc -l)" -gt 1
+	tid=$(ls /proc/$t/task | grep -vx "$t" | head -1)
+	maps_ok "$d/json" --format json "$tid"
+	cat /proc/"$t"/maps >"$d/maps"
+	$MAPS_CHECK live "$d/json" "$d/maps" || nbad=$((nbad + 1))
+	head -1 "$d/json" | grep -q "\"pid\":$t," ||
+		fail "thread $tid of $t: header $(head -1 "$d/json")" || nbad=$((nbad + 1))
+	exec 3>&-
+	[ $nbad = 0 ]
+}
