@@ -25,13 +25,16 @@
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
-/* Files whose build-id is remembered; the loader maps a library 4-5 times in a row. */
+/* Files whose build-id is remembered, by (dev, inode): the loader maps a library 4-5
+ * times in a row. */
 #define BID_CACHE	32
 
 struct bid_slot {
 	bool used;
 	uint64_t dev, ino;
-	uint8_t len;			/* 0: the file has none (not ELF, no note, not regular) */
+	uint64_t size;			/* the version of the file read: st_size, st_mtim */
+	struct timespec mtime;
+	uint8_t len;			/* 0: none (not ELF, no note, not a regular file) */
 	uint8_t id[ELFIMAGE_MAX_BUILD_ID];
 };
 
@@ -84,25 +87,50 @@ size_t mmapev__flags(uint64_t flags, char *buf, size_t len)
 
 /* ---- build-ids ------------------------------------------------------------ */
 
-static const struct bid_slot *bid_find(const struct mmapev *m, uint64_t dev, uint64_t ino)
+/*
+ * The slot of file (DEV, INO).  With ST (the file as it is now), only one
+ * read from the same version of it: same size and modification time (a file
+ * rewritten in place, or a new file given a freed inode, is read again).
+ */
+static const struct bid_slot *bid_find(const struct mmapev *m, uint64_t dev, uint64_t ino,
+				       const struct stat *st)
 {
-	for (int i = 0; i < BID_CACHE; i++)
-		if (m->slot[i].used && m->slot[i].dev == dev && m->slot[i].ino == ino)
-			return &m->slot[i];
+	for (int i = 0; i < BID_CACHE; i++) {
+		const struct bid_slot *sl = &m->slot[i];
+
+		if (sl->used && sl->dev == dev && sl->ino == ino &&
+		    (!st || (sl->size == (uint64_t)st->st_size &&
+			     sl->mtime.tv_sec == st->st_mtim.tv_sec &&
+			     sl->mtime.tv_nsec == st->st_mtim.tv_nsec)))
+			return sl;
+	}
 	return NULL;
 }
 
-/* Read FD's build-id (FD < 0: the file is not one to read) into the cache, and close FD. */
-static const struct bid_slot *bid_store(struct mmapev *m, uint64_t dev, uint64_t ino, int fd)
+/*
+ * Read FD's build-id into the cache as the one of the file ST describes,
+ * and close FD.  FD < 0: the file is not one to read (not a regular file):
+ * it has none.
+ */
+static const struct bid_slot *bid_store(struct mmapev *m, const struct stat *st, int fd)
 {
-	struct bid_slot *sl = &m->slot[m->next];
+	struct bid_slot *sl = NULL;
 	struct elfimage img;
 
-	m->next = (m->next + 1) % BID_CACHE;
+	for (int i = 0; i < BID_CACHE && !sl; i++)	/* an older version's slot */
+		if (m->slot[i].used && m->slot[i].dev == st->st_dev &&
+		    m->slot[i].ino == st->st_ino)
+			sl = &m->slot[i];
+	if (!sl) {
+		sl = &m->slot[m->next];
+		m->next = (m->next + 1) % BID_CACHE;
+	}
 	memset(sl, 0, sizeof(*sl));
 	sl->used = true;
-	sl->dev = dev;
-	sl->ino = ino;
+	sl->dev = st->st_dev;
+	sl->ino = st->st_ino;
+	sl->size = (uint64_t)st->st_size;
+	sl->mtime = st->st_mtim;
 	if (fd >= 0 && elfimage__from_fd(fd, &img) == 0 && img.build_id_len &&
 	    img.build_id_len <= sizeof(sl->id)) {
 		memcpy(sl->id, img.build_id, img.build_id_len);
@@ -114,59 +142,49 @@ static const struct bid_slot *bid_store(struct mmapev *m, uint64_t dev, uint64_t
 }
 
 /*
- * Open LINK (a /proc link to the file) when it is a regular file: a device
- * (a GPU's, a tty) must not be opened for it.  An fd, -1: not regular (the
- * answer to cache), or -2: cannot tell now.
+ * The build-id of the file of descriptor FD of TID, just mapped as E.  A
+ * device (a GPU's, a tty) is never opened for it: regular files only.
  */
-static int open_regular(const char *link)
-{
-	struct stat st;
-	int fd;
-
-	if (stat(link, &st) < 0)
-		return -2;
-	if (!S_ISREG(st.st_mode))
-		return -1;
-	fd = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	return fd >= 0 ? fd : -2;
-}
-
-/* The build-id of the file of descriptor FD of TID, just mapped as E. */
 static const struct bid_slot *bid_of_fd(struct mmapev *m, pid_t tid, int fd,
 					const struct map_entry *e)
 {
-	const struct bid_slot *sl = bid_find(m, e->dev, e->ino);
+	const struct bid_slot *sl;
 	char link[64];
+	struct stat st;
 	int f;
 
-	if (sl)
-		return sl;
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, fd);
-	f = open_regular(link);
-	return f == -2 ? NULL : bid_store(m, e->dev, e->ino, f);
+	if (stat(link, &st) < 0)
+		return bid_find(m, e->dev, e->ino, NULL);
+	if ((sl = bid_find(m, st.st_dev, st.st_ino, &st)))
+		return sl;
+	if (!S_ISREG(st.st_mode))
+		return bid_store(m, &st, -1);
+	f = open(link, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return f < 0 ? NULL : bid_store(m, &st, f);
 }
 
 /* The build-id of the file mapped as E in TID (/proc/TID/map_files, else E's path). */
 static const struct bid_slot *bid_of_entry(struct mmapev *m, pid_t tid, const struct map_entry *e)
 {
-	const struct bid_slot *sl = bid_find(m, e->dev, e->ino);
+	const struct bid_slot *sl;
 	char link[80];
 	struct stat st;
 	int f;
 
-	if (sl)
-		return sl;
 	snprintf(link, sizeof(link), "/proc/%d/map_files/%llx-%llx", (int)tid,
 		 (unsigned long long)e->start, (unsigned long long)e->end);
-	if (stat(link, &st) < 0) {	/* map_files wants CAP_SYS_ADMIN: the path */
-		if (!e->path || e->path[0] != '/' || stat(e->path, &st) < 0 ||
-		    st.st_dev != e->dev || st.st_ino != e->ino)
-			return NULL;
-	}
+	/* map_files wants CAP_SYS_ADMIN: else the path, if it is still the file */
+	if (stat(link, &st) < 0 &&
+	    (!e->path || e->path[0] != '/' || stat(e->path, &st) < 0 || st.st_dev != e->dev ||
+	     st.st_ino != e->ino))
+		return bid_find(m, e->dev, e->ino, NULL);
+	if ((sl = bid_find(m, st.st_dev, st.st_ino, &st)))
+		return sl;
 	if (!S_ISREG(st.st_mode))
-		return bid_store(m, e->dev, e->ino, -1);
+		return bid_store(m, &st, -1);
 	f = mapview__open_file(tid, e->start, e->end, e->path, e->dev, e->ino);
-	return f < 0 ? NULL : bid_store(m, e->dev, e->ino, f);
+	return f < 0 ? NULL : bid_store(m, &st, f);
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -315,7 +333,7 @@ void mmapev_syscall(struct session *s, const struct thread *t, uint64_t ret,
 static bool is_scratch(const struct aspace *as, uint64_t addr)
 {
 	for (size_t i = 0; i < as->nscratch; i++)
-		if (addr >= as->scratch[i].start && addr < as->scratch[i].start + as->scratch[i].len)
+		if (addr - as->scratch[i].start < as->scratch[i].len)
 			return true;
 	return false;
 }

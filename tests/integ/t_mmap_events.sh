@@ -34,7 +34,7 @@ test_mmap_events_ops() {
 # The text form: libplugin.so's r-x mapping, with stat's dev:inode and
 # readelf's build-id; the executable's "map" record; a munmap.
 test_mmap_events_text() {
-	local lib dev ino bid exe ebid
+	local lib dev ino bid exe ebid re
 	lib=$(realpath "$PLUGIN")
 	exe=$(realpath "$S/dlopen_host")
 	dev=$(python3 -c 'import os, sys; s = os.stat(sys.argv[1])
@@ -45,13 +45,15 @@ print("%02x:%02x" % (os.major(s.st_dev), os.minor(s.st_dev)))' "$lib")
 	run_ptap record --events mmap -o "$TMP/rec" -x "$PLUGIN" -e 'plugin_handle %di:string' \
 		-- "$S/dlopen_host" "$PLUGIN" 1 >/dev/null
 	records "$TMP/rec" >"$TMP/body"
-	expect_eq "libplugin.so r-x mmaps" 2 "$(grep -cE "^dlopen_host [0-9]+/[0-9]+ [0-9.]+: mmap: \
-\((0x[0-9a-f]+)\) addr=\1 len=4096 pgoff=4096 prot=r-x flags=MAP_PRIVATE\|MAP_FIXED\|MAP_DENYWRITE \
-file=\"$lib\" dev=$dev inode=$ino build_id=$bid\$" "$TMP/body")"
+	re="^dlopen_host [0-9]+/[0-9]+ [0-9.]+: mmap: \((0x[0-9a-f]+)\) addr=\1 len=4096 "
+	re+="pgoff=4096 prot=r-x flags=MAP_PRIVATE\|MAP_FIXED\|MAP_DENYWRITE file=\"$lib\" "
+	re+="dev=$dev inode=$ino build_id=$bid\$"
+	expect_eq "libplugin.so r-x mmaps (one per load)" 2 "$(grep -cE "$re" "$TMP/body")"
 	expect_grep "^dlopen_host [0-9/]* [0-9.]*: map: (0x[0-9a-f]*) addr=0x[0-9a-f]* len=[0-9]* \
 pgoff=[0-9]* prot=r-x flags=MAP_PRIVATE file=\"$exe\" dev=..:.. inode=[0-9]* build_id=$ebid\$" \
 		"$TMP/body"
-	expect_grep ': map: (0x[0-9a-f]*) addr=0x[0-9a-f]* len=[0-9]* pgoff=0 prot=rw- flags=MAP_PRIVATE|MAP_ANONYMOUS name="\[stack\]"$' "$TMP/body"
+	expect_grep ': map: (0x[0-9a-f]*) addr=0x[0-9a-f]* len=[0-9]* pgoff=0 prot=rw- '\
+'flags=MAP_PRIVATE|MAP_ANONYMOUS name="\[stack\]"$' "$TMP/body"
 	expect_grep ': munmap: (\(0x[0-9a-f]*\)) addr=\1 len=20480$' "$TMP/body"
 	expect_grep ': mprotect: (\(0x[0-9a-f]*\)) addr=\1 len=4096 prot=r--$' "$TMP/body"
 }
@@ -65,9 +67,10 @@ test_mmap_events_with_task() {
 		# shellcheck disable=SC2086
 		run_ptap record $v -o "$TMP/rec" -x "$PLUGIN" -e 'plugin_handle %di:string' \
 			-- "$S/dlopen_host" "$PLUGIN" 1 >/dev/null
-		records "$TMP/rec" | awk '{ sub(/:$/, "", $4); print $4 }' | uniq >"$TMP/events"
-		expect_eq "$v: first events" "exec map mmap" "$(head -3 "$TMP/events" | tr '\n' ' ' |
-			sed 's/ $//')"
+		records "$TMP/rec" | awk '{ sub(/:$/, "", $4); print $4 }' | uniq \
+			>"$TMP/events"
+		expect_eq "$v: first events" "exec map mmap" \
+			"$(head -3 "$TMP/events" | tr '\n' ' ' | sed 's/ $//')"
 		expect_eq "$v: last" "exit" "$(tail -1 "$TMP/events")"
 		expect_grep ': exit: (0x0) status=0$' "$TMP/rec"
 		expect_grep '^mprotect$' "$TMP/events"
@@ -75,8 +78,10 @@ test_mmap_events_with_task() {
 	done
 	run_ptap record --events task -o "$TMP/rec" -x "$PLUGIN" -e 'plugin_handle %di:string' \
 		-- "$S/dlopen_host" "$PLUGIN" 1 >/dev/null
-	! grep -qE ': (map|mmap|munmap|mprotect|mremap): ' "$TMP/rec" || fail "mmap records without --events mmap"
-	run_ptap record --events task,bogus -e main -- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	! grep -qE ': (map|mmap|munmap|mprotect|mremap): ' "$TMP/rec" ||
+		fail "mmap records without --events mmap"
+	run_ptap record --events task,bogus -e main -- touch "$TMP/ran" >"$TMP/out" 2>"$TMP/err" ||
+		rc=$?
 	expect_eq "exit status" 2 "$rc"
 	expect_grep 'events task,bogus: .*task.*mmap' "$TMP/err"
 	[ ! -e "$TMP/ran" ] || fail "the command ran"
@@ -111,4 +116,21 @@ test_mmap_events_attach() {
 		python3 $MM_CHECK attach "$TMP/rec" "$TMP/maps" "$PLUGIN" 3 ||
 			fail "mmap_check attach, --mmap-tracking=$mode"
 	done
+}
+
+# An ordinary user cannot open /proc/PID/map_files (CAP_SYS_ADMIN): the
+# "map" records' build-ids then come from the mapped files' paths, the
+# mmap records' from /proc/PID/fd.  Needs root, to become one.
+test_mmap_events_unprivileged() {
+	local d=$TMP/nobody
+	[ "$(id -u)" = 0 ] || { echo "skip: not root"; return 0; }
+	command -v setpriv >/dev/null || { echo "skip: no setpriv"; return 0; }
+	mkdir -m 777 "$d"
+	chmod 755 "$TMP"
+	cp "$S/dlopen_host" "$S/libplugin.so" "$d/"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$(realpath "$PTAP")" record --events mmap --format json -o "$d/rec" \
+		-x "$d/libplugin.so" -e 'plugin_handle %di:string' \
+		-- "$d/dlopen_host" "$d/libplugin.so" 2 4>"$d/maps" >/dev/null
+	python3 $MM_CHECK launch "$d/rec" "$d/maps" "$d/libplugin.so" "$d/dlopen_host"
 }
