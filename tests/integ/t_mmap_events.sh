@@ -122,7 +122,7 @@ test_mmap_events_attach() {
 # "map" records' build-ids then come from the mapped files' paths, the
 # mmap records' from /proc/PID/fd.  Needs root, to become one.
 test_mmap_events_unprivileged() {
-	local d=$TMP/nobody
+	local d=$TMP/mm_nobody
 	[ "$(id -u)" = 0 ] || { echo "skip: not root"; return 0; }
 	command -v setpriv >/dev/null || { echo "skip: no setpriv"; return 0; }
 	mkdir -m 777 "$d"
