@@ -20,6 +20,7 @@
 #include "tracer/aspace.h"
 #include "tracer/attach.h"
 #include "tracer/maptab.h"
+#include "tracer/mmapev.h"
 #include "tracer/plant.h"
 #include "tracer/privs.h"
 #include "tracer/ptrace.h"
@@ -235,6 +236,7 @@ static bool under_seccomp(pid_t pid)
 /* Give TGID's threads one address space, its map table and a syscall instruction. */
 static int setup_aspace(struct session *s, const struct tids *l, struct thread **inj)
 {
+	struct thread *rec = NULL;
 	struct aspace *as;
 	int r = aspace__new(l->tgid, &as);
 
@@ -262,6 +264,15 @@ static int setup_aspace(struct session *s, const struct tids *l, struct thread *
 		if (!t->gstop && (!*inj || t->tid == l->tgid))
 			*inj = t;
 	}
+	/* --events mmap: the table, through the leader (else another thread: it may have exited) */
+	for (size_t i = 0; i < l->n; i++) {
+		struct thread *t = thread__find(s, l->v[i]);
+
+		if (t && t->as == as && (!rec || t->tid == l->tgid))
+			rec = t;
+	}
+	if (rec)
+		mmapev_table(s, rec);
 	aspace__put(as);
 	return 0;
 }
@@ -371,11 +382,14 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 		uint64_t lo = e->start, hi = e->end;
 
 		if (is_scratch(as, lo) || (f && same_mapping(e, f))) {
-			if (f && f->prot != e->prot)	/* mprotect: same pages, same gen */
+			if (f && f->prot != e->prot) {	/* mprotect: same pages, same gen */
 				maptab__protect(as->mt, lo, hi, f->prot);
+				mmapev_entry(s, t, "mprotect", f);
+			}
 			i++;
 			continue;
 		}
+		mmapev_entry(s, t, "munmap", e);
 		maptab__remove(as->mt, lo, hi);
 		aspace__drop_stale_sites(as, lo, hi);
 	}
@@ -387,8 +401,10 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 		if ((e && same_mapping(e, f)) || is_scratch(as, f->start))
 			continue;
 		r = maptab__insert(as->mt, f);
-		if (r == 0)
+		if (r == 0) {
+			mmapev_entry(s, t, "mmap", f);
 			aspace__drop_stale_sites(as, f->start, f->end);
+		}
 		if (r == 0 && (f->prot & PROT_EXEC))
 			r = plant_range(s, t, f->start, f->end, false);
 	}

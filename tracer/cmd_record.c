@@ -25,6 +25,7 @@
 #include "tracer/cmd.h"
 #include "tracer/launch.h"
 #include "tracer/loop.h"
+#include "tracer/mmapev.h"
 #include "tracer/output.h"
 #include "tracer/placement.h"
 #include "tracer/plant.h"
@@ -75,7 +76,11 @@ static const char record_usage[] =
 	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
 	"                        a jump to a trampoline that holds the int3 (no register\n"
 	"                        written at a hit); this makes every probe a plain int3\n"
-	"      --events task     also record fork, exec and exit of traced processes\n"
+	"      --events KINDS    also record, KINDS a comma list (repeatable):\n"
+	"                        task: fork, exec and exit of traced processes;\n"
+	"                        mmap: map changes (mmap, munmap, mprotect, mremap, and\n"
+	"                        the mappings present at attach and exec), with each\n"
+	"                        file's dev:inode and ELF build-id\n"
 	"      --duration SECS   stop tracing after SECS seconds\n"
 	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
 	"                        dlclose) or syscall (at every mmap: slower)\n"
@@ -201,6 +206,25 @@ static int parse_pids(struct record_opts *o, const char *arg)
 	return o->npids ? 0 : -EINVAL;
 }
 
+/* --events KIND[,KIND...]: task, mmap (added to the ones given before).  0 or -EINVAL. */
+static int parse_events(struct session *s, const char *arg)
+{
+	const char *p = arg;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		if (n == 4 && !strncmp(p, "task", 4))
+			s->events_task = true;
+		else if (n == 4 && !strncmp(p, "mmap", 4))
+			s->events_mmap = true;
+		else
+			return -EINVAL;
+		p += n;
+	} while (*p++ == ',');
+	return 0;
+}
+
 /* 0, or the exit status for a usage error. */
 static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
 {
@@ -274,10 +298,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				return usage_error("--cpu %s: use follow or free", optarg);
 			break;
 		case OPT_EVENTS:
-			if (strcmp(optarg, "task"))
-				return usage_error("--events %s: the only kind is task (fork, exec, "
-						   "exit)", optarg);
-			s->events_task = true;
+			if (parse_events(s, optarg) < 0)
+				return usage_error("--events %s: give a comma list of task (fork, "
+						   "exec, exit) and mmap (map changes)", optarg);
 			break;
 		case OPT_DURATION:
 			d = strtod(optarg, &end);
@@ -687,6 +710,8 @@ static size_t record_buflen(const struct session *s)
 					     value__max_len(&s->probes[i].types[j], s->string_max);
 		max = n > max ? n : max;
 	}
+	if (s->events_mmap && mmapev_max_len() > max)
+		max = mmapev_max_len();
 	return max + 1024;
 }
 
@@ -798,6 +823,11 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 		return 2;
 	}
 	output__header(s->out, s->clock_name);
+	if (s->events_mmap && mmapev__new(&s->mmapev) < 0) {
+		pr_err("out of memory\n");
+		output__close(s->out, &err);
+		return 2;
+	}
 	signals_setup(s->attach, o->duration);
 	if (s->attach) {
 		r = attach_pids(s, o->pids, o->npids);
@@ -824,6 +854,8 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	if (r < 0)
 		pr_err("tracing stopped: %s\n", strerror(-r));
 	lost = output__close(s->out, &err);
+	mmapev__free(s->mmapev);
+	s->mmapev = NULL;
 	if (lost && err != EPIPE)
 		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
 		       s->out_path ? s->out_path : "stdout", strerror(err));

@@ -25,6 +25,7 @@
 #include "tracer/loop.h"
 #include "tracer/maptab.h"
 #include "tracer/mem.h"
+#include "tracer/mmapev.h"
 #include "tracer/output.h"
 #include "tracer/placement.h"
 #include "tracer/plant.h"
@@ -236,6 +237,8 @@ void loop_exec(struct session *s, struct thread *t)
 	if (t->shadow)			/* the old image's stack is gone */
 		shadow__clear(t->shadow);
 	task_exec(s, t);
+	if (r == 0)
+		mmapev_table(s, t);	/* the new image's mappings */
 	if (t->quiet && t->as)		/* not followed: its new image gets no probes */
 		t->as->unplanted = true;
 	if (t->quiet && s->attach && !s->detaching) {

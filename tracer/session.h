@@ -17,6 +17,7 @@ struct thread;
 struct proc;
 struct aspace;
 struct output;
+struct mmapev;
 
 /* One resolved probe (one -e, one site in its module). */
 struct probe {
@@ -72,6 +73,8 @@ struct session {
 	bool attach;			/* -p: attached, detached at the end */
 	bool no_follow;			/* --no-follow: children are let go */
 	bool events_task;		/* --events task: fork, exec and exit records */
+	bool events_mmap;		/* --events mmap: map-table changes (tracer/mmapev.h) */
+	struct mmapev *mmapev;		/* their state, while tracing with events_mmap */
 	bool retprobes;			/* a return probe: threads get a shadow stack */
 	enum mmap_tracking mmap_tracking;
 	enum cpu_policy cpu;		/* --cpu */

@@ -17,6 +17,7 @@
 #include "tracer/aspace.h"
 #include "tracer/maptab.h"
 #include "tracer/mem.h"
+#include "tracer/mmapev.h"
 #include "tracer/plant.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
@@ -127,6 +128,7 @@ static int on_mmap(struct session *s, struct thread *t, uint64_t start)
 	if (!(e.flags & MAP_ANONYMOUS))
 		entry_file(t, (int)a[4], &e, path, sizeof(path));
 	r = maptab__insert(t->as->mt, &e);
+	mmapev_syscall(s, t, start, &e);
 	if (r < 0)
 		return r;
 	aspace__drop_stale_sites(t->as, e.start, e.end);
@@ -144,6 +146,8 @@ int sysmap_on_exit(struct session *s, struct thread *t, const struct ptrace_sysc
 
 	if (info->exit.is_error)
 		return 0;
+	if (t->sc_nr != SYS_mmap)	/* on_mmap() records it, with its file */
+		mmapev_syscall(s, t, ret, NULL);
 	switch (t->sc_nr) {
 	case SYS_mmap:
 		r = on_mmap(s, t, ret);
