@@ -323,14 +323,14 @@ test_maps_bad_usage() {
 # /proc/PID/maps give), or exit 2 saying so -- not "no such process".  A
 # thread id: its process's table, under the process's pid.
 test_maps_odd_pids() {
-	local d=$TMP/maps-odd z kt rc nbad=0 t= p tid
+	local d=$TMP/maps-odd z kt rc nbad=0 t="" p tid
 	mkdir -p "$d"
 	sh -c 'sleep 0.1 & exec sleep 100' &
 	p=$!
 	trap 'kill -KILL '$p' $t 2>/dev/null || true' EXIT
 	wait_for pgrep -P $p
 	z=$(pgrep -P $p)
-	wait_for grep -q '^State:.Z' /proc/$z/status
+	wait_for grep -q '^State:.Z' /proc/"$z"/status
 	kt=$(awk '$1 == "Kthread:" && $2 == 1 { print FILENAME; exit }' /proc/[0-9]*/status 2>/dev/null |
 		cut -d/ -f3)
 	for pid in $z ${kt:-}; do
@@ -339,11 +339,11 @@ test_maps_odd_pids() {
 		sed 's/^/      stderr: /' "$d/err" >&2
 		if [ $rc = 0 ]; then
 			grep -q '^total: 0 mappings' "$d/out" ||
-				fail "pid $pid ($(cat /proc/$pid/comm)): exit 0 but not an empty table" ||
+				fail "pid $pid ($(cat /proc/"$pid"/comm)): exit 0 but not an empty table" ||
 				nbad=$((nbad + 1))
 		elif [ $rc != 2 ] || grep -qi 'no such process\|no process' "$d/err" ||
 			! grep -Eqi 'zombie|exited|kernel thread|no (user )?(address space|memory)' "$d/err"; then
-			fail "pid $pid ($(cat /proc/$pid/comm)): exit $rc, not an empty table or a message that says why" ||
+			fail "pid $pid ($(cat /proc/"$pid"/comm)): exit $rc, not an empty table or a message that says why" ||
 				nbad=$((nbad + 1))
 		fi
 	done
