@@ -39,7 +39,8 @@ struct core_info {
 	uint64_t at_phdr;		/* the executable's program headers */
 	uint64_t at_entry;
 	uint64_t file_size;	/* the core file's size */
-	uint64_t missing;	/* bytes the PT_LOADs claim beyond the end of the file (0: whole) */
+	uint64_t missing;	/* bytes of the listed ranges (not the vsyscall page) that the
+				 * PT_LOADs claim beyond the end of the file (0: whole) */
 };
 
 /*

@@ -376,13 +376,24 @@ static void read_line(pid_t pid, const char *file, char *buf, size_t len)
 
 int mapview__live(pid_t pid, unsigned int flags, struct mapview **out, struct ptap_err *err)
 {
-	char path[64], exe[PATH_MAX];
+	char path[64], exe[PATH_MAX], msg[sizeof(err->msg)];
+	struct privs_target t;
 	struct mapview *v;
 	ssize_t n;
 	int fd, r;
 
 	if (pid <= 0)
 		return ptap_err_set(err, -1, -EINVAL, "bad pid %d: give a process id", (int)pid);
+	/*
+	 * No such process, a zombie, a kernel thread: no table, say why.  A
+	 * thread id stands for its process.  (Being traced, even by this ptap,
+	 * does not matter here.)
+	 */
+	r = privs_check_target("/proc", pid, &t, msg, sizeof(msg));
+	if (r == -ESRCH || r == -EPERM)
+		return ptap_err_set(err, -1, r, "%s", msg);
+	if (t.tgid > 0)
+		pid = t.tgid;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -541,6 +552,20 @@ static const char *esc(const char *s, enum esc_mode mode, int slot)
 	return buf[slot];
 }
 
+/*
+ * S as /proc/PID/maps shows a path: raw, but for control bytes, which become
+ * \ooo (the kernel does that to '\n'), so that a row stays one line.
+ */
+static void put_raw(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\%03o", *p);
+		else
+			fputc(*p, f);
+	}
+}
+
 static bool is_core(const struct mapview *v)
 {
 	return v->core != NULL;
@@ -548,23 +573,26 @@ static bool is_core(const struct mapview *v)
 
 static void text_header(const struct mapview *v, FILE *f, bool rss)
 {
+	fputs("# ptap maps: ", f);
 	if (is_core(v)) {
-		fprintf(f, "# ptap maps: core %s of pid %d (%s)", esc(v->core, ESC_TEXT, 0),
-			(int)v->pid, esc(v->comm, ESC_TEXT, 1));
-		if (v->exe)
-			fprintf(f, " %s", esc(v->exe, ESC_TEXT, 0));
-		if (v->signal)
-			fprintf(f, ", signal SIG%s", sigabbrev_np(v->signal) ?: "?");
-		if (v->core_missing)
-			fprintf(f, ", truncated: %llu bytes missing",
-				(unsigned long long)v->core_missing);
-		fputc('\n', f);
-	} else {
-		fprintf(f, "# ptap maps: pid %d (%s)", (int)v->pid, esc(v->comm, ESC_TEXT, 0));
-		if (v->exe)
-			fprintf(f, " %s", esc(v->exe, ESC_TEXT, 0));
-		fprintf(f, ", via %s\n", v->source);
+		fputs("core ", f);
+		put_raw(f, v->core);
+		fputs(" of ", f);
 	}
+	fprintf(f, "pid %d (", (int)v->pid);
+	put_raw(f, v->comm);
+	fputc(')', f);
+	if (v->exe) {
+		fputc(' ', f);
+		put_raw(f, v->exe);
+	}
+	if (!is_core(v))
+		fprintf(f, ", via %s", v->source);
+	if (v->signal)
+		fprintf(f, ", signal SIG%s", sigabbrev_np(v->signal) ?: "?");
+	if (v->core_missing)
+		fprintf(f, ", truncated: %llu bytes missing", (unsigned long long)v->core_missing);
+	fputc('\n', f);
 	fprintf(f, "%-33s %9s %-4s %-8s %-5s %-9s %-6s %-14s %-40s ", "START-END", "SIZE", "PERM",
 		"PGOFF", "DEV", "INODE", "SEG", "BIAS", "BUILD-ID");
 	if (rss)
@@ -623,8 +651,11 @@ static void text_row(const struct mapview *v, const struct mapview_row *r, FILE 
 	while (!r->path && n && line[n - 1] == ' ')
 		n--;
 	fwrite(line, 1, n, f);
-	if (r->path)
-		fprintf(f, "%s%s", esc(r->path, ESC_TEXT, 0), r->deleted ? DELETED_SUFFIX : "");
+	if (r->path) {
+		put_raw(f, r->path);
+		if (r->deleted)
+			fputs(DELETED_SUFFIX, f);
+	}
 	fputc('\n', f);
 }
 

@@ -57,7 +57,7 @@ struct mapview {
 	const char *source;	/* "procmap_query", "proc_maps" or "core" */
 	char *core;		/* the core file's path (core only) */
 	int signal;		/* core: the signal that dumped it, 0 */
-	uint64_t core_missing;	/* core: bytes cut off the end of the file */
+	uint64_t core_missing;	/* core: bytes of the rows' contents the file lacks (cut off) */
 	struct mapview_row *rows;
 	size_t nrows, cap;
 };

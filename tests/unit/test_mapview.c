@@ -257,7 +257,7 @@ Test(mapview, text_exact)
 	char *out = print(v, false);
 
 	cr_expect_str_eq(out,
-		"# ptap maps: pid 42 (zoo\\\"1) /bin/zoo, via procmap_query\n"
+		"# ptap maps: pid 42 (zoo\"1) /bin/zoo, via procmap_query\n"
 		"START-END                              SIZE PERM PGOFF    DEV   INODE     SEG    "
 		"BIAS           BUILD-ID                                 PATH\n"
 		"0000000000400000-0000000000401000        4K r-xp 00000000 08:01 42        L0     "
@@ -265,7 +265,7 @@ Test(mapview, text_exact)
 		"0000000000401000-0000000000403000        8K rw-p 00000000 00:00 0         L1.bss "
 		"0x0            -\n"
 		"00007f0000000000-00007f0000001000        4K rw-s 00000000 00:01 7         -      "
-		"-              -                                        /memfd:a\\nb (deleted)\n"
+		"-              -                                        /memfd:a\\012b (deleted)\n"
 		"total: 3 mappings, 16K\n");
 	free(out);
 	mapview__free(v);
