@@ -1,6 +1,7 @@
 /* dwarf/elfmod.c: one ELF file opened with libelf.  Owns the Elf handle (the
  * file stays mmapped until elfmod__close()), the PT_LOAD table, and symbol
  * indexes built once at open: by name (lookup) and by address (sym_at). */
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -121,48 +122,15 @@ static int load_phdrs(struct elfmod *mod)
 	return 0;
 }
 
-/* The first NT_GNU_BUILD_ID note in DATA, if any. */
-static bool find_build_id(struct elfmod *mod, Elf_Data *data)
-{
-	GElf_Nhdr nh;
-	size_t off = 0, next, name_off, desc_off;
-
-	while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const char *name = (const char *)data->d_buf + name_off;
-
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof("GNU") &&
-		    !memcmp(name, "GNU", sizeof("GNU")) && nh.n_descsz > 0) {
-			mod->build_id = (const uint8_t *)data->d_buf + desc_off;
-			mod->build_id_len = nh.n_descsz;
-			return true;
-		}
-		off = next;
-	}
-	return false;
-}
-
+/* The GNU build-id note (libdw's dwelf: note sections, else PT_NOTE segments). */
 static void load_build_id(struct elfmod *mod)
 {
-	Elf_Scn *scn = NULL;
-	size_t n, i;
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(mod->elf, &id);
 
-	while ((scn = elf_nextscn(mod->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    find_build_id(mod, elf_getdata(scn, NULL)))
-			return;
-	}
-	/* No section headers (or no note section): the PT_NOTE segments. */
-	if (elf_getphdrnum(mod->elf, &n) < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(mod->elf, i, &ph) && ph.p_type == PT_NOTE &&
-		    find_build_id(mod, elf_getdata_rawchunk(mod->elf, ph.p_offset, ph.p_filesz,
-							    ELF_T_NHDR)))
-			return;
+	if (len > 0) {
+		mod->build_id = id;
+		mod->build_id_len = (size_t)len;
 	}
 }
 
