@@ -181,6 +181,12 @@ test_maps_sleep() {
 	$MAPS_CHECK live "$d/json" "$d/maps"
 	$MAPS_CHECK elf "$d/json" "$(readlink /proc/$p/exe)" "$(realpath "$LIBC")"
 	$MAPS_CHECK text "$d/text" "$d/json"
+	# and its gcore against the same table
+	command -v gcore >/dev/null || { echo "skip: no gcore (gdb) for sleep's core"; return 0; }
+	timeout 120 gcore -o "$d/gc" $p >"$d/gcore.log" 2>&1 ||
+		{ cat "$d/gcore.log" >&2; fail "gcore failed"; }
+	maps_ok "$d/core.json" --format json --core "$d/gc.$p"
+	$MAPS_CHECK core "$d/json" "$d/core.json" "$d/gc.$p" gcore
 }
 
 # gcore: the core's table against the live one taken just before.  gcore
