@@ -99,11 +99,19 @@ wait_for() {
 # `make test`, 100 in `make soak`).
 RACY_RUNS=${RACY_RUNS:-5}
 
-# no_leftovers PATTERN: no process whose command line matches PATTERN is
-# left, and none of ours is stopped (t/T); kills and fails if one is.
+# no_leftovers PATTERN: no process whose command line matches PATTERN and
+# whose executable is one of this build's (ptap, a sample) is left, and none
+# of ours is stopped (t/T); kills and fails if one is.  (Another checkout's
+# compiler or tests running at the same time are not ours.)
 no_leftovers() {
-	local pids
-	pids=$(pgrep -f -- "$1" || true)
+	local pids="" p exe ours
+	ours=$(realpath -- "$O")/
+	for p in $(pgrep -f -- "$1" || true); do
+		# a zombie has no exe: then ours if it ran where we run
+		exe=$(readlink "/proc/$p/exe" 2>/dev/null) ||
+			exe=$(readlink "/proc/$p/cwd" 2>/dev/null)/ || continue
+		[[ $exe == "$ours"* || $exe == "$(pwd -P)/" ]] && pids="$pids $p"
+	done
 	[ -z "$pids" ] && return 0
 	ps -o pid,stat,args -p $pids >&2 || true
 	kill -KILL $pids 2>/dev/null || true
