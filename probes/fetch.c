@@ -688,10 +688,10 @@ static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		if (fr)
 			fr->want = n;
 		if (read_cstr(ctx, top, strbuf, n, val) == 0 && t->len > strmax) {
-			size_t more = t->len - n;
+			size_t more = t->len - n, scan = more < FETCH_STRLEN_SCAN ? more :
+							  FETCH_STRLEN_SCAN;
 
-			scan_len(ctx, top + n, n, more < FETCH_STRLEN_SCAN ? more : FETCH_STRLEN_SCAN,
-				 more <= FETCH_STRLEN_SCAN, val);
+			scan_len(ctx, top + n, n, scan, more <= FETCH_STRLEN_SCAN, val);
 			untruncated(val);
 		}
 		return 0;
