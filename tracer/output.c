@@ -480,7 +480,7 @@ static void write_perfetto(struct output *o)
  * reader (records are never dropped for a slow one).  Said when that came
  * to WAIT_SAY_NS or more, else only with -v.
  */
-#define WAIT_SAY_NS	100000000ULL
+#define WAIT_SAY_NS	500000000ULL
 
 static void say_wait(const struct output *o, uint64_t failed)
 {

@@ -40,7 +40,7 @@ int output__error(const struct output *o);
 /*
  * Flush and close.  Returns the number of records that could not be written.
  * Says on stderr how long the writes took in all, "waited S.mmm s in all for
- * the output to take N records (...)": at the default level when 0.1 s or
+ * the output to take N records (...)": at the default level when 0.5 s or
  * more, else with -v (nothing when no record was given).
  */
 uint64_t output__close(struct output *o, int *err);
