@@ -56,3 +56,81 @@ test_hostile_json_valid_and_round_trips() {
 	fi
 	expect_grep '\\u009b31mred' "$TMP/hj/trace.json"
 }
+
+# peak_kb OUT CMD...: run CMD (stdout to OUT), print its peak RSS in KB: the
+# wait4() ru_maxrss, ptap's own (or its traced child's, when larger).
+peak_kb() {
+	local out=$1
+	shift
+	python3 -c 'import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st, ru = os.wait4(pid, 0)
+print(ru.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(st))' "$out" timeout 120 "$@"
+}
+
+test_hostile_memory_bounded_by_hit_rate() {
+	local small big
+	# the target alone is smaller than ptap: the peak is ptap's
+	small=$(peak_kb "$TMP/rss1" "$PTAP" record -o /dev/null -e 'take i s n' \
+		-- "$FORGE" spin 10000)
+	big=$(peak_kb "$TMP/rss2" "$PTAP" record -o /dev/null -e 'take i s n' \
+		-- "$FORGE" spin 1000000)
+	expect_grep '^forge: 10000 calls$' "$TMP/rss1"
+	expect_grep '^forge: 1000000 calls$' "$TMP/rss2"
+	echo "peak RSS: 10k hits $small KB, 1M hits $big KB"
+	[ "$big" -le $((small + 512)) ] ||
+		fail "peak RSS grew with the hits: $small KB for 10k, $big KB for 1M"
+}
+
+test_hostile_slow_reader_waits() {
+	local n=30000 t0 t1 ms waited tail='(the traced threads waited too; no record was dropped)$'
+	t0=$(date +%s%N)
+	run_ptap record -e 'take i s n' -- "$FORGE" spin $n 2>"$TMP/sr.err" |
+		(sleep 2; cat) >"$TMP/sr.out"
+	t1=$(date +%s%N)
+	# every call recorded, in order: none dropped
+	expect_eq "records" "$n" "$(grep -c ' take: ' "$TMP/sr.out")"
+	grep ' take: ' "$TMP/sr.out" | sed -E 's/.* i=([0-9]+) .*/\1/' |
+		awk '$1 != NR - 1 { print "record " NR ": i=" $1; bad = 1; exit }
+		     END { exit bad }' ||
+		fail "records missing or out of order"
+	expect_grep "^forge: $n calls\$" "$TMP/sr.out"
+	expect_grep "^ptap: waited [0-9.]* s in all for the output to take $n records $tail" \
+		"$TMP/sr.err"
+	waited=$(sed -nE 's/^ptap: waited ([0-9.]+) s in all.*/\1/p' "$TMP/sr.err")
+	ms=$(( (t1 - t0) / 1000000 ))
+	echo "waited $waited s of $ms ms"
+	awk -v w="$waited" -v el="$ms" 'BEGIN { exit !(w >= 1.0 && w * 1000 <= el) }' ||
+		fail "waited $waited s: not between 1 s and the $ms ms of the run"
+}
+
+# An output pipe left O_NONBLOCK (by a parent that shares it): a full pipe
+# is waited for, not taken as a failed write.
+test_hostile_nonblocking_output_waits() {
+	local n=20000
+	python3 -c 'import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+err = open(sys.argv[2], "w")
+p = subprocess.Popen(sys.argv[3:], stdout=w, stderr=err)
+os.close(w)
+time.sleep(1)
+with open(sys.argv[1], "wb") as out:
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        out.write(b)
+sys.exit(p.wait())' "$TMP/nb.out" "$TMP/nb.err" timeout 60 "$PTAP" record -e 'take i s n' \
+		-- "$FORGE" spin $n
+	expect_eq "records" "$n" "$(grep -c ' take: ' "$TMP/nb.out")"
+	expect_grep "for the output to take $n records (.*no record was dropped)" "$TMP/nb.err"
+	if grep -q 'could not be written' "$TMP/nb.err"; then
+		fail "records lost: $(cat "$TMP/nb.err")"
+	fi
+}
