@@ -42,7 +42,7 @@ struct output {
 	uint64_t held_ts;		/* TS of the first record held, or NOT_HELD */
 	uint64_t failed;
 	uint64_t records;		/* given to output__record() */
-	uint64_t wait_ns;		/* spent in write(2) and waiting to write: the reader's pace */
+	uint64_t wait_ns;		/* in write(2) or waiting to write: the reader's pace */
 	int err;
 	char clock[16];			/* OUT_PERFETTO: for the document's metadata */
 	/* OUT_PERFETTO: the events so far, each a spool_hdr and its JSON, in arrival order */

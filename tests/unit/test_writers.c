@@ -404,8 +404,8 @@ Test(writers, output_waits_for_a_slow_nonblocking_reader)
 	cr_assert_eq(read(res[0], &lines, sizeof(lines)), (ssize_t)sizeof(lines));
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_expect_eq(lines, 5001, "%lu lines read", lines);
-	cr_expect(sscanf(logged, "waited %lf s in all for the output to take 5000 records", &secs) ==
-		  1, "%s", logged);
+	cr_expect_eq(sscanf(logged, "waited %lf s in all for the output to take 5000 records",
+			    &secs), 1, "%s", logged);
 	cr_expect(secs >= 0.45 && secs < 5, "waited %.3f s", secs);
 	cr_expect(strstr(logged, "no record was dropped"), "%s", logged);
 }
