@@ -11,7 +11,7 @@ FORGE_COMM_HEX=1b5d303b70776e07
 # what it passed into DIR/expect.
 forge_run() {
 	mkdir -p "$1"
-	ln -sf "$PWD/$FORGE" "$1/$FORGE_COMM"
+	ln -sf "$(readlink -f "$FORGE")" "$1/$FORGE_COMM"
 	run_ptap record --format "$2" --events task -o "$1/rec" -e 'take i s n' \
 		-- "$1/$FORGE_COMM" 3>"$1/expect" >"$1/out"
 	expect_grep '^forge: 16 calls$' "$1/out"
