@@ -82,6 +82,37 @@ static char named_escape(unsigned char c, enum esc_mode mode)
 	return 0;
 }
 
+/*
+ * Whether the valid N-byte UTF-8 sequence at S is a character escaped as
+ * \uNNNN (its code point into *CP): a C1 control (U+0080-U+009F: U+009B is
+ * CSI, which a terminal may take as ESC '['), a line or paragraph separator
+ * (U+2028, U+2029: a line break to some viewers and JavaScript) or a
+ * Bidi_Control character (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069: they reorder the text shown around them).
+ */
+static bool utf8_escaped(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	if (n == 2 && (s[0] == 0xc2 ? s[1] < 0xa0 : s[0] == 0xd8 && s[1] == 0x9c)) {
+		*cp = (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
+		return true;
+	}
+	if (n != 3 || s[0] != 0xe2 ||
+	    !(s[1] == 0x80 ? s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae) :
+	      s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9))
+		return false;
+	*cp = 0x2000 | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+	return true;
+}
+
+/* \uNNNN for the code point CP (at most U+FFFF) into TMP; returns its length, 6. */
+static size_t escape_cp(uint32_t cp, char *tmp)
+{
+	memcpy(tmp, "\\u", 2);
+	for (int i = 0; i < 4; i++)
+		tmp[2 + i] = hexdig[(cp >> (12 - 4 * i)) & 0xf];
+	return 6;
+}
+
 /* The escape sequence for byte C into TMP; returns its length. */
 static size_t escape_byte(unsigned char c, enum esc_mode mode, char *tmp)
 {
@@ -92,12 +123,8 @@ static size_t escape_byte(unsigned char c, enum esc_mode mode, char *tmp)
 		tmp[1] = named;
 		return 2;
 	}
-	if (mode == ESC_JSON) {
-		memcpy(tmp + 1, "u00", 3);
-		tmp[4] = hexdig[c >> 4];
-		tmp[5] = hexdig[c & 0xf];
-		return 6;
-	}
+	if (mode == ESC_JSON)
+		return escape_cp(c, tmp);
 	tmp[1] = 'x';
 	tmp[2] = hexdig[c >> 4];
 	tmp[3] = hexdig[c & 0xf];
@@ -130,6 +157,7 @@ size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, o = 0;
+	uint32_t cp;
 	char tmp[8];
 
 	while (outlen && i < len) {
@@ -149,7 +177,10 @@ size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size
 			break;	/* done, or out of room */
 		room = outlen - 1 - o;
 		n = byte_class[u[i]] == B_UTF8 ? utf8_len(u + i, len - i) : 0;
-		if (n) {
+		if (n && utf8_escaped(u + i, n, &cp)) {
+			w = escape_cp(cp, tmp);
+			src = tmp;
+		} else if (n) {
 			src = s + i;
 			w = n;
 		} else {

@@ -7,16 +7,29 @@
 #include <stddef.h>
 
 /*
- * Both modes copy printable ASCII and every valid multi-byte UTF-8 sequence
- * as is, and escape '"', '\\', the control bytes 0x00-0x1f and 0x7f, and each
+ * Both modes copy printable ASCII and valid multi-byte UTF-8 sequences as
+ * is, and escape '"', '\\', the control bytes 0x00-0x1f and 0x7f, and each
  * byte that is not part of valid UTF-8 (stray continuation bytes, overlong
  * forms, surrogates, code points above U+10FFFF, a sequence cut short by the
  * end of S) -- one escape per byte.
+ *
+ * Valid characters that would let a target's string change how the output
+ * reads are escaped too, as \uNNNN (four lowercase hex digits) in both
+ * modes: the C1 controls U+0080-U+009F (U+009B is CSI, U+009D OSC: a
+ * terminal that takes them acts as on ESC '[' / ESC ']'), the line and
+ * paragraph separators U+2028 and U+2029 (a line break to some editors,
+ * viewers and JavaScript), and the Bidi_Control characters U+061C, U+200E,
+ * U+200F, U+202A-U+202E and U+2066-U+2069 (an override or isolate reorders
+ * what a bidi-aware terminal or viewer shows after it: a value could seem to
+ * be another, or the names around it to move; "Trojan Source",
+ * CVE-2021-42574).  A JSON reader decodes \uNNNN to that character, so the
+ * string's bytes survive.
  */
 enum esc_mode {
 	/*
 	 * C style: \n \t \r \" \\, and \xNN (two lowercase hex digits)
-	 * for the other control bytes and for invalid UTF-8 bytes.
+	 * for the other control bytes and for invalid UTF-8 bytes; \uNNNN for
+	 * the characters above.
 	 */
 	ESC_TEXT,
 	/*

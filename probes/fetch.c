@@ -459,6 +459,53 @@ static int read_cstr(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size
 	return 0;
 }
 
+/*
+ * The length of a string cut at its first MAX bytes (at ADDR - MAX): the
+ * next MORE bytes at ADDR are scanned for its NUL, page by page, through a
+ * page of scratch.  VAL->full_len is MAX plus the bytes before the NUL; with
+ * VAL->full_len_min, MAX plus the bytes scanned when no NUL came within MORE
+ * bytes or the memory became unreadable first -- unless WHOLE: MORE bytes
+ * without a NUL are all there is (a char array's end).
+ */
+static void scan_len(const struct fetch_ctx *ctx, uint64_t addr, size_t max, size_t more,
+		     bool whole, struct fetch_val *val)
+{
+	char page[FETCH_PAGE_SIZE];
+	size_t got = 0;
+
+	while (got < more) {
+		uint64_t cur = addr + got;
+		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
+		ssize_t n;
+		char *nul;
+
+		if (chunk > more - got)
+			chunk = more - got;
+		n = cur < addr ? -EFAULT : ctx->read_mem(ctx->priv, cur, page, chunk);
+		nul = n > 0 ? memchr(page, '\0', n) : NULL;
+		if (nul) {
+			val->full_len = max + got + (size_t)(nul - page);
+			return;
+		}
+		if (n < (ssize_t)chunk) {
+			val->full_len = max + got + (n > 0 ? (size_t)n : 0);
+			val->full_len_min = true;
+			return;
+		}
+		got += chunk;
+	}
+	val->full_len = max + got;
+	val->full_len_min = !whole;
+}
+
+/* VAL, scanned, is truncated unless its NUL came right after its bytes. */
+static void untruncated(struct fetch_val *val)
+{
+	val->truncated = val->full_len_min || val->full_len > val->len;
+	if (!val->truncated)
+		val->full_len = 0;
+}
+
 /* N bytes at ADDR into BUF, page by page; a fault is -EFAULT at the first unreadable byte. */
 static void read_blob(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t n,
 		      struct fetch_val *val)
@@ -502,6 +549,13 @@ static void chars_from_buf(const struct fetch_type *t, char *buf, size_t extent,
 	val->str = buf;
 	val->len = nul ? (size_t)(nul - buf) : n;
 	val->truncated = !nul && n < t->len;
+	if (val->truncated) {	/* its length from the rest of the pieces' bytes */
+		size_t end = t->len < extent ? t->len : extent;
+
+		nul = memchr(buf + n, '\0', end - n);
+		val->full_len = nul ? (size_t)(nul - buf) : end;
+		val->full_len_min = !nul && end < t->len;
+	}
 }
 
 /* Integers: truncate to the type's size; bitfields: extract their bits; FTF_SIGNED: extend. */
@@ -621,8 +675,10 @@ static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 			goto bad;
 		if (fr)
 			fr->want = strmax;
-		if (read_cstr(ctx, top, strbuf, strmax, val) == 0)
-			val->truncated = true;
+		if (read_cstr(ctx, top, strbuf, strmax, val) == 0) {
+			scan_len(ctx, top + strmax, strmax, FETCH_STRLEN_SCAN, false, val);
+			untruncated(val);
+		}
 		return 0;
 	case FT_CHARS: {
 		size_t n = t->len < strmax ? t->len : strmax;
@@ -631,8 +687,13 @@ static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 			goto bad;
 		if (fr)
 			fr->want = n;
-		if (read_cstr(ctx, top, strbuf, n, val) == 0)
-			val->truncated = t->len > strmax;
+		if (read_cstr(ctx, top, strbuf, n, val) == 0 && t->len > strmax) {
+			size_t more = t->len - n, scan = more < FETCH_STRLEN_SCAN ? more :
+							  FETCH_STRLEN_SCAN;
+
+			scan_len(ctx, top + n, n, scan, more <= FETCH_STRLEN_SCAN, val);
+			untruncated(val);
+		}
 		return 0;
 	}
 	case FT_STRUCT: {

@@ -174,8 +174,19 @@ struct fetch_val {
 	uint64_t u;		/* integers: the raw value, truncated to the type's size */
 	char *str;		/* strings: bytes read (not NUL-terminated), in the caller's buffer */
 	size_t len;		/* strings: number of bytes in STR */
-	bool truncated;		/* strings: no NUL within the string limit */
+	bool truncated;		/* strings: longer than the string limit */
+	/*
+	 * Strings, when TRUNCATED: the whole string's length in bytes (to its
+	 * NUL; a char array without one: its LEN), or with FULL_LEN_MIN only a
+	 * lower bound (no NUL within FETCH_STRLEN_SCAN bytes past the limit, or
+	 * memory unreadable before one).  0 when not known.
+	 */
+	uint64_t full_len;
+	bool full_len_min;
 };
+
+/* How far past the string limit a truncated string is scanned for its NUL. */
+#define FETCH_STRLEN_SCAN	65536
 
 /*
  * Run PROG against CTX and fill VAL.  The stack holds 8 values.
@@ -187,17 +198,20 @@ struct fetch_val {
  * Strings (FT_STRING, FT_USTRING): the top of the stack is the string's
  * address (VAL->addr).  Its bytes are read into STRBUF, at most STRMAX (the
  * --string-max limit), in reads that never cross a 4096-byte page, up to the
- * first NUL; VAL->truncated when there is no NUL within STRMAX bytes.  A NULL
+ * first NUL; VAL->truncated when the string is longer than STRMAX bytes.  A NULL
  * pointer, or memory that becomes unreadable before a NUL, is -EFAULT (addr:
- * 0, or the first unreadable byte).
+ * 0, or the first unreadable byte).  A truncated string is then scanned for
+ * its NUL up to FETCH_STRLEN_SCAN bytes further, page by page through a page
+ * on the stack (its bytes are not kept), for VAL->full_len.
  * Integers (and FT_BOOL, FT_FLOAT, FT_ENUM): VAL->u is the top truncated to
  * the type's size (8 bytes for FT_DEFAULT); for FT_BITFIELD, the BITS bits
  * at BIT_OFF of that container (sign-extended to 64 bits with FTF_SIGNED,
  * as FT_ENUM with FTF_SIGNED is).
  * FT_CHARS: the top is the array's address (VAL->addr); at most
  * min(LEN, STRMAX) bytes are read, up to the first NUL, as for strings;
- * VAL->truncated only when LEN > STRMAX and no NUL came first (an array
- * filled to its end without a NUL is its LEN bytes, not truncated).
+ * VAL->truncated only when LEN > STRMAX and no NUL came by byte STRMAX (an array
+ * filled to its end without a NUL is its LEN bytes, not truncated); the scan
+ * for VAL->full_len stops at the array's end.
  * FT_STRUCT: the top is the address (VAL->addr); min(LEN, FETCH_MAX_BLOB)
  * bytes are read into STRBUF (VAL->str, VAL->len); a fault anywhere in them
  * is -EFAULT at the first unreadable byte.

@@ -148,13 +148,36 @@ static void quoted(struct obuf *ob, const char *s, size_t n, bool json)
 	ob_puts(ob, "\"");
 }
 
+/*
+ * A string; a truncated one with what is known of its whole length:
+ * "abc"...(+N bytes) / {"value":"abc","truncated":true,"length":L}, or as a
+ * lower bound "abc"...(+N bytes or more) / ..,"length_min":L}; "abc"... /
+ * {"value":"abc","truncated":true} when nothing is.
+ */
 static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
 {
+	bool known = v->truncated && v->full_len >= v->len && v->full_len;
+
 	if (json && v->truncated)
 		ob_puts(ob, "{\"value\":");
 	quoted(ob, v->str, v->len, json);
-	if (v->truncated)
-		ob_puts(ob, json ? ",\"truncated\":true}" : "...");
+	if (!v->truncated)
+		return;
+	if (json) {
+		ob_puts(ob, ",\"truncated\":true");
+		if (known) {
+			ob_puts(ob, v->full_len_min ? ",\"length_min\":" : ",\"length\":");
+			ob_u64(ob, v->full_len);
+		}
+		ob_putc(ob, '}');
+		return;
+	}
+	ob_puts(ob, "...");
+	if (known) {
+		ob_puts(ob, "(+");
+		ob_u64(ob, v->full_len - v->len);
+		ob_puts(ob, v->full_len_min ? " bytes or more)" : " bytes)");
+	}
 }
 
 /*
@@ -416,10 +439,11 @@ size_t value__format_json(const struct fetch_type *t, const struct fetch_val *v,
 /* ---- upper bounds ---------------------------------------------------------- */
 
 /* A string of N bytes, escaped (at most 6 bytes each, JSON's \u00NN), with
- * quotes and the truncation marks of either format. */
+ * quotes and the truncation marks of either format (JSON's are the longer). */
 static size_t string_max(size_t n)
 {
-	return n * 6 + sizeof("{\"value\":\"\",\"truncated\":true}");
+	return n * 6 + sizeof("{\"value\":\"\",\"truncated\":true,\"length_min\":"
+			      "18446744073709551615}");
 }
 
 static size_t name_max(const char *s)

@@ -111,7 +111,12 @@ size_t record__format_header_json(const char *clock, char *buf, size_t len);
  *   xN, default,     0x1f                    "0x1f"        (hex is not a JSON
  *   symbol                                                  number: a string)
  *   string, ustring  "SELECT 1"              "SELECT 1"
- *     truncated      "SELECT 1"...           {"value":"SELECT 1","truncated":true}
+ *     longer than    "SELECT"...(+2 bytes)   {"value":"SELECT","truncated":true,
+ *     --string-max                            "length":8}
+ *       the bytes not shown (text) or the whole length (JSON) in bytes, from
+ *       VAL->full_len; with VAL->full_len_min (no NUL within the scan, fetch.h)
+ *       a lower bound: "SELECT"...(+65536 bytes or more), "length_min":65542;
+ *       full_len 0 (not known): "SELECT"... and {"value":..,"truncated":true}
  *   bool             true / false            true / false
  *   float            0.1  -2.5  1e+30        0.1 (a number; nan, inf, -inf:
  *                    (shortest "%g" that reads back to the same value) strings)
@@ -125,9 +130,11 @@ size_t record__format_header_json(const char *clock, char *buf, size_t len);
  *   -EFAULT          (error: bad address 0x0)    {"error":"bad address 0x0"}
  *   other -errno     (error: <strerror text>)    {"error":"<strerror text>"}
  *
- * String bytes are escaped with ESC_TEXT / ESC_JSON (escape.h).  Returns the
- * length written (NUL-terminated), or 0 with BUF empty when the value does
- * not fit in LEN bytes: a value is never cut.
+ * String bytes are escaped with ESC_TEXT / ESC_JSON (escape.h): a target's
+ * string cannot end the line, start a record of its own or send a terminal
+ * a control sequence.  Returns the length written (NUL-terminated), or 0
+ * with BUF empty when the value does not fit in LEN bytes: a value is never
+ * cut.
  */
 size_t value__format_text(const struct fetch_type *t, const struct fetch_val *v, char *buf,
 			  size_t len);

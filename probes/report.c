@@ -576,7 +576,8 @@ static bool put_quoted_cut(FILE *f, const char *s, size_t len)
 
 /*
  * A context value onto F as the text records show it: a string quoted, a
- * cut string ({"value":..,"truncated":true}) quoted and followed by "...",
+ * cut string ({"value":..,"truncated":true}, maybe with its "length" or
+ * "length_min") quoted and followed by "...",
  * an error ({"error":..}) as (error: ..), anything else as compact JSON;
  * each cut after REPORT_CUT columns.
  */
@@ -590,8 +591,8 @@ static int put_value_cut(struct report *rep, FILE *f, const struct json_val *v)
 		put_quoted_cut(f, v->str.s, v->str.len);
 		return 0;
 	}
-	if (v->type == JSON_OBJECT && v->obj.n == 2 && str && str->type == JSON_STRING &&
-	    json_get(v, "truncated")) {
+	if (v->type == JSON_OBJECT && str && str->type == JSON_STRING && json_get(v, "truncated") &&
+	    v->obj.n == 2u + (json_get(v, "length") || json_get(v, "length_min"))) {
 		if (!put_quoted_cut(f, str->str.s, str->str.len))
 			fputs("...", f);
 		return 0;

@@ -5,13 +5,16 @@
  * sorted, at the end. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "probes/log.h"
 #include "probes/perfetto.h"
 #include "probes/record.h"
 #include "tracer/output.h"
@@ -38,6 +41,8 @@ struct output {
 	size_t head;			/* of which the first HEAD: the clock line, not a record */
 	uint64_t held_ts;		/* TS of the first record held, or NOT_HELD */
 	uint64_t failed;
+	uint64_t records;		/* given to output__record() */
+	uint64_t wait_ns;		/* in write(2) or waiting to write: the reader's pace */
 	int err;
 	char clock[16];			/* OUT_PERFETTO: for the document's metadata */
 	/* OUT_PERFETTO: the events so far, each a spool_hdr and its JSON, in arrival order */
@@ -107,6 +112,52 @@ static void write_failed(struct output *o, int err)
 	o->failed++;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * write(2) FD all of BUF[0..LEN) or fail: the bytes written, short after an
+ * error (*ERR its errno; EIO for a write that wrote nothing).  It retries
+ * on EINTR, and on EAGAIN waits in poll() for room: an output left
+ * O_NONBLOCK by whoever opened it (a pipe shared with a program that set
+ * it) slows the trace down like a blocking one, and loses nothing.  The time
+ * spent in here is added to *WAIT_NS: while ptap writes, every traced thread
+ * that hit a probe waits.
+ */
+static size_t write_all(int fd, const char *buf, size_t len, uint64_t *wait_ns, int *err)
+{
+	uint64_t t0 = now_ns();
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, buf + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+				*err = errno;
+				break;
+			}
+			continue;
+		}
+		if (w <= 0) {
+			*err = w < 0 ? errno : EIO;
+			break;
+		}
+		off += (size_t)w;
+	}
+	*wait_ns += now_ns() - t0;
+	return off;
+}
+
 /* The records in S[0..N) of a text or JSON stream: its lines. */
 static uint64_t lines(const char *s, size_t n)
 {
@@ -125,24 +176,16 @@ static uint64_t lines(const char *s, size_t n)
  */
 static void flush(struct output *o)
 {
-	int fd = o->spool ? fileno(o->spool) : o->fd;
-	size_t off = 0;
+	int fd = o->spool ? fileno(o->spool) : o->fd, err = 0;
+	size_t off = write_all(fd, o->buf, o->len, &o->wait_ns, &err);
 
-	while (off < o->len) {
-		ssize_t w = write(fd, o->buf + off, o->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!o->err)
-				o->err = w < 0 ? errno : EIO;
-			if (o->spool)
-				o->spool_broken = true;
-			else
-				o->failed += lines(o->buf + off, o->len - off) - (off < o->head);
-			break;
-		}
-		off += w;
+	if (off < o->len) {
+		if (!o->err)
+			o->err = err;
+		if (o->spool)
+			o->spool_broken = true;
+		else
+			o->failed += lines(o->buf + off, o->len - off) - (off < o->head);
 	}
 	o->len = o->head = 0;
 	o->held_ts = NOT_HELD;
@@ -203,6 +246,7 @@ void output__header(struct output *o, const char *clock)
 
 void output__record(struct output *o, const struct record *rec)
 {
+	o->records++;
 	if (o->spool) {
 		spool_record(o, rec);
 		return;
@@ -297,6 +341,7 @@ static const char *spool_comm(const char *map, const struct spooled *e)
  * output are known exactly, and only the others count as lost.
  */
 struct doc {
+	struct output *o;		/* its wait_ns counts the document's writes too */
 	int fd;
 	char *buf;
 	size_t len, cap;
@@ -308,20 +353,8 @@ struct doc {
 
 static void doc_flush(struct doc *d)
 {
-	size_t off = 0;
-
-	while (off < d->len && !d->err) {
-		ssize_t w = write(d->fd, d->buf + off, d->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			d->err = w < 0 ? errno : EIO;
-			break;
-		}
-		off += w;
-		d->out += w;
-	}
+	if (!d->err)
+		d->out += write_all(d->fd, d->buf, d->len, &d->o->wait_ns, &d->err);
 	d->len = 0;
 }
 
@@ -394,7 +427,7 @@ static void write_metadata(struct doc *d, const char *map, struct spooled *ev, u
  */
 static void write_perfetto(struct output *o)
 {
-	struct doc d = { .fd = o->fd, .buf = o->buf, .cap = WBUF_SIZE, .first = true };
+	struct doc d = { .o = o, .fd = o->fd, .buf = o->buf, .cap = WBUF_SIZE, .first = true };
 	struct spooled *ev = NULL;
 	char *map = NULL;
 	uint64_t n = 0, i;
@@ -441,6 +474,25 @@ static void write_perfetto(struct output *o)
 	fclose(o->spool);
 }
 
+/*
+ * The summary of the output's pace, at the end: how long the writes took in
+ * all, the time the traced threads that hit probes were held for the
+ * reader (records are never dropped for a slow one).  Said when that came
+ * to WAIT_SAY_NS or more, else only with -v.
+ */
+#define WAIT_SAY_NS	500000000ULL
+
+static void say_wait(const struct output *o, uint64_t failed)
+{
+	enum log_level lvl = o->wait_ns >= WAIT_SAY_NS ? LOG_WARN : LOG_INFO;
+
+	log_msg(lvl, "waited %lu.%03lu s in all for the output to take %lu records%s\n",
+		(unsigned long)(o->wait_ns / 1000000000ULL),
+		(unsigned long)(o->wait_ns / 1000000ULL % 1000), (unsigned long)o->records,
+		lvl == LOG_INFO ? "" : failed ? " (the traced threads waited too)" :
+		" (the traced threads waited too; no record was dropped)");
+}
+
 uint64_t output__close(struct output *o, int *err)
 {
 	uint64_t failed;
@@ -455,6 +507,8 @@ uint64_t output__close(struct output *o, int *err)
 	failed = o->failed;
 	if (o->err && !failed)
 		failed = 1;	/* the close failed: what it had not written is lost */
+	if (o->records)
+		say_wait(o, failed);
 	*err = o->err;
 	free(o->buf);
 	free(o);

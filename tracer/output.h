@@ -21,7 +21,12 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
  * "metadata".  Call once, before the first record.
  */
 void output__header(struct output *o, const char *clock);
-/* Format and write REC.  Never allocates.  A failed write is counted, not fatal. */
+/*
+ * Format and write REC.  Never allocates.  A failed write is counted, not
+ * fatal.  A slow output (a pipe to a slow reader, even one left O_NONBLOCK)
+ * is waited for: the record is never dropped, and the traced threads wait
+ * with ptap; the time is counted for output__close().
+ */
 void output__record(struct output *o, const struct record *rec);
 /*
  * Write the records held (output__record() holds them until 64 KiB are, or
@@ -32,7 +37,12 @@ void output__record(struct output *o, const struct record *rec);
 void output__flush(struct output *o);
 /* The errno of the first failed write (EPIPE: the reader went away), or 0. */
 int output__error(const struct output *o);
-/* Flush and close.  Returns the number of records that could not be written. */
+/*
+ * Flush and close.  Returns the number of records that could not be written.
+ * Says on stderr how long the writes took in all, "waited S.mmm s in all for
+ * the output to take N records (...)": at the default level when 0.5 s or
+ * more, else with -v (nothing when no record was given).
+ */
 uint64_t output__close(struct output *o, int *err);
 
 #endif

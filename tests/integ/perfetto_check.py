@@ -15,7 +15,7 @@ stderr, when something is wrong; else exits 0 and prints on stdout:
                ptap's text records print after tests/integ/lib.sh `normalize`:
                  NAME: ARG=VALUE ...
                strings quoted with C escapes, numbers and true/false as they
-               are, {"error":"M"} as (error: M), a truncated string as "..."...;
+               are, {"error":"M"} as (error: M), a truncated string as "..."...(+N bytes);
                ptap's own keys (ts_ns, dur_ns, addr, ret_addr) left out.  Hex
                values are JSON strings, so they print quoted ("0x1f").
   --slices     the same for the slices ("ph":"X"), durations left out.
@@ -50,6 +50,12 @@ class Number(decimal.Decimal):
         return self
 
 
+# Characters ptap escapes as \uNNNN (probes/escape.h): C1 controls, the line
+# and paragraph separators, the Bidi_Control characters.
+ESCAPED_CPS = set(range(0x80, 0xA0)) | {0x2028, 0x2029, 0x061C, 0x200E, 0x200F} \
+    | set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+
+
 def c_string(s):
     """S quoted as ptap's text records quote a string (samples/expect.h ex_chars)."""
     out = ['"']
@@ -64,6 +70,8 @@ def c_string(s):
             out.append("\\r")
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
             out.append("\\x%02x" % ord(ch))
+        elif ord(ch) in ESCAPED_CPS:
+            out.append("\\u%04x" % ord(ch))
         else:
             out.append(ch)
     out.append('"')
@@ -85,6 +93,11 @@ def text_value(v):
             return "(error: %s)" % v["error"]
         if set(v) == {"value", "truncated"}:
             return c_string(v["value"]) + "..."
+        if set(v) in ({"value", "truncated", "length"}, {"value", "truncated", "length_min"}):
+            shown = len(v["value"].encode("utf-8"))
+            more = v.get("length", v.get("length_min")) - shown
+            return c_string(v["value"]) + "...(+%d bytes%s)" % (
+                more, " or more" if "length_min" in v else "")
         return "{" + ", ".join("%s=%s" % (k, text_value(x)) for k, x in v.items()) + "}"
     return json.dumps(v)
 

@@ -49,6 +49,24 @@ static const struct esc_row rows[] = {
 	{ "4-byte cut by ASCII", S("\xf0\x9f\x98!"), "\\xf0\\x9f\\x98!", "\\u00f0\\u009f\\u0098!" },
 	{ "valid after invalid", S("\xff\xc3\xa9"), "\\xff\xc3\xa9", "\\u00ff\xc3\xa9" },
 	{ "slash and quote", S("/'"), "/'", "/'" },
+	{ "ESC OSC title BEL", S("\x1b]0;t\x07"), "\\x1b]0;t\\x07", "\\u001b]0;t\\u0007" },
+	{ "C1 CSI U+009B", S("\xc2\x9b" "2J"), "\\u009b2J", "\\u009b2J" },
+	{ "C1 first and last", S("\xc2\x80\xc2\x9f"), "\\u0080\\u009f", "\\u0080\\u009f" },
+	{ "NBSP after C1", S("\xc2\xa0"), "\xc2\xa0", "\xc2\xa0" },
+	{ "raw 0x9b byte", S("\x9b"), "\\x9b", "\\u009b" },
+	{ "line separators", S("a\xe2\x80\xa8" "b\xe2\x80\xa9"), "a\\u2028b\\u2029",
+	  "a\\u2028b\\u2029" },
+	{ "RLO", S("\xe2\x80\xae" "cba"), "\\u202ecba", "\\u202ecba" },
+	{ "LRE..RLO", S("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad"),
+	  "\\u202a\\u202b\\u202c\\u202d", "\\u202a\\u202b\\u202c\\u202d" },
+	{ "isolates", S("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"),
+	  "\\u2066\\u2067\\u2068\\u2069", "\\u2066\\u2067\\u2068\\u2069" },
+	{ "LRM RLM ALM", S("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c"), "\\u200e\\u200f\\u061c",
+	  "\\u200e\\u200f\\u061c" },
+	{ "neighbours kept", S("\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d"),
+	  "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d",
+	  "\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\xe2\x80\x8d" },
+	{ "arabic kept", S("\xd8\x9b\xd8\x9d"), "\xd8\x9b\xd8\x9d", "\xd8\x9b\xd8\x9d" },
 };
 
 Test(escape, text_and_json)
@@ -171,6 +189,24 @@ static size_t ref_utf8(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the valid N-byte UTF-8 character at S. */
+static uint32_t ref_cp(const unsigned char *s, size_t n)
+{
+	uint32_t cp = s[0] & (0x7f >> n);
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
+/* The characters escape.h says are escaped as \uNNNN. */
+static bool ref_escaped(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x061c ||
+	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 static size_t ref_escape(const char *s, size_t len, enum esc_mode mode, char *out, size_t outlen,
 			 size_t *consumed)
 {
@@ -181,7 +217,9 @@ static size_t ref_escape(const char *s, size_t len, enum esc_mode mode, char *ou
 		char piece[8];
 		size_t n = 1, w;
 
-		if (u[i] >= 0x80 && (n = ref_utf8(u + i, len - i))) {
+		if (u[i] >= 0x80 && (n = ref_utf8(u + i, len - i)) && ref_escaped(ref_cp(u + i, n))) {
+			w = (size_t)snprintf(piece, sizeof(piece), "\\u%04x", ref_cp(u + i, n));
+		} else if (u[i] >= 0x80 && n) {
 			memcpy(piece, s + i, n);
 			w = n;
 		} else if (u[i] == '\n' || u[i] == '\t' || u[i] == '\r' || u[i] == '"' ||
@@ -259,6 +297,8 @@ Test(escape, utf8_after_runs_as_reference)
 		"\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf", "\xe0\xa0\x80", "\xed\x9f\xbf",
 		"\xed\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x90\x80\x80",
 		"\xf5\x80\x80\x80", "\xff", "\x80", "\xe2\x82", "\xf0\x9f\x98", "\xc3",
+		"\xc2\x9b", "\xc2\x85", "\xc2\xa0", "\xe2\x80\xae", "\xe2\x80\xa8",
+		"\xe2\x81\xa9", "\xe2\x80\x8f", "\xd8\x9c", "\xe2\x80",
 	};
 
 	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
@@ -279,7 +319,7 @@ Test(escape, utf8_after_runs_as_reference)
 Test(escape, random_strings_as_reference)
 {
 	static const char special[] = "\"\\\n\t\r\b\f\x01\x1f\x7f\x80\xbf\xc3\xa9\xe2\x82\xac"
-				      "\xf0\x9f\x98\x80\xed\xa0\xff";
+				      "\xf0\x9f\x98\x80\xed\xa0\xff\xc2\x9b\xe2\x80\xae\xa8";
 	uint64_t s = 88172645463325252ULL;
 
 	for (int k = 0; k < 3000; k++) {

@@ -328,7 +328,8 @@ static const struct str_row str_rows[] = {
 	  MEM_BASE + 0xa0 },
 	{ "truncated at strmax", { OP(IMM, 0, 0, MEM_BASE + 0xa0) }, 4, 0, "abcd", true,
 	  MEM_BASE + 0xa0 },
-	{ "NUL just past strmax", { OP(IMM, 0, 0, MEM_BASE + 0xa0) }, 10, 0, "abcdefghij", true,
+	/* STRMAX bytes then the NUL: the whole string (the scan past the limit finds it) */
+	{ "NUL just past strmax", { OP(IMM, 0, 0, MEM_BASE + 0xa0) }, 10, 0, "abcdefghij", false,
 	  MEM_BASE + 0xa0 },
 	{ "NUL at strmax", { OP(IMM, 0, 0, MEM_BASE + 0xa0) }, 11, 0, "abcdefghij", false,
 	  MEM_BASE + 0xa0 },
@@ -408,6 +409,121 @@ Test(fetch, reads_a_long_string_page_by_page, .init = setup)
 	cr_expect_eq(fm.nreads, 2);
 	cr_expect_not(fm.crossed_page);
 	cr_expect_eq(sbuf[val.len - 1], 'q');
+}
+
+/* ---- the length of a truncated string ---------------------------------------- */
+
+struct len_row {
+	const char *what;
+	uint64_t off;		/* of the string in the fake memory */
+	uint8_t kind;		/* FT_STRING or FT_CHARS */
+	uint32_t alen;		/* FT_CHARS: the array's length */
+	size_t strmax;
+	bool truncated;
+	uint64_t full_len;	/* when truncated */
+	bool full_len_min;
+};
+
+/*
+ * The fake memory of setup(), plus: 0x200 "abcdefghijklmnopqrst" (20 bytes),
+ * and from MEM_SIZE - 40 to the end of the mapping 40 bytes without a NUL.
+ */
+static const struct len_row len_rows[] = {
+	{ "string, NUL past the limit", 0x200, FT_STRING, 0, 8, true, 20, false },
+	{ "string, NUL just past", 0x200, FT_STRING, 0, 19, true, 20, false },
+	{ "string, NUL at the limit: whole", 0x200, FT_STRING, 0, 20, false, 0, false },
+	{ "string, no NUL before unmapped memory", MEM_SIZE - 40, FT_STRING, 0, 8, true, 40, true },
+	{ "string across a page", PAGE - 3, FT_STRING, 0, 2, true, 6, false },
+	{ "string, limit 0", 0x200, FT_STRING, 0, 0, true, 20, false },
+	{ "array, NUL past the limit", 0x200, FT_CHARS, 64, 8, true, 20, false },
+	{ "array without a NUL: its length", 0x200, FT_CHARS, 12, 8, true, 12, false },
+	{ "array, NUL at its end", 0x200, FT_CHARS, 21, 8, true, 20, false },
+	{ "array within the limit", 0x200, FT_CHARS, 12, 16, false, 0, false },
+	{ "array to unmapped memory", MEM_SIZE - 40, FT_CHARS, 100, 8, true, 40, true },
+};
+
+Test(fetch, truncated_strings_know_their_length, .init = setup)
+{
+	puts_at(0x200, "abcdefghijklmnopqrst", 21);
+	memset(fm.bytes + MEM_SIZE - 40, 'z', 40);
+	for (size_t i = 0; i < ARRAY_SIZE(len_rows); i++) {
+		const struct len_row *row = &len_rows[i];
+		struct fetch_prog prog = { .type = { .kind = row->kind, .size = 8,
+						     .len = row->alen } };
+		struct fetch_val val;
+		char sbuf[64];
+
+		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0,
+					      (int64_t)(MEM_BASE + row->off)), 0);
+		fm.crossed_page = false;
+		memset(sbuf, '#', sizeof(sbuf));
+		cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0);
+		cr_expect_eq(val.err, 0, "%s: err %d", row->what, val.err);
+		cr_expect_eq(val.truncated, row->truncated, "%s", row->what);
+		cr_expect_eq(val.full_len, row->full_len, "%s: full_len %llu", row->what,
+			     (unsigned long long)val.full_len);
+		cr_expect_eq(val.full_len_min, row->full_len_min, "%s", row->what);
+		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
+		cr_expect_eq(sbuf[row->strmax], '#', "%s: the scan wrote into the buffer",
+			     row->what);
+	}
+}
+
+/* An endless memory: 'A' everywhere but a NUL at NUL_AT (when not 0); reads counted. */
+struct endless {
+	uint64_t nul_at;
+	int nreads;
+	bool crossed_page;
+};
+
+static ssize_t endless_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct endless *e = priv;
+
+	e->nreads++;
+	if (len && addr / PAGE != (addr + len - 1) / PAGE)
+		e->crossed_page = true;
+	memset(buf, 'A', len);
+	if (e->nul_at >= addr && e->nul_at - addr < len)
+		((char *)buf)[e->nul_at - addr] = '\0';
+	return (ssize_t)len;
+}
+
+Test(fetch, the_length_scan_is_bounded)
+{
+	static const struct {
+		const char *what;
+		uint64_t nul;		/* offset of the NUL from the string, 0: none */
+		uint64_t full_len;
+		bool min;
+	} rows[] = {
+		{ "no NUL at all", 0, 256 + FETCH_STRLEN_SCAN, true },
+		{ "the last byte scanned", 256 + FETCH_STRLEN_SCAN - 1, 256 + FETCH_STRLEN_SCAN - 1,
+		  false },
+		{ "one past the scan", 256 + FETCH_STRLEN_SCAN, 256 + FETCH_STRLEN_SCAN, true },
+		{ "in the first page past the limit", 300, 300, false },
+	};
+	const uint64_t base = 0x10000000000ULL + 100;	/* not page-aligned */
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct endless e = { .nul_at = rows[i].nul ? base + rows[i].nul : 0 };
+		struct fetch_ctx ectx = { .read_mem = endless_read, .priv = &e };
+		struct fetch_prog prog = { .type = { .kind = FT_STRING, .size = 8 } };
+		struct fetch_val val;
+		char sbuf[256];
+
+		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)base), 0);
+		cr_assert_eq(fetch_prog__run(&prog, &ectx, &val, sbuf, sizeof(sbuf)), 0);
+		cr_expect(val.truncated, "%s", rows[i].what);
+		cr_expect_eq(val.len, sizeof(sbuf), "%s", rows[i].what);
+		cr_expect_eq(val.full_len, rows[i].full_len, "%s: %llu", rows[i].what,
+			     (unsigned long long)val.full_len);
+		cr_expect_eq(val.full_len_min, rows[i].min, "%s", rows[i].what);
+		cr_expect_not(e.crossed_page, "%s", rows[i].what);
+		/* page by page: the limit's page, then at most 17 more for 64 KiB */
+		cr_expect_leq(e.nreads, 1 + FETCH_STRLEN_SCAN / PAGE + 1, "%s: %d reads",
+			      rows[i].what, e.nreads);
+	}
 }
 
 Test(fetch, rejects_nops_beyond_the_array, .init = setup)
@@ -561,8 +677,8 @@ static const struct mem_row chars_rows[] = {
 	{ "NUL inside", MEM_BASE + 0xa0, 16, 64, 0, "abcdefghij", 10, false, 0 },
 	{ "NUL is the last byte", MEM_BASE + 0xa0, 11, 64, 0, "abcdefghij", 10, false, 0 },
 	{ "longer than strmax, no NUL within", MEM_BASE + 0xa0, 16, 4, 0, "abcd", 4, true, 0 },
-	{ "longer than strmax, NUL just past it", MEM_BASE + 0xa0, 16, 10, 0, "abcdefghij", 10,
-	  true, 0 },
+	{ "longer than strmax, NUL just past it: whole", MEM_BASE + 0xa0, 16, 10, 0, "abcdefghij",
+	  10, false, 0 },
 	{ "longer than strmax, NUL within", MEM_BASE + 0xa0, 16, 11, 0, "abcdefghij", 10, false,
 	  0 },
 	{ "as long as strmax, no NUL", MEM_BASE + 0xa0, 4, 4, 0, "abcd", 4, false, 0 },
@@ -768,6 +884,8 @@ Test(fetch, pieces_assemble_a_char_array, .init = setup)
 	cr_expect_eq(val.len, 3);
 	cr_expect_eq(memcmp(val.str, "abc", 3), 0);
 	cr_expect(val.truncated);
+	cr_expect_eq(val.full_len, 6, "the whole array: %llu", (unsigned long long)val.full_len);
+	cr_expect_not(val.full_len_min);
 }
 
 Test(fetch, faulting_memory_piece, .init = setup)

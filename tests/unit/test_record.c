@@ -15,6 +15,9 @@
 #define INT(v)		((struct fetch_val){ .u = (v) })
 #define STR(s, t)	((struct fetch_val){ .str = (char *)(s), .len = sizeof(s) - 1, \
 					     .truncated = (t), .addr = 0x1000 })
+#define LEN(s, n, m)	((struct fetch_val){ .str = (char *)(s), .len = sizeof(s) - 1, \
+					     .truncated = true, .full_len = (n), \
+					     .full_len_min = (m) })
 #define ERR(e, a)	((struct fetch_val){ .err = (e), .addr = (a) })
 
 /* ---- values -------------------------------------------------------------- */
@@ -50,6 +53,26 @@ static const struct {
 	{ "invalid utf-8", TY(STRING, 8), STR("a\xff", false), "\"a\\xff\"", "\"a\\u00ff\"" },
 	{ "truncated string", TY(STRING, 8), STR("abcd", true), "\"abcd\"...",
 	  "{\"value\":\"abcd\",\"truncated\":true}" },
+	{ "truncated, whole length known", TY(STRING, 8), LEN("abcd", 10, false),
+	  "\"abcd\"...(+6 bytes)", "{\"value\":\"abcd\",\"truncated\":true,\"length\":10}" },
+	{ "truncated, at least", TY(STRING, 8), LEN("abcd", 65540, true),
+	  "\"abcd\"...(+65536 bytes or more)",
+	  "{\"value\":\"abcd\",\"truncated\":true,\"length_min\":65540}" },
+	{ "truncated, nothing past", TY(STRING, 8), LEN("abcd", 4, true),
+	  "\"abcd\"...(+0 bytes or more)",
+	  "{\"value\":\"abcd\",\"truncated\":true,\"length_min\":4}" },
+	{ "truncated, full_len below len: not shown", TY(STRING, 8), LEN("abcd", 3, false),
+	  "\"abcd\"...", "{\"value\":\"abcd\",\"truncated\":true}" },
+	{ "truncated char array", TY(CHARS, 0), LEN("ab\n", 7, false), "\"ab\\n\"...(+4 bytes)",
+	  "{\"value\":\"ab\\n\",\"truncated\":true,\"length\":7}" },
+	{ "full_len of a whole string: ignored", TY(STRING, 8),
+	  ((struct fetch_val){ .str = "ab", .len = 2, .full_len = 9 }), "\"ab\"", "\"ab\"" },
+	{ "forged record", TY(STRING, 8),
+	  STR("x\nx 1/1 0.000000001: evil: (0x0)\r\x1b[2J\x1b]0;t\x07\xc2\x9b" "1m\xe2\x80\xae",
+	      false),
+	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\x1b[2J\\x1b]0;t\\x07\\u009b1m\\u202e\"",
+	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\u001b[2J\\u001b]0;t\\u0007\\u009b1m"
+	  "\\u202e\"" },
 	{ "bad address", TY(STRING, 8), ERR(-EFAULT, 0), "(error: bad address 0x0)",
 	  "{\"error\":\"bad address 0x0\"}" },
 	{ "bad address int", TY(UNSIGNED, 4), ERR(-EFAULT, 0xdead0010), 
@@ -177,6 +200,18 @@ Test(record, header_fields_escaped_and_defaults)
 	cr_expect_str_eq(buf, "{\"ts\":5,\"pid\":1,\"tid\":2,\"comm\":\"a b\\n\\\"\","
 			 "\"event\":\"e\\\\v\",\"kind\":\"return\",\"addr\":\"0x0\","
 			 "\"args\":{\"arg1\":\"0x2a\",\"arg2\":\"0x0\"}}\n");
+	r.comm = "\x1b]0;t\x07\xc2\x9b";	/* a comm set to a terminal title */
+	r.event = "e\xe2\x80\xae";
+	record__format_text(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "\\x1b]0;t\\x07\\u009b 1/2 0.000000005: e\\u202e: (0x0) "
+			 "arg1=0x2a arg2=0x0\n");
+	record__format_json(&r, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "{\"ts\":5,\"pid\":1,\"tid\":2,"
+			 "\"comm\":\"\\u001b]0;t\\u0007\\u009b\","
+			 "\"event\":\"e\\u202e\",\"kind\":\"return\",\"addr\":\"0x0\","
+			 "\"args\":{\"arg1\":\"0x2a\",\"arg2\":\"0x0\"}}\n");
+	r.comm = "a b\n\"";
+	r.event = "e\\v";
 	r.nargs = 0;
 	record__format_json(&r, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "{\"ts\":5,\"pid\":1,\"tid\":2,\"comm\":\"a b\\n\\\"\","
@@ -611,6 +646,15 @@ Test(record, max_len_bounds_escaped_strings)
 	cr_expect_gt(n, 256 * 6);
 	cr_expect_leq(n, value__max_len(&t, 256));
 	cr_expect_leq(value__format_text(&t, &v, buf, sizeof(buf)), value__max_len(&t, 256));
+	/* with the longest length there is */
+	v.full_len = ~0ULL;
+	v.full_len_min = true;
+	n = value__format_json(&t, &v, buf, sizeof(buf));
+	cr_expect(strstr(buf, ",\"length_min\":18446744073709551615}"), "%s", buf);
+	cr_expect_leq(n, value__max_len(&t, 256));
+	cr_expect_leq(value__format_text(&t, &v, buf, sizeof(buf)), value__max_len(&t, 256));
+	v.full_len = 0;
+	v.full_len_min = false;
 	t = (struct fetch_type){ .kind = FT_CHARS, .len = 300 };
 	cr_expect_leq(value__format_json(&t, &v, buf, sizeof(buf)), value__max_len(&t, 256));
 	/* a char[4] is bounded by its length, not by strmax */

@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "probes/log.h"
 #include "probes/perfetto.h"
 #include "probes/record.h"
 #include "tracer/output.h"
@@ -340,4 +343,69 @@ Test(writers, output_counts_records_lost)
 	cr_expect_eq(output__error(o), ENOSPC, "a failed write is seen before the close");
 	cr_expect_eq(output__close(o, &err), 1000);
 	cr_expect_eq(err, ENOSPC);
+}
+
+/* The log messages of a test, captured. */
+static char logged[1024];
+
+static void capture(enum log_level lvl, const char *fmt, va_list ap)
+{
+	size_t n = strlen(logged);
+
+	(void)lvl;
+	vsnprintf(logged + n, sizeof(logged) - n, fmt, ap);
+}
+
+/*
+ * Stdout a pipe left O_NONBLOCK whose reader starts 0.8 s late: nothing is
+ * lost (EAGAIN is waited out, not a failed write), and the close says how
+ * long the writes waited -- at the default level, for 0.5 s or more.
+ */
+Test(writers, output_waits_for_a_slow_nonblocking_reader)
+{
+	int p[2], res[2], saved, err = -1, st;
+	unsigned long lines = 0;
+	struct output *o;
+	struct recs s;
+	double secs = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(pipe(res), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {	/* the reader: late, then counts the lines */
+		char buf[65536];
+		ssize_t n;
+
+		close(p[1]);
+		usleep(800000);
+		while ((n = read(p[0], buf, sizeof(buf))) > 0)
+			for (ssize_t i = 0; i < n; i++)
+				lines += buf[i] == '\n';
+		_exit(write(res[1], &lines, sizeof(lines)) == sizeof(lines) ? 0 : 1);
+	}
+	close(p[0]);
+	cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
+	saved = dup(STDOUT_FILENO);
+	cr_assert_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+	log_set_sink(capture);
+	cr_assert_eq(output__open(NULL, OUT_TEXT, 4096, &o), 0);
+	output__header(o, "monotonic");
+	for (uint64_t i = 0; i < 5000; i++) {	/* about 500 KB: the pipe holds 64 KiB */
+		recs_set(&s, i);
+		output__record(o, &s.r[i % 3]);
+	}
+	cr_expect_eq(output__close(o, &err), 0, "records lost");
+	cr_expect_eq(err, 0, "%s", strerror(err));
+	log_set_sink(NULL);
+	dup2(saved, STDOUT_FILENO);
+	close(p[1]);
+	cr_assert_eq(read(res[0], &lines, sizeof(lines)), (ssize_t)sizeof(lines));
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_expect_eq(lines, 5001, "%lu lines read", lines);
+	cr_expect_eq(sscanf(logged, "waited %lf s in all for the output to take 5000 records",
+			    &secs), 1, "%s", logged);
+	cr_expect(secs >= 0.45 && secs < 5, "waited %.3f s", secs);
+	cr_expect(strstr(logged, "no record was dropped"), "%s", logged);
 }
