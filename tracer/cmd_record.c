@@ -877,27 +877,34 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	return exit_status(s);
 }
 
-/* Attached without -x: the probes live in the first process's executable. */
+/*
+ * Attached without -x: the probes live in the first process's executable.
+ * What attaching will check comes first: a ptap with CAP_SYS_PTRACE reads
+ * nothing (not even the path) of a process it is going to refuse.
+ */
 static int attach_exe(pid_t pid, char *path, size_t len)
 {
-	char link[40];
+	struct privs_target pt;
+	char link[40], msg[512];
 	ssize_t n;
 
+	if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+		pr_err("%s\n", msg);
+		return -EPERM;
+	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	n = readlink(link, path, len - 1);
 	if (n < 0) {
-		struct privs_target pt;
-		char msg[512];
 		int e = errno;
 
-		/* a missing pid, a zombie ...: the same words as attaching would use */
-		if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+		if (e == EACCES || e == EPERM) {
+			/* the kernel's rules for reading it are those of attaching (less Yama) */
+			privs_explain_attach("/proc", &pt, -EPERM, msg, sizeof(msg));
 			pr_err("%s\n", msg);
-			return -e;
+		} else {
+			pr_err("pid %d: %s\n", pid, e == ENOENT ? "no executable (a kernel thread?)" :
+			       strerror(e));
 		}
-		pr_err("pid %d: %s\n", pid, e == ENOENT ? "no executable (a kernel thread?)" :
-		       e == EACCES ? "cannot read its executable's path (another user's "
-				     "process?); name the binary with -x" : strerror(e));
 		return -e;
 	}
 	path[n] = '\0';
