@@ -42,7 +42,7 @@ privs_cleanup() {
 		kill -KILL "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
-	rm -rf "$PD" "${PCAPDIRS[@]}"
+	rm -rf "$PD" "${PCAPDIRS[@]}" || true
 	[ -z "$PCREATED" ] || userdel "$PU" >&2 || true
 }
 
