@@ -116,7 +116,8 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 			if (tid <= 0 || thread__find(s, tid))
 				continue;
 			/* each thread's own credentials: setresuid(2) may have changed one */
-			if (tid != pt->tgid && privs_check_owner("/proc", tid, msg, sizeof(msg)) < 0) {
+			if (tid != pt->tgid &&
+			    privs_check_owner("/proc", tid, msg, sizeof(msg)) < 0) {
 				closedir(d);
 				pr_err("%s\n", msg);
 				return -EPERM;

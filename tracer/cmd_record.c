@@ -902,8 +902,8 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 			privs_explain_attach("/proc", &pt, -EPERM, msg, sizeof(msg));
 			pr_err("%s\n", msg);
 		} else {
-			pr_err("pid %d: %s\n", pid, e == ENOENT ? "no executable (a kernel thread?)" :
-			       strerror(e));
+			pr_err("pid %d: %s\n", pid,
+			       e == ENOENT ? "no executable (a kernel thread?)" : strerror(e));
 		}
 		return -e;
 	}
