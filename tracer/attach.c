@@ -115,6 +115,13 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 
 			if (tid <= 0 || thread__find(s, tid))
 				continue;
+			/* each thread's own credentials: setresuid(2) may have changed one */
+			if (tid != pt->tgid &&
+			    privs_check_owner("/proc", tid, msg, sizeof(msg)) < 0) {
+				closedir(d);
+				pr_err("%s\n", msg);
+				return -EPERM;
+			}
 			r = pt_seize(tid, ATTACH_OPTIONS);
 			if (r == -EPERM && traced_by_us(tid))
 				r = 0;

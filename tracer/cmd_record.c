@@ -54,6 +54,8 @@ struct record_opts {
 	pid_t *pids;		/* -p */
 	int npids;
 	double duration;	/* --duration, 0: none */
+	const char *user;	/* -u USER, else NULL */
+	struct launch_user run_as;	/* USER looked up */
 };
 
 static const char record_usage[] =
@@ -71,6 +73,8 @@ static const char record_usage[] =
 	"                        or the first PID's executable)\n"
 	"  -p, --pid PID[,PID]   attach to running processes (all their threads); detach\n"
 	"                        cleanly on SIGINT, SIGTERM, SIGHUP or --duration\n"
+	"  -u, --user USER       run COMMAND as USER (uid, gid and groups; root only);\n"
+	"                        ptap itself stays root\n"
 	"      --no-follow       do not trace children (fork, vfork, clone): no records,\n"
 	"                        breakpoints removed from them\n"
 	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
@@ -233,6 +237,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "exec", required_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "string-max", required_argument, NULL, OPT_STRING_MAX },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
@@ -256,7 +261,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	long n;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+e:x:o:p:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (add_req(o, optarg) < 0)
@@ -273,6 +278,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 				return usage_error("-p %s: give process ids, separated by commas",
 						   optarg);
 			s->attach = true;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case OPT_NO_JUMPS:
 			o->no_jumps = true;
@@ -364,6 +372,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	}
 	if (s->attach && optind < argc)
 		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
+	if (s->attach && o->user)
+		return usage_error("-u %s runs a launched COMMAND as that user: an attached "
+				   "process (-p) keeps its own", o->user);
 	if (!s->attach && optind >= argc)
 		return usage_error("%sno command: give it after --, or attach with -p PID", "");
 	if (!o->nreqs && !s->nsc)
@@ -836,7 +847,7 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 			return 2;
 		}
 	} else {
-		r = launch_command(s, cmd_path, o->cmd);
+		r = launch_command_as(s, cmd_path, o->cmd, o->user ? &o->run_as : NULL);
 		if (r == -ECHILD) {		/* it exited before exec: it said why */
 			output__close(s->out, &err);
 			return exit_status(s);
@@ -866,27 +877,34 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	return exit_status(s);
 }
 
-/* Attached without -x: the probes live in the first process's executable. */
+/*
+ * Attached without -x: the probes live in the first process's executable.
+ * What attaching will check comes first: a ptap with CAP_SYS_PTRACE reads
+ * nothing (not even the path) of a process it is going to refuse.
+ */
 static int attach_exe(pid_t pid, char *path, size_t len)
 {
-	char link[40];
+	struct privs_target pt;
+	char link[40], msg[512];
 	ssize_t n;
 
+	if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+		pr_err("%s\n", msg);
+		return -EPERM;
+	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	n = readlink(link, path, len - 1);
 	if (n < 0) {
-		struct privs_target pt;
-		char msg[512];
 		int e = errno;
 
-		/* a missing pid, a zombie ...: the same words as attaching would use */
-		if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+		if (e == EACCES || e == EPERM) {
+			/* the kernel's rules for reading it are those of attaching (less Yama) */
+			privs_explain_attach("/proc", &pt, -EPERM, msg, sizeof(msg));
 			pr_err("%s\n", msg);
-			return -e;
+		} else {
+			pr_err("pid %d: %s\n", pid,
+			       e == ENOENT ? "no executable (a kernel thread?)" : strerror(e));
 		}
-		pr_err("pid %d: %s\n", pid, e == ENOENT ? "no executable (a kernel thread?)" :
-		       e == EACCES ? "cannot read its executable's path (another user's "
-				     "process?); name the binary with -x" : strerror(e));
 		return -e;
 	}
 	path[n] = '\0';
@@ -905,6 +923,15 @@ int cmd_record(int argc, char **argv)
 
 	if (r)
 		goto out;
+	if (o.user) {
+		char msg[512];
+
+		if (launch_user_lookup(o.user, &o.run_as, msg, sizeof(msg)) < 0) {
+			pr_err("%s\n", msg);
+			r = 2;
+			goto out;
+		}
+	}
 	if (s.attach) {
 		r = attach_exe(o.pids[0], cmd_path, sizeof(cmd_path)) < 0 ? 2 : 0;
 	} else {
@@ -922,6 +949,7 @@ out:
 	probes_free(&s);
 	free(o.reqs);
 	free(o.pids);
+	launch_user_free(&o.run_as);
 	free(s.threads);
 	return r;
 }

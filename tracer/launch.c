@@ -1,7 +1,11 @@
 /* tracer/launch.c: fork, seccomp filter, PTRACE_SEIZE, exec. */
+#include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -123,10 +127,47 @@ static int install_filter(struct sock_fprog *prog)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
 }
 
+/*
+ * In the child of a non-root ptap, before it is seized: only ptap's real user
+ * is left.  Real uid and gid everywhere (a setuid ptap), no capability in any
+ * set (a ptap with file capabilities), no_new_privs (ptap's tracer
+ * credentials hold CAP_SYS_PTRACE then, so the kernel would let a setuid
+ * exec in the traced tree take effect: DESIGN.md "Privileges"), and dumpable
+ * again (a process started with file capabilities is not, and its /proc
+ * files then belong to root: ptap could not open its child's).  0 or -1.
+ */
+static int child_be_real_user(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+		return -1;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);	/* none before 4.3 */
+	if (syscall(SYS_capset, &hdr, none) < 0)
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/* In the child of root, once its filter is in: become U (uid, gid, groups), as initgroups does. */
+static int child_become(const struct launch_user *u)
+{
+	if (setgroups((size_t)u->ngroups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0)
+		return -1;
+	return setresuid(u->uid, u->uid, u->uid);
+}
+
 /* In the child, before exec.  Only async-signal-safe work from here on. */
-static void child_run(const char *path, char *const argv[], struct sock_fprog *prog)
+static void child_run(const char *path, char *const argv[], struct sock_fprog *prog,
+		      const struct launch_user *u)
 {
 	signal(SIGPIPE, SIG_DFL);
+	if (!u && getuid() != 0 && child_be_real_user() < 0)
+		child_fail("cannot drop ptap's privileges to run", path, 126);
 	/*
 	 * Wait to be seized first: once the filter is in, a listed syscall with
 	 * no tracer fails with ENOSYS, and kill() and execve() may be listed
@@ -139,11 +180,73 @@ static void child_run(const char *path, char *const argv[], struct sock_fprog *p
 		    install_filter(prog) < 0)
 			child_fail("cannot install the seccomp filter for", path, 126);
 	}
+	if (u && child_become(u) < 0) {
+		dprintf(2, "ptap: cannot run %s as %s: %s\n", path, u->name, strerror(errno));
+		_exit(126);
+	}
 	execv(path, argv);
 	child_fail("cannot execute", path, errno == ENOENT ? 127 : 126);
 }
 
+int launch_user_lookup(const char *name, struct launch_user *u, char *msg, size_t len)
+{
+	struct passwd *pw;
+	char *end;
+	int n = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (getuid() != 0 || geteuid() != 0) {
+		snprintf(msg, len, "-u %s: only root can run the command as another user (ptap "
+			 "runs as uid %u); run the command as that user instead", name,
+			 (unsigned)getuid());
+		return -EPERM;
+	}
+	pw = getpwnam(name);
+	if (!pw && isdigit((unsigned char)*name)) {
+		unsigned long id;
+
+		errno = 0;
+		id = strtoul(name, &end, 10);
+		if (!*end && !errno && id < (uid_t)-1)
+			pw = getpwuid((uid_t)id);
+	}
+	if (!pw || strlen(pw->pw_name) >= sizeof(u->name)) {
+		snprintf(msg, len, "-u %s: no such user", name);
+		return -ENOENT;
+	}
+	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	/* getgrouplist() says how many there are when the array is too small */
+	while (getgrouplist(u->name, u->gid, u->groups, &n) < 0) {
+		gid_t *g = realloc(u->groups, (size_t)(n + 1) * sizeof(*g));
+
+		if (!g) {
+			launch_user_free(u);
+			snprintf(msg, len, "-u %s: out of memory", name);
+			return -ENOMEM;
+		}
+		u->groups = g;
+		n++;
+	}
+	u->ngroups = n;
+	return 0;
+}
+
+void launch_user_free(struct launch_user *u)
+{
+	free(u->groups);
+	u->groups = NULL;
+	u->ngroups = 0;
+}
+
 int launch_command(struct session *s, const char *path, char *const argv[])
+{
+	return launch_command_as(s, path, argv, NULL);
+}
+
+int launch_command_as(struct session *s, const char *path, char *const argv[],
+		      const struct launch_user *u)
 {
 	const unsigned long opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
 				   PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
@@ -163,7 +266,7 @@ int launch_command(struct session *s, const char *path, char *const argv[])
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
-		child_run(path, argv, &prog);
+		child_run(path, argv, &prog, u);
 	while (waitpid(pid, &st, WSTOPPED) < 0)
 		if (errno != EINTR)
 			return -errno;

@@ -29,6 +29,7 @@
 #include "tracer/output.h"
 #include "tracer/placement.h"
 #include "tracer/plant.h"
+#include "tracer/privs.h"
 #include "tracer/ptrace.h"
 #include "tracer/session.h"
 #include "tracer/shadow.h"
@@ -213,12 +214,34 @@ static void drop_siblings(struct session *s, struct thread *t, void *arg)
 		thread__remove(s, t);
 }
 
+/*
+ * A ptap holding CAP_SYS_PTRACE (not root) has just seen T exec a program
+ * that runs with other credentials (setuid, setgid, file capabilities: the
+ * kernel let them take effect because ptap's capability was in its tracer
+ * credentials).  Its user could not trace that program without ptap, so let
+ * it go before anything of the new image is read: nothing planted in it yet.
+ * True when T is gone from S.
+ */
+static bool exec_refused(struct session *s, struct thread *t)
+{
+	char msg[512];
+
+	if (privs_check_owner("/proc", t->tgid, msg, sizeof(msg)) == 0)
+		return false;
+	pr_warn("%s; not traced after its exec\n", msg);
+	pt_detach(t->tid, 0);
+	thread__remove(s, t);
+	return true;
+}
+
 void loop_exec(struct session *s, struct thread *t)
 {
 	struct aspace *as;
 	int r;
 
 	thread__for_each(s, drop_siblings, t);
+	if (exec_refused(s, t))
+		return;
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
 		aspace__put(t->as);
 		t->as = NULL;

@@ -256,6 +256,10 @@ int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t,
 			err = check_one(proc_root, ps.tgid, &leader, msg, len);
 		if (err)
 			return err;
+		/* a thread's credentials are its own (setresuid(2) on one thread) */
+		err = privs_check_owner(proc_root, pid, msg, len);
+		if (err)
+			return err;
 	}
 	return privs_check_owner(proc_root, ps.tgid, msg, len);
 }

@@ -28,7 +28,8 @@ struct privs_target {
  * -errno with MSG (LEN bytes) set to one line naming the cause and the fix:
  *   -ESRCH  no such process
  *   -EPERM  a zombie ("has exited and its parent has not reaped it"), a
- *           kernel thread, or a process privs_check_owner() refuses
+ *           kernel thread, or a process privs_check_owner() refuses (for a
+ *           thread id: the thread or its process)
  *   -EBUSY  already traced ("already traced by pid N (COMM): stop that tracer")
  *   -EDEADLK the pid is ptap itself or its own tracer
  */
@@ -71,9 +72,10 @@ bool privs_have_sys_ptrace(void);
  * 0, or -EPERM with MSG set.  Only a non-root ptap holding CAP_SYS_PTRACE
  * (a file capability) is ever refused here: then a process of another uid or
  * gid, or a non-dumpable one (setuid, PR_SET_DUMPABLE 0), is refused.
- * privs_check_target() calls it; the engine should call it again after each
- * exec event of a traced process (a setuid exec traced by a capable tracer
- * runs with its new credentials) and detach, untouched, what it refuses.
+ * privs_check_target() calls it; attaching calls it for each thread seized,
+ * and the loop after each exec event of a traced process (a setuid exec
+ * traced by a capable tracer runs with its new credentials), detaching,
+ * untouched, what it refuses.
  */
 int privs_check_owner(const char *proc_root, pid_t pid, char *msg, size_t len);
 

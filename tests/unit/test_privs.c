@@ -42,6 +42,7 @@ struct fake {
 	const char *name;
 	char state;		/* 0: 'S' */
 	uid_t uid;		/* real = effective = saved = fs */
+	bool setuid_root;	/* effective, saved and fs uid 0 (a setuid-root exec) */
 	int threads;		/* 0: 1 */
 	bool kthread;
 };
@@ -63,6 +64,7 @@ static void fake_task(const struct fake *f)
 	char path[256];
 	FILE *fp;
 	gid_t g = getgid();
+	uid_t eu = f->setuid_root ? 0 : f->uid;
 
 	snprintf(path, sizeof(path), "%s/%d", root, f->pid);
 	cr_assert_eq(mkdir(path, 0755), 0, "mkdir %s: %s", path, strerror(errno));
@@ -72,8 +74,8 @@ static void fake_task(const struct fake *f)
 	fprintf(fp, "Name:\t%s\nUmask:\t0022\nState:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
 		"PPid:\t%d\nTracerPid:\t%d\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
 		"FDSize:\t64\nKthread:\t%d\n", f->name, state_name(f->state),
-		f->tgid ? f->tgid : f->pid, f->pid, f->ppid, f->tracer, f->uid, f->uid, f->uid,
-		f->uid, g, g, g, g, f->kthread);
+		f->tgid ? f->tgid : f->pid, f->pid, f->ppid, f->tracer, f->uid, eu, eu, eu,
+		g, g, g, g, f->kthread);
 	if (f->state != 'Z' && !f->kthread)
 		fprintf(fp, "VmPeak:\t    3840 kB\nVmSize:\t    3840 kB\n");
 	fprintf(fp, "Threads:\t%d\nSigQ:\t0/63455\n", f->threads ? f->threads : 1);
@@ -255,6 +257,61 @@ Test(privs, owner_other_uid_with_file_cap)
 	cr_expect_eq(privs_check_owner(root, 900, msg, sizeof(msg)), 0);
 	privs_pretend(0, 1000);
 	cr_expect_eq(privs_check_owner(root, 900, msg, sizeof(msg)), 0);
+}
+
+/* Give the fake status file of PID to UID, as the kernel does for a dumpable
+ * process (only root can; otherwise it is ours already). */
+static void own_status(pid_t pid, uid_t uid)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%d/status", root, pid);
+	if (geteuid() == 0)
+		cr_assert_eq(chown(path, uid, getgid()), 0);
+}
+
+/* A thread id whose thread has other uids than its process (setresuid(2) on
+ * that thread alone): refused, though its leader is not. */
+Test(privs, owner_thread_other_uid_with_file_cap)
+{
+	uid_t me = geteuid() == 0 ? 1000 : getuid();
+	struct privs_target t;
+	char want[256];
+
+	fake_task(&(struct fake){ .pid = 700, .ppid = 1, .name = "app", .uid = me,
+				  .threads = 2 });
+	fake_task(&(struct fake){ .pid = 703, .tgid = 700, .ppid = 1, .name = "worker",
+				  .uid = me + 1, .threads = 2 });
+	own_status(700, me);
+	own_status(703, me + 1);
+	privs_pretend(1, me);
+	cr_expect_eq(privs_check_target(root, 700, &t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), -EPERM);
+	snprintf(want, sizeof(want), "pid 703 belongs to uid %u: ptap has CAP_SYS_PTRACE but "
+		 "traces only its user's (uid %u) processes; run ptap as that user or as root",
+		 me + 1, me);
+	cr_expect_str_eq(msg, want);
+	cr_expect_eq(t.tgid, 700);
+	privs_pretend(1, 0);
+	cr_expect_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), 0, "%s", msg);
+}
+
+/* The user's own process after it exec'd a setuid-root program: real uid
+ * still the user's, effective and saved 0 (what loop_exec() sees). */
+Test(privs, owner_setuid_exec_with_file_cap)
+{
+	fake_task(&(struct fake){ .pid = 902, .ppid = 1, .name = "passwd", .uid = 1000,
+				  .setuid_root = true });
+	privs_pretend(1, 1000);
+	cr_assert_eq(privs_check_owner(root, 902, msg, sizeof(msg)), -EPERM);
+	cr_expect_str_eq(msg, "pid 902 runs with other credentials or is not dumpable (setuid, "
+			 "setgid, or prctl(PR_SET_DUMPABLE, 0)): ptap traces it only when run as "
+			 "root");
+	privs_pretend(1, 0);
+	cr_expect_eq(privs_check_owner(root, 902, msg, sizeof(msg)), 0, "root traces it");
+	privs_pretend(0, 1000);
+	cr_expect_eq(privs_check_owner(root, 902, msg, sizeof(msg)), 0,
+		     "without the capability the kernel decides (it refuses)");
 }
 
 /* /proc/PID/status belongs to root while the process is not dumpable (as root the test
