@@ -923,5 +923,6 @@ out:
 	free(o.reqs);
 	free(o.pids);
 	free(s.threads);
+	free(s.deferred);
 	return r;
 }
