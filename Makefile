@@ -201,9 +201,12 @@ SAN_CC	:= $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 # fetch_* or valgrind_* (so SAN_INTEG=. fails those): they run ptap under
 # strace or valgrind, and LeakSanitizer cannot check a ptraced process (it
 # ptraces the process's own threads at exit); valgrind and ASan exclude each other.
-SAN_INTEG ?= ^test_(args|bad|dwarf|list|maps|query|report|zoo|proc|syscalls|retprobe|mmap_events|attach_duration|attach_target_exits)_?
+SAN_SETS := args bad dwarf list maps query report zoo proc syscalls retprobe mmap_events \
+	    attach_duration attach_target_exits
+SAN_SPACE := $() $()
+SAN_INTEG ?= ^test_($(subst $(SAN_SPACE),|,$(strip $(SAN_SETS))))
 
-.PHONY: san-build unit-asan integ-asan
+.PHONY: san-build unit-asan integ-asan san-clean
 san-build: deps
 	$(Q)CFLAGS='-g -O1' $(MAKE) --no-print-directory O=$(SAN_O) CC='$(SAN_CC)' \
 		$(SAN_O)/ptap $(SAN_O)/unit
@@ -215,6 +218,10 @@ unit-asan: san-build samples $(UNIT_FIXTURES)
 
 integ-asan: san-build samples
 	tests/sanitize.sh $(SAN_O)/reports-integ tests/integ/run.sh $(SAN_O) '$(SAN_INTEG)'
+
+clean: san-clean
+san-clean:
+	rm -rf $(SAN_O)
 
 # The racy scenarios (test_racy_*) run RACY_RUNS times each: 5 in `make test`.
 soak: deps
