@@ -31,6 +31,8 @@ need deb:libc6-dbg libc6-dbg
 need cmd:strace strace
 # the perfetto tests check the trace with tests/integ/perfetto_check.py
 need cmd:python3 python3
+# make test runs ptap under memcheck (tests/integ/t_valgrind.sh)
+need cmd:valgrind valgrind
 if [ "${1:-}" = --bench ]; then
 	need cmd:perf linux-perf
 	need cmd:ltrace ltrace

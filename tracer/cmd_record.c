@@ -951,5 +951,6 @@ out:
 	free(o.pids);
 	launch_user_free(&o.run_as);
 	free(s.threads);
+	free(s.deferred);
 	return r;
 }

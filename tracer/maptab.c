@@ -545,8 +545,12 @@ int maptab__load_procmap_query(struct maptab *mt, int maps_fd)
 	uint64_t addr = 0;
 	int ret = 0;
 
-	/* PATH_MAX plus " (deleted)". */
-	name = malloc(PATH_MAX + 32);
+	/*
+	 * PATH_MAX plus " (deleted)".  Zeroed: valgrind (3.19) does not know
+	 * PROCMAP_QUERY, and memcheck would take the names the kernel writes
+	 * for uninitialised.
+	 */
+	name = calloc(1, PATH_MAX + 32);
 	if (!name)
 		return -ENOMEM;
 	for (;;) {
@@ -597,6 +601,7 @@ int maptab__query_build_id(int maps_fd, uint64_t addr, uint8_t *id, size_t cap)
 		.build_id_size = (uint32_t)cap,
 	};
 
+	memset(id, 0, cap);	/* for memcheck, as in maptab__load_procmap_query */
 	if (ioctl(maps_fd, PROCMAP_QUERY, &q) < 0)
 		return -errno;
 	return (int)q.build_id_size;

@@ -1,6 +1,7 @@
 /* tracer/ptrace.c: ptrace(2) wrappers returning 0 or -errno. */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/ptrace.h>
 
 #include "tracer/ptrace.h"
@@ -65,9 +66,16 @@ int pt_geteventmsg(pid_t tid, unsigned long *msg)
 	return pt_ret(ptrace(PTRACE_GETEVENTMSG, tid, 0L, msg));
 }
 
+/*
+ * *INFO is zeroed first: the kernel writes only what the stop has, and
+ * valgrind (3.19) does not know PTRACE_GET_SYSCALL_INFO, so memcheck would
+ * take what it writes for uninitialised.
+ */
 int pt_syscall_info(pid_t tid, struct ptrace_syscall_info *info)
 {
-	long r = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(*info), info);
+	long r;
 
+	memset(info, 0, sizeof(*info));
+	r = ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(*info), info);
 	return r < 0 ? -errno : (int)r;
 }

@@ -820,9 +820,22 @@ Test(maptab, parse_maps_errors_leave_table)
 	maptab__free(mt);
 }
 
+/*
+ * Under ASan (make unit-asan) this process's anonymous mappings move between
+ * two reads of its table: ASan's allocator grows its regions in place, and its
+ * quarantine keeps freed memory from being reused, so no retry settles them.
+ */
+#ifdef __SANITIZE_ADDRESS__
+static const bool anon_rows_move = true;
+#else
+static const bool anon_rows_move = false;
+#endif
+
 static bool entries_equal(const struct map_entry *a, const struct map_entry *b)
 {
-	if (a->start != b->start || a->end != b->end || a->pgoff != b->pgoff ||
+	bool moves = anon_rows_move && !a->path && !b->path;
+
+	if ((!moves && (a->start != b->start || a->end != b->end)) || a->pgoff != b->pgoff ||
 	    a->prot != b->prot || a->flags != b->flags || a->dev != b->dev || a->ino != b->ino)
 		return false;
 	if (!a->path || !b->path)

@@ -20,6 +20,22 @@
 #include "tracer/mapview.h"
 
 /*
+ * Whether a row of this process's own table named PATH may move between two
+ * reads for a reason other than the heap: under ASan (make unit-asan) the
+ * anonymous ones do, as ASan's allocator grows its regions in place and its
+ * quarantine keeps freed memory from being reused.
+ */
+static bool anon_row_moves(const char *path)
+{
+#ifdef __SANITIZE_ADDRESS__
+	return !path || !*path;
+#else
+	(void)path;
+	return false;
+#endif
+}
+
+/*
  * Compare V's rows with /proc/self/maps, line by line ([vsyscall] is not
  * listed).  Read with read() into a static buffer: a stdio buffer could grow
  * the heap under the comparison.
@@ -51,9 +67,10 @@ static void check_against_proc(const struct mapview *v)
 		cr_assert_lt(i, v->nrows, "more lines than rows at %s", line);
 		const struct mapview_row *r = &v->rows[i++];
 
-		cr_expect_eq(r->start, start, "%s", line);
 		/* The heap's end moves with this process's own mallocs. */
-		if (!strstr(line, "[heap]"))
+		if (!anon_row_moves(want))
+			cr_expect_eq(r->start, start, "%s", line);
+		if (!strstr(line, "[heap]") && !anon_row_moves(want))
 			cr_expect_eq(r->end, end, "%s", line);
 		cr_expect_str_eq(r->perms, perms, "%s", line);
 		cr_expect_eq(r->pgoff, off, "%s", line);
@@ -161,7 +178,10 @@ Test(mapview, rss_of_touched_memory)
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct mapview_row *r = &v->rows[i];
 
-		cr_expect(r->has_rss);
+		/* smaps is read after maps: a row that moved since has no figures */
+		if (!anon_row_moves(r->path))
+			cr_expect(r->has_rss, "%lx-%lx %s", r->start, r->end,
+				  r->path ? r->path : "");
 		if ((uintptr_t)p >= r->start && (uintptr_t)p < r->end) {
 			found = true;
 			cr_expect_geq(r->rss_kb, 64 * 1024, "rss %lu kB", r->rss_kb);

@@ -22,14 +22,41 @@
 /* ---- counting allocations --------------------------------------------------
  * The unit binary's malloc, calloc and realloc are these: they count the
  * calls made on a thread that set COUNTING (libc's own calls too), and
- * leave the work to libc's. */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
+ * leave the work to libc's.  Under ASan (make unit-asan) the allocator must
+ * stay ASan's (it frees what it did not allocate otherwise): ASan calls a
+ * hook on each allocation instead, which counts the same way. */
 
 /* volatile: the compiler takes malloc for a builtin that reads no variable of ours */
 static __thread volatile int counting;
 static __thread volatile unsigned long nallocs;
+
+#ifdef __SANITIZE_ADDRESS__
+/* libasan's; gcc ships no header declaring it */
+int __sanitizer_install_malloc_and_free_hooks(void (*on_malloc)(const volatile void *, size_t),
+					      void (*on_free)(const volatile void *));
+
+static void count_malloc(const volatile void *p, size_t n)
+{
+	(void)p;
+	(void)n;
+	if (counting)
+		nallocs++;
+}
+
+static void ignore_free(const volatile void *p)
+{
+	(void)p;
+}
+
+__attribute__((constructor)) static void install_counter(void)
+{
+	if (!__sanitizer_install_malloc_and_free_hooks(count_malloc, ignore_free))
+		abort();
+}
+#else
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
 
 void *malloc(size_t n)
 {
@@ -51,6 +78,7 @@ void *realloc(void *p, size_t n)
 		nallocs++;
 	return __libc_realloc(p, n);
 }
+#endif
 
 /* ---- records --------------------------------------------------------------- */
 
