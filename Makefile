@@ -185,6 +185,58 @@ test: deps lint
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(O)/unit samples $(UNIT_FIXTURES)
 	$(O)/unit
 	tests/integ/run.sh $(O)
+	$(Q)$(MAKE) --no-print-directory fuzz-replay
+
+# ---- fuzzing (issue 9): tests/fuzz/ ------------------------------------------
+# `make fuzz` builds one libFuzzer binary per harness tests/fuzz/fuzz_NAME.c
+# with clang, against the library compiled again with clang and the
+# sanitizers in $(FZ); `make fuzz-run SECS=N` fuzzes each for N seconds in
+# its corpus tests/fuzz/corpus/NAME/ (new inputs land there; crashes in
+# $(FZ)/crashes/NAME/).  `make fuzz-replay` (part of `make test`, no clang)
+# runs each corpus once through tests/fuzz/replay.c built with gcc.
+FZ		:= $(O)-fuzz
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,\
+			$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_CC		?= clang
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS	= -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wextra \
+		  -Wshadow -Werror -D_GNU_SOURCE -iquote . $(PKG_CFLAGS)
+FUZZ_LIBOBJS	:= $(patsubst $(O)/%,$(FZ)/%,$(LIBOBJS))
+SECS		?= 60
+
+$(FZ)/%.o: %.c | deps-fuzz
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(FZ)/libptap.a: $(FUZZ_LIBOBJS)
+	$(Q)rm -f $@; $(AR) rcs $@ $^
+$(FZ)/fuzz_%: $(FZ)/tests/fuzz/fuzz_%.o $(FZ)/tests/fuzz/fuzz_util.o $(FZ)/libptap.a
+	$(Q_LD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+# The replay binaries: gcc, ASan and UBSan in the harness and the driver.
+$(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_util.c \
+		    tests/fuzz/fuzz.h $(O)/libptap.a | deps
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -o $@ $(filter %.c,$^) $(O)/libptap.a $(PKG_LIBS)
+
+.PRECIOUS: $(FZ)/tests/fuzz/%.o
+deps-fuzz:
+	$(Q)scripts/deps.sh --fuzz
+
+fuzz: $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
+
+fuzz-run: fuzz
+	$(Q)for n in $(FUZZ_NAMES); do mkdir -p tests/fuzz/corpus/$$n $(FZ)/crashes/$$n; \
+		echo "fuzz-run: $$n for $(SECS)s"; \
+		$(FZ)/fuzz_$$n -max_total_time=$(SECS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=$(FZ)/crashes/$$n/ -print_final_stats=1 \
+			tests/fuzz/corpus/$$n || exit 1; done
+
+fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
+	$(Q)for n in $(FUZZ_NAMES); do \
+		$(O)/fuzz/replay_$$n tests/fuzz/corpus/$$n || exit 1; done
+
+.PHONY: fuzz fuzz-run fuzz-replay deps-fuzz
+-include $(FUZZ_LIBOBJS:.o=.d)
+# ---- end of fuzzing ----------------------------------------------------------
 
 # The racy scenarios (test_racy_*) run RACY_RUNS times each: 5 in `make test`.
 soak: deps
