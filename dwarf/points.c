@@ -1773,7 +1773,8 @@ int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob
 			items[n++] = (struct litem){ .name = w.insts[i].name,
 						     .fn = w.insts[i].fn, .has_die = true,
 						     .inlined = w.insts[i].inlined, .seq = i };
-	qsort(w.entries, w.nentries, sizeof(*w.entries), cmp_fentry);
+	if (w.nentries)
+		qsort(w.entries, w.nentries, sizeof(*w.entries), cmp_fentry);
 	ns = r == 0 && m ? dwfl_module_getsymtab(m) : -1;
 	for (int i = 1; i < ns; i++) {
 		const struct fentry *e;
