@@ -211,11 +211,17 @@ $(FZ)/libptap.a: $(FUZZ_LIBOBJS)
 	$(Q)rm -f $@; $(AR) rcs $@ $^
 $(FZ)/fuzz_%: $(FZ)/tests/fuzz/fuzz_%.o $(FZ)/tests/fuzz/fuzz_util.o $(FZ)/libptap.a
 	$(Q_LD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
-# The replay binaries: gcc, ASan and UBSan in the harness and the driver.
-$(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_util.c \
-		    tests/fuzz/fuzz.h $(O)/libptap.a | deps
+# The replay binaries: gcc, with the library compiled again with ASan and
+# UBSan (in $(O)/fuzz/), so that a regression input's memory error shows.
+REPLAY_LIBOBJS	:= $(patsubst $(O)/%,$(O)/fuzz/%,$(LIBOBJS))
+$(O)/fuzz/%.o: %.c | deps
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -o $@ $(filter %.c,$^) $(O)/libptap.a $(PKG_LIBS)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -MMD -MP -c -o $@ $<
+$(O)/fuzz/libptap.a: $(REPLAY_LIBOBJS)
+	$(Q)rm -f $@; $(AR) rcs $@ $^
+$(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_util.c \
+		    tests/fuzz/fuzz.h $(O)/fuzz/libptap.a | deps
+	$(Q_LD)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 
 .PRECIOUS: $(FZ)/tests/fuzz/%.o
 deps-fuzz:
@@ -235,7 +241,7 @@ fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
 		$(O)/fuzz/replay_$$n tests/fuzz/corpus/$$n || exit 1; done
 
 .PHONY: fuzz fuzz-run fuzz-replay deps-fuzz
--include $(FUZZ_LIBOBJS:.o=.d)
+-include $(FUZZ_LIBOBJS:.o=.d) $(REPLAY_LIBOBJS:.o=.d)
 # ---- end of fuzzing ----------------------------------------------------------
 
 # The racy scenarios (test_racy_*) run RACY_RUNS times each: 5 in `make test`.
