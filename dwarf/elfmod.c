@@ -303,7 +303,8 @@ static int load_symbols(struct elfmod *mod)
 	}
 	load_syms(mod, st.symtab, SRC_SYMTAB, &st);
 	load_syms(mod, st.dynsym, SRC_DYNSYM, &st);
-	qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), cmp_by_name);
+	if (mod->nsyms)
+		qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), cmp_by_name);
 
 	mod->by_addr = malloc((mod->nsyms ? mod->nsyms : 1) * sizeof(*mod->by_addr));
 	if (!mod->by_addr) {
