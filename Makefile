@@ -203,6 +203,9 @@ FUZZ_CFLAGS	= -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wextr
 		  -Wshadow -Werror -D_GNU_SOURCE -iquote . $(PKG_CFLAGS)
 FUZZ_LIBOBJS	:= $(patsubst $(O)/%,$(FZ)/%,$(LIBOBJS))
 SECS		?= 60
+# libdw has no frame pointers: the slow unwinder, so that LSan sees who called it.
+FUZZ_ENV	:= LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp:print_suppressions=0 \
+		  ASAN_OPTIONS=fast_unwind_on_malloc=0
 
 $(FZ)/%.o: %.c | deps-fuzz
 	@mkdir -p $(@D)
@@ -232,13 +235,13 @@ fuzz: $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
 fuzz-run: fuzz
 	$(Q)for n in $(FUZZ_NAMES); do mkdir -p tests/fuzz/corpus/$$n $(FZ)/crashes/$$n; \
 		echo "fuzz-run: $$n for $(SECS)s"; \
-		$(FZ)/fuzz_$$n -max_total_time=$(SECS) -timeout=10 -rss_limit_mb=2048 \
+		$(FUZZ_ENV) $(FZ)/fuzz_$$n -max_total_time=$(SECS) -timeout=10 -rss_limit_mb=2048 \
 			-artifact_prefix=$(FZ)/crashes/$$n/ -print_final_stats=1 \
 			tests/fuzz/corpus/$$n || exit 1; done
 
 fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
 	$(Q)for n in $(FUZZ_NAMES); do \
-		$(O)/fuzz/replay_$$n tests/fuzz/corpus/$$n || exit 1; done
+		$(FUZZ_ENV) $(O)/fuzz/replay_$$n tests/fuzz/corpus/$$n || exit 1; done
 
 .PHONY: fuzz fuzz-run fuzz-replay deps-fuzz
 -include $(FUZZ_LIBOBJS:.o=.d) $(REPLAY_LIBOBJS:.o=.d)
