@@ -47,13 +47,14 @@ static int describe_var(const struct var_info *v, void *priv)
 static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 {
 	struct point_opts po = { .max_probes = 8 };
+	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
 	struct dwarf_site *sites = NULL;
 	int n = 0;
 
 	if (probe_spec__parse(point, &spec, NULL) < 0)
 		return;
-	if (dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, NULL) == 0) {
+	if (dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
 		for (int i = 0; i < n; i++) {
 			struct tpool pool = { 0 };
 			struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &sites[i],
@@ -72,13 +73,14 @@ static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 static void resolve(struct elfmod *mod, const char *probe)
 {
 	struct resolve_opts ro = { .max_probes = 8, .exe = mod };
+	struct ptap_err err = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
 	struct probe_spec *spec = NULL;
 	int n = 0;
 
 	if (probe_spec__parse(probe, &spec, NULL) < 0)
 		return;
-	if (resolve_probes(mod, spec, &ro, &rps, &n, NULL) == 0)
+	if (resolve_probes(mod, spec, &ro, &rps, &n, &err) == 0)
 		resolved_probes_free(rps, n);
 	probe_spec__free(spec);
 }
@@ -117,6 +119,7 @@ static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool init;
+	struct ptap_err err = { .pos = -1 };
 	struct elfimage img;
 	struct elfmod *mod = NULL;
 	struct dbg *dbg = NULL;
@@ -137,12 +140,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_memfd(data, size, path, sizeof(path));
 	if (fd < 0)
 		return 0;
-	if (elfmod__open(path, &mod, NULL) == 0) {
+	if (elfmod__open(path, &mod, &err) == 0) {
 		elfmod__build_id(mod, &id, &idlen);
 		elfmod__base_vaddr(mod);
 		elfmod__nearest_funcs(mod, "mian", near, 4);
 		elfmod__copy_reloc(mod, "stdout");
-		if (dbg__get(mod, NULL, &dbg, NULL) == 0) {
+		if (dbg__get(mod, NULL, &dbg, &err) == 0) {
 			dwarf_list_funcs(dbg, mod, NULL, keep_func, &f);
 			probe_funcs(dbg, mod, &f);
 			vars(dbg, mod, "*");
