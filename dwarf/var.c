@@ -324,7 +324,8 @@ static void type_name_rec(Dwarf_Die *type, char *pre, char *suf, size_t len, int
 			suf[0] = ')';
 			return;
 		}
-		bufcat(pre, len, pre[strlen(pre) - 1] == '*' ? "*" : " *");
+		/* PRE is empty when the pointee has no name (corrupt DWARF) */
+		bufcat(pre, len, pre[0] && pre[strlen(pre) - 1] == '*' ? "*" : " *");
 		return;
 	case DW_TAG_array_type: {
 
