@@ -190,10 +190,11 @@ test: deps lint
 # ---- fuzzing (issue 9): tests/fuzz/ ------------------------------------------
 # `make fuzz` builds one libFuzzer binary per harness tests/fuzz/fuzz_NAME.c
 # with clang, against the library compiled again with clang and the
-# sanitizers in $(FZ); `make fuzz-run SECS=N` fuzzes each for N seconds in
-# its corpus tests/fuzz/corpus/NAME/ (new inputs land there; crashes in
-# $(FZ)/crashes/NAME/).  `make fuzz-replay` (part of `make test`, no clang)
-# runs each corpus once through tests/fuzz/replay.c built with gcc.
+# sanitizers in $(FZ); `make fuzz-run SECS=N` fuzzes each for N seconds from
+# its corpus tests/fuzz/corpus/NAME/ (new inputs go to $(FZ)/corpus/NAME/,
+# crashes to $(FZ)/crashes/NAME/: a fixed crash's input joins the corpus as
+# crash-WHAT).  `make fuzz-replay` (part of `make test`, no clang) runs each
+# corpus once through tests/fuzz/replay.c built with gcc.
 FZ		:= $(O)-fuzz
 FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,\
 			$(wildcard tests/fuzz/fuzz_*.c)))
@@ -233,11 +234,11 @@ deps-fuzz:
 fuzz: $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
 
 fuzz-run: fuzz
-	$(Q)for n in $(FUZZ_NAMES); do mkdir -p tests/fuzz/corpus/$$n $(FZ)/crashes/$$n; \
+	$(Q)for n in $(FUZZ_NAMES); do mkdir -p $(FZ)/corpus/$$n $(FZ)/crashes/$$n; \
 		echo "fuzz-run: $$n for $(SECS)s"; \
 		$(FUZZ_ENV) $(FZ)/fuzz_$$n -max_total_time=$(SECS) -timeout=10 -rss_limit_mb=2048 \
 			-artifact_prefix=$(FZ)/crashes/$$n/ -print_final_stats=1 \
-			tests/fuzz/corpus/$$n || exit 1; done
+			$(FZ)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
 
 fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
 	$(Q)for n in $(FUZZ_NAMES); do \
