@@ -186,6 +186,7 @@ test: deps lint
 	$(O)/unit
 	tests/integ/run.sh $(O)
 	$(Q)$(MAKE) --no-print-directory unit-asan integ-asan
+	$(Q)$(MAKE) --no-print-directory fuzz-replay
 
 # ---- sanitizers (issue 9) ---------------------------------------------------
 # $(SAN_O) holds libptap, ptap and the unit binary built with ASan and UBSan
@@ -222,6 +223,67 @@ integ-asan: san-build samples
 clean: san-clean
 san-clean:
 	rm -rf $(SAN_O)
+
+# ---- fuzzing (issue 9): tests/fuzz/ ------------------------------------------
+# `make fuzz` builds one libFuzzer binary per harness tests/fuzz/fuzz_NAME.c
+# with clang, against the library compiled again with clang and the
+# sanitizers in $(FZ); `make fuzz-run SECS=N` fuzzes each for N seconds from
+# its corpus tests/fuzz/corpus/NAME/ (new inputs go to $(FZ)/corpus/NAME/,
+# crashes to $(FZ)/crashes/NAME/: a fixed crash's input joins the corpus as
+# crash-WHAT).  `make fuzz-replay` (part of `make test`, no clang) runs each
+# corpus once through tests/fuzz/replay.c built with gcc.
+FZ		:= $(O)-fuzz
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(filter-out tests/fuzz/fuzz_util.c,\
+			$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_CC		?= clang
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS	= -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -std=gnu11 -Wall -Wextra \
+		  -Wshadow -Werror -D_GNU_SOURCE -iquote . $(PKG_CFLAGS)
+FUZZ_LIBOBJS	:= $(patsubst $(O)/%,$(FZ)/%,$(LIBOBJS))
+SECS		?= 60
+# libdw has no frame pointers: the slow unwinder, so that LSan sees who called it.
+FUZZ_ENV	:= LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp:print_suppressions=0 \
+		  ASAN_OPTIONS=fast_unwind_on_malloc=0
+
+$(FZ)/%.o: %.c | deps-fuzz
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(FZ)/libptap.a: $(FUZZ_LIBOBJS)
+	$(Q)rm -f $@; $(AR) rcs $@ $^
+$(FZ)/fuzz_%: $(FZ)/tests/fuzz/fuzz_%.o $(FZ)/tests/fuzz/fuzz_util.o $(FZ)/libptap.a
+	$(Q_LD)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+# The replay binaries: gcc, with the library compiled again with ASan and
+# UBSan (in $(O)/fuzz/), so that a regression input's memory error shows.
+REPLAY_LIBOBJS	:= $(patsubst $(O)/%,$(O)/fuzz/%,$(LIBOBJS))
+$(O)/fuzz/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -MMD -MP -c -o $@ $<
+$(O)/fuzz/libptap.a: $(REPLAY_LIBOBJS)
+	$(Q)rm -f $@; $(AR) rcs $@ $^
+$(O)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_util.c \
+		    tests/fuzz/fuzz.h $(O)/fuzz/libptap.a | deps
+	$(Q_LD)$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
+
+.PRECIOUS: $(FZ)/tests/fuzz/%.o
+deps-fuzz:
+	$(Q)scripts/deps.sh --fuzz
+
+fuzz: $(patsubst %,$(FZ)/fuzz_%,$(FUZZ_NAMES))
+
+fuzz-run: fuzz
+	$(Q)for n in $(FUZZ_NAMES); do mkdir -p $(FZ)/corpus/$$n $(FZ)/crashes/$$n; \
+		echo "fuzz-run: $$n for $(SECS)s"; \
+		$(FUZZ_ENV) $(FZ)/fuzz_$$n -max_total_time=$(SECS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=$(FZ)/crashes/$$n/ -print_final_stats=1 \
+			$(FZ)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
+	$(Q)for n in $(FUZZ_NAMES); do \
+		$(FUZZ_ENV) $(O)/fuzz/replay_$$n tests/fuzz/corpus/$$n || exit 1; done
+
+.PHONY: fuzz fuzz-run fuzz-replay deps-fuzz
+-include $(FUZZ_LIBOBJS:.o=.d) $(REPLAY_LIBOBJS:.o=.d)
+# ---- end of fuzzing ----------------------------------------------------------
 
 # The racy scenarios (test_racy_*) run RACY_RUNS times each: 5 in `make test`.
 soak: deps

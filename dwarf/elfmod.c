@@ -290,20 +290,27 @@ static int load_symbols(struct elfmod *mod)
 		default:
 			continue;
 		}
-		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			total += sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		/* Counted from the data libelf read, not from sh_size, which a
+		 * corrupt file may make anything. */
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t esz = gelf_fsize(mod->elf, ELF_T_SYM, 1, EV_CURRENT);
+
+			total += d && esz ? d->d_size / esz : 0;
+		}
 	}
 	ret = load_verdefs(mod, &st);
 	if (ret < 0)
 		goto out;
-	mod->syms = malloc((total ? total : 1) * sizeof(*mod->syms));
+	mod->syms = calloc(total ? total : 1, sizeof(*mod->syms));
 	if (!mod->syms) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	load_syms(mod, st.symtab, SRC_SYMTAB, &st);
 	load_syms(mod, st.dynsym, SRC_DYNSYM, &st);
-	qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), cmp_by_name);
+	if (mod->nsyms)
+		qsort(mod->syms, mod->nsyms, sizeof(*mod->syms), cmp_by_name);
 
 	mod->by_addr = malloc((mod->nsyms ? mod->nsyms : 1) * sizeof(*mod->by_addr));
 	if (!mod->by_addr) {

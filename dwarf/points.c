@@ -437,7 +437,8 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 	size_t i, k = 0;
 	int r;
 
-	qsort(c->recs, c->n, sizeof(*c->recs), cmp_rec);
+	if (c->n)
+		qsort(c->recs, c->n, sizeof(*c->recs), cmp_rec);
 	for (i = 0; i < c->n; i++) {
 		if (k && c->recs[k - 1].s.vaddr == c->recs[i].s.vaddr) {
 			free(c->recs[i].s.func);
@@ -941,7 +942,8 @@ static int err_no_code(struct pctx *c, const char *file, int line, struct nearli
 {
 	char list[160] = "";
 
-	qsort(nl->lines, nl->n, sizeof(int), cmp_int);
+	if (nl->n)
+		qsort(nl->lines, nl->n, sizeof(int), cmp_int);
 	for (int i = 0; i < nl->n; i++) {
 		size_t used = strlen(list);
 
@@ -1276,7 +1278,8 @@ static int add_unnamed_sym(struct pctx *c, const char *func, const struct symhit
 		const struct fentry *e;
 
 		r = walk_cu(&aw, &cuc);
-		qsort(aw.entries, aw.nentries, sizeof(*aw.entries), cmp_fentry);
+		if (aw.nentries)
+			qsort(aw.entries, aw.nentries, sizeof(*aw.entries), cmp_fentry);
 		e = r == 0 ? entry_at(aw.entries, aw.nentries, sym->vaddr) : NULL;
 		if (e) {
 			struct finst alias = { .cu = cuc, .fn = e->fn, .outer = e->fn };
@@ -1352,7 +1355,8 @@ static int points_func(struct pctx *c, struct fwalk *w)
 		return 0;
 	if (w->glob) {
 		/* Aliases and functions DWARF does not describe come from the symbols. */
-		qsort(w->entries, w->nentries, sizeof(*w->entries), cmp_fentry);
+		if (w->nentries)
+			qsort(w->entries, w->nentries, sizeof(*w->entries), cmp_fentry);
 		r = pp->src ? 0 : add_glob_syms(c, pp->func, w->entries, w->nentries);
 		if (r == 0 && c->n == 0)
 			r = ptap_err_set(c->err, -1, -ENOENT, "no function matches '%s' in %s%s",

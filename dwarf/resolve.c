@@ -180,7 +180,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	for (int i = 0; i < nsites && r == 0; i++) {
 		r = resolve_site(&rps[i], mod, dbg, o->exe, &sites[i], spec, err);
 		/* One site that cannot be probed as asked fails the probe: say which. */
-		if (r < 0 && nsites > 1) {
+		if (r < 0 && nsites > 1 && err) {
 			size_t used = strlen(err->msg);
 
 			snprintf(err->msg + used, sizeof(err->msg) - used, " (at %.80s, one of %d sites%s)",

@@ -324,7 +324,8 @@ static void type_name_rec(Dwarf_Die *type, char *pre, char *suf, size_t len, int
 			suf[0] = ')';
 			return;
 		}
-		bufcat(pre, len, pre[strlen(pre) - 1] == '*' ? "*" : " *");
+		/* PRE is empty when the pointee has no name (corrupt DWARF) */
+		bufcat(pre, len, pre[0] && pre[strlen(pre) - 1] == '*' ? "*" : " *");
 		return;
 	case DW_TAG_array_type: {
 
@@ -637,13 +638,14 @@ static int emit(struct comp *k, uint8_t op, uint8_t size, uint16_t reg, int64_t 
 {
 	struct fetch_op *last = k->prog->nops ? &k->prog->ops[k->prog->nops - 1] : NULL;
 
-	/* Fold offsets: breg7 8; plus_uconst -56 is one step. */
+	/* Fold offsets: breg7 8; plus_uconst -56 is one step.  Addresses wrap
+	 * (modulo 2^64, as the evaluator adds): no signed overflow. */
 	if (op == FETCH_OP_ADD_IMM && last && last->op == FETCH_OP_ADD_IMM) {
-		last->imm += imm;
+		last->imm = (int64_t)((uint64_t)last->imm + (uint64_t)imm);
 		return 0;
 	}
 	if (op == FETCH_OP_ADD_IMM && last && (last->op == FETCH_OP_ADDR || last->op == FETCH_OP_IMM)) {
-		last->imm += imm;
+		last->imm = (int64_t)((uint64_t)last->imm + (uint64_t)imm);
 		return 0;
 	}
 	if (fetch_prog__emit(k->prog, op, size, reg, imm) < 0)

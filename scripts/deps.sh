@@ -2,7 +2,8 @@
 # Check (and as root, install) the Debian packages ptap builds and tests with.
 # Exit 0 when everything is there, 2 with the exact apt-get line otherwise.
 # `deps.sh --bench` also wants what `make bench` compares against (perf,
-# ltrace, gdb).
+# ltrace, gdb); `deps.sh --fuzz` what `make fuzz` builds with (clang and its
+# libFuzzer runtime).
 set -u
 pkgs=""
 need() {	# need PKG-CONFIG-NAME|COMMAND DEBIAN-PACKAGE
@@ -37,6 +38,11 @@ if [ "${1:-}" = --bench ]; then
 	need cmd:perf linux-perf
 	need cmd:ltrace ltrace
 	need cmd:gdb gdb
+fi
+if [ "${1:-}" = --fuzz ]; then
+	need cmd:clang clang
+	# libFuzzer and the sanitizer runtimes (only Recommended by clang)
+	need deb:libclang-rt-dev libclang-rt-dev
 fi
 [ -z "$pkgs" ] && exit 0
 line="apt-get install -y$pkgs"

@@ -42,7 +42,8 @@ static int print_var(const struct var_info *v, void *priv)
 	char type[160], loc[160];
 
 	var_describe(vp->vc, v, type, sizeof(type), loc, sizeof(loc));
-	printf("\t%s%s%s\t[%s]\n", type, type[strlen(type) - 1] == '*' ? "" : " ", v->name, loc);
+	printf("\t%s%s%s\t[%s]\n", type, type[0] && type[strlen(type) - 1] == '*' ? "" : " ",
+	       v->name, loc);
 	vp->shown++;
 	return 0;
 }

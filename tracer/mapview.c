@@ -496,7 +496,7 @@ static int core_rows(struct mapview *v, const struct core *c)
 		} else if (ci->at_execfn >= m->start && ci->at_execfn < m->end) {
 			r->path = strdup("[stack]");
 		}
-		if ((ci->at_phdr >= m->start && ci->at_phdr < m->end) && m->path && !v->exe)
+		if (ci->at_phdr >= m->start && ci->at_phdr < m->end && r->path && m->path && !v->exe)
 			v->exe = strdup(r->path);
 	}
 	return 0;

@@ -19,6 +19,7 @@
 
 #include "dwarf/core.h"
 #include "probes/err.h"
+#include "tracer/mapview.h"
 
 #if defined(__x86_64__)
 #define TC_EM	EM_X86_64
@@ -694,6 +695,30 @@ Test(core, short_notes_ignored)
 	cr_expect_eq(in->at_entry, 0x401000);
 	cr_expect_eq(in->at_execfn, 0);
 	core__close(c);
+}
+
+/*
+ * An NT_FILE entry with an empty name over the executable's program headers
+ * (AT_PHDR): `ptap maps --core` shows an anonymous row and no executable
+ * (it dereferenced the missing name; found by tests/fuzz/fuzz_core.c).
+ */
+Test(core, mapview_empty_nt_file_name)
+{
+	struct tc_file f[] = { { 0x400000, 0x401000, 0, "" } };
+	struct ptap_err err = { .pos = -1 };
+	struct mapview *v = NULL;
+	struct tc tc = { 0 };
+
+	add_auxv(&tc, 0x1000);		/* AT_PHDR 0x400040 */
+	tc_file_note(&tc, 0x1000, 1, f);
+	tc_load(&tc, 0x400000, 0x1000, 0x1000, PF_R | PF_X);
+	tc_write(&tc, core_path);
+	cr_assert_eq(mapview__core(core_path, &v, &err), 0, "%s", err.msg);
+	cr_expect_eq(v->nrows, 1);
+	cr_expect_eq(v->rows[0].start, 0x400000);
+	cr_expect_null(v->rows[0].path);
+	cr_expect_null(v->exe);		/* AT_EXECFN is not in the core either */
+	mapview__free(v);
 }
 
 Test(core, not_a_core)

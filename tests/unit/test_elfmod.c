@@ -310,6 +310,45 @@ Test(elfmod, stripped_uses_dynsym)
 	elfmod__close(mod);
 }
 
+/*
+ * A .symtab whose header claims 2^62 bytes (more than the file): the module
+ * still opens, with the .dynsym symbols (the count used to come from
+ * sh_size and asked malloc for the impossible; found by tests/fuzz/fuzz_elf.c).
+ */
+Test(elfmod, huge_symtab_size_ignored)
+{
+	char path[128];
+	struct elfmod_sym sym;
+	struct elfmod *mod;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	int fd, found = 0;
+
+	fixture("pie");
+	fx_path(path, sizeof(path), "hugesym");
+	run("cp '%s/pie' '%s'", fx_dir, path);
+	fd = open(path, O_RDWR);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	for (int i = 0; i < eh.e_shnum; i++) {
+		off_t off = (off_t)(eh.e_shoff + (uint64_t)i * eh.e_shentsize);
+
+		cr_assert_eq(pread(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh));
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		sh.sh_size = 1ull << 62;
+		cr_assert_eq(pwrite(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh));
+		found++;
+	}
+	close(fd);
+	cr_assert_eq(found, 1);
+	mod = open_ok(path);
+	cr_expect_eq(elfmod__find_sym(mod, "target_fn", &sym), 0);	/* -rdynamic: .dynsym */
+	cr_expect_eq(sym.vaddr, nm_value(fixture("pie"), false, "target_fn"));
+	cr_expect_eq(elfmod__find_sym(mod, "dup_fn", &sym), -ENOENT);	/* .symtab only */
+	elfmod__close(mod);
+}
+
 static char log_buf[1024];
 
 static void capture_sink(enum log_level lvl, const char *fmt, va_list ap)
