@@ -34,10 +34,11 @@ need cmd:strace strace
 need cmd:python3 python3
 # make test runs ptap under memcheck (tests/integ/t_valgrind.sh)
 need cmd:valgrind valgrind
+# t_maps reads gdb's gcore cores back (gdb also runs in make bench)
+need cmd:gdb gdb
 if [ "${1:-}" = --bench ]; then
 	need cmd:perf linux-perf
 	need cmd:ltrace ltrace
-	need cmd:gdb gdb
 fi
 if [ "${1:-}" = --fuzz ]; then
 	need cmd:clang clang
