@@ -415,6 +415,44 @@ static int run_op(const struct fetch_op *op, struct eval *ev)
 }
 
 /*
+ * Read up to LIMIT bytes at ADDR, page by page (one read across a page
+ * boundary into unmapped memory would fail as a whole), into BUF, or into a
+ * page of scratch when BUF is NULL (only the length is wanted), until the
+ * first NUL.  *GOT: the bytes before the NUL, or those read before LIMIT or
+ * a fault.  1 with a NUL found, 0 with LIMIT bytes and no NUL, -EFAULT when
+ * the memory at ADDR + *GOT is unreadable.
+ */
+static int scan_nul(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t limit,
+		    size_t *got)
+{
+	char page[FETCH_PAGE_SIZE];
+
+	*got = 0;
+	while (*got < limit) {
+		uint64_t cur = addr + *got;
+		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
+		char *dst = buf ? buf + *got : page;
+		ssize_t n;
+		char *nul;
+
+		if (chunk > limit - *got)
+			chunk = limit - *got;
+		n = cur < addr ? -EFAULT : ctx->read_mem(ctx->priv, cur, dst, chunk);
+		nul = n > 0 ? memchr(dst, '\0', (size_t)n) : NULL;
+		if (nul) {
+			*got += (size_t)(nul - dst);
+			return 1;
+		}
+		if (n < (ssize_t)chunk) {
+			*got += n > 0 ? (size_t)n : 0;
+			return -EFAULT;
+		}
+		*got += chunk;
+	}
+	return 0;
+}
+
+/*
  * Up to MAX bytes at ADDR into BUF, stopping at the first NUL.  Reads go
  * page by page, so bytes that end just before an unmapped page are still
  * read: one read across the boundary would fail as a whole.  1 with a NUL
@@ -424,7 +462,8 @@ static int run_op(const struct fetch_op *op, struct eval *ev)
 static int read_cstr(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_t max,
 		     struct fetch_val *val)
 {
-	size_t got = 0;
+	size_t got;
+	int r;
 
 	val->addr = addr;
 	val->str = buf;
@@ -432,37 +471,22 @@ static int read_cstr(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size
 		val->err = -EFAULT;
 		return -EFAULT;
 	}
-	while (got < max) {
-		uint64_t cur = addr + got;
-		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
-		ssize_t n;
-		char *nul;
-
-		if (chunk > max - got)
-			chunk = max - got;
-		n = ctx->read_mem(ctx->priv, cur, buf + got, chunk);
-		nul = n > 0 ? memchr(buf + got, '\0', n) : NULL;
-		if (nul) {
-			val->len = nul - buf;
-			return 1;
-		}
-		if (n < (ssize_t)chunk) {
-			/* Unreadable before a NUL: report where it stopped. */
-			val->err = -EFAULT;
-			val->addr = cur + (n > 0 ? n : 0);
-			val->len = 0;
-			return -EFAULT;
-		}
-		got += chunk;
+	r = scan_nul(ctx, addr, buf, max, &got);
+	if (r < 0) {
+		/* Unreadable before a NUL: report where it stopped. */
+		val->err = -EFAULT;
+		val->addr = addr + got;
+		val->len = 0;
+		return -EFAULT;
 	}
 	val->len = got;
-	return 0;
+	return r;
 }
 
 /*
  * The length of a string cut at its first MAX bytes (at ADDR - MAX): the
- * next MORE bytes at ADDR are scanned for its NUL, page by page, through a
- * page of scratch.  VAL->full_len is MAX plus the bytes before the NUL; with
+ * next MORE bytes at ADDR are scanned for its NUL through a page of scratch.
+ * VAL->full_len is MAX plus the bytes before the NUL; with
  * VAL->full_len_min, MAX plus the bytes scanned when no NUL came within MORE
  * bytes or the memory became unreadable first -- unless WHOLE: MORE bytes
  * without a NUL are all there is (a char array's end).
@@ -470,32 +494,11 @@ static int read_cstr(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size
 static void scan_len(const struct fetch_ctx *ctx, uint64_t addr, size_t max, size_t more,
 		     bool whole, struct fetch_val *val)
 {
-	char page[FETCH_PAGE_SIZE];
-	size_t got = 0;
+	size_t got;
+	int r = scan_nul(ctx, addr, NULL, more, &got);
 
-	while (got < more) {
-		uint64_t cur = addr + got;
-		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
-		ssize_t n;
-		char *nul;
-
-		if (chunk > more - got)
-			chunk = more - got;
-		n = cur < addr ? -EFAULT : ctx->read_mem(ctx->priv, cur, page, chunk);
-		nul = n > 0 ? memchr(page, '\0', n) : NULL;
-		if (nul) {
-			val->full_len = max + got + (size_t)(nul - page);
-			return;
-		}
-		if (n < (ssize_t)chunk) {
-			val->full_len = max + got + (n > 0 ? (size_t)n : 0);
-			val->full_len_min = true;
-			return;
-		}
-		got += chunk;
-	}
 	val->full_len = max + got;
-	val->full_len_min = !whole;
+	val->full_len_min = r < 0 || (r == 0 && !whole);
 }
 
 /* VAL, scanned, is truncated unless its NUL came right after its bytes. */
