@@ -690,29 +690,44 @@ int maptab__parse_maps_str(struct maptab *mt, const char *text)
 	return ret;
 }
 
+int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query)
+{
+	FILE *f;
+	int fd, ret;
+
+	*query = !text;
+	ret = text ? -ENOTTY : maptab__load_procmap_query(mt, maps_fd);
+	/* ENOTTY: a kernel before 6.11; EINVAL: one that rejects our struct size. */
+	if (ret != -ENOTTY && ret != -EINVAL)
+		return ret;
+	*query = false;
+	fd = dup(maps_fd);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		ret = -errno;
+	else
+		ret = maptab__parse_maps(mt, f);
+	fclose(f);
+	return ret;
+}
+
 int maptab__load_proc(struct maptab *mt, pid_t pid)
 {
 	char path[64];
-	FILE *f;
+	bool query;
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = maptab__load_procmap_query(mt, fd);
-	/* ENOTTY: a kernel before 6.11; EINVAL: one that rejects our struct size. */
-	if (ret != -ENOTTY && ret != -EINVAL) {
-		close(fd);
-		return ret;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	ret = maptab__parse_maps(mt, f);
-	fclose(f);
+	ret = maptab__load_fd(mt, fd, false, &query);
+	close(fd);
 	return ret;
 }

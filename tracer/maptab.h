@@ -4,6 +4,7 @@
 #ifndef PTAP_TRACER_MAPTAB_H
 #define PTAP_TRACER_MAPTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,12 @@ int maptab__find_gap(const struct maptab *mt, uint64_t lo, uint64_t hi, uint64_t
  * where the kernel has it (Linux 6.11+), else /proc/PID/maps.  0 or -errno.
  */
 int maptab__load_proc(struct maptab *mt, pid_t pid);
+/*
+ * The same from MAPS_FD, an open /proc/PID/maps (left open): the ioctl
+ * unless TEXT, else (or where the kernel lacks it) the text.  *QUERY says
+ * which it was.  0 or -errno.
+ */
+int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query);
 
 /*
  * The two halves of maptab__load_proc(), for tests.  Each replaces the table

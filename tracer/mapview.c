@@ -222,30 +222,13 @@ int mapview__open_file(pid_t pid, uint64_t start, uint64_t end, const char *path
 static int live_rows(struct mapview *v, int maps_fd, bool text)
 {
 	struct maptab *mt = maptab__new();
-	bool query = true;
-	FILE *f;
-	int r, dup_fd;
+	bool query;
+	int r;
 
 	if (!mt)
 		return -ENOMEM;
-	v->source = "procmap_query";
-	r = text ? -ENOTTY : maptab__load_procmap_query(mt, maps_fd);
-	if (r == -ENOTTY || r == -EINVAL) {
-		/* A kernel before 6.11: the text. */
-		v->source = "proc_maps";
-		query = false;
-		dup_fd = dup(maps_fd);
-		f = dup_fd >= 0 ? fdopen(dup_fd, "r") : NULL;
-		if (!f) {
-			r = -errno;
-			if (dup_fd >= 0)
-				close(dup_fd);
-		} else {
-			lseek(dup_fd, 0, SEEK_SET);
-			r = maptab__parse_maps(mt, f);
-			fclose(f);
-		}
-	}
+	r = maptab__load_fd(mt, maps_fd, text, &query);
+	v->source = query ? "procmap_query" : "proc_maps";
 	for (size_t i = 0; r == 0 && i < maptab__count(mt); i++) {
 		const struct map_entry *e = maptab__at(mt, i);
 		struct mapview_row *row = add_row(v);
