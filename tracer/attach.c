@@ -373,10 +373,13 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 {
 	struct aspace *as = t->as;
 	struct maptab *fresh = maptab__new();
+	bool *exec_new = NULL;
 	size_t i;
 	/* through T: the leader may have exited (pthread_exit) while the rest runs */
 	int r = fresh ? maptab__load_proc(fresh, t->tid) : -ENOMEM;
 
+	if (r == 0 && !(exec_new = calloc(maptab__count(fresh) + 1, sizeof(*exec_new))))
+		r = -ENOMEM;
 	if (r < 0) {
 		maptab__free(fresh);
 		pr_debug("pid %d: cannot re-read the maps at r_brk: %s\n", t->tgid, strerror(-r));
@@ -400,7 +403,12 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 		maptab__remove(as->mt, lo, hi);
 		aspace__drop_stale_sites(as, lo, hi);
 	}
-	/* new: map, and plant in what is executable */
+	/*
+	 * New: first into the table, every one of them; then plant in what is
+	 * executable.  Planting may place a scratch page, and a gap chosen
+	 * while a library's later segments are still missing from the table
+	 * lies in them (MAP_FIXED_NOREPLACE then fails with EEXIST).
+	 */
 	for (i = 0; i < maptab__count(fresh) && r >= 0; i++) {
 		const struct map_entry *f = maptab__at(fresh, i);
 		const struct map_entry *e = maptab__find(as->mt, f->start);
@@ -412,9 +420,15 @@ int attach_rbrk_resync(struct session *s, struct thread *t)
 			mmapev_entry(s, t, "mmap", f);
 			aspace__drop_stale_sites(as, f->start, f->end);
 		}
-		if (r == 0 && (f->prot & PROT_EXEC))
+		exec_new[i] = r == 0 && (f->prot & PROT_EXEC);
+	}
+	for (i = 0; i < maptab__count(fresh) && r >= 0; i++) {
+		const struct map_entry *f = maptab__at(fresh, i);
+
+		if (exec_new[i])
 			r = plant_range(s, t, f->start, f->end, false);
 	}
+	free(exec_new);
 	maptab__free(fresh);
 	return r == -ESRCH ? r : 0;
 }

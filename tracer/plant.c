@@ -31,43 +31,75 @@ static bool reachable(uint64_t slot, uint64_t lo, uint64_t hi)
 	       b <= (int64_t)ARCH_OOL_REACH && b >= -(int64_t)ARCH_OOL_REACH;
 }
 
-/* Map a new scratch page reachable from [LO, HI).  0, or -errno. */
+/* mmap a scratch page at GAP in T's process, only if the range is free.  0, or -errno. */
+static int scratch_mmap(struct session *s, struct thread *t, uint64_t gap)
+{
+	uint64_t args[6] = { gap, SCRATCH_LEN, PROT_READ | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, (uint64_t)-1, 0 };
+	long ret;
+	int r = inject_syscall(s, t, SYS_mmap, args, &ret);
+
+	if (r < 0)
+		return r;
+	if (ret < 0)
+		return (int)ret;
+	if ((uint64_t)ret != gap) {	/* a kernel without MAP_FIXED_NOREPLACE (< 4.17) */
+		args[0] = ret;
+		args[1] = SCRATCH_LEN;
+		inject_syscall(s, t, SYS_munmap, args, &ret);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/*
+ * Map a new scratch page reachable from [LO, HI).  0, or -errno.  The gap
+ * comes from the table ptap keeps; when the kernel finds something there
+ * (EEXIST: a mapping the table does not have yet, e.g. made by another
+ * thread since), the gap is chosen again from the live map table, a few
+ * times, before giving up.
+ */
 static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
 		       struct scratch **out)
 {
 	struct aspace *as = t->as;
 	struct map_entry e = { .prot = PROT_READ | PROT_EXEC,
 			       .flags = MAP_PRIVATE | MAP_ANONYMOUS, .path = "[ptap]" };
-	uint64_t gap, args[6];
-	long ret;
-	int r = maptab__find_gap(as->mt, lo, hi, SCRATCH_LEN, ARCH_OOL_REACH, SCRATCH_MIN, &gap);
+	struct maptab *live = NULL;
+	uint64_t gap = 0;
+	int r, tries = 0;
 
+	/* room first: a page mapped must be in as->scratch, or detach would leave it */
+	r = array_grow((void **)&as->scratch, &as->scratch_cap, sizeof(*as->scratch),
+		       as->nscratch + 1);
 	if (r < 0)
 		return r;
-	args[0] = gap;
-	args[1] = SCRATCH_LEN;
-	args[2] = PROT_READ | PROT_EXEC;
-	args[3] = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
-	args[4] = (uint64_t)-1;
-	args[5] = 0;
-	r = inject_syscall(s, t, SYS_mmap, args, &ret);
-	if (r < 0)
-		return r;
-	if (ret < 0)
-		return (int)ret;
-	if ((uint64_t)ret != gap)	/* a kernel without MAP_FIXED_NOREPLACE (< 4.17) */
-		return -EEXIST;
-	e.start = gap;
-	e.end = gap + SCRATCH_LEN;
-	r = maptab__insert(as->mt, &e);
-	if (r == 0)
-		r = array_grow((void **)&as->scratch, &as->scratch_cap, sizeof(*as->scratch),
-			       as->nscratch + 1);
+	do {
+		const struct maptab *mt = as->mt;
+
+		if (tries) {
+			if (!live && !(live = maptab__new()))
+				return -ENOMEM;
+			r = maptab__load_proc(live, t->tid);
+			if (r < 0)
+				break;
+			mt = live;
+		}
+		r = maptab__find_gap(mt, lo, hi, SCRATCH_LEN, ARCH_OOL_REACH, SCRATCH_MIN, &gap);
+		if (r == 0)
+			r = scratch_mmap(s, t, gap);
+		if (r == -EEXIST)
+			pr_debug("pid %d: 0x%lx is taken (a mapping ptap had not seen): another gap\n",
+				 t->tgid, gap);
+	} while (r == -EEXIST && ++tries < 4);
+	maptab__free(live);
 	if (r < 0)
 		return r;
 	as->scratch[as->nscratch] = (struct scratch){ .start = gap, .len = SCRATCH_LEN };
 	*out = &as->scratch[as->nscratch++];
-	return 0;
+	e.start = gap;
+	e.end = gap + SCRATCH_LEN;
+	return maptab__insert(as->mt, &e);
 }
 
 static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,

@@ -292,3 +292,27 @@ test_attach_thread_traced_elsewhere() {
 	wait "$spid" 2>/dev/null || true
 	finish_target "$TMP/out"
 }
+
+# Issue 17.4: programs a traced shell execs after the attach get their probes
+# in libraries too.  At the loader's r_brk every new mapping goes into the
+# table before any probe is planted: a scratch page placed while libc's later
+# segments were missing from the table landed on them (EEXIST) and the probe
+# was refused in every child ("no out-of-line copy: File exists").  The shell
+# states what each cat opened (its log); the records must name it.
+test_attach_exec_after_attach_library_probes() {
+	local rc=0 n
+	echo hello >"$TMP/hostfile"
+	bash -c 'while [ ! -e "$1/stop" ]; do cat "$1/hostfile" >/dev/null; echo cat >>"$1/log"
+		sleep 0.1; done' sh "$TMP" &
+	local sh=$!
+	wait_for test -s "$TMP/log"
+	timeout 20 "$PTAP" record -x "$LIBC" -e '__libc_open64 file' -p "$sh" --duration 1.5 \
+		-o "$TMP/rec" 2>"$TMP/err" || rc=$?
+	touch "$TMP/stop"
+	wait "$sh"
+	expect_eq "ptap exit status" 0 "$rc"
+	! grep -q 'not planted' "$TMP/err" || fail "refused: $(grep -m1 'not planted' "$TMP/err")"
+	n=$(records "$TMP/rec" | grep -c "^cat .*: __libc_open64: .* file=\"$TMP/hostfile\"\$" || true)
+	[ "$n" -ge 5 ] || { cat "$TMP/rec" >&2; fail "cat's opens of $TMP/hostfile recorded: $n"; }
+	untraced "$sh"
+}
