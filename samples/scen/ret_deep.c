@@ -8,8 +8,11 @@
  * to go: every call must return the right value to the right place, the
  * tracer gone or not.  Prints "calls C, W wrong", BYTES-OK and EXIT-SUCCESS;
  * exit 0 when every check passed, 1 otherwise, 2: usage.  "nowait" as a
- * third argument: no tracer is waited for (an untraced run). */
+ * third argument: no tracer is waited for (an untraced run).  SIGUSR1 ends
+ * the SECONDS early (a test that does not know how long its cycles take). */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,8 @@ int main(int argc, char **argv)
 {
 	pthread_t th[DEEP + 1];
 	int bad, wait_tracer = 1;
+	struct timespec run = { 0, 0 };
+	sigset_t usr1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	SELFCHECK_SAVE(ret_work);
@@ -76,6 +81,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ret_bottom = bottom;
+	/* blocked in every thread (they inherit it): main takes it in sigtimedwait() */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
 	selfcheck_allow_tracers();
 	if (pipe(pipefd))
 		return 2;
@@ -89,7 +98,9 @@ int main(int argc, char **argv)
 			return 2;
 	if (pthread_create(&th[DEEP], NULL, blocked, NULL))
 		return 2;
-	sleep((unsigned int)seconds);
+	run.tv_sec = (time_t)seconds;
+	while (sigtimedwait(&usr1, NULL, &run) < 0 && errno == EINTR)
+		;
 	atomic_store(&stop, 1);
 	if (write(pipefd[1], "x", 1) != 1)
 		return 2;

@@ -422,7 +422,7 @@ test_racy_ret_attach_cycles() {
 	for _ in $(seq $(( (RACY_RUNS + 4) / 5 ))); do
 		rc=0
 		rm -f "$TMP/rt_out"
-		"$RS/ret_deep" 4 100 >"$TMP/rt_out" 2>&1 &
+		"$RS/ret_deep" 120 100 >"$TMP/rt_out" 2>&1 &	# SIGUSR1 ends it
 		t=$!
 		wait_for grep -q READY "$TMP/rt_out" || { kill -KILL "$t"; return 1; }
 		for cycle in 1 2 3 4 5; do
@@ -436,6 +436,7 @@ test_racy_ret_attach_cycles() {
 			rt_values
 			rt_quiet
 		done
+		kill -USR1 "$t"
 		wait "$t" || rc=$?
 		RT_RC=$rc
 		rt_end
