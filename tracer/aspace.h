@@ -63,6 +63,7 @@ struct aspace {
 	 */
 	bool unplanted;
 	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
+	bool moving;		/* detach: a thread of it is let run to a stop it can unmap from */
 	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
 };
 

@@ -284,19 +284,60 @@ static int setup_aspace(struct session *s, const struct tids *l, struct thread *
 	return 0;
 }
 
+/* Has TGID exited (no /proc entry, or a zombie: Z or X in its stat)? */
+static bool process_gone(pid_t tgid)
+{
+	char path[40], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return n <= 0 || (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
+}
+
+/*
+ * PT's process exited between the checks of every pid and its attach: say
+ * so.  The caller lets go of what it attached (all or nothing).  -ESRCH.
+ */
+static int attach_gone(const struct privs_target *pt)
+{
+	pr_err("pid %d (%s) exited while ptap was attaching: nothing was traced (the pids of -p "
+	       "are traced all or none); leave it out of -p\n", pt->tgid, pt->comm);
+	return -ESRCH;
+}
+
 /* Attach to the process of PT: seize, stop, read its maps, plant, resume. */
 static int attach_process(struct session *s, const struct privs_target *pt)
 {
 	struct thread *inj;
-	struct tids l;
+	struct tids l = { 0 };
 	int r = seize_threads(s, pt);
 
 	if (r == 0)
 		r = tids_of(s, pt->tgid, &l);
-	if (r < 0)
+	if (r == 0 && !l.n)	/* every thread was gone by its seize */
+		r = -ESRCH;
+	if (r == -ESRCH && process_gone(pt->tgid))
+		r = attach_gone(pt);
+	else if (r == -ESRCH || r == -ENOMEM)	/* the others said why */
+		pr_err("pid %d (%s): cannot attach: %s\n", pt->tgid, pt->comm, strerror(-r));
+	if (r < 0) {
+		free(l.v);
 		return r;
+	}
 	first_stops(s, &l);
 	r = setup_aspace(s, &l, &inj);
+	if (r < 0 && process_gone(pt->tgid)) {
+		free(l.v);
+		return attach_gone(pt);
+	}
 	if (r < 0) {
 		pr_err("pid %d: cannot read its map table: %s\n", pt->tgid, strerror(-r));
 		free(l.v);

@@ -184,7 +184,7 @@ static void detach_event(struct session *s, pid_t pid, int st)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		t->stop_kind = STOP_OTHER;
+		t->stop_kind = ev == PTRACE_EVENT_VFORK ? STOP_VFORK : STOP_OTHER;
 		loop_clone_child(s, t, ev);
 		return;
 	case PTRACE_EVENT_EXEC:
@@ -386,11 +386,79 @@ static void restore_one(struct session *s, struct thread *t, void *arg)
 		detach_restore_bytes(t->as, false);
 }
 
+/*
+ * Can T unmap its address space's scratch pages as it stands?  As
+ * can_inject(), and also in a group-stop (kill -STOP): the munmap runs the
+ * thread out of it, but the detach puts it back (ptrace(2): a tracee let go
+ * while its process is stopped stops again), so it stays as it was.
+ */
+static bool can_unmap_through(const struct thread *t)
+{
+	return can_inject(t) || (t->stopped && t->as && t->gstop && !t->pending_sig &&
+				 t->stop_kind == STOP_EVENT);
+}
+
 static void unmap_one(struct session *s, struct thread *t, void *arg)
 {
 	(void)arg;
-	if (t->as && t->as->nscratch && can_inject(t))
+	if (t->as && t->as->nscratch && can_unmap_through(t))
 		unmap_scratch(s, t);
+}
+
+/* Has T's address space scratch pages still mapped that T could run a munmap for, once moved? */
+static bool can_move_to_inject(const struct thread *t)
+{
+	return t->stopped && t->as && t->as->nscratch && !t->gstop && !can_unmap_through(t) &&
+	       t->stop_kind != STOP_VFORK && t->stop_kind != STOP_NONE;
+}
+
+/*
+ * One thread of each address space whose scratch pages are still mapped
+ * (none of its threads could run the munmap where it stopped) is let run
+ * into an interrupt stop, where it can: one with a signal on its way
+ * delivers it now, with its siginfo, as detaching would have (a handler
+ * starts; a SIGCHLD to a forking server is the common case); one at a fork
+ * event or a syscall entry goes on with its call (a blocking call is
+ * interrupted and restarted, as at the attach).  Every byte of ours is back
+ * already, so what the thread runs meanwhile is its own code.  ARG counts
+ * the threads moved.
+ */
+static void move_to_inject(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	if (!can_move_to_inject(t) || t->as->moving)
+		return;
+	t->as->moving = true;
+	t->stopped = false;
+	if (pt_cont(t->tid, t->pending_sig) < 0)
+		return;		/* gone: its exit status is on the way */
+	t->pending_sig = 0;
+	pt_interrupt(t->tid);
+	++*(int *)arg;
+}
+
+static void moved_clear(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as)
+		t->as->moving = false;
+}
+
+/* Unmap the scratch pages no stopped thread could unmap where it stood. */
+static void unmap_moved(struct session *s)
+{
+	for (int round = 0; round < 3; round++) {
+		int n = 0;
+
+		thread__for_each(s, move_to_inject, &n);
+		thread__for_each(s, moved_clear, NULL);
+		if (!n)
+			return;
+		wait_stops(s, false);
+		drain_traps(s);
+		thread__for_each(s, unmap_one, NULL);
+	}
 }
 
 /* Detach the leaders (ARG true) or the other threads (false). */
@@ -418,6 +486,7 @@ void detach_all(struct session *s)
 	hit_restore_all(s);
 	thread__for_each(s, restore_one, NULL);
 	thread__for_each(s, unmap_one, NULL);
+	unmap_moved(s);
 	/* a leader's exit is reported only once its threads are gone: them first */
 	thread__for_each(s, detach_one, &leaders);
 	leaders = true;

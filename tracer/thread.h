@@ -25,6 +25,7 @@ enum thread_stop {
 	STOP_SC_EXIT,		/* syscall-exit stop */
 	STOP_SIGNAL,		/* signal-delivery stop */
 	STOP_OTHER,		/* fork/exec/... event stops */
+	STOP_VFORK,		/* a vfork event: resumed, it waits for the child's exec or exit */
 };
 
 struct thread {

@@ -1,0 +1,57 @@
+/* samples/scen/vfork_hold.c: a process whose only thread spends its time in
+ * vfork(2): the child sleeps MS milliseconds, then _exits; the parent waits
+ * for it in the kernel, where a ptrace interrupt does not stop it (issue
+ * 17.3: an attach to several pids then takes that long over this one, and a
+ * pid after it in the list can exit meanwhile).
+ *
+ *   vfork_hold MS N   N vforks (calling hold_once() before each), prints
+ *                     READY first, then "VFORKS n", BYTES-OK and
+ *                     EXIT-SUCCESS; exit 0 */
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "samples/selfcheck.h"
+
+__attribute__((noinline)) long hold_once(long i)
+{
+	__asm__ volatile("" ::: "memory");
+	return i + 1;
+}
+
+int main(int argc, char **argv)
+{
+	long ms = argc > 1 ? atol(argv[1]) : 500, n = argc > 2 ? atol(argv[2]) : 4;
+	static volatile long done;	/* static: vfork's child shares the frame */
+
+	if (argc > 3 || ms <= 0 || ms >= 1000000 || n <= 0) {
+		fprintf(stderr, "usage: vfork_hold [MS [N]]  (500 4)\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	selfcheck_allow_tracers();
+	SELFCHECK_SAVE(hold_once);
+	printf("READY\n");
+	for (volatile long i = 0; i < n; i++) {
+		int st;
+		pid_t pid;
+
+		hold_once(i);
+		pid = vfork();
+		if (pid == 0) {
+			/* only async-signal-safe calls in a vfork child: nanosleep, _exit */
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+			nanosleep(&ts, NULL);
+			_exit(0);
+		}
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0)
+			done++;
+	}
+	printf("VFORKS %ld\n", done);
+	selfcheck_verify();
+	printf("EXIT-SUCCESS\n");
+	return 0;
+}
