@@ -96,7 +96,8 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 /*
  * Languages whose runtimes walk the stack by return addresses, where a return
  * address swapped for ptap's trampoline (which has no unwind information and
- * is in no function the runtime knows) breaks the program.
+ * is in no function the runtime knows) breaks the program; Go's also re-runs
+ * a function's entry (skip_go_stack_check()).
  */
 enum fn_lang { LANG_OTHER, LANG_CXX, LANG_GO, LANG_RUST };
 
@@ -202,17 +203,47 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 	return var_compile_ra_slot(vc, &rp->ra_prog, err);
 }
 
+/*
+ * A Go function's entry probe goes past the stack-bound check at its entry
+ * (arch_go_stack_check_len()): Go re-runs the entry after growing the stack or
+ * preempting the goroutine there, which would record one call twice.  Only
+ * FUNC's own entry moves (not FUNC+OFF, FUNC:RELLINE, FUNC%return or inlined copies).
+ */
+static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mod,
+				const struct probe_spec *spec, enum elfmod_runtime rt)
+{
+	uint8_t code[64];
+	size_t n, len;
+
+	if (spec->point.kind != PP_FUNC || spec->point.offset || spec->point.line ||
+	    spec->point.retprobe || !site->at_entry || site->inlined || site->after_prologue ||
+	    site_lang(site, rt) != LANG_GO)
+		return;
+	/* the function may end near its segment's end: try shorter reads */
+	for (n = sizeof(code); n > 0 && elfmod__read(mod, site->vaddr, code, n) < 0; n--)
+		;
+	len = arch_go_stack_check_len(code, n, site->vaddr);
+	if (!len)
+		return;
+	pr_debug("%s: past Go's stack-bound check, at +%zu\n", site->where, len);
+	site->vaddr += len;
+	site->at_entry = false;
+	site->after_prologue = true;
+}
+
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
-			const struct elfmod *exe, const struct dwarf_site *site,
+			const struct elfmod *exe, const struct dwarf_site *entry,
 			const struct probe_spec *spec, enum elfmod_runtime rt, struct ptap_err *err)
 {
-	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &rp->pool,
+	struct dwarf_site site = *entry;
+	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &site, .pool = &rp->pool,
 			      .exe = exe };
 	int r;
 
-	rp->vaddr = site->vaddr;
-	rp->where = strdup(site->where);
-	rp->func = strdup(site->func);
+	skip_go_stack_check(&site, mod, spec, rt);
+	rp->vaddr = site.vaddr;
+	rp->where = strdup(site.where);
+	rp->func = strdup(site.func);
 	if (!rp->where || !rp->func)
 		return -ENOMEM;
 	r = decode_site(rp, mod, err);
@@ -253,7 +284,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		return -ENOMEM;
 	}
 	/* where DWARF does not tell a site's language; once: it reads every symbol name */
-	for (int i = 0; i < nsites && spec->point.retprobe; i++)
+	for (int i = 0; i < nsites; i++)
 		if (!sites[i].has_die) {
 			rt = elfmod__runtime(mod);
 			break;

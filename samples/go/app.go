@@ -4,13 +4,15 @@
 // address swapped for ptap's trampoline kills the program ("unknown caller
 // pc"): ptap refuses `main?handle%return`; an entry probe is fine.
 //
-// usage: app [N [wait]]   (default N: 10000)
+// usage: app [N [wait|spawn]]   (default N: 10000)
 // A worker goroutine calls handle(i) for i = 0..N-1; handle returns i*3, and
 // every 1000th call (i%1000 == 999) it adds depth(2000), which recurses 2000
 // frames (1 each) and so grows the stack.  Prints
 // "app: N calls, args sum A, results sum R" (A = the sum of the i handle was
 // called with) and exits 0 when R is right.  With "wait", it first prints
 // "app: ready" and waits for a line on stdin (a test attaches meanwhile).
+// With "spawn", each call is request(i) in a new goroutine (see request),
+// which calls handle(i): the same output.
 package main
 
 import (
@@ -40,16 +42,32 @@ func handle(i int) int {
 	return r
 }
 
+// request serves one request in a goroutine of its own ("spawn"): its frame
+// (16 KiB) is larger than a new goroutine's stack, so each call grows the
+// stack in request's prologue, and Go then runs request from its entry again.
+//
+//go:noinline
+func request(i int) int {
+	var buf [16 << 10]byte
+
+	buf[i%len(buf)] = 1
+	return handle(i) + int(buf[(i+1)%len(buf)])
+}
+
 func main() {
 	n := 10000
 	if len(os.Args) > 1 {
 		var err error
 		if n, err = strconv.Atoi(os.Args[1]); err != nil || n < 0 {
-			fmt.Fprintln(os.Stderr, "usage: app [N [wait]]")
+			fmt.Fprintln(os.Stderr, "usage: app [N [wait|spawn]]")
 			os.Exit(2)
 		}
 	}
-	if len(os.Args) > 2 && os.Args[2] == "wait" {
+	mode := ""
+	if len(os.Args) > 2 {
+		mode = os.Args[2]
+	}
+	if mode == "wait" {
 		fmt.Println("app: ready")
 		bufio.NewReader(os.Stdin).ReadString('\n')
 	}
@@ -58,7 +76,13 @@ func main() {
 		var args, sum int
 		for i := 0; i < n; i++ {
 			args += i
-			sum += handle(i)
+			if mode == "spawn" {
+				r := make(chan int)
+				go func(i int) { r <- request(i) }(i)
+				sum += <-r
+			} else {
+				sum += handle(i)
+			}
 		}
 		done <- [2]int{args, sum}
 	}()

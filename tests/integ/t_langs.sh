@@ -77,6 +77,24 @@ lang_entry() {
 	expect_diff "$want" "$TMP/got"
 }
 
+# Entry probes on the same Go functions record each call's argument once: i =
+# 0 .. N-1, whose sum app prints.  Go re-runs a function's entry after growing
+# the goroutine's stack there (request: every call, in a new goroutine) or
+# preempting it (handle, now and then).
+test_langs_go_entry() {
+	local n=2500 line
+	line="app: $n calls, args sum $((n * (n - 1) / 2)), results sum $((3 * n * (n - 1) / 2 + 2000 * 2))"
+	seq 0 $((n - 1)) | sed 's/^/main_handle: i=/' >"$TMP/want"
+	lang_entry "$TMP/want" "$line" -e 'main?handle i' -- "$GOAPP" $n
+	# without DWARF: Go's ABIInternal passes the first integer in %ax
+	lang_entry "$TMP/want" "$line" -e 'main?handle i=%ax:s64' -- "$GOAPP-nodwarf" $n
+	n=300
+	line="app: $n calls, args sum $((n * (n - 1) / 2)), results sum $((3 * n * (n - 1) / 2))"
+	seq 0 $((n - 1)) | sed 's/^/main_request: i=/' >"$TMP/want"
+	lang_entry "$TMP/want" "$line" -e 'main?request i' -- "$GOAPP" $n spawn
+	lang_entry "$TMP/want" "$line" -e 'main?request i=%ax:s64' -- "$GOAPP-nodwarf" $n spawn
+}
+
 # Entry probes on the Rust functions a panic unwinds through: every call,
 # the ones that panic included.
 test_langs_rust_entry() {
