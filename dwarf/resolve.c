@@ -170,16 +170,16 @@ static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
 	case LANG_GO:
 		return ptap_err_set(err, -1, -ENOTSUP,
 				    "cannot probe the return of %s: it is Go%s, and Go grows a "
-				    "goroutine's stack by copying it, finding each frame's caller by "
-				    "its return address: ptap's return trampoline there ends the "
-				    "program (fatal error: unknown caller pc); probe its entry%s",
-				    site->where, how, alt);
+				    "goroutine's stack by copying it, finding each frame's caller "
+				    "by its return address: ptap's return trampoline there ends "
+				    "the program (fatal error: unknown caller pc); probe its "
+				    "entry%s", site->where, how, alt);
 	case LANG_RUST:
 		return ptap_err_set(err, -1, -ENOTSUP,
 				    "cannot probe the return of %s: it is Rust%s, and a panic "
 				    "unwinding through a probed call would meet ptap's return "
-				    "trampoline instead of the caller (fatal runtime error: failed to "
-				    "initiate panic); probe its entry%s", site->where, how, alt);
+				    "trampoline instead of the caller (fatal runtime error: failed "
+				    "to initiate panic); probe its entry%s", site->where, how, alt);
 	default:
 		return 0;
 	}

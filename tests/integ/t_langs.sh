@@ -68,7 +68,8 @@ lang_entry() {
 	local want=$1 line=$2 rc=0
 	shift 2
 	run_ptap record -o "$TMP/rec" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 0 ] || { sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
+	[ "$rc" = 0 ] ||
+		{ sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
 	expect_eq "traced output" "$line" "$(cat "$TMP/out")"
 	while [ "$1" != -- ]; do shift; done
 	shift
@@ -82,14 +83,17 @@ lang_entry() {
 # the goroutine's stack there (request: every call, in a new goroutine) or
 # preempting it (handle, now and then).
 test_langs_go_entry() {
-	local n=2500 line
-	line="app: $n calls, args sum $((n * (n - 1) / 2)), results sum $((3 * n * (n - 1) / 2 + 2000 * 2))"
+	local n=2500 line sum
+	sum=$((n * (n - 1) / 2))
+	# handle(i) = 3i, + 2000 for i = 999 and 1999
+	line="app: $n calls, args sum $sum, results sum $((3 * sum + 4000))"
 	seq 0 $((n - 1)) | sed 's/^/main_handle: i=/' >"$TMP/want"
 	lang_entry "$TMP/want" "$line" -e 'main?handle i' -- "$GOAPP" $n
 	# without DWARF: Go's ABIInternal passes the first integer in %ax
 	lang_entry "$TMP/want" "$line" -e 'main?handle i=%ax:s64' -- "$GOAPP-nodwarf" $n
 	n=300
-	line="app: $n calls, args sum $((n * (n - 1) / 2)), results sum $((3 * n * (n - 1) / 2))"
+	sum=$((n * (n - 1) / 2))
+	line="app: $n calls, args sum $sum, results sum $((3 * sum))"
 	seq 0 $((n - 1)) | sed 's/^/main_request: i=/' >"$TMP/want"
 	lang_entry "$TMP/want" "$line" -e 'main?request i' -- "$GOAPP" $n spawn
 	lang_entry "$TMP/want" "$line" -e 'main?request i=%ax:s64' -- "$GOAPP-nodwarf" $n spawn
@@ -123,7 +127,7 @@ test_langs_attach_refused() {
 			line='unwind: 6 calls, args sum 15, caught 2, returned 20'
 			;;
 		esac
-		rm -f "$TMP/fifo" "$TMP/out"
+		rm -f "$TMP/fifo" "$TMP/out" "$TMP/rec"
 		mkfifo "$TMP/fifo"
 		"$bin" "$([[ $bin == */go/* ]] && echo 2500 || echo 6)" wait <"$TMP/fifo" \
 			>"$TMP/out" 2>&1 &
@@ -135,6 +139,7 @@ test_langs_attach_refused() {
 		timeout 20 "$PTAP" record -o "$TMP/rec" -e "$probe" -p "$pid" 2>"$TMP/err" || rc=$?
 		expect_eq "$bin: ptap exit status" 2 "$rc"
 		expect_grep 'cannot probe the return of' "$TMP/err"
+		[ ! -s "$TMP/rec" ] || fail "$bin: records from a refused run"
 		expect_eq "$bin: tracer" 0 "$(proc_field "$pid" TracerPid)"
 		untraced "$pid"
 		expect_eq "$bin: maps after the refusal" "$maps" "$(cat "/proc/$pid/maps")"
