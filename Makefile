@@ -52,8 +52,11 @@ DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline
 		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
 		 $(S)/split_host
 RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
+LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/unwind \
+		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
+		$(S)/rust/unwind-v0-nomark
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio
+	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES)
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
@@ -155,6 +158,37 @@ $(S)/retprobe-O0: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
 $(S)/cxx_throw: samples/cxx_throw.cc | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+
+# Go and Rust (issue 17): return probes are refused on their functions (Go
+# copies goroutine stacks, a Rust panic unwinds), entry probes work.  Each
+# with DWARF, and without it (-nodwarf: strip -g, the symbol table kept, so
+# the functions can be named); app-stripped is stripped whole, for the
+# markers that remain (tests/unit/test_langs.c).  unwind-nomark and
+# unwind-v0-nomark (rustc's v0 mangling) have neither DWARF nor the Rust
+# runtime's markers, like a program linked to std as a shared library (-C
+# prefer-dynamic): only the mangled names tell.  go builds without modules,
+# its cache under $(O), so nothing is written to $HOME.
+GO_ENV := GOCACHE=$(abspath $(O))/go-cache GOPATH=$(abspath $(O))/go-path GO111MODULE=off
+$(S)/go/app: samples/go/app.go | deps
+	@mkdir -p $(@D)
+	@echo '  GO      ' $@
+	$(Q)$(GO_ENV) go build -o $@ $<
+$(S)/rust/unwind: samples/rust/unwind.rs | deps
+	@mkdir -p $(@D)
+	@echo '  RUSTC   ' $@
+	$(Q)MAKEFLAGS= rustc -g -C opt-level=1 -o $@ $<
+# after unwind: two rustc in one directory could share temporary file names
+$(S)/rust/unwind-v0: samples/rust/unwind.rs | deps $(S)/rust/unwind
+	@mkdir -p $(@D)
+	@echo '  RUSTC   ' $@
+	$(Q)MAKEFLAGS= rustc -g -C opt-level=1 -C symbol-mangling-version=v0 -o $@ $<
+$(S)/rust/unwind-nomark $(S)/rust/unwind-v0-nomark: %-nomark: %
+	$(Q)objcopy --strip-debug -R .comment --wildcard --strip-symbol='*rust_begin_unwind' \
+		--strip-symbol='*__rust_start_panic' $< $@
+$(S)/go/app-nodwarf $(S)/rust/unwind-nodwarf: %-nodwarf: %
+	$(Q)strip -g -o $@ $<
+$(S)/go/app-stripped: $(S)/go/app
+	$(Q)strip -o $@ $<
 
 # Syscall records (issue 6): sysio's nest mode states on fd 3 what ptap
 # records (its header comment); its loop mode is an attach target.

@@ -166,6 +166,17 @@ int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
 		 int (*write_mem)(void *priv, uint64_t addr, const void *buf, size_t len),
 		 void *priv);
 
+/*
+ * Go's stack-bound check at the entry of a Go function (CODE[0..LEN), the
+ * function's first bytes, at PC): the length of the check, up to and
+ * including its conditional jump to the call of runtime.morestack; 0 when
+ * CODE does not start with one.  Once morestack has grown the stack (or
+ * preempted the goroutine) Go restarts the function from its entry, so a
+ * probe there would see one call twice; past the check it sees it once, the
+ * argument registers still as at the entry.
+ */
+size_t arch_go_stack_check_len(const uint8_t *code, size_t len, uint64_t pc);
+
 /* ---- system calls (arch/<name>/syscall.c) ----------------------------- */
 
 /* Registers that make the thread run system call NR(ARGS) from PC (a syscall instruction). */

@@ -657,6 +657,76 @@ int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len)
 	return 0;
 }
 
+/* ---- language runtimes --------------------------------------------------- */
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+/*
+ * Go's markers, each written by the gc toolchain into every binary it links
+ * (executables, PIE, c-shared):
+ *   .note.go.buildid  the go tool's build ID note;
+ *   .go.buildinfo     the version and module data `go version FILE` reads;
+ *   *.gopclntab       the runtime's pc -> function table, which the stack
+ *                     copier reads ("…data.rel.ro.gopclntab" in PIE);
+ * and, in the symbol table, runtime.morestack (".abi0" since Go 1.17), which
+ * every Go function's prologue calls to grow its stack.
+ * Rust's: the symbols of std's panic entry points, rust_begin_unwind and
+ * __rust_start_panic (plain names up to rustc 1.8x, v0-mangled since, as
+ * "_RNvCs…7___rustc17rust_begin_unwind": matched as suffixes), in every
+ * binary linking std; or a .comment saying "rustc version" (newer rustc
+ * write one; it survives `strip`).  A Rust function's own mangled name is
+ * checked by the caller.
+ */
+static bool is_go_section(const char *name)
+{
+	return !strcmp(name, ".note.go.buildid") || !strcmp(name, ".go.buildinfo") ||
+	       has_suffix(name, ".gopclntab");
+}
+
+static bool comment_says_rustc(Elf_Scn *scn)
+{
+	static const char mark[] = "rustc version ";
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	return d && d->d_buf && memmem(d->d_buf, d->d_size, mark, sizeof(mark) - 1);
+}
+
+enum elfmod_runtime elfmod__runtime(const struct elfmod *mod)
+{
+	struct elfmod_sym sym;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(mod->elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(mod->elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(mod->elf, shstrndx, sh.sh_name)))
+				continue;
+			if (is_go_section(name))
+				return ELFMOD_RT_GO;
+			if (!strcmp(name, ".comment") && comment_says_rustc(scn))
+				return ELFMOD_RT_RUST;
+		}
+	}
+	if (elfmod__find_sym(mod, "runtime.morestack.abi0", &sym) == 0 ||
+	    elfmod__find_sym(mod, "runtime.morestack", &sym) == 0)
+		return ELFMOD_RT_GO;
+	for (size_t i = 0; i < mod->nsyms; i++)
+		if (is_func_type(mod->syms[i].type) &&
+		    (has_suffix(mod->syms[i].name, "rust_begin_unwind") ||
+		     has_suffix(mod->syms[i].name, "__rust_start_panic")))
+			return ELFMOD_RT_RUST;
+	return ELFMOD_RT_NONE;
+}
+
 bool elfmod__copy_reloc(const struct elfmod *mod, const char *name)
 {
 	Elf_Scn *scn = NULL;

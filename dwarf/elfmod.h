@@ -86,6 +86,19 @@ int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len);
  */
 bool elfmod__copy_reloc(const struct elfmod *mod, const char *name);
 
+/*
+ * The language runtime MOD holds, told from the file alone, for functions
+ * DWARF does not describe (dwarf/resolve.c: return probes are refused on Go
+ * and Rust code).  Reads the section headers, .comment and every symbol name:
+ * call it once per probe, not per site.
+ */
+enum elfmod_runtime {
+	ELFMOD_RT_NONE,		/* none of the markers below: C, C++, ... */
+	ELFMOD_RT_GO,
+	ELFMOD_RT_RUST,
+};
+enum elfmod_runtime elfmod__runtime(const struct elfmod *mod);
+
 /* Lowest p_vaddr of the PT_LOAD segments (rounded down to a page). */
 uint64_t elfmod__base_vaddr(const struct elfmod *mod);
 

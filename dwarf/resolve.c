@@ -93,34 +93,109 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 	return 0;
 }
 
-static bool is_cxx(const struct dwarf_site *site)
+/*
+ * Languages whose runtimes walk the stack by return addresses, where a return
+ * address swapped for ptap's trampoline (which has no unwind information and
+ * is in no function the runtime knows) breaks the program; Go's also re-runs
+ * a function's entry (skip_go_stack_check()).
+ */
+enum fn_lang { LANG_OTHER, LANG_CXX, LANG_GO, LANG_RUST };
+
+/* rustc's mangling: v0 ("_R…"), or legacy ("_ZN…17h<16 hex digits>E", a hash C++ never has). */
+static bool is_rust_mangled(const char *name)
 {
-	if (!site->has_die)
-		return !strncmp(site->func, "_Z", 2);	/* a mangled name */
-	switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
-	case DW_LANG_C_plus_plus:
-	case DW_LANG_C_plus_plus_03:
-	case DW_LANG_C_plus_plus_11:
-	case DW_LANG_C_plus_plus_14:
+	size_t n = strlen(name);
+
+	if (!strncmp(name, "_R", 2))
 		return true;
-	default:
+	if (strncmp(name, "_ZN", 3) || n < 3 + 20 || strncmp(name + n - 20, "17h", 3) ||
+	    name[n - 1] != 'E')
 		return false;
+	return strspn(name + n - 17, "0123456789abcdef") == 16;
+}
+
+/*
+ * SITE's language: its compile unit's DW_AT_language; without DWARF for it,
+ * the runtime its module holds (RT, from elfmod__runtime()), else its symbol's
+ * mangling.
+ */
+static enum fn_lang site_lang(const struct dwarf_site *site, enum elfmod_runtime rt)
+{
+	if (site->has_die) {
+		switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
+		case DW_LANG_C_plus_plus:
+		case DW_LANG_C_plus_plus_03:
+		case DW_LANG_C_plus_plus_11:
+		case DW_LANG_C_plus_plus_14:
+			return LANG_CXX;
+		case DW_LANG_Go:
+			return LANG_GO;
+		case DW_LANG_Rust:
+			return LANG_RUST;
+		default:
+			return LANG_OTHER;
+		}
+	}
+	if (rt == ELFMOD_RT_GO)
+		return LANG_GO;
+	if (rt == ELFMOD_RT_RUST || is_rust_mangled(site->func))
+		return LANG_RUST;
+	return !strncmp(site->func, "_Z", 2) ? LANG_CXX : LANG_OTHER;
+}
+
+/*
+ * Refuse a return probe on SITE when its language's runtime walks the stack
+ * by return addresses.  Without DWARF for SITE, say how the language was told.
+ */
+static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
+			  const struct elfmod *mod, struct ptap_err *err)
+{
+	const char *base = strrchr(elfmod__path(mod), '/');
+	const char *alt = site->has_die ? ", or the lines of its return statements" : "";
+	char how[160] = "";
+
+	base = base ? base + 1 : elfmod__path(mod);
+	if (!site->has_die && rt != ELFMOD_RT_NONE)
+		snprintf(how, sizeof(how), " (no DWARF: %.100s holds the %s runtime)", base,
+			 rt == ELFMOD_RT_GO ? "Go" : "Rust");
+	else if (!site->has_die)
+		snprintf(how, sizeof(how), " (no DWARF: by its mangled name)");
+	switch (site_lang(site, rt)) {
+	case LANG_CXX:
+		return ptap_err_set(err, -1, -ENOTSUP,
+				    "cannot probe the return of %s: it is C++, and an exception "
+				    "unwinding through a probed call would meet ptap's return "
+				    "trampoline instead of the caller (std::terminate); probe its "
+				    "entry%s", site->where, alt);
+	case LANG_GO:
+		return ptap_err_set(err, -1, -ENOTSUP,
+				    "cannot probe the return of %s: it is Go%s, and Go grows a "
+				    "goroutine's stack by copying it, finding each frame's caller "
+				    "by its return address: ptap's return trampoline there ends "
+				    "the program (fatal error: unknown caller pc); probe its "
+				    "entry%s", site->where, how, alt);
+	case LANG_RUST:
+		return ptap_err_set(err, -1, -ENOTSUP,
+				    "cannot probe the return of %s: it is Rust%s, and a panic "
+				    "unwinding through a probed call would meet ptap's return "
+				    "trampoline instead of the caller (fatal runtime error: failed "
+				    "to initiate panic); probe its entry%s", site->where, how, alt);
+	default:
+		return 0;
 	}
 }
 
 /* A return probe's site: where its return address is, and what may stop it. */
 static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
-			  struct ptap_err *err)
+			  enum elfmod_runtime rt, struct ptap_err *err)
 {
 	const struct dwarf_site *site = vc->site;
+	int r;
 
 	rp->retprobe = true;
-	if (is_cxx(site))
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "cannot probe the return of %s: it is C++, and an exception "
-				    "unwinding through a probed call would meet ptap's return "
-				    "trampoline instead of the caller (std::terminate); probe its "
-				    "entry, or the lines of its return statements", site->where);
+	r = check_ret_lang(site, rt, vc->mod, err);
+	if (r < 0)
+		return r;
 	rp->noreturn = site->has_die && dwarf_hasattr_integrate((Dwarf_Die *)&site->fn,
 								DW_AT_noreturn);
 	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
@@ -128,22 +203,52 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 	return var_compile_ra_slot(vc, &rp->ra_prog, err);
 }
 
-static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
-			const struct elfmod *exe, const struct dwarf_site *site,
-			const struct probe_spec *spec, struct ptap_err *err)
+/*
+ * A Go function's entry probe goes past the stack-bound check at its entry
+ * (arch_go_stack_check_len()): Go re-runs the entry after growing the stack or
+ * preempting the goroutine there, which would record one call twice.  Only
+ * FUNC's own entry moves (not FUNC+OFF, FUNC:RELLINE, FUNC%return or inlined copies).
+ */
+static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mod,
+				const struct probe_spec *spec, enum elfmod_runtime rt)
 {
-	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &rp->pool,
+	uint8_t code[64];
+	size_t n, len;
+
+	if (spec->point.kind != PP_FUNC || spec->point.offset || spec->point.line ||
+	    spec->point.retprobe || !site->at_entry || site->inlined || site->after_prologue ||
+	    site_lang(site, rt) != LANG_GO)
+		return;
+	/* the function may end near its segment's end: try shorter reads */
+	for (n = sizeof(code); n > 0 && elfmod__read(mod, site->vaddr, code, n) < 0; n--)
+		;
+	len = arch_go_stack_check_len(code, n, site->vaddr);
+	if (!len)
+		return;
+	pr_debug("%s: past Go's stack-bound check, at +%zu\n", site->where, len);
+	site->vaddr += len;
+	site->at_entry = false;
+	site->after_prologue = true;
+}
+
+static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
+			const struct elfmod *exe, const struct dwarf_site *entry,
+			const struct probe_spec *spec, enum elfmod_runtime rt, struct ptap_err *err)
+{
+	struct dwarf_site site = *entry;
+	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &site, .pool = &rp->pool,
 			      .exe = exe };
 	int r;
 
-	rp->vaddr = site->vaddr;
-	rp->where = strdup(site->where);
-	rp->func = strdup(site->func);
+	skip_go_stack_check(&site, mod, spec, rt);
+	rp->vaddr = site.vaddr;
+	rp->where = strdup(site.where);
+	rp->func = strdup(site.func);
 	if (!rp->where || !rp->func)
 		return -ENOMEM;
 	r = decode_site(rp, mod, err);
 	if (r == 0 && spec->point.retprobe)
-		r = resolve_return(rp, &vc, err);
+		r = resolve_return(rp, &vc, rt, err);
 	if (r == 0)
 		r = args_compile(rp, &vc, spec, err);
 	return r;
@@ -157,6 +262,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 				 .no_inlines = o->no_inlines, .at_entry = true };
 	struct resolved_probe *rps = NULL;
 	struct dwarf_site *sites = NULL;
+	enum elfmod_runtime rt = ELFMOD_RT_NONE;
 	int nsites = 0, r;
 	struct dbg *dbg;
 
@@ -177,8 +283,14 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		dwarf_sites_free(sites, nsites);
 		return -ENOMEM;
 	}
+	/* where DWARF does not tell a site's language; once: it reads every symbol name */
+	for (int i = 0; i < nsites; i++)
+		if (!sites[i].has_die) {
+			rt = elfmod__runtime(mod);
+			break;
+		}
 	for (int i = 0; i < nsites && r == 0; i++) {
-		r = resolve_site(&rps[i], mod, dbg, o->exe, &sites[i], spec, err);
+		r = resolve_site(&rps[i], mod, dbg, o->exe, &sites[i], spec, rt, err);
 		/* One site that cannot be probed as asked fails the probe: say which. */
 		if (r < 0 && nsites > 1 && err) {
 			size_t used = strlen(err->msg);

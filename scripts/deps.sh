@@ -18,6 +18,9 @@ need cmd:pkg-config pkg-config
 need cmd:gcc gcc
 # samples/cxx_throw.cc (return probes are refused on C++ functions)
 need cmd:g++ g++
+# samples/go and samples/rust (return probes are refused on Go and Rust functions)
+need cmd:go golang-go
+need cmd:rustc rustc
 need cmd:make make
 need libelf libelf-dev
 need libdw libdw-dev

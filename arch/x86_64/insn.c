@@ -581,3 +581,85 @@ int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
 	}
 	return -EINVAL;
 }
+
+/* ---- Go's stack-bound check --------------------------------------------- */
+
+/* Go's stackguard0: the field of its g that the check compares with. */
+#define GO_STACKGUARD0_OFF	0x10
+
+static bool op_reg(const cs_x86 *x, int i, unsigned int *reg)
+{
+	if (x->op_count <= i || x->operands[i].type != X86_OP_REG)
+		return false;
+	*reg = x->operands[i].reg;
+	return true;
+}
+
+static bool op_mem(const cs_x86 *x, int i, unsigned int base, int64_t disp)
+{
+	const cs_x86_op *o = &x->operands[i];
+
+	return x->op_count > i && o->type == X86_OP_MEM && o->mem.base == base &&
+	       o->mem.index == X86_REG_INVALID && o->mem.segment == X86_REG_INVALID &&
+	       o->mem.disp == disp;
+}
+
+/* Go's ABIInternal passes integers in these: the check must not touch them. */
+static bool is_go_arg_reg(unsigned int reg)
+{
+	switch (reg) {
+	case X86_REG_RAX: case X86_REG_RBX: case X86_REG_RCX: case X86_REG_RDI:
+	case X86_REG_RSI: case X86_REG_R8: case X86_REG_R9: case X86_REG_R10:
+	case X86_REG_R11:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The forms Go's linker writes (cmd/internal/obj/x86 stacksplit), g in r14
+ * (Go 1.17's ABIInternal), or in a register loaded from fs:-8 (older Go, whose
+ * arguments are on the stack):
+ *   cmp rsp, [g+0x10]                                   (frame <= 128 bytes)
+ *   lea tmp, [rsp-N]; cmp tmp, [g+0x10]                 (<= 4096)
+ *   mov tmp, rsp; sub tmp, N; jb M; cmp tmp, [g+0x10]   (larger)
+ * each followed by jbe M, M further on.
+ */
+size_t arch_go_stack_check_len(const uint8_t *code, size_t len, uint64_t pc)
+{
+	unsigned int g = X86_REG_R14, tmp = X86_REG_RSP, r;
+	size_t n, i = 0, ret = 0;
+	cs_insn *ci;
+	csh h;
+
+	if (!code || x86_64_cs_get(&h) < 0)
+		return 0;
+	n = cs_disasm(h, code, len, pc, 6, &ci);
+#define X(k)	(&ci[k].detail->x86)
+	if (i < n && ci[i].id == X86_INS_MOV && op_reg(X(i), 0, &g) &&
+	    X(i)->operands[1].type == X86_OP_MEM && X(i)->operands[1].mem.segment == X86_REG_FS)
+		i++;				/* older Go: g from thread-local storage */
+	else
+		g = X86_REG_R14;
+	if (i < n && ci[i].id == X86_INS_LEA && op_reg(X(i), 0, &tmp) &&
+	    X(i)->operands[1].type == X86_OP_MEM && X(i)->operands[1].mem.base == X86_REG_RSP) {
+		i++;
+	} else if (i + 2 < n && ci[i].id == X86_INS_MOV && op_reg(X(i), 0, &tmp) &&
+		   op_reg(X(i), 1, &r) && r == X86_REG_RSP && ci[i + 1].id == X86_INS_SUB &&
+		   op_reg(X(i + 1), 0, &r) && r == tmp && ci[i + 2].id == X86_INS_JB) {
+		i += 3;
+	}
+	if (g == X86_REG_R14 && tmp != X86_REG_RSP && is_go_arg_reg(tmp))
+		goto out;
+	if (i + 1 < n && ci[i].id == X86_INS_CMP && op_reg(X(i), 0, &r) && r == tmp &&
+	    op_mem(X(i), 1, g, GO_STACKGUARD0_OFF) && ci[i + 1].id == X86_INS_JBE &&
+	    X(i + 1)->op_count == 1 && X(i + 1)->operands[0].type == X86_OP_IMM &&
+	    (uint64_t)X(i + 1)->operands[0].imm > pc)
+		ret = ci[i + 1].address + ci[i + 1].size - pc;
+#undef X
+out:
+	if (n)
+		cs_free(ci, n);
+	return ret;
+}
