@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/integ/code_check.py FUNC PID...: FUNC's first 16 bytes in each PID's
 memory equal those of the executable file it is mapped from, found through
-nm, readelf and /proc/PID/maps (not through ptap).  Prints what differs on
-stderr and exits 1; on success one line on stdout."""
+nm (-D for a stripped program), readelf and /proc/PID/maps, not through
+ptap.  Prints what differs on stderr and exits 1; on success one line on
+stdout."""
 import os
 import subprocess
 import sys
@@ -11,13 +12,14 @@ LEN = 16
 
 
 def run(*cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(cmd, capture_output=True, text=True).stdout
 
 
 def file_offset(path, func):
     """FUNC's offset in PATH: its symbol's address in the PT_LOAD that holds it."""
-    vaddr = next(int(f[0], 16) for f in (line.split() for line in run("nm", path).splitlines())
-                 if len(f) == 3 and f[2] == func)
+    # .symtab, else (a stripped program) .dynsym
+    syms = [line.split() for line in (run("nm", path) + run("nm", "-D", path)).splitlines()]
+    vaddr = next(int(f[0], 16) for f in syms if len(f) == 3 and f[2] == func)
     for f in (line.split() for line in run("readelf", "-lW", path).splitlines()):
         if f and f[0] == "LOAD" and int(f[2], 16) <= vaddr < int(f[2], 16) + int(f[4], 16):
             return vaddr - int(f[2], 16) + int(f[1], 16)
