@@ -156,11 +156,14 @@ static void quoted(struct obuf *ob, const char *s, size_t n, bool json)
  */
 static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
 {
+	/* a cut string ends at its last whole character: a piece of one would print as
+	 * invalid bytes (\xe6, JSON \u00e6: a character that was never there) */
+	size_t shown = v->truncated && v->str ? utf8_whole_len(v->str, v->len) : v->len;
 	bool known = v->truncated && v->full_len >= v->len && v->full_len;
 
 	if (json && v->truncated)
 		ob_puts(ob, "{\"value\":");
-	quoted(ob, v->str, v->len, json);
+	quoted(ob, v->str, shown, json);
 	if (!v->truncated)
 		return;
 	if (json) {
@@ -175,7 +178,7 @@ static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
 	ob_puts(ob, "...");
 	if (known) {
 		ob_puts(ob, "(+");
-		ob_u64(ob, v->full_len - v->len);
+		ob_u64(ob, v->full_len - shown);
 		ob_puts(ob, v->full_len_min ? " bytes or more)" : " bytes)");
 	}
 }

@@ -117,6 +117,9 @@ size_t record__format_header_json(const char *clock, char *buf, size_t len);
  *       VAL->full_len; with VAL->full_len_min (no NUL within the scan, fetch.h)
  *       a lower bound: "SELECT"...(+65536 bytes or more), "length_min":65542;
  *       full_len 0 (not known): "SELECT"... and {"value":..,"truncated":true}
+ *       a cut string is shown up to its last whole UTF-8 character: the lead and
+ *       continuation bytes of one the cut split are left out (utf8_whole_len(),
+ *       escape.h) and counted in the +N
  *   bool             true / false            true / false
  *   float            0.1  -2.5  1e+30        0.1 (a number; nan, inf, -inf:
  *                    (shortest "%g" that reads back to the same value) strings)

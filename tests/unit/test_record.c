@@ -65,6 +65,24 @@ static const struct {
 	  "\"abcd\"...", "{\"value\":\"abcd\",\"truncated\":true}" },
 	{ "truncated char array", TY(CHARS, 0), LEN("ab\n", 7, false), "\"ab\\n\"...(+4 bytes)",
 	  "{\"value\":\"ab\\n\",\"truncated\":true,\"length\":7}" },
+	{ "cut inside a character: ends before it", TY(STRING, 8),
+	  LEN("SELECT \"\xe6", 18, false), "\"SELECT \\\"\"...(+10 bytes)",
+	  "{\"value\":\"SELECT \\\"\",\"truncated\":true,\"length\":18}" },
+	{ "cut after 2 of 3 bytes", TY(STRING, 8), LEN("\xe6\x97\xa5\xe6\x9c", 9, false),
+	  "\"\xe6\x97\xa5\"...(+6 bytes)",
+	  "{\"value\":\"\xe6\x97\xa5\",\"truncated\":true,\"length\":9}" },
+	{ "cut inside a character, length unknown", TY(USTRING, 8), STR("ab\xf0\x9f\x98", true),
+	  "\"ab\"...", "{\"value\":\"ab\",\"truncated\":true}" },
+	{ "cut inside a character, at least", TY(STRING, 8), LEN("ab\xf0\x9f", 65540, true),
+	  "\"ab\"...(+65538 bytes or more)",
+	  "{\"value\":\"ab\",\"truncated\":true,\"length_min\":65540}" },
+	{ "char array cut inside a character", TY(CHARS, 0), LEN("\xc3", 5, false),
+	  "\"\"...(+5 bytes)", "{\"value\":\"\",\"truncated\":true,\"length\":5}" },
+	{ "cut after an invalid byte: shown", TY(STRING, 8), LEN("ab\xff", 10, false),
+	  "\"ab\\xff\"...(+7 bytes)",
+	  "{\"value\":\"ab\\u00ff\",\"truncated\":true,\"length\":10}" },
+	{ "whole string ending in a piece of a character: shown", TY(STRING, 8),
+	  STR("ab\xe6\x97", false), "\"ab\\xe6\\x97\"", "\"ab\\u00e6\\u0097\"" },
 	{ "full_len of a whole string: ignored", TY(STRING, 8),
 	  ((struct fetch_val){ .str = "ab", .len = 2, .full_len = 9 }), "\"ab\"", "\"ab\"" },
 	{ "forged record", TY(STRING, 8),
@@ -90,11 +108,13 @@ Test(record, formats_values)
 		size_t n;
 
 		n = value__format_text(&values[i].t, &values[i].v, buf, sizeof(buf));
-		cr_expect_str_eq(buf, values[i].text, "text %s", values[i].what);
-		cr_expect_eq(n, strlen(values[i].text), "text %s", values[i].what);
+		cr_expect_str_eq(buf, values[i].text, "text %s: %s, want %s", values[i].what, buf,
+				 values[i].text);
+		cr_expect_eq(n, strlen(values[i].text), "text %s: %zu", values[i].what, n);
 		n = value__format_json(&values[i].t, &values[i].v, buf, sizeof(buf));
-		cr_expect_str_eq(buf, values[i].json, "json %s", values[i].what);
-		cr_expect_eq(n, strlen(values[i].json), "json %s", values[i].what);
+		cr_expect_str_eq(buf, values[i].json, "json %s: %s, want %s", values[i].what, buf,
+				 values[i].json);
+		cr_expect_eq(n, strlen(values[i].json), "json %s: %zu", values[i].what, n);
 	}
 }
 
