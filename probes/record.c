@@ -371,7 +371,10 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 			ob_putc(ob, '"');
 		break;
 	case VC_STRING:
-		value_string(ob, v, json);
+		if (v->null)
+			ob_puts(ob, json ? "null" : "NULL");
+		else
+			value_string(ob, v, json);
 		break;
 	case VC_BOOL:
 		ob_puts(ob, u ? "true" : "false");

@@ -111,6 +111,7 @@ size_t record__format_header_json(const char *clock, char *buf, size_t len);
  *   xN, default,     0x1f                    "0x1f"        (hex is not a JSON
  *   symbol                                                  number: a string)
  *   string, ustring  "SELECT 1"              "SELECT 1"
+ *     a NULL pointer NULL                    null          (VAL->null)
  *     longer than    "SELECT"...(+2 bytes)   {"value":"SELECT","truncated":true,
  *     --string-max                            "length":8}
  *       the bytes not shown (text) or the whole length (JSON) in bytes, from

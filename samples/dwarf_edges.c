@@ -14,6 +14,7 @@
  *   edge_shadow:SHADOW $vars	(SHADOW: the line marked "inner x here", relative
  *				 to edge_shadow's line; -O0 build)
  *   edge_const big small	(-O2 build: the constants have no storage)
+ *   edge_null s		(a char * that is NULL on the first call: NULL)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,11 @@ PROBED int edge_const(int a)
 	return a;
 }
 
+PROBED int edge_null(const char *s)
+{
+	return s ? s[0] : -1;
+}
+
 /* Arrays with qualified elements: GCC qualifies __PRETTY_FUNCTION__'s array as well as its
  * chars; gdb prints each type with every qualifier once. */
 PROBED int edge_quals(int i)
@@ -126,9 +132,10 @@ int main(void)
 			fprintf(ex, "edge_extern: edge_total=%d a=%d\n", edge_total, 3 * i);
 			fprintf(ex, "edge_shadow: a=%d x=%d\n", i, i * 10);
 			fprintf(ex, "edge_const: big=200 small=40000\n");
+			fprintf(ex, "edge_null: s=%s\n", i == 1 ? "NULL" : "\"null\"");
 		}
 		sum += edge_flex(m) + edge_extern(3 * i) + edge_shadow(i) + edge_const(i) +
-		       edge_quals(i);
+		       edge_quals(i) + edge_null(i == 1 ? NULL : "null");
 	}
 	free(m);
 	if (ex)

@@ -49,6 +49,23 @@ test_edges_constants() {
 	expect_grep '^	int big	\[const\]$' "$TMP/vars"
 }
 
+# A NULL char * is NULL (JSON null), not an error: by DWARF type and as %di:string.
+test_edges_null_string() {
+	local v
+	for v in O0 O2; do
+		edges_case "$v" edge_null 'edge_null s'
+		edges_case "$v" edge_null 'edge_null s=%di:string'
+		run_ptap record --format json -o "$TMP/rec" -e 'edge_null s' -e 'r=edge_null s=%di:string' \
+			-- "$S/dwarf_edges-$v" >/dev/null
+		# (at -O0 the DWARF probe is past the prologue: after the other)
+		records "$TMP/rec" | sed -E 's/.*"event":"([a-z_]*)".*"args":(.*)}$/\1 \2/' |
+			sort >"$TMP/got"
+		printf '%s\n' 'edge_null {"s":"null"}' 'edge_null {"s":null}' 'r {"s":"null"}' \
+			'r {"s":null}' >"$TMP/want"
+		expect_diff "$TMP/want" "$TMP/got"
+	done
+}
+
 # vars_vs_gdb BINARY FUNC NAME...: the type `ptap vars` gives each variable in scope at
 # FUNC is the one gdb gives it (the variables of FUNC's block at its entry, with their
 # static locals), NAMEs among them.  Spelled alike: spaces dropped, and a run of

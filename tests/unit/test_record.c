@@ -91,6 +91,8 @@ static const struct {
 	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\x1b[2J\\x1b]0;t\\x07\\u009b1m\\u202e\"",
 	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\u001b[2J\\u001b]0;t\\u0007\\u009b1m"
 	  "\\u202e\"" },
+	{ "NULL string", TY(STRING, 8), ((struct fetch_val){ .null = true }), "NULL", "null" },
+	{ "NULL ustring", TY(USTRING, 8), ((struct fetch_val){ .null = true }), "NULL", "null" },
 	{ "bad address", TY(STRING, 8), ERR(-EFAULT, 0), "(error: bad address 0x0)",
 	  "{\"error\":\"bad address 0x0\"}" },
 	{ "bad address int", TY(UNSIGNED, 4), ERR(-EFAULT, 0xdead0010), 
