@@ -585,6 +585,13 @@ static bool ctx_text(const struct record *rec, struct obuf *ob)
 	return true;
 }
 
+/* Whether records of KIND have an address to show: not syscalls, forks, execs, exits. */
+static bool kind_has_addr(enum rec_kind kind)
+{
+	return kind != REC_KIND_SYSCALL && kind != REC_KIND_FORK && kind != REC_KIND_EXEC &&
+	       kind != REC_KIND_EXIT;
+}
+
 /*
  * The text line without its end into OB.  True when all of it fit; else the
  * arguments that fit (none if the header did not) and false.
@@ -603,7 +610,7 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 	ob_puts(ob, ": ");
 	ob_escape_str(ob, rec->event, ESC_TEXT);
 	ob_putc(ob, ':');
-	if (rec->kind != REC_KIND_SYSCALL) {
+	if (kind_has_addr(rec->kind)) {
 		ob_puts(ob, " (");
 		ob_hex(ob, rec->addr);
 		if (rec->ret_addr) {
@@ -699,7 +706,7 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	ob_puts(ob, "\",\"kind\":\"");
 	ob_puts(ob, rec_kind__name(rec->kind));
 	ob_putc(ob, '"');
-	if (rec->kind != REC_KIND_SYSCALL)
+	if (kind_has_addr(rec->kind))
 		ob_json_hex(ob, ",\"addr\":\"", rec->addr);
 	if (rec->ret_addr)
 		ob_json_hex(ob, ",\"ret_addr\":\"", rec->ret_addr);

@@ -76,6 +76,10 @@ struct record {
  *   then no duration either.  One {EVENT: NAME=VALUE ...} group per context
  *   in NCTX (text), one "context" object holding them (JSON, absent when
  *   NCTX is 0).
+ * A task record (REC_KIND_FORK, _EXEC, _EXIT): no address either (ADDR is not shown):
+ *   text:  COMM PID/TID SEC.NSEC: fork: child=4243
+ *   JSON:  {"ts":N,"pid":N,"tid":N,"comm":"..","event":"fork","kind":"fork",
+ *           "args":{"child":4243}}
  * COMM, EVENT and the NAMEs are escaped (escape.h: ESC_TEXT / ESC_JSON).
  * NAMES may be NULL (then "argN", 1-based), TYPES may be NULL (then x64).
  *

@@ -916,6 +916,44 @@ Test(record, syscall_golden)
 	cr_expect(strstr(buf, "...(truncated)") && !strstr(buf, "{exec_query"), "%s", buf);
 }
 
+/* fork, exec and exit records have no address: none is shown (not "(0x0)"). */
+Test(record, task_records_have_no_address)
+{
+	static const char *const tnames[] = { "child" };
+	const struct fetch_type ttypes[] = { TY(SIGNED, 8) };
+	const struct fetch_val tvals[] = { INT(4243) };
+	static const struct {
+		enum rec_kind kind;
+		const char *text, *json;
+	} rows[] = {
+		{ REC_KIND_FORK, "sh 7/8 1.000000002: fork: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"fork\","
+		  "\"kind\":\"fork\",\"args\":{\"child\":4243}}\n" },
+		{ REC_KIND_EXEC, "sh 7/8 1.000000002: exec: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"exec\","
+		  "\"kind\":\"exec\",\"args\":{\"child\":4243}}\n" },
+		{ REC_KIND_EXIT, "sh 7/8 1.000000002: exit: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"exit\","
+		  "\"kind\":\"exit\",\"args\":{\"child\":4243}}\n" },
+		/* an mmap record's address is the mapping's: shown */
+		{ REC_KIND_MMAP, "sh 7/8 1.000000002: mmap: (0x0) child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"mmap\","
+		  "\"kind\":\"mmap\",\"addr\":\"0x0\",\"args\":{\"child\":4243}}\n" },
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct record r = { .ts = 1000000002ULL, .pid = 7, .tid = 8, .comm = "sh",
+				    .event = rec_kind__name(rows[i].kind), .kind = rows[i].kind,
+				    .nargs = 1, .names = tnames, .types = ttypes, .vals = tvals };
+
+		record__format_text(&r, buf, sizeof(buf));
+		cr_expect_str_eq(buf, rows[i].text, "%s: %s", r.event, buf);
+		record__format_json(&r, buf, sizeof(buf));
+		cr_expect_str_eq(buf, rows[i].json, "%s: %s", r.event, buf);
+	}
+}
+
 Test(record, clock_header)
 {
 	char buf[64];
