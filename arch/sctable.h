@@ -71,6 +71,14 @@ struct sc_desc {
 const struct sc_desc *arch_sc_table(size_t *n);
 /* The entry of NR, or NULL (an unknown number: the tracer prints it raw). */
 const struct sc_desc *arch_sc_by_nr(long nr);
+/*
+ * How many of D's arguments the call uses with the values ARGS, as strace
+ * shows them: D->nargs, but open() and openat() (a mode last, after open
+ * flags) read their mode only with O_CREAT or O_TMPFILE in the flags;
+ * otherwise its register holds whatever the caller left there (0 from
+ * glibc), and the mode is left out.
+ */
+unsigned int arch_sc_nargs(const struct sc_desc *d, const uint64_t args[6]);
 /* The entry named NAME, or NULL.  strace's aliases are accepted too
  * ("pread" for pread64 ...) when they name one call unambiguously. */
 const struct sc_desc *arch_sc_by_name(const char *name);

@@ -254,6 +254,40 @@ static void bufcat(char *buf, size_t len, const char *s)
 	buf[used + n] = 0;
 }
 
+static bool is_qualifier(int tag)
+{
+	return tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+	       tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type;
+}
+
+/*
+ * Whether qualifier QUAL (a DW_TAG_*_type DIE) is one of an array whose elements
+ * carry it too.  C has no qualified arrays: `const char s[]` is an array of
+ * const char, and GCC gives both the array and its elements the const; it is
+ * said once, on the elements, as gdb does.
+ */
+static bool qual_of_qualified_elems(Dwarf_Die *qual)
+{
+	int tag = dwarf_tag(qual);
+	Dwarf_Die t;
+
+	if (!die_type(qual, &t))
+		return false;
+	for (int i = 0; i < 16 && is_qualifier(dwarf_tag(&t)); i++)
+		if (!die_type(&t, &t))
+			return false;
+	if (dwarf_tag(&t) != DW_TAG_array_type)
+		return false;
+	/* the elements, through arrays of arrays and their other qualifiers */
+	for (int i = 0; i < 16 && die_type(&t, &t); i++) {
+		if (dwarf_tag(&t) == tag)
+			return true;
+		if (!is_qualifier(dwarf_tag(&t)) && dwarf_tag(&t) != DW_TAG_array_type)
+			return false;
+	}
+	return false;
+}
+
 /* C spelling: PREFIX collects what goes left of the name, SUFFIX right. */
 static void type_name_rec(Dwarf_Die *type, char *pre, char *suf, size_t len, int depth)
 {
@@ -293,6 +327,10 @@ static void type_name_rec(Dwarf_Die *type, char *pre, char *suf, size_t len, int
 		if (!die_type(type, &next)) {
 			snprintf(tmp, sizeof(tmp), "%s void", q);
 			bufcat(pre, len, tmp);
+			return;
+		}
+		if (qual_of_qualified_elems(type)) {	/* "const char[14]", not "const const" */
+			type_name_rec(&next, pre, suf, len, depth + 1);
 			return;
 		}
 		/* "const char", but "char *const" */

@@ -9,41 +9,73 @@
 static const char hexdig[] = "0123456789abcdef";
 
 /*
+ * The length of the UTF-8 sequence that LEAD starts (2-4), with the range
+ * [*LO, *HI] its second byte must be in; 0 when no valid sequence starts
+ * with LEAD (ASCII, a continuation byte, 0xc0, 0xc1, 0xf5-0xff).  The ranges
+ * are those of RFC 3629, section 4.
+ */
+static size_t utf8_lead(unsigned char lead, unsigned char *lo, unsigned char *hi)
+{
+	*lo = 0x80;
+	*hi = 0xbf;
+	if (lead < 0xc2 || lead > 0xf4)
+		return 0;
+	if (lead < 0xe0)
+		return 2;
+	if (lead < 0xf0) {
+		if (lead == 0xe0)
+			*lo = 0xa0;	/* overlong */
+		else if (lead == 0xed)
+			*hi = 0x9f;	/* surrogates */
+		return 3;
+	}
+	if (lead == 0xf0)
+		*lo = 0x90;	/* overlong */
+	else if (lead == 0xf4)
+		*hi = 0x8f;	/* above U+10FFFF */
+	return 4;
+}
+
+/*
  * The length of the valid UTF-8 sequence at S (LEN bytes available), or 0
  * when S does not start one: a stray continuation byte, an overlong form, a
  * surrogate (U+D800..U+DFFF), a code point above U+10FFFF, or a sequence cut
- * short by the end of the input.  The ranges are those of RFC 3629, section 4.
+ * short by the end of the input.
  */
 static size_t utf8_len(const unsigned char *s, size_t len)
 {
-	unsigned char lo = 0x80, hi = 0xbf;
+	unsigned char lo, hi;
 	size_t n;
 
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	if (s[0] < 0xe0) {
-		n = 2;
-	} else if (s[0] < 0xf0) {
-		n = 3;
-		if (s[0] == 0xe0)
-			lo = 0xa0;	/* overlong */
-		else if (s[0] == 0xed)
-			hi = 0x9f;	/* surrogates */
-	} else {
-		n = 4;
-		if (s[0] == 0xf0)
-			lo = 0x90;	/* overlong */
-		else if (s[0] == 0xf4)
-			hi = 0x8f;	/* above U+10FFFF */
-	}
-	if (len < n || s[1] < lo || s[1] > hi)
+	n = utf8_lead(s[0], &lo, &hi);
+	if (!n || len < n || s[1] < lo || s[1] > hi)
 		return 0;
 	for (size_t i = 2; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return n;
+}
+
+size_t utf8_whole_len(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	/* back over at most 3 continuation bytes to the byte that would lead them */
+	for (size_t back = 1; back <= 3 && back <= len; back++) {
+		size_t at = len - back;
+		unsigned char lo, hi;
+		size_t need;
+
+		if ((u[at] & 0xc0) == 0x80)
+			continue;
+		need = utf8_lead(u[at], &lo, &hi);
+		if (back >= need || (back >= 2 && (u[at + 1] < lo || u[at + 1] > hi)))
+			return len;	/* a whole character, or bytes invalid already */
+		return at;
+	}
+	return len;
 }
 
 /*

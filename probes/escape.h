@@ -54,4 +54,15 @@ enum esc_mode {
 size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size_t outlen,
 		  size_t *consumed);
 
+/*
+ * The length of S[0..LEN) without the multi-byte UTF-8 character that the
+ * end of S cuts short, if any: a lead byte followed by fewer continuation
+ * bytes than it needs, all of them such as a valid character could start
+ * with.  LEN when S ends on a whole character, or on bytes that are invalid
+ * UTF-8 whatever follows them (a stray continuation byte, 0xff, an overlong
+ * start).  A string cut at a byte limit is printed to here, so that the cut
+ * shows no piece of a character as invalid bytes.
+ */
+size_t utf8_whole_len(const char *s, size_t len);
+
 #endif

@@ -676,6 +676,11 @@ static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 	case FT_USTRING:
 		if (strmax && !strbuf)
 			goto bad;
+		if (!top) {	/* a NULL char *: printed as NULL, as the program means it */
+			val->null = true;
+			val->str = strbuf;
+			return 0;
+		}
 		if (fr)
 			fr->want = strmax;
 		if (read_cstr(ctx, top, strbuf, strmax, val) == 0) {

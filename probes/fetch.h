@@ -175,6 +175,7 @@ struct fetch_val {
 	char *str;		/* strings: bytes read (not NUL-terminated), in the caller's buffer */
 	size_t len;		/* strings: number of bytes in STR */
 	bool truncated;		/* strings: longer than the string limit */
+	bool null;		/* strings: the pointer is NULL (a value, not an error) */
 	/*
 	 * Strings, when TRUNCATED: the whole string's length in bytes (to its
 	 * NUL; a char array without one: its LEN), or with FULL_LEN_MIN only a
@@ -199,8 +200,8 @@ struct fetch_val {
  * address (VAL->addr).  Its bytes are read into STRBUF, at most STRMAX (the
  * --string-max limit), in reads that never cross a 4096-byte page, up to the
  * first NUL; VAL->truncated when the string is longer than STRMAX bytes.  A NULL
- * pointer, or memory that becomes unreadable before a NUL, is -EFAULT (addr:
- * 0, or the first unreadable byte).  A truncated string is then scanned for
+ * pointer is VAL->null (no error, nothing read); memory that becomes unreadable
+ * before a NUL is -EFAULT (addr: the first unreadable byte).  A truncated string is then scanned for
  * its NUL up to FETCH_STRLEN_SCAN bytes further, page by page through a page
  * on the stack (its bytes are not kept), for VAL->full_len.
  * Integers (and FT_BOOL, FT_FLOAT, FT_ENUM): VAL->u is the top truncated to

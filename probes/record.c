@@ -156,11 +156,14 @@ static void quoted(struct obuf *ob, const char *s, size_t n, bool json)
  */
 static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
 {
+	/* a cut string ends at its last whole character: a piece of one would print as
+	 * invalid bytes (\xe6, JSON \u00e6: a character that was never there) */
+	size_t shown = v->truncated && v->str ? utf8_whole_len(v->str, v->len) : v->len;
 	bool known = v->truncated && v->full_len >= v->len && v->full_len;
 
 	if (json && v->truncated)
 		ob_puts(ob, "{\"value\":");
-	quoted(ob, v->str, v->len, json);
+	quoted(ob, v->str, shown, json);
 	if (!v->truncated)
 		return;
 	if (json) {
@@ -175,7 +178,7 @@ static void value_string(struct obuf *ob, const struct fetch_val *v, bool json)
 	ob_puts(ob, "...");
 	if (known) {
 		ob_puts(ob, "(+");
-		ob_u64(ob, v->full_len - v->len);
+		ob_u64(ob, v->full_len - shown);
 		ob_puts(ob, v->full_len_min ? " bytes or more)" : " bytes)");
 	}
 }
@@ -368,7 +371,10 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 			ob_putc(ob, '"');
 		break;
 	case VC_STRING:
-		value_string(ob, v, json);
+		if (v->null)
+			ob_puts(ob, json ? "null" : "NULL");
+		else
+			value_string(ob, v, json);
 		break;
 	case VC_BOOL:
 		ob_puts(ob, u ? "true" : "false");
@@ -579,6 +585,13 @@ static bool ctx_text(const struct record *rec, struct obuf *ob)
 	return true;
 }
 
+/* Whether records of KIND have an address to show: not syscalls, forks, execs, exits. */
+static bool kind_has_addr(enum rec_kind kind)
+{
+	return kind != REC_KIND_SYSCALL && kind != REC_KIND_FORK && kind != REC_KIND_EXEC &&
+	       kind != REC_KIND_EXIT;
+}
+
 /*
  * The text line without its end into OB.  True when all of it fit; else the
  * arguments that fit (none if the header did not) and false.
@@ -597,7 +610,7 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 	ob_puts(ob, ": ");
 	ob_escape_str(ob, rec->event, ESC_TEXT);
 	ob_putc(ob, ':');
-	if (rec->kind != REC_KIND_SYSCALL) {
+	if (kind_has_addr(rec->kind)) {
 		ob_puts(ob, " (");
 		ob_hex(ob, rec->addr);
 		if (rec->ret_addr) {
@@ -693,7 +706,7 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	ob_puts(ob, "\",\"kind\":\"");
 	ob_puts(ob, rec_kind__name(rec->kind));
 	ob_putc(ob, '"');
-	if (rec->kind != REC_KIND_SYSCALL)
+	if (kind_has_addr(rec->kind))
 		ob_json_hex(ob, ",\"addr\":\"", rec->addr);
 	if (rec->ret_addr)
 		ob_json_hex(ob, ",\"ret_addr\":\"", rec->ret_addr);

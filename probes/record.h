@@ -76,6 +76,10 @@ struct record {
  *   then no duration either.  One {EVENT: NAME=VALUE ...} group per context
  *   in NCTX (text), one "context" object holding them (JSON, absent when
  *   NCTX is 0).
+ * A task record (REC_KIND_FORK, _EXEC, _EXIT): no address either (ADDR is not shown):
+ *   text:  COMM PID/TID SEC.NSEC: fork: child=4243
+ *   JSON:  {"ts":N,"pid":N,"tid":N,"comm":"..","event":"fork","kind":"fork",
+ *           "args":{"child":4243}}
  * COMM, EVENT and the NAMEs are escaped (escape.h: ESC_TEXT / ESC_JSON).
  * NAMES may be NULL (then "argN", 1-based), TYPES may be NULL (then x64).
  *
@@ -111,12 +115,16 @@ size_t record__format_header_json(const char *clock, char *buf, size_t len);
  *   xN, default,     0x1f                    "0x1f"        (hex is not a JSON
  *   symbol                                                  number: a string)
  *   string, ustring  "SELECT 1"              "SELECT 1"
+ *     a NULL pointer NULL                    null          (VAL->null)
  *     longer than    "SELECT"...(+2 bytes)   {"value":"SELECT","truncated":true,
  *     --string-max                            "length":8}
  *       the bytes not shown (text) or the whole length (JSON) in bytes, from
  *       VAL->full_len; with VAL->full_len_min (no NUL within the scan, fetch.h)
  *       a lower bound: "SELECT"...(+65536 bytes or more), "length_min":65542;
  *       full_len 0 (not known): "SELECT"... and {"value":..,"truncated":true}
+ *       a cut string is shown up to its last whole UTF-8 character: the lead and
+ *       continuation bytes of one the cut split are left out (utf8_whole_len(),
+ *       escape.h) and counted in the +N
  *   bool             true / false            true / false
  *   float            0.1  -2.5  1e+30        0.1 (a number; nan, inf, -inf:
  *                    (shortest "%g" that reads back to the same value) strings)

@@ -2,7 +2,9 @@
  * wrong value -- a member of an anonymous struct (bitfields included), a
  * flexible char array, a variable hidden by an inner one of the same name
  * ($vars must show the inner), a block-scope `extern` declaration of a
- * global, and constants recorded as one-byte data forms (int 200).
+ * global, constants recorded as one-byte data forms (int 200), and
+ * qualified arrays (`ptap vars edge_quals`: the types gdb prints, a const
+ * said once).
  *
  * When fd 3 is open, the program states what ptap prints (normalized text)
  * for these probes, one line per hit:
@@ -12,6 +14,7 @@
  *   edge_shadow:SHADOW $vars	(SHADOW: the line marked "inner x here", relative
  *				 to edge_shadow's line; -O0 build)
  *   edge_const big small	(-O2 build: the constants have no storage)
+ *   edge_null s		(a char * that is NULL on the first call: NULL)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +90,26 @@ PROBED int edge_const(int a)
 	return a;
 }
 
+PROBED int edge_null(const char *s)
+{
+	return s ? s[0] : -1;
+}
+
+/* Arrays with qualified elements: GCC qualifies __PRETTY_FUNCTION__'s array as well as its
+ * chars; gdb prints each type with every qualifier once. */
+PROBED int edge_quals(int i)
+{
+	static const char name[] = "quals";
+	static const volatile int ticks[2][3] = { { 1, 2, 3 }, { 4, 5, 6 } };
+	static const char *const words[2] = { "a", "b" };
+	static char *const bufs[2] = { NULL, NULL };
+	static volatile const char *vp = "v";
+
+	sink(__PRETTY_FUNCTION__[i] + name[i] + ticks[1][i] + words[i & 1][0] + !!bufs[i & 1] +
+	     vp[0]);
+	return i;
+}
+
 int main(void)
 {
 	FILE *ex = ex_open();
@@ -109,8 +132,10 @@ int main(void)
 			fprintf(ex, "edge_extern: edge_total=%d a=%d\n", edge_total, 3 * i);
 			fprintf(ex, "edge_shadow: a=%d x=%d\n", i, i * 10);
 			fprintf(ex, "edge_const: big=200 small=40000\n");
+			fprintf(ex, "edge_null: s=%s\n", i == 1 ? "NULL" : "\"null\"");
 		}
-		sum += edge_flex(m) + edge_extern(3 * i) + edge_shadow(i) + edge_const(i);
+		sum += edge_flex(m) + edge_extern(3 * i) + edge_shadow(i) + edge_const(i) +
+		       edge_quals(i) + edge_null(i == 1 ? NULL : "null");
 	}
 	free(m);
 	if (ex)

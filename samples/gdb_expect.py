@@ -108,7 +108,7 @@ def scalar(v, member=False):
     if c == gdb.TYPE_CODE_PTR:
         if not member and is_char(t.target()):
             if int(v) == 0:
-                return '(error: bad address 0x0)'
+                return 'NULL'
             data, trunc = read_cstr(int(v), STRMAX)
             return esc(data) + ('...' if trunc else '')
         return hexptr(v)

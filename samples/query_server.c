@@ -41,7 +41,7 @@
  *   --syscalls pread64,pwrite64,fsync,openat
  * in ptap's normalized text form (no duration), one line per probe hit or
  * syscall, in the order they happen:
- *   openat: dirfd=AT_FDCWD pathname="q.txt" flags=O_RDONLY mode=000 ret=4</abs/q.txt>
+ *   openat: dirfd=AT_FDCWD pathname="q.txt" flags=O_RDONLY ret=4</abs/q.txt>
  *   openat: dirfd=AT_FDCWD pathname="r" flags=O_RDWR|O_CREAT|O_TRUNC mode=0644 ret=5</abs/r>
  *   exec_query: query_string="SELECT 1"
  *   pwrite64: fd=5</abs/r> buf=0x7ffc... count=13 offset=0 ret=13 {exec_query: query_string=...}
@@ -177,7 +177,9 @@ static void put_ctx(FILE *f, const char *query)
 	fputc('}', f);
 }
 
-/* openat(AT_FDCWD, PATH, FLAGS, MODE) as open() makes it, stated; returns the fd or -1. */
+/* openat(AT_FDCWD, PATH, FLAGS, MODE) as open() makes it, stated (the mode only with
+ * O_CREAT: without it the call does not read it, and strace leaves it out); returns the fd
+ * or -1. */
 static int open_stated(FILE *f, long totals[][2], const char *path, int flags, const char *fltext,
 		       mode_t mode)
 {
@@ -187,9 +189,9 @@ static int open_stated(FILE *f, long totals[][2], const char *path, int flags, c
 	if (f) {
 		fputs("openat: dirfd=AT_FDCWD pathname=", f);
 		ex_str(f, path);
-		/* mode: what open() passes on, 0 without O_CREAT; as strace prints it (000) */
-		fprintf(f, " flags=%s mode=%#03o ", fltext,
-			(flags & O_CREAT) ? (unsigned int)mode : 0u);
+		fprintf(f, " flags=%s ", fltext);
+		if (flags & O_CREAT)
+			fprintf(f, "mode=%#03o ", (unsigned int)mode);
 		if (fd >= 0) {
 			fputs("ret=", f);
 			ex_fd(f, fd);

@@ -22,11 +22,20 @@
  *	and prints "ticks N", FILE-OK when FILE holds exactly the N lines (else
  *	FILE-BAD), BYTES-OK when tick's code is intact (selfcheck.h) and, when
  *	both were right, EXIT-SUCCESS; exits 0 then, 1 otherwise.
+ *
+ *   opens DIR: raw open and openat calls with and without O_CREAT (and
+ *	O_TMPFILE), those without it passing a junk mode that the kernel
+ *	ignores, as a caller may: what strace shows of each call is what
+ *	`ptap record --syscalls open,openat` records.  Makes DIR/a and DIR/b.
  */
+#define _GNU_SOURCE		/* O_TMPFILE */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +156,34 @@ static int run_loop(const char *file, int secs)
 	return ok ? 0 : 1;
 }
 
+/* open(2)'s mode with and without the flags that use it. */
+static int run_opens(const char *dir)
+{
+	static const long junk_mode = 0777;
+	char a[PATH_MAX], b[PATH_MAX];
+	long fds[8];
+	int n = 0, bad = 0;
+
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	fds[n++] = syscall(SYS_openat, AT_FDCWD, a, O_WRONLY | O_CREAT | O_TRUNC, 0640);
+	fds[n++] = syscall(SYS_openat, AT_FDCWD, a, O_RDONLY, junk_mode);
+	fds[n++] = syscall(SYS_open, a, O_RDONLY | O_CLOEXEC, 0123);
+	fds[n++] = syscall(SYS_open, b, O_RDWR | O_CREAT | O_EXCL, 0600);
+	fds[n++] = syscall(SYS_openat, AT_FDCWD, dir, O_RDWR | O_TMPFILE, 0600);
+	fds[n++] = syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, junk_mode);
+	for (int i = 0; i < n; i++) {
+		if (fds[i] < 0) {
+			fprintf(stderr, "sysio: opens: call %d failed: %s\n", i + 1, strerror(errno));
+			bad = 1;
+		} else {
+			close((int)fds[i]);
+		}
+	}
+	printf("sysio: opens %d calls\n", n);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -160,6 +197,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > 3 && strcmp(argv[1], "loop") == 0)
 		return run_loop(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: sysio nest [DEPTH [FILE]] | sysio loop FILE SECONDS\n");
+	if (argc > 2 && strcmp(argv[1], "opens") == 0)
+		return run_opens(argv[2]);
+	fprintf(stderr,
+		"usage: sysio nest [DEPTH [FILE]] | sysio loop FILE SECONDS | sysio opens DIR\n");
 	return 2;
 }

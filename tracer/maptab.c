@@ -642,7 +642,8 @@ static int mt_parse_line(char *line, struct map_entry *e)
 	return 0;
 }
 
-int maptab__parse_maps(struct maptab *mt, FILE *f)
+/* The rows of F below MAPTAB_USER_LIMIT, or with GATE only those at or above it. */
+static int parse_maps(struct maptab *mt, FILE *f, bool gate)
 {
 	struct maptab tmp = { 0 };
 	char *line = NULL;
@@ -656,7 +657,7 @@ int maptab__parse_maps(struct maptab *mt, FILE *f)
 		if (ret < 0)
 			break;
 		/* [vsyscall] lies above the user limit; PROCMAP_QUERY skips it too. */
-		if (e.start >= MAPTAB_USER_LIMIT)
+		if ((e.start >= MAPTAB_USER_LIMIT) != gate)
 			continue;
 		ret = mt_append(&tmp, &e);
 		if (ret < 0)
@@ -670,6 +671,11 @@ int maptab__parse_maps(struct maptab *mt, FILE *f)
 	maptab__clear(&tmp);
 	free(tmp.v);
 	return ret;
+}
+
+int maptab__parse_maps(struct maptab *mt, FILE *f)
+{
+	return parse_maps(mt, f, false);
 }
 
 int maptab__parse_maps_str(struct maptab *mt, const char *text)
@@ -690,17 +696,12 @@ int maptab__parse_maps_str(struct maptab *mt, const char *text)
 	return ret;
 }
 
-int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query)
+/* The text of MAPS_FD, from its start, through parse_maps(); MAPS_FD is left open. */
+static int parse_maps_fd(struct maptab *mt, int maps_fd, bool gate)
 {
 	FILE *f;
 	int fd, ret;
 
-	*query = !text;
-	ret = text ? -ENOTTY : maptab__load_procmap_query(mt, maps_fd);
-	/* ENOTTY: a kernel before 6.11; EINVAL: one that rejects our struct size. */
-	if (ret != -ENOTTY && ret != -EINVAL)
-		return ret;
-	*query = false;
 	fd = dup(maps_fd);
 	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
@@ -712,9 +713,27 @@ int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query)
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		ret = -errno;
 	else
-		ret = maptab__parse_maps(mt, f);
+		ret = parse_maps(mt, f, gate);
 	fclose(f);
 	return ret;
+}
+
+int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query)
+{
+	int ret;
+
+	*query = !text;
+	ret = text ? -ENOTTY : maptab__load_procmap_query(mt, maps_fd);
+	/* ENOTTY: a kernel before 6.11; EINVAL: one that rejects our struct size. */
+	if (ret != -ENOTTY && ret != -EINVAL)
+		return ret;
+	*query = false;
+	return parse_maps_fd(mt, maps_fd, false);
+}
+
+int maptab__load_gate(struct maptab *mt, int maps_fd)
+{
+	return parse_maps_fd(mt, maps_fd, true);
 }
 
 int maptab__load_proc(struct maptab *mt, pid_t pid)

@@ -97,6 +97,14 @@ int maptab__load_proc(struct maptab *mt, pid_t pid);
  * which it was.  0 or -errno.
  */
 int maptab__load_fd(struct maptab *mt, int maps_fd, bool text, bool *query);
+/*
+ * The rows the tables above leave out, for `ptap maps`: those of MAPS_FD's
+ * text (an open /proc/PID/maps, left open) at or above MAPTAB_USER_LIMIT,
+ * i.e. the kernel's gate area, [vsyscall] on x86-64 where the kernel maps it
+ * (PROCMAP_QUERY never returns it; nothing of the process lives there).  MT
+ * gets them alone, maybe none.  0 or -errno.
+ */
+int maptab__load_gate(struct maptab *mt, int maps_fd);
 
 /*
  * The two halves of maptab__load_proc(), for tests.  Each replaces the table

@@ -218,25 +218,17 @@ int mapview__open_file(pid_t pid, uint64_t start, uint64_t end, const char *path
 	return fd;
 }
 
-/* Fill V's rows from PID's map table read through MAPS_FD. */
-static int live_rows(struct mapview *v, int maps_fd, bool text)
+/* Append MT's entries to V's rows; with QUERY, build-ids from PROCMAP_QUERY on MAPS_FD. */
+static int add_entries(struct mapview *v, const struct maptab *mt, int maps_fd, bool query)
 {
-	struct maptab *mt = maptab__new();
-	bool query;
-	int r;
+	int r = 0;
 
-	if (!mt)
-		return -ENOMEM;
-	r = maptab__load_fd(mt, maps_fd, text, &query);
-	v->source = query ? "procmap_query" : "proc_maps";
 	for (size_t i = 0; r == 0 && i < maptab__count(mt); i++) {
 		const struct map_entry *e = maptab__at(mt, i);
 		struct mapview_row *row = add_row(v);
 
-		if (!row) {
-			r = -ENOMEM;
-			break;
-		}
+		if (!row)
+			return -ENOMEM;
 		row->start = e->start;
 		row->end = e->end;
 		row->pgoff = e->pgoff;
@@ -254,6 +246,30 @@ static int live_rows(struct mapview *v, int maps_fd, bool text)
 			row->build_id_len = n > 0 ? (size_t)n : 0;
 		}
 	}
+	return r;
+}
+
+/*
+ * Fill V's rows from PID's map table read through MAPS_FD, then the kernel's
+ * gate area ([vsyscall]) from its text: /proc/PID/maps shows it last, and so
+ * does `ptap maps`, row for row, although the table leaves it out.
+ */
+static int live_rows(struct mapview *v, int maps_fd, bool text)
+{
+	struct maptab *mt = maptab__new();
+	bool query;
+	int r;
+
+	if (!mt)
+		return -ENOMEM;
+	r = maptab__load_fd(mt, maps_fd, text, &query);
+	v->source = query ? "procmap_query" : "proc_maps";
+	if (r == 0)
+		r = add_entries(v, mt, maps_fd, query);
+	if (r == 0)
+		r = maptab__load_gate(mt, maps_fd);
+	if (r == 0)
+		r = add_entries(v, mt, maps_fd, false);
 	maptab__free(mt);
 	return r;
 }

@@ -464,7 +464,7 @@ bool syscall_entry(struct session *s, struct thread *t, long nr, const uint64_t 
 {
 	struct sc_call *c = t->sc;
 	const struct sc_desc *d = arch_sc_by_nr(nr);
-	unsigned int n = d ? d->nargs : 6;
+	unsigned int n = d ? arch_sc_nargs(d, args) : 6;
 
 	if (!c)
 		return false;

@@ -556,6 +556,17 @@ const struct sc_desc *arch_sc_table(size_t *n)
 }
 
 /* Numbers 0..334 are dense, so the row of NR is usually row NR; else binary search. */
+unsigned int arch_sc_nargs(const struct sc_desc *d, const uint64_t args[6])
+{
+	unsigned int n = d->nargs;
+
+	/* mq_open's mode is not last (its attr, which the kernel reads anyway, follows) */
+	if (n >= 2 && d->args[n - 2] == SA_OPEN_FLAGS && d->args[n - 1] == SA_MODE &&
+	    !(args[n - 2] & O_CREAT) && (args[n - 2] & O_TMPFILE) != O_TMPFILE)
+		return n - 1;
+	return n;
+}
+
 const struct sc_desc *arch_sc_by_nr(long nr)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(x86_64_sc_table);

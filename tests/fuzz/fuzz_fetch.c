@@ -66,6 +66,7 @@ static bool same_val(const struct fetch_val *a, const struct fetch_val *b)
 	if (a->err)
 		return true;
 	return a->u == b->u && a->len == b->len && a->truncated == b->truncated &&
+	       a->null == b->null &&
 	       (!a->len || memcmp(a->str, b->str, a->len) == 0);
 }
 

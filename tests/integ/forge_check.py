@@ -103,7 +103,8 @@ def unescape(s):
 
 
 QUOTED = r'"((?:[^"\\]|\\.)*)"'
-TEXT_REC = re.compile(r"^(.*?) (\d+)/(\d+) (\d+\.\d{9}): (\w+): \(0x[0-9a-f]+\)(.*)$")
+# the address: a probe's; exec and exit records have none
+TEXT_REC = re.compile(r"^(.*?) (\d+)/(\d+) (\d+\.\d{9}): (\w+):( \(0x[0-9a-f]+\))?(.*)$")
 TAKE_ARGS = re.compile(r"^ i=(\d+) s=" + QUOTED + r"(\.\.\.\(\+\d+ bytes(?: or more)?\))? "
                        r"n=(\d+)$")
 
@@ -124,10 +125,13 @@ def check_text(lines, calls, comm, smax):
     if events != want:
         bad("events %s, want %s" % (events, want))
         return
+    for ln, m in recs:
+        if (m.group(5) == "take") != bool(m.group(6)):
+            bad("line %d: %s record with address %r" % (ln, m.group(5), m.group(6)))
     for (ln, m), (i, n, data, unterm) in zip(recs[1:-1], calls):
-        a = TAKE_ARGS.match(m.group(6))
+        a = TAKE_ARGS.match(m.group(7))
         if not a:
-            bad("line %d: arguments %r" % (ln, m.group(6)[:200]))
+            bad("line %d: arguments %r" % (ln, m.group(7)[:200]))
             continue
         shown = min(n, smax)
         if int(a.group(1)) != i or int(a.group(4)) != n:
@@ -159,6 +163,9 @@ def check_json(lines, calls, comm, smax):
     if events != want:
         bad("events %s, want %s" % (events, want))
         return
+    for ln, r in recs:
+        if (r["event"] == "take") != ("addr" in r):
+            bad("line %d: %s record with addr %r" % (ln, r["event"], r.get("addr")))
     for (ln, r), (i, n, data, unterm) in zip(recs[1:-1], calls):
         args = r["args"]
         shown = min(n, smax)

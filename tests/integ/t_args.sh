@@ -22,7 +22,7 @@ test_args_global_symbol() {
 			'exec_query: prev="SELECT name FROM users WHERE id = 42"' >"$TMP/want"
 		head -2 "$TMP/got" >"$TMP/got2"
 		expect_diff "$TMP/want" "$TMP/got2"
-		expect_eq "last record ($bin)" 'query_stats: prev=(error: bad address 0x0)' \
+		expect_eq "last record ($bin)" 'query_stats: prev=NULL' \
 			"$(tail -1 "$TMP/got")"
 		expect_eq "records ($bin)" 8 "$(wc -l <"$TMP/got")"
 	done

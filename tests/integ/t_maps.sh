@@ -84,7 +84,7 @@ kernel_core_path() {
 	esac
 }
 
-# The live table of maps_zoo is /proc/PID/maps, row for row (less [vsyscall]),
+# The live table of maps_zoo is /proc/PID/maps, row for row ([vsyscall] too),
 # from PROCMAP_QUERY (this kernel has it) and from /proc/PID/maps
 # (--proc-maps); and what maps_zoo states holds: each object's load bias,
 # build-id (readelf -n) and PT_LOAD segments (readelf -lW), libc's bss row,
@@ -187,6 +187,34 @@ test_maps_sleep() {
 		{ cat "$d/gcore.log" >&2; fail "gcore failed"; }
 	maps_ok "$d/core.json" --format json --core "$d/gc.$p"
 	$MAPS_CHECK core "$d/json" "$d/core.json" "$d/gc.$p" gcore
+}
+
+# Every row of /proc/PID/maps is a row of `ptap maps`, in text and JSON, from
+# PROCMAP_QUERY and from the text: the kernel's gate area too ([vsyscall], last,
+# above user space), which the ioctl does not return.  Whether this kernel maps
+# it (vsyscall=none does not) is said; the rows are compared either way.
+test_maps_every_proc_row() {
+	local d=$TMP/maps-rows p f gate=no
+	mkdir -p "$d"
+	sleep 100 &
+	p=$!
+	trap 'kill -KILL '$p' 2>/dev/null || true' EXIT
+	wait_for grep -q libc /proc/$p/maps
+	grep -q ' \[vsyscall\]$' /proc/$p/maps && gate=yes
+	echo "the kernel shows [vsyscall]: $gate"
+	for f in "" --proc-maps; do
+		maps_ok "$d/json$f" --format json $f $p
+		maps_ok "$d/text$f" $f $p
+		cat /proc/$p/maps >"$d/maps$f"
+		$MAPS_CHECK live "$d/json$f" "$d/maps$f"
+		$MAPS_CHECK text "$d/text$f" "$d/json$f"
+		if [ $gate = yes ]; then
+			grep -Eq '^ffffffffff600000-ffffffffff601000 +4K --xp 00000000 00:00 +0 .* \[vsyscall\]$' \
+				"$d/text$f" || fail "ptap maps $f: no [vsyscall] row: $(tail -2 "$d/text$f")"
+			tail -2 "$d/json$f" | head -1 | grep -q '"start":"0xffffffffff600000","end":"0xffffffffff601000",.*"perms":"--xp",.*"path":"\[vsyscall\]"' ||
+				fail "ptap maps --format json $f: [vsyscall] is not the last row"
+		fi
+	done
 }
 
 # gcore: the core's table against the live one taken just before.  gcore

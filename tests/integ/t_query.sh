@@ -75,3 +75,44 @@ test_query_string_max() {
 	expect_grep 'query_string="SELECT"\.\.\.(+2 bytes) len=8$' "$TMP/rec"
 	expect_grep 'query_string="" len=0$' "$TMP/rec"
 }
+
+# A string cut at --string-max inside a multi-byte character ends before it: no piece of
+# the character shows as invalid bytes (JSON \u00e6 would read as a character that was
+# never there), and (+N bytes) counts every byte not shown.  Invalid bytes before the cut
+# still show as \xNN.
+test_query_string_max_utf8() {
+	printf 'SELECT "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"\nSELECT \xf0\x9f\x98\x80\xf0\x9f\x98\x80\nab\xff\xfe\xfdcdefgh\n' \
+		>"$TMP/q"
+	run_ptap record --string-max 9 -o "$TMP/rec" -e 'exec_query %di:string' \
+		-- "$S/query_server" "$TMP/q" >/dev/null
+	normalize "$TMP/rec" >"$TMP/got"
+	cat >"$TMP/want" <<-'END'
+	exec_query: arg1="SELECT \""...(+10 bytes)
+	exec_query: arg1="SELECT "...(+8 bytes)
+	exec_query: arg1="ab\xff\xfe\xfdcdef"...(+2 bytes)
+	END
+	expect_diff "$TMP/want" "$TMP/got"
+	local fmt
+	for fmt in json perfetto; do
+		run_ptap record --format $fmt --string-max 9 -o "$TMP/rec.$fmt" \
+			-e 'exec_query %di:string' -- "$S/query_server" "$TMP/q" >/dev/null
+		python3 - "$TMP/rec.$fmt" "$fmt" <<-'END' >"$TMP/got.$fmt" ||
+		import json, sys
+		text = open(sys.argv[1], encoding="utf-8").read()
+		if sys.argv[2] == "json":
+		    recs = [json.loads(l) for l in text.splitlines()[1:]]
+		else:
+		    recs = [e for e in json.loads(text)["traceEvents"] if e.get("name") == "exec_query"]
+		for r in recs:
+		    a = r["args"]["arg1"]
+		    print(json.dumps(a["value"]), a["truncated"], a["length"])
+		END
+			fail "$fmt: not read as JSON"
+		cat >"$TMP/want.$fmt" <<-'END'
+		"SELECT \"" True 18
+		"SELECT " True 15
+		"ab\u00ff\u00fe\u00fdcdef" True 11
+		END
+		expect_diff "$TMP/want.$fmt" "$TMP/got.$fmt"
+	done
+}

@@ -336,3 +336,81 @@ Test(escape, random_strings_as_reference)
 		check_against_ref(in, len, "random");
 	}
 }
+
+/* ---- utf8_whole_len(): where a string cut at a byte limit ends ----------- */
+
+static const struct {
+	const char *what;
+	const char *in;
+	size_t len;
+	size_t whole;
+} wholes[] = {
+	{ "empty", S(""), 0 },
+	{ "ASCII", S("SELECT"), 6 },
+	{ "whole 2-byte", S("caf\xc3\xa9"), 5 },
+	{ "whole 3-byte", S("\xe6\x97\xa5"), 3 },
+	{ "whole 4-byte", S("a\xf0\x9f\x98\x80"), 5 },
+	{ "2-byte cut after its lead", S("caf\xc3"), 3 },
+	{ "3-byte cut after its lead", S("SELECT \"\xe6"), 8 },
+	{ "3-byte cut after 2", S("SELECT \"\xe6\x97"), 8 },
+	{ "4-byte cut after 1", S("a\xf0"), 1 },
+	{ "4-byte cut after 2", S("a\xf0\x9f"), 1 },
+	{ "4-byte cut after 3", S("a\xf0\x9f\x98"), 1 },
+	{ "lead alone", S("\xe2"), 0 },
+	{ "U+10FFFF cut", S("x\xf4\x8f\xbf"), 1 },
+	{ "whole, then a stray continuation", S("\xc3\xa9\x80"), 3 },
+	{ "stray continuations only", S("\x80\x80\x80\x80"), 4 },
+	{ "invalid lead C0", S("a\xc0"), 2 },
+	{ "invalid lead F5", S("a\xf5\x80"), 3 },
+	{ "FF", S("a\xff"), 2 },
+	{ "overlong E0 80: invalid already", S("a\xe0\x80"), 3 },
+	{ "E0 A0: a valid start", S("a\xe0\xa0"), 1 },
+	{ "surrogate ED A0: invalid already", S("a\xed\xa0"), 3 },
+	{ "overlong F0 8F: invalid already", S("a\xf0\x8f"), 3 },
+	{ "F4 90, above U+10FFFF: invalid already", S("a\xf4\x90\x80"), 4 },
+	{ "2-byte lead, then a continuation too many", S("a\xc3\xa9\xa9"), 4 },
+	{ "ASCII after a lead", S("\xe6x"), 2 },
+	{ "NUL last", S("a\0"), 2 },
+};
+
+Test(escape, utf8_whole_len_drops_a_cut_character)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(wholes); i++) {
+		size_t got = utf8_whole_len(wholes[i].in, wholes[i].len);
+
+		cr_expect_eq(got, wholes[i].whole, "%s: %zu, want %zu", wholes[i].what, got,
+			     wholes[i].whole);
+	}
+}
+
+/* Every valid character of each length, cut after each of its bytes, behind 0..4 plain ones:
+ * only the whole character is kept, and escape_str() then finds no invalid byte. */
+Test(escape, utf8_whole_len_every_cut)
+{
+	static const char *const chars[] = {
+		"\xc2\x80", "\xc3\xa9", "\xdf\xbf", "\xe0\xa0\x80", "\xe6\x97\xa5",
+		"\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80",
+		"\xf0\x9f\x98\x80", "\xf3\xbf\xbf\xbf", "\xf4\x8f\xbf\xbf",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(chars); i++) {
+		size_t n = strlen(chars[i]);
+
+		for (size_t run = 0; run <= 4; run++) {
+			char in[16], out[64];
+
+			memcpy(in, "abcd", run);
+			memcpy(in + run, chars[i], n);
+			size_t w = utf8_whole_len(in, run + n);
+
+			cr_expect_eq(w, run + n, "char %zu whole: %zu, want %zu", i, w, run + n);
+			for (size_t k = 1; k < n; k++) {
+				w = utf8_whole_len(in, run + k);
+				cr_expect_eq(w, run, "char %zu cut after %zu of %zu bytes: %zu, want %zu",
+					     i, k, n, w, run);
+				escape_str(in, w, ESC_TEXT, out, sizeof(out), NULL);
+				cr_expect_null(strstr(out, "\\x"), "char %zu: %s", i, out);
+			}
+		}
+	}
+}

@@ -318,7 +318,7 @@ struct str_row {
 	int err;
 	const char *str;	/* expected bytes, when err == 0 */
 	bool truncated;
-	uint64_t addr;
+	uint64_t addr;		/* 0 without an error: a NULL pointer, a value (val.null) */
 };
 
 static const struct str_row str_rows[] = {
@@ -338,7 +338,8 @@ static const struct str_row str_rows[] = {
 	  MEM_BASE + PAGE - 3 },
 	{ "before an unmapped page", { OP(IMM, 0, 0, MEM_BASE + MEM_SIZE - 6) }, 256, 0, "hello",
 	  false, MEM_BASE + MEM_SIZE - 6 },
-	{ "NULL", { OP(REG, 0, 4, 0), OP(DEREF, 8, 0, 0x20) }, 64, -EFAULT, NULL, false, 0 },
+	{ "NULL", { OP(REG, 0, 4, 0), OP(DEREF, 8, 0, 0x20) }, 64, 0, "", false, 0 },
+	{ "NULL in a register", { OP(REG, 0, 3, 0) }, 64, 0, "", false, 0 },
 	{ "bad pointer", { OP(REG, 0, 4, 0), OP(DEREF, 8, 0, 0x18) }, 64, -EFAULT, NULL, false,
 	  0xdead000000ULL },
 	{ "fault before the pointer", { OP(IMM, 0, 0, 8), OP(DEREF, 8, 0, 0) }, 64, -EFAULT,
@@ -357,9 +358,10 @@ Test(fetch, reads_strings, .init = setup)
 		memset(sbuf, '#', sizeof(sbuf));
 		fm.crossed_page = false;
 		cr_expect_eq(run_row(&pr, &val, sbuf, row->strmax), 0, "%s", row->what);
-		cr_expect_eq(val.err, row->err, "%s: err %d", row->what, val.err);
+		cr_expect_eq(val.err, row->err, "%s: err %d, want %d", row->what, val.err, row->err);
 		cr_expect_eq(val.addr, row->addr, "%s: addr 0x%llx", row->what,
 			     (unsigned long long)val.addr);
+		cr_expect_eq(val.null, !row->err && !row->addr, "%s: null %d", row->what, val.null);
 		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
 		if (row->err)
 			continue;

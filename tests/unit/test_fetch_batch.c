@@ -356,6 +356,7 @@ static void expect_same(const struct outcome *a, const struct outcome *b, size_t
 		cr_expect_eq(x->u, y->u, "%s (%s): u", what, how);
 		cr_expect_eq(x->len, y->len, "%s (%s): len %zu, %zu", what, how, x->len, y->len);
 		cr_expect_eq(x->truncated, y->truncated, "%s (%s): truncated", what, how);
+		cr_expect_eq(x->null, y->null, "%s (%s): null %d, %d", what, how, x->null, y->null);
 		cr_expect_eq(x->str ? x->str - a[i].buf : -1, y->str ? y->str - b[i].buf : -1,
 			     "%s (%s): str", what, how);
 		/* the whole buffer: what the value shows and what the reads left past it */

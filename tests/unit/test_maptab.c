@@ -959,6 +959,34 @@ static void check_self_table(const struct maptab *mt, const struct self_fixture 
 	cr_assert_null(maptab__find(mt, 0xffffffffff600000ULL));
 }
 
+/* The gate area alone, from the text of a maps fd read from its start; none when absent. */
+Test(maptab, load_gate_rows)
+{
+	static const char no_gate[] =
+		"7ffd7c000000-7ffd7c021000 rw-p 00000000 00:00 0                          [stack]\n";
+	struct maptab *mt = maptab__new();
+	const struct map_entry *e;
+	int fd = memfd_create("maps", 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, maps_text, sizeof(maps_text) - 1), (ssize_t)sizeof(maps_text) - 1);
+	cr_assert_eq(maptab__parse_maps_str(mt, no_gate), 0);	/* replaced, not added to */
+	cr_assert_eq(maptab__load_gate(mt, fd), 0);
+	cr_assert_eq(maptab__count(mt), 1, "%zu rows", maptab__count(mt));
+	e = maptab__at(mt, 0);
+	cr_expect_eq(e->start, 0xffffffffff600000ULL, "start %#llx", (unsigned long long)e->start);
+	cr_expect_eq(e->end, 0xffffffffff601000ULL, "end %#llx", (unsigned long long)e->end);
+	cr_expect_eq(e->prot, PROT_EXEC, "prot %d", e->prot);
+	cr_expect_eq(e->flags, MAP_PRIVATE | MAP_ANONYMOUS, "flags %#x", e->flags);
+	cr_expect_str_eq(e->path, "[vsyscall]");
+	cr_assert_eq(ftruncate(fd, 0), 0);
+	cr_assert_eq(pwrite(fd, no_gate, sizeof(no_gate) - 1, 0), (ssize_t)sizeof(no_gate) - 1);
+	cr_assert_eq(maptab__load_gate(mt, fd), 0);
+	cr_expect_eq(maptab__count(mt), 0, "%zu rows", maptab__count(mt));
+	close(fd);
+	maptab__free(mt);
+}
+
 Test(maptab, load_proc_self_both_paths, .init = self_fixture_setup,
      .fini = self_fixture_teardown)
 {

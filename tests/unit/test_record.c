@@ -65,6 +65,24 @@ static const struct {
 	  "\"abcd\"...", "{\"value\":\"abcd\",\"truncated\":true}" },
 	{ "truncated char array", TY(CHARS, 0), LEN("ab\n", 7, false), "\"ab\\n\"...(+4 bytes)",
 	  "{\"value\":\"ab\\n\",\"truncated\":true,\"length\":7}" },
+	{ "cut inside a character: ends before it", TY(STRING, 8),
+	  LEN("SELECT \"\xe6", 18, false), "\"SELECT \\\"\"...(+10 bytes)",
+	  "{\"value\":\"SELECT \\\"\",\"truncated\":true,\"length\":18}" },
+	{ "cut after 2 of 3 bytes", TY(STRING, 8), LEN("\xe6\x97\xa5\xe6\x9c", 9, false),
+	  "\"\xe6\x97\xa5\"...(+6 bytes)",
+	  "{\"value\":\"\xe6\x97\xa5\",\"truncated\":true,\"length\":9}" },
+	{ "cut inside a character, length unknown", TY(USTRING, 8), STR("ab\xf0\x9f\x98", true),
+	  "\"ab\"...", "{\"value\":\"ab\",\"truncated\":true}" },
+	{ "cut inside a character, at least", TY(STRING, 8), LEN("ab\xf0\x9f", 65540, true),
+	  "\"ab\"...(+65538 bytes or more)",
+	  "{\"value\":\"ab\",\"truncated\":true,\"length_min\":65540}" },
+	{ "char array cut inside a character", TY(CHARS, 0), LEN("\xc3", 5, false),
+	  "\"\"...(+5 bytes)", "{\"value\":\"\",\"truncated\":true,\"length\":5}" },
+	{ "cut after an invalid byte: shown", TY(STRING, 8), LEN("ab\xff", 10, false),
+	  "\"ab\\xff\"...(+7 bytes)",
+	  "{\"value\":\"ab\\u00ff\",\"truncated\":true,\"length\":10}" },
+	{ "whole string ending in a piece of a character: shown", TY(STRING, 8),
+	  STR("ab\xe6\x97", false), "\"ab\\xe6\\x97\"", "\"ab\\u00e6\\u0097\"" },
 	{ "full_len of a whole string: ignored", TY(STRING, 8),
 	  ((struct fetch_val){ .str = "ab", .len = 2, .full_len = 9 }), "\"ab\"", "\"ab\"" },
 	{ "forged record", TY(STRING, 8),
@@ -73,6 +91,8 @@ static const struct {
 	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\x1b[2J\\x1b]0;t\\x07\\u009b1m\\u202e\"",
 	  "\"x\\nx 1/1 0.000000001: evil: (0x0)\\r\\u001b[2J\\u001b]0;t\\u0007\\u009b1m"
 	  "\\u202e\"" },
+	{ "NULL string", TY(STRING, 8), ((struct fetch_val){ .null = true }), "NULL", "null" },
+	{ "NULL ustring", TY(USTRING, 8), ((struct fetch_val){ .null = true }), "NULL", "null" },
 	{ "bad address", TY(STRING, 8), ERR(-EFAULT, 0), "(error: bad address 0x0)",
 	  "{\"error\":\"bad address 0x0\"}" },
 	{ "bad address int", TY(UNSIGNED, 4), ERR(-EFAULT, 0xdead0010), 
@@ -90,11 +110,13 @@ Test(record, formats_values)
 		size_t n;
 
 		n = value__format_text(&values[i].t, &values[i].v, buf, sizeof(buf));
-		cr_expect_str_eq(buf, values[i].text, "text %s", values[i].what);
-		cr_expect_eq(n, strlen(values[i].text), "text %s", values[i].what);
+		cr_expect_str_eq(buf, values[i].text, "text %s: %s, want %s", values[i].what, buf,
+				 values[i].text);
+		cr_expect_eq(n, strlen(values[i].text), "text %s: %zu", values[i].what, n);
 		n = value__format_json(&values[i].t, &values[i].v, buf, sizeof(buf));
-		cr_expect_str_eq(buf, values[i].json, "json %s", values[i].what);
-		cr_expect_eq(n, strlen(values[i].json), "json %s", values[i].what);
+		cr_expect_str_eq(buf, values[i].json, "json %s: %s, want %s", values[i].what, buf,
+				 values[i].json);
+		cr_expect_eq(n, strlen(values[i].json), "json %s: %zu", values[i].what, n);
 	}
 }
 
@@ -892,6 +914,44 @@ Test(record, syscall_golden)
 	cr_expect(strstr(buf, "\"truncated\":true}") && !strstr(buf, "context"), "%s", buf);
 	record__format_text(&r, buf, 80);
 	cr_expect(strstr(buf, "...(truncated)") && !strstr(buf, "{exec_query"), "%s", buf);
+}
+
+/* fork, exec and exit records have no address: none is shown (not "(0x0)"). */
+Test(record, task_records_have_no_address)
+{
+	static const char *const tnames[] = { "child" };
+	const struct fetch_type ttypes[] = { TY(SIGNED, 8) };
+	const struct fetch_val tvals[] = { INT(4243) };
+	static const struct {
+		enum rec_kind kind;
+		const char *text, *json;
+	} rows[] = {
+		{ REC_KIND_FORK, "sh 7/8 1.000000002: fork: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"fork\","
+		  "\"kind\":\"fork\",\"args\":{\"child\":4243}}\n" },
+		{ REC_KIND_EXEC, "sh 7/8 1.000000002: exec: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"exec\","
+		  "\"kind\":\"exec\",\"args\":{\"child\":4243}}\n" },
+		{ REC_KIND_EXIT, "sh 7/8 1.000000002: exit: child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"exit\","
+		  "\"kind\":\"exit\",\"args\":{\"child\":4243}}\n" },
+		/* an mmap record's address is the mapping's: shown */
+		{ REC_KIND_MMAP, "sh 7/8 1.000000002: mmap: (0x0) child=4243\n",
+		  "{\"ts\":1000000002,\"pid\":7,\"tid\":8,\"comm\":\"sh\",\"event\":\"mmap\","
+		  "\"kind\":\"mmap\",\"addr\":\"0x0\",\"args\":{\"child\":4243}}\n" },
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct record r = { .ts = 1000000002ULL, .pid = 7, .tid = 8, .comm = "sh",
+				    .event = rec_kind__name(rows[i].kind), .kind = rows[i].kind,
+				    .nargs = 1, .names = tnames, .types = ttypes, .vals = tvals };
+
+		record__format_text(&r, buf, sizeof(buf));
+		cr_expect_str_eq(buf, rows[i].text, "%s: %s", r.event, buf);
+		record__format_json(&r, buf, sizeof(buf));
+		cr_expect_str_eq(buf, rows[i].json, "%s: %s", r.event, buf);
+	}
 }
 
 Test(record, clock_header)

@@ -355,6 +355,40 @@ static size_t class_count(unsigned int bits)
 	return c;
 }
 
+/* open's mode is an argument only with O_CREAT or O_TMPFILE (strace shows it then). */
+Test(sctable, open_mode_only_when_used)
+{
+	static const struct {
+		const char *name;
+		uint64_t flags;
+		unsigned int nargs;
+	} rows[] = {
+		{ "openat", O_RDONLY, 3 },
+		{ "openat", O_RDONLY | O_CLOEXEC, 3 },
+		{ "openat", O_WRONLY | O_CREAT | O_TRUNC, 4 },
+		{ "openat", O_RDWR | O_TMPFILE, 4 },
+		{ "openat", O_RDONLY | O_DIRECTORY, 3 },	/* a bit of O_TMPFILE's, not all */
+		{ "open", O_RDONLY, 2 },
+		{ "open", O_RDWR | O_CREAT | O_EXCL, 3 },
+		{ "open", O_WRONLY | O_TMPFILE, 3 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const struct sc_desc *d = get(rows[i].name);
+		uint64_t args[6] = { 0x100, 0x200, 0x300, 0777, 0, 0 };
+		unsigned int n;
+
+		args[d->nr == SYS_openat ? 2 : 1] = rows[i].flags;
+		n = arch_sc_nargs(d, args);
+		cr_expect_eq(n, rows[i].nargs, "%s flags %#llx: %u arguments, want %u",
+			     rows[i].name, (unsigned long long)rows[i].flags, n, rows[i].nargs);
+	}
+	/* others keep every argument, mq_open's mode and attr too */
+	cr_expect_eq(arch_sc_nargs(get("mq_open"), (uint64_t[6]){ 0x100, O_RDONLY }), 4);
+	cr_expect_eq(arch_sc_nargs(get("mkdirat"), (uint64_t[6]){ 0 }), 3);
+	cr_expect_eq(arch_sc_nargs(get("pread64"), (uint64_t[6]){ 0 }), 4);
+}
+
 Test(sctable, class_names)
 {
 	cr_assert_eq(arch_sc_class("%file"), SC_FILE);
