@@ -39,6 +39,14 @@ need cmd:python3 python3
 need cmd:valgrind valgrind
 # t_maps reads gdb's gcore cores back (gdb also runs in make bench)
 need cmd:gdb gdb
+# the privilege tests give a copy of ptap cap_sys_ptrace+ep (tests/integ/t_privs.sh)
+need cmd:setcap libcap2-bin
+# the tests act as another user (setpriv, useradd), lower RLIMIT_NICE
+# (prlimit) and trace into PID namespaces (unshare)
+need cmd:setpriv util-linux
+need cmd:prlimit util-linux
+need cmd:unshare util-linux
+need cmd:useradd passwd
 if [ "${1:-}" = --bench ]; then
 	need cmd:perf linux-perf
 	need cmd:ltrace ltrace

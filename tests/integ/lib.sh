@@ -15,6 +15,23 @@ fail() {
 	return 1
 }
 
+# skip REASON: end the test here as skipped; run.sh prints "SKIP  NAME: REASON"
+# and counts it (as root, a failure unless PTAP_ALLOW_SKIP=1: see run.sh).
+# Only for what the machine lacks and the test cannot provide; a missing
+# package belongs in scripts/deps.sh, a hang or a wrong value is a failure.
+# Call it from the test's own shell: in $(...), a pipeline or a background
+# job, exit would leave only that subshell.
+SKIP_STATUS=77
+skip() {
+	if [ "$BASHPID" != "${TEST_SHELL:-}" ]; then
+		fail "skip called outside the test's own shell (in a subshell): $*"
+		exit 1
+	fi
+	echo "    SKIP: $*" >&2
+	printf '%s\n' "$*" >"$TMP/test.skip"
+	exit $SKIP_STATUS
+}
+
 # Strip what changes run to run from text records: the "# ptap clock=..." line,
 # "COMM PID/TID SEC.NSEC: ",
 # " (0xADDR)", on a return record " (0xADDR <- 0xRETADDR)", and " duration=Nns".
@@ -63,6 +80,13 @@ expect_diff() {
 # expect_grep PATTERN FILE
 expect_grep() {
 	grep -q -- "$1" "$2" || { sed 's/^/      /' "$2" >&2; fail "no '$1' in $2"; }
+}
+
+# need_cmd COMMAND PACKAGE: COMMAND is installed, else the test fails (not
+# skips): scripts/deps.sh, which make test runs, installs PACKAGE.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		fail "$1 not found: scripts/deps.sh (run by make test) installs $2"
 }
 
 # A run must finish: a hang is a failure, never a skip.

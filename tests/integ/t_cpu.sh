@@ -91,9 +91,9 @@ test_cpu_follow_policies() {
 # SCHED_IDLE: --cpu=follow says so and runs as free.  Needs root, to become one.
 test_cpu_follow_unprivileged() {
 	local d=$TMP/nobody
-	[ "$(id -u)" = 0 ] || { echo "skip: not root"; return 0; }
-	command -v setpriv >/dev/null && command -v prlimit >/dev/null ||
-		{ echo "skip: no setpriv or prlimit"; return 0; }
+	[ "$(id -u)" = 0 ] || skip "not root (needed to become nobody)"
+	need_cmd setpriv util-linux
+	need_cmd prlimit util-linux
 	mkdir -m 777 "$d"
 	chmod 755 "$TMP"
 	cp "$S/query_server" "$d/qs"

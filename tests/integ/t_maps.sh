@@ -51,22 +51,19 @@ maps_prefix() {
 }
 
 # kernel_core_ready: the shell can raise RLIMIT_CORE and core_pattern names a
-# plain file ("core", with %p/%e at most); else says why and returns 1.
+# plain file ("core", with %p/%e at most); else the test skips, saying why.
 kernel_core_ready() {
 	local pat
 	pat=$(cat /proc/sys/kernel/core_pattern)
 	case $pat in
-	'|'*) echo "skip: core_pattern is a pipe ($pat): the kernel writes no core file here"
-	      return 1 ;;
+	'|'*) skip "core_pattern is a pipe ($pat): the kernel writes no core file here" \
+		"(sysctl kernel.core_pattern=core lets this test run)" ;;
 	esac
-	if [[ ${pat//%[pe%]/} == *%* ]]; then
-		echo "skip: core_pattern '$pat' has specifiers this test does not expand"
-		return 1
-	fi
-	ulimit -c unlimited 2>/dev/null || {
-		echo "skip: cannot raise RLIMIT_CORE (ulimit -Hc is $(ulimit -Hc))"
-		return 1
-	}
+	[[ ${pat//%[pe%]/} != *%* ]] ||
+		skip "core_pattern '$pat' has specifiers this test does not expand" \
+			"(sysctl kernel.core_pattern=core lets this test run)"
+	ulimit -c unlimited 2>/dev/null ||
+		skip "cannot raise RLIMIT_CORE (ulimit -Hc is $(ulimit -Hc))"
 }
 
 # kernel_core_path DIR PID COMM: where the kernel wrote PID's core (run in DIR).
@@ -111,8 +108,8 @@ test_maps_zoo_live() {
 # the deleted and memfd libraries' build-ids and segments come another way.
 test_maps_zoo_unprivileged() {
 	local d="$TMP/maps-nobody/zoo dir" f
-	[ "$(id -u)" = 0 ] || { echo "skip: not root (needed to become nobody)"; return 0; }
-	command -v setpriv >/dev/null || { echo "skip: no setpriv"; return 0; }
+	[ "$(id -u)" = 0 ] || skip "not root (needed to become nobody)"
+	need_cmd setpriv util-linux
 	chmod 755 "$TMP"
 	mkdir -p "$d"
 	chmod 777 "$TMP/maps-nobody" "$d"
@@ -182,7 +179,7 @@ test_maps_sleep() {
 	$MAPS_CHECK elf "$d/json" "$(readlink /proc/$p/exe)" "$(realpath "$LIBC")"
 	$MAPS_CHECK text "$d/text" "$d/json"
 	# and its gcore against the same table
-	command -v gcore >/dev/null || { echo "skip: no gcore (gdb) for sleep's core"; return 0; }
+	need_cmd gcore gdb
 	timeout 120 gcore -o "$d/gc" $p >"$d/gcore.log" 2>&1 ||
 		{ cat "$d/gcore.log" >&2; fail "gcore failed"; }
 	maps_ok "$d/core.json" --format json --core "$d/gc.$p"
@@ -223,7 +220,7 @@ test_maps_every_proc_row() {
 # ???), shows PROT_NONE pages as r--, and a core never says shared/private.
 test_maps_gcore() {
 	local d="$TMP/maps-gcore/zoo dir"
-	command -v gcore >/dev/null || { echo "skip: no gcore (gdb)"; return 0; }
+	need_cmd gcore gdb
 	trap 'kill -KILL $ZOO 2>/dev/null || true' EXIT
 	zoo_start "$d"
 	maps_ok "$d/live" --format json "$ZOO"
@@ -244,7 +241,7 @@ test_maps_gcore() {
 # cut short inside its memory: the table, rows marked "cut", exit 2.
 test_maps_kernel_core() {
 	local d="$TMP/maps-kcore/zoo dir" core rc=0 size
-	kernel_core_ready || return 0
+	kernel_core_ready
 	trap 'kill -KILL $ZOO 2>/dev/null || true' EXIT
 	zoo_start "$d"
 	maps_ok "$d/live" --format json "$ZOO"
@@ -309,8 +306,8 @@ test_maps_bad_pid() {
 # nobody asks for a root process's table: refused, and the message says why.
 test_maps_bad_not_permitted() {
 	local p
-	[ "$(id -u)" = 0 ] || { echo "skip: not root (needed to become nobody)"; return 0; }
-	command -v setpriv >/dev/null || { echo "skip: no setpriv"; return 0; }
+	[ "$(id -u)" = 0 ] || skip "not root (needed to become nobody)"
+	need_cmd setpriv util-linux
 	sleep 100 &
 	p=$!
 	trap 'kill -KILL '$p' 2>/dev/null || true' EXIT
@@ -330,7 +327,7 @@ test_maps_bad_core_files() {
 	maps_bad "--core on a missing file" "$d/nothing.*[Nn]o such file" --core "$d/nothing"
 	: >"$d/empty"
 	maps_bad "--core on an empty file" "$d/empty.*(not an ELF|truncated|empty)" --core "$d/empty"
-	command -v gcore >/dev/null || { echo "skip (the rest): no gcore (gdb)"; return 0; }
+	need_cmd gcore gdb
 	sleep 100 &
 	p=$!
 	trap 'kill -KILL '$p' 2>/dev/null || true' EXIT

@@ -123,8 +123,8 @@ test_mmap_events_attach() {
 # mmap records' from /proc/PID/fd.  Needs root, to become one.
 test_mmap_events_unprivileged() {
 	local d=$TMP/mm_nobody
-	[ "$(id -u)" = 0 ] || { echo "skip: not root"; return 0; }
-	command -v setpriv >/dev/null || { echo "skip: no setpriv"; return 0; }
+	[ "$(id -u)" = 0 ] || skip "not root (needed to become nobody)"
+	need_cmd setpriv util-linux
 	mkdir -m 777 "$d"
 	chmod 755 "$TMP"
 	cp "$S/dlopen_host" "$S/libplugin.so" "$d/"

@@ -4,7 +4,8 @@
 # command never holds ptap's privileges; root runs the command as another
 # user with -u.  Run as root, the tests create the user ptaptest when missing
 # (and remove it after), and act as it through setpriv; run as another user,
-# they act as that user and skip what needs root, saying so.
+# they act as that user and skip what needs root (lib.sh's skip, which
+# run.sh counts).
 
 PRIVS_USER=ptaptest
 PRIVS_QS_PROBE='exec_query query_string=%di:string len=%si:u32'
@@ -56,10 +57,9 @@ as_user() {
 	"${AS_USER[@]}" "$@"
 }
 
+# privs_need_root WHY: the test skips, saying WHY, unless run as root.
 privs_need_root() {
-	[ "$(id -u)" = 0 ] && return 0
-	echo "skip: not root: $1"
-	return 1
+	[ "$(id -u)" = 0 ] || skip "not root: $1"
 }
 
 PTAP_ABS=$(realpath "$PTAP")
@@ -67,9 +67,10 @@ PTAP_ABS=$(realpath "$PTAP")
 # privs_capdir: CD, a directory PU can reach on a filesystem where file
 # capabilities and setuid bits take effect, holding CD/ptap (a copy of ptap
 # with cap_sys_ptrace+ep) and CD/suid_id (a setuid-root copy of id).  /tmp
-# first, else the build directory; 1 (with the reason) when neither works.
+# first, else the build directory; the test skips when neither works.
 privs_capdir() {
 	local d
+	need_cmd setcap libcap2-bin
 	for d in "$PD" "$(realpath "$O")/privs.$$"; do
 		mkdir -p "$d/cap"
 		chmod 755 "$d" "$d/cap"
@@ -88,8 +89,7 @@ privs_capdir() {
 		echo "file capabilities and setuid work in $d"
 		return 0
 	done
-	echo "skip: setcap or setuid has no effect for $PU in $PD or under $O (nosuid, no xattrs?)"
-	return 1
+	skip "setcap or setuid has no effect for $PU in $PD or under $O (nosuid, no xattrs?)"
 }
 
 # privs_fifo_target NAME: start query_server as PU reading queries from the
@@ -132,7 +132,8 @@ privs_attach_queries() {
 }
 
 # privs_other_process: OPID, a running process of another user than PU
-# (root's, started here, when root), OUID its uid; 1 when there is none.
+# (root's, started here, when root), OUID its uid; the test skips when there
+# is none.
 privs_other_process() {
 	if [ "$(id -u)" = 0 ]; then
 		sleep 60 &
@@ -141,7 +142,7 @@ privs_other_process() {
 	else
 		OPID=$(ps -N --ppid 2 -p 2 -o pid=,uid= | awk -v u="$PUID" '$2 != u { print $1; exit }')
 	fi
-	[ -n "$OPID" ] || { echo "skip: no process of another user"; return 1; }
+	[ -n "$OPID" ] || skip "no process of another user than $PU"
 	OUID=$(awk '$1 == "Uid:" { print $2 }' /proc/"$OPID"/status)
 }
 
@@ -176,7 +177,7 @@ test_privs_own_attach() {
 # Another user's process: refused with the reason, by the kernel's rules.
 test_privs_other_user_refused() {
 	privs_setup
-	privs_other_process || return 0
+	privs_other_process
 	privs_refused "$PTAP_ABS" "pid $OPID belongs to uid $OUID: run ptap as that user or as root"
 }
 
@@ -186,8 +187,8 @@ test_privs_other_user_refused() {
 # kernel apply the setuid bit under a tracer).
 test_privs_setcap_launch() {
 	privs_setup
-	privs_need_root "setcap needs CAP_SETFCAP" || return 0
-	privs_capdir || return 0
+	privs_need_root "setcap needs CAP_SETFCAP"
+	privs_capdir
 	as_user "$CD/ptap" record -o "$PD/rec" -e "$PRIVS_QS_PROBE" -- "$S/query_server" \
 		samples/queries.txt 3>"$PD/expect" >/dev/null
 	normalize "$PD/rec" >"$PD/got"
@@ -212,8 +213,8 @@ test_privs_setcap_launch() {
 test_privs_setcap_attach() {
 	local yama rc=0 apid tid
 	privs_setup
-	privs_need_root "setcap needs CAP_SETFCAP" || return 0
-	privs_capdir || return 0
+	privs_need_root "setcap needs CAP_SETFCAP"
+	privs_capdir
 	yama=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo "absent (no Yama)")
 	echo "kernel.yama.ptrace_scope: $yama"
 	privs_fifo_target capown
@@ -239,7 +240,7 @@ test_privs_setcap_attach() {
 		     (t in last) && a != last[t] + 1 { print t ": " last[t] " then " a }
 		     { last[t] = a; n++ } END { if (n < 100) print n " records" }')"
 	# root's process, and nobody's
-	privs_other_process || return 0
+	privs_other_process
 	privs_refused "$CD/ptap" "pid $OPID belongs to uid $OUID: ptap has CAP_SYS_PTRACE but traces only its user's (uid $PUID) processes; run ptap as that user or as root"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all sleep 60 &
 	OPID=$!
@@ -254,8 +255,8 @@ test_privs_setcap_attach() {
 test_privs_setcap_setuid_exec() {
 	local pid rc=0 spid
 	privs_setup
-	privs_need_root "setcap needs CAP_SETFCAP" || return 0
-	privs_capdir || return 0
+	privs_need_root "setcap needs CAP_SETFCAP"
+	privs_capdir
 	mkfifo "$PD/go"
 	exec 8<>"$PD/go"
 	# shellcheck disable=SC2016 # $1 is the inner shell's
@@ -283,7 +284,7 @@ test_privs_setcap_setuid_exec() {
 test_privs_run_as_user() {
 	local want
 	privs_setup
-	privs_need_root "-u is for root" || return 0
+	privs_need_root "-u is for root"
 	mkdir "$PD/u"
 	chmod 777 "$PD/u"
 	"$PTAP_ABS" record -u nobody -o "$PD/rec" -e "$PRIVS_QS_PROBE" -- "$S/query_server" \
@@ -307,7 +308,7 @@ test_privs_run_as_user() {
 	expect_eq "CapEff" 0000000000000000 "$(awk '$1 == "CapEff:" { print $2 }' "$PD/status")"
 	expect_eq "NoNewPrivs" 0 "$(awk '$1 == "NoNewPrivs:" { print $2 }' "$PD/status")"
 	# a setuid-root program run as nobody works as it would for nobody
-	privs_capdir || return 0
+	privs_capdir
 	"$PTAP_ABS" record -u nobody -o "$PD/rec4" --syscalls geteuid -- "$CD/suid_id" -u >"$PD/id"
 	expect_eq "setuid program under -u nobody" 0 "$(cat "$PD/id")"
 }
