@@ -90,6 +90,7 @@ struct pctx {
 	struct ptap_err *err;
 	char what[192];		/* the point as written, for messages */
 	bool lenient;		/* a glob: skip sites that do not decode */
+	struct site_skips *skips;	/* where a glob's skipped sites are counted, or NULL */
 	struct site_rec *recs;
 	size_t n, cap;
 	uint64_t *ifuncs;	/* IFUNC symbol addresses, sorted */
@@ -367,6 +368,20 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 
 /* ---- sites ---------------------------------------------------------------- */
 
+void site_skips__add(struct site_skips *sk, const char *where, const char *why)
+{
+	pr_info("skipping %s: %s\n", where, why);
+	if (!sk)
+		return;
+	if (sk->n < SITE_SKIPS_SHOWN) {
+		if (strstr(why, where))
+			snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s", why);
+		else
+			snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s: %s", where, why);
+	}
+	sk->n++;
+}
+
 /*
  * Add a site at link-time VADDR; FROM is an instruction start at or before
  * it in the same contiguous code (checked later).  CU and FN may be NULL
@@ -463,7 +478,7 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 			return ptap_err_set(c->err, -1, r, "%s: %s", sr->s.where, why.msg);
 		if (r < 0) {
 			/* One function capstone cannot decode must not sink a glob. */
-			pr_info("%s: skipping %s: %s\n", c->what, sr->s.where, why.msg);
+			site_skips__add(c->skips, sr->s.where, why.msg);
 			free(sr->s.func);
 			free(sr->s.where);
 			continue;
@@ -482,8 +497,8 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 	c->n = k;
 	if (!c->n)
 		return ptap_err_set(c->err, -1, -EINVAL,
-				    "'%s': no site whose instruction can be decoded (see -v)",
-				    c->what);
+				    "no site of '%s' can be probed: %s", c->what,
+				    c->skips ? c->skips->first[0] : "its instructions do not decode");
 	*sites = calloc(c->n, sizeof(**sites));
 	if (!*sites)
 		return -ENOMEM;
@@ -1706,6 +1721,7 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 		w.glob = is_glob(pp->func);
 		w.src = pp->src;
 		c.lenient = w.glob;
+		c.skips = o ? o->skips : NULL;
 		r = c.dw ? points_func(&c, &w) : points_elf(&c);
 		break;
 	}

@@ -16,11 +16,26 @@ struct ptap_err;
 
 #define POINTS_MAX_DEFAULT	128	/* --max-probes */
 
+/*
+ * The sites a glob leaves out because they cannot be probed (issue 17: one
+ * such site must not sink the glob): how many, and the first few with why,
+ * for the one message that lists them.
+ */
+#define SITE_SKIPS_SHOWN	3
+struct site_skips {
+	int n;				/* sites left out */
+	char first[SITE_SKIPS_SHOWN][256];	/* "WHERE: WHY" of the first ones */
+};
+
+/* Count a site left out; WHY is its reason, named after WHERE unless it names it. */
+void site_skips__add(struct site_skips *sk, const char *where, const char *why);
+
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
 	bool no_inlines;	/* --no-inlines: only out-of-line copies */
 	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
 				 * only registers and $argN, which the ABI defines there */
+	struct site_skips *skips;	/* a glob's sites left out go here (may be NULL) */
 };
 
 struct dwarf_site {

@@ -39,6 +39,8 @@ struct probe {
 	/* --context (tracer/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
 	int req;			/* the -e it comes from (cmd_record.c) */
+	const char *glob;		/* that -e as written when its point is a glob (its
+					 * sites' failures are told together), else NULL */
 	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
 					 * unscoped context's event), 0: none */
 	int *ctx_sel;			/* that context's NSEL argument indexes */
