@@ -813,11 +813,62 @@ static void signals_setup(bool attach, double duration)
 	}
 }
 
+/*
+ * A glob's sites never planted (those of S->probes[I..J)), in one message:
+ * how many, and the first few with why (once when all have one reason).
+ */
+static void report_unplanted_glob(const struct session *s, int i, int j)
+{
+	char list[3 * 200] = "", nowhy[PATH_MAX + 64];
+	const struct probe *first = NULL;
+	bool one_why = true;
+	int n = 0;
+	size_t used = 0;
+
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		first = first ? first : p;
+		one_why &= !strcmp(first->why, p->why);
+	}
+	if (!first)
+		return;
+	snprintf(nowhy, sizeof(nowhy), "%s was not mapped executable by the %s", first->module,
+		 s->attach ? "process" : "command");
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		if (n < 3 && used < sizeof(list))
+			used += snprintf(list + used, sizeof(list) - used, "%s%s%s%s",
+					 n ? (one_why ? ", " : "; ") : "", p->event,
+					 one_why ? "" : ": ", one_why ? "" : p->why[0] ? p->why : nowhy);
+		n++;
+	}
+	if (one_why && !first->why[0])
+		pr_warn("'%s': %d of %d sites never planted: %s\n", first->glob, n, j - i, nowhy);
+	else if (one_why)
+		pr_warn("'%s': %d of %d sites never planted: %s (%s%s)\n", first->glob, n, j - i,
+			first->why, list, n > 3 ? ", ..." : "");
+	else
+		pr_warn("'%s': %d of %d sites never planted: %s%s\n", first->glob, n, j - i, list,
+			n > 3 ? "; ..." : "");
+}
+
 static void report_unplanted(const struct session *s)
 {
-	for (int i = 0; i < s->nprobes; i++) {
+	for (int i = 0, j; i < s->nprobes; i = j) {
 		const struct probe *p = &s->probes[i];
 
+		for (j = i + 1; p->glob && j < s->nprobes && s->probes[j].glob == p->glob; j++)
+			;
+		if (p->glob) {
+			report_unplanted_glob(s, i, j);
+			continue;
+		}
 		if (p->hidden)
 			continue;
 		if (!p->planted && p->why[0] && !p->rbrk)

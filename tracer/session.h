@@ -32,6 +32,7 @@ struct probe {
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
+	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */

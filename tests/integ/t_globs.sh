@@ -51,3 +51,42 @@ test_glob_no_site_left_refused() {
 		"$TMP/sc_err"
 	[ ! -s "$TMP/sc_out" ] || fail "refused, yet the command ran"
 }
+
+# A glob in a library the command never maps: one line at the end for all
+# its sites, not one per site.
+test_glob_never_planted_once() {
+	scen_record_x "$GL_LIB" 'gl_[ast]* x=%di:s64' "$S/scen/glob_lock" -
+	expect_eq "exit status (the command's)" 0 "$(cat "$TMP/sc_rc")"
+	expect_grep '^glob_lock: nothing loaded$' "$TMP/sc_out"
+	expect_eq "stderr lines" 1 "$(wc -l <"$TMP/sc_err")"
+	expect_grep "^ptap: 'gl_\[ast\]\* x=%di:s64': 3 of 3 sites never planted: $GL_LIB was not mapped executable by the command\$" \
+		"$TMP/sc_err"
+}
+
+# Sites that fail when planted (here: the file is also mapped shared, where
+# an int3 would reach the file) are told in one line per glob and process,
+# with the first few and why; the private mapping of the same file records.
+test_glob_plant_failures_once() {
+	local code=$TMP/code.bin n
+	cp "$S/scen/shared_map" "$code"
+	scen_record_x "$code" 's* x=%di:s64' "$S/scen/shared_map" "$code"
+	expect_eq "exit status (the command's)" 0 "$(cat "$TMP/sc_rc")"
+	expect_grep '^SHARED-FILE-OK$' "$TMP/sc_out"
+	cmp "$S/scen/shared_map" "$code" >&2 || fail "the shared file changed"
+	grep -v "^ptap: 's\* x=%di:s64': [0-9]* of [0-9]* sites cannot be probed and are left out: " \
+		"$TMP/sc_err" >"$TMP/err" || true
+	expect_eq "stderr lines about planting" 1 "$(wc -l <"$TMP/err")"
+	n=$(ptap_sites "$code" 's*')
+	[ "$n" -gt 3 ] || fail "'s*' has $n sites in shared_map; the test wants more than 3"
+	# all in the shared mapping, for one reason: said once, with the first three
+	expect_grep "^ptap: 's\* x=%di:s64': $n of $n sites not planted in pid [0-9]*: $code is mapped shared: an int3 would reach the file and other processes ([a-z_]* at 0x[0-9a-f]*, [a-z_]* at 0x[0-9a-f]*, [a-z_]* at 0x[0-9a-f]*, \.\.\.)\$" \
+		"$TMP/err"
+	records "$TMP/sc_rec" | normalize >"$TMP/got"
+	seq 1000 1099 | sed 's/^/shm_func: x=/' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+}
+
+# ptap_sites BINARY GLOB: how many sites `ptap vars` finds for GLOB.
+ptap_sites() {
+	run_ptap vars -x "$1" "$2" 2>/dev/null | grep -c '^[^	]'
+}
