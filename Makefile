@@ -52,8 +52,9 @@ DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline
 		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
 		 $(S)/split_host
 RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
+IFUNC_SAMPLES := $(S)/ifunc-O2 $(S)/ifunc-O0 $(S)/ifunc-pick2
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio
+	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(IFUNC_SAMPLES)
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
@@ -161,6 +162,16 @@ $(S)/cxx_throw: samples/cxx_throw.cc | deps
 $(S)/sysio: samples/sysio.c samples/expect.h samples/selfcheck.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+
+# IFUNCs (issue 17 item 6): text_len's resolver chooses by the CPU (ifunc-O2,
+# ifunc-O0) or as built (ifunc-pick2: len_words); the sample states on fd 3
+# what ptap records of it and of libc's strlen.
+$(S)/ifunc-O2 $(S)/ifunc-O0: $(S)/ifunc-%: samples/ifunc.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -$* -g -o $@ $<
+$(S)/ifunc-pick2: samples/ifunc.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -DPICK=2 -o $@ $<
 
 # ---- unit-test fixtures: fixed flags, like the samples ---------------------
 FX := $(O)/tests/fixtures

@@ -86,14 +86,27 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 		 struct ptap_err *err);
 void dwarf_sites_free(struct dwarf_site *sites, int n);
 
+/* One function `ptap list` shows. */
+struct list_func {
+	const char *name;
+	const char *file;	/* FILE and LINE of its definition when DWARF knows them, */
+	int line;		/* else NULL, 0 */
+	bool ifunc;		/* an IFUNC: the functions its resolver can select follow */
+	int nimpls;		/* how many (0: the resolver cannot be followed, see WHY) */
+	const char *const *impls;	/* their names ("0x1234" for one without a symbol),
+					 * sorted by name */
+	const char *why;	/* NIMPLS 0: why the resolver cannot be followed */
+};
+
 /*
  * `ptap list`: every function of MOD matching GLOB (NULL: all), one per
- * call to CB, sorted by name, each name once: FILE and LINE of its
- * definition when DWARF knows them (else NULL, 0).  0, or -errno.
+ * call to CB, sorted by name, each name once (what F points to lives until
+ * CB returns).  An IFUNC is listed by its name with the implementations its
+ * resolver can select (dwarf/ifunc.h); the resolver itself is not.  0, or
+ * -errno.
  */
 int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
-		     void (*cb)(const char *name, const char *file, int line, void *priv),
-		     void *priv);
+		     void (*cb)(const struct list_func *f, void *priv), void *priv);
 
 /*
  * Is VADDR an instruction boundary of code starting at START (an

@@ -90,3 +90,97 @@ test_glob_plant_failures_once() {
 ptap_sites() {
 	run_ptap vars -x "$1" "$2" 2>/dev/null | grep -c '^[^	]'
 }
+
+# ---- IFUNCs ------------------------------------------------------------------
+
+# ifunc_stated KIND: the fd 3 lines of the ifunc sample ($TMP/stated) of KIND, without it.
+ifunc_stated() {
+	sed -n "s/^$1 //p" "$TMP/stated"
+}
+
+# text_len is an IFUNC: probed by its name, whichever implementation the
+# loader chose (by the CPU; at -O0; len_words as built) records every call
+# under the event text_len, with %di, the DWARF parameter and $retval as the
+# program states them, at the address of the implementation it says ran.
+test_ifunc_sample_records() {
+	local b impl addr
+	for b in ifunc-O2 ifunc-O0 ifunc-pick2; do
+		echo "    $b" >&2
+		run_ptap record -o "$TMP/rec" -e 'text_len %di:string' -e 'text_len s' \
+			-e 'text_len%return $retval' -- "$S/$b" 3>"$TMP/stated" >"$TMP/out"
+		expect_grep '^ifunc: 5 strings, len_[a-z]*$' "$TMP/out"
+		records "$TMP/rec" | normalize >"$TMP/got"
+		{ ifunc_stated di; ifunc_stated s; ifunc_stated ret; } | sort >"$TMP/want"
+		sort "$TMP/got" | expect_diff "$TMP/want" -
+		expect_eq "records" 15 "$(wc -l <"$TMP/got")"
+		# %di:string at the entry of the implementation that ran
+		read -r impl addr < <(ifunc_stated impl)
+		expect_eq "$b: addresses of 'text_len: arg1=' records" "($addr)" \
+			"$(records "$TMP/rec" | grep ': text_len: .* arg1=' | awk '{ print $5 }' | sort -u)"
+		[ "$b" != ifunc-pick2 ] || expect_eq "implementation as built" len_words "$impl"
+	done
+}
+
+# libc's strlen by its name: the program's own calls recorded (between its
+# markers) with their returns, at the implementation gdb says the loader
+# bound strlen to.
+test_ifunc_libc_strlen() {
+	local gdbaddr gdbsym got
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'strlen %di:string' -e 'strlen%return $retval' \
+		-- setarch -R "$S/ifunc-O2" 3>"$TMP/stated" >"$TMP/out"
+	records "$TMP/rec" | normalize |
+		sed -n '/^strlen: arg1="<<"$/,/^strlen: arg1=">>"$/p' | sed '1,2d;$d' >"$TMP/got"
+	ifunc_stated libc >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+	# gdb: strlen's address as the program took it (its GOT entry: the implementation)
+	timeout 60 gdb -nx -batch -ex 'break main' -ex 'run' -ex 'next' \
+		-ex 'printf "addr %#lx\n", (long)libc_strlen' -ex 'info symbol libc_strlen' \
+		"$S/ifunc-O2" </dev/null >"$TMP/gdb" 2>&1 || true
+	gdbaddr=$(awk '$1 == "addr" { print $2 }' "$TMP/gdb")
+	gdbsym=$(awk '/ in section .text of / { print $1 }' "$TMP/gdb")
+	[ -n "$gdbaddr" ] && [ -n "$gdbsym" ] || { cat "$TMP/gdb" >&2; fail "no answer from gdb"; }
+	echo "    gdb: strlen is $gdbsym at $gdbaddr" >&2
+	got=$(records "$TMP/rec" | grep ': strlen: .* arg1="<<"$' | awk '{ print $5 }')
+	expect_eq "address of the records (gdb's $gdbsym)" "($gdbaddr)" "$got"
+	run_ptap list -x "$LIBC" strlen >"$TMP/list"
+	expect_grep "^strlen	(ifunc) -> .*\\b$gdbsym\\b" "$TMP/list"
+}
+
+# ptap list shows an IFUNC with the implementations its resolver can select,
+# not the resolver; one whose resolver cannot be followed says why.
+test_ifunc_list() {
+	run_ptap list -x "$S/ifunc-O2" 'text_*' >"$TMP/out"
+	printf 'text_len\t(ifunc) -> len_bytes, len_fast, len_words\n' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/out"
+	run_ptap list -x "$S/ifunc-O0" >"$TMP/out"
+	expect_grep '^text_len	(ifunc) -> len_bytes, len_fast, len_words$' "$TMP/out"
+	! grep -q '^pick_len' "$TMP/out" || fail "the resolver is listed"
+	run_ptap list -x "$LIBC" 'strlen*' >"$TMP/out"
+	expect_eq "lines" 1 "$(wc -l <"$TMP/out")"
+	expect_grep '^strlen	(ifunc) -> __strlen_[a-z0-9_]*\(, __strlen_[a-z0-9_]*\)*$' "$TMP/out"
+	expect_grep '__strlen_sse2' "$TMP/out"
+	# glibc's time() resolver returns a vDSO function: not a code address it sets
+	run_ptap list -x "$LIBC" time >"$TMP/out"
+	expect_grep '^time	(ifunc) -> ? (its resolver (at 0x[0-9a-f]*) cannot be followed: the value it returns at 0x[0-9a-f]* is computed or loaded, not an address it sets)$' \
+		"$TMP/out"
+}
+
+# What cannot be done with an IFUNC is refused with the reason, exit 2.
+test_ifunc_refusals() {
+	local rc
+	rc=0
+	run_ptap record -x "$LIBC" -e 'time' -- true 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "^ptap: bad probe 'time': cannot tell which functions the IFUNC 'time' of $LIBC selects: its resolver (at 0x[0-9a-f]*) cannot be followed: the value it returns at 0x[0-9a-f]* is computed or loaded, not an address it sets; probe one by its own name (ptap list -x $LIBC)\$" \
+		"$TMP/err"
+	rc=0
+	run_ptap record -e 'text_len+4' -- "$S/ifunc-O2" 2>"$TMP/err" >/dev/null || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "'text_len' is an IFUNC of .*ifunc-O2: +OFF would be other code in each implementation it selects" \
+		"$TMP/err"
+	# the resolver by its own name: it runs once, in the loader
+	rc=0
+	run_ptap record -e 'pick_len' -- "$S/ifunc-O2" 2>"$TMP/err" >/dev/null || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "'pick_len' in .*ifunc-O2 is an IFUNC's resolver: it runs once" "$TMP/err"
+}

@@ -1096,7 +1096,7 @@ Test(arch_emulate, jmp_and_ool)
 
 /* ---- IFUNC resolvers ------------------------------------------------- */
 
-/* From here on, cr_assert(eq(...)) prints both sides (the tests above assert on pointers). */
+/* From here on, cr_assert(eq(...)) prints both sides; a bare condition must be 0 or 1. */
 #include <criterion/new/assert.h>
 
 /* arch_ifunc_targets() on CODE at PC: the count or error; OUT, WHY filled. */

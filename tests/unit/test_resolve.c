@@ -122,3 +122,28 @@ Test(resolve_glob, fails_when_no_site_is_left)
 	expect_in(x.err.msg, "cannot probe gl_lock: its first instruction 'lock inc");
 	rx_close(&x);
 }
+
+/*
+ * An IFUNC's implementations each take the probe's arguments: the DWARF
+ * parameter s of each (they all call it s), $retval typed from each.
+ */
+Test(resolve_ifunc, arguments_on_every_implementation)
+{
+	struct rx x;
+
+	rx_open(&x, "samples/ifunc-O2");
+	cr_assert(eq(int, rx_resolve(&x, "text_len s", true), 0), "%s", x.err.msg);
+	cr_assert(eq(str, (char *)rx_funcs(&x), "text_len text_len text_len"));
+	for (int i = 0; i < x.n; i++) {
+		cr_assert(eq(int, x.rps[i].nargs, 1));
+		cr_assert(eq(str, x.rps[i].names[0], "s"));
+		cr_assert(eq(int, x.rps[i].progs[0].type.kind, FT_STRING), "%s", x.rps[i].where);
+	}
+	cr_assert(eq(int, rx_resolve(&x, "text_len%return $retval", true), 0), "%s", x.err.msg);
+	for (int i = 0; i < x.n; i++) {
+		cr_assert(x.rps[i].retprobe);
+		cr_assert(eq(int, x.rps[i].progs[0].type.kind, FT_UNSIGNED), "%s", x.rps[i].where);
+	}
+	cr_assert(eq(int, x.skips.n, 0));
+	rx_close(&x);
+}
