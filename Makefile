@@ -214,7 +214,7 @@ SAN_CC	:= $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 # strace or valgrind, and LeakSanitizer cannot check a ptraced process (it
 # ptraces the process's own threads at exit); valgrind and ASan exclude each other.
 SAN_SETS := args bad dwarf list maps query report zoo proc syscalls retprobe mmap_events \
-	    attach_duration attach_target_exits
+	    attach_duration attach_target_exits glob ifunc
 SAN_SPACE := $() $()
 SAN_INTEG ?= ^test_($(subst $(SAN_SPACE),|,$(strip $(SAN_SETS))))
 
