@@ -84,8 +84,7 @@ int ifunc_impls(struct dbg *dbg, const struct elfmod *mod, const char *name, uin
 	int n = ifunc_impls_why(dbg, mod, vaddr, size, out, &why);
 
 	if (n == -ENOTSUP)
-		return ptap_err_set(err, -1, n, "cannot tell which functions the IFUNC '%s' of %s "
-				    "selects: %s; probe one by its own name (ptap list -x %s)",
-				    name, elfmod__path(mod), why.msg, elfmod__path(mod));
+		return ptap_err_set(err, -1, n, "cannot tell which functions the IFUNC '%s' selects: "
+				    "%s; probe an implementation by its own name", name, why.msg);
 	return n;
 }

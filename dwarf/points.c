@@ -372,15 +372,14 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 
 void site_skips__add(struct site_skips *sk, const char *where, const char *why)
 {
-	pr_info("skipping %s: %s\n", where, why);
+	bool named = strstr(why, where) != NULL;
+
+	pr_info("left out: %s%s%s\n", named ? "" : where, named ? "" : ": ", why);
 	if (!sk)
 		return;
-	if (sk->n < SITE_SKIPS_SHOWN) {
-		if (strstr(why, where))
-			snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s", why);
-		else
-			snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s: %s", where, why);
-	}
+	if (sk->n < SITE_SKIPS_SHOWN)
+		snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s%s%s", named ? "" : where,
+			 named ? "" : ": ", why);
 	sk->n++;
 }
 

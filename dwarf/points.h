@@ -24,7 +24,7 @@ struct ptap_err;
 #define SITE_SKIPS_SHOWN	3
 struct site_skips {
 	int n;				/* sites left out */
-	char first[SITE_SKIPS_SHOWN][256];	/* "WHERE: WHY" of the first ones */
+	char first[SITE_SKIPS_SHOWN][400];	/* "WHERE: WHY" of the first ones */
 };
 
 /* Count a site left out; WHY is its reason, named after WHERE unless it names it. */

@@ -541,7 +541,7 @@ static bool is_glob(const struct probe_spec *spec)
  */
 static void report_skips(const char *text, const struct site_skips *sk, int kept)
 {
-	char list[SITE_SKIPS_SHOWN * 260] = "";
+	char list[SITE_SKIPS_SHOWN * 404] = "";
 	size_t used = 0;
 
 	for (int i = 0; i < sk->n && i < SITE_SKIPS_SHOWN; i++)

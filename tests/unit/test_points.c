@@ -886,8 +886,8 @@ Test(points, libc_strlen_at_its_implementations)
 	cr_assert(eq(u64, want[0], nm_addr(debug, "__strlen_sse2")), "the baseline one is there");
 	/* time's resolver returns a vDSO function it looks up: refused, with why */
 	cr_assert(eq(int, fx_points(&f, "time", 0, false), -ENOTSUP));
-	cr_assert(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' of " LIBC
-			 " selects: its resolver (at 0x") != NULL, "%s", f.err.msg);
+	cr_assert(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: its "
+			 "resolver (at 0x") != NULL, "%s", f.err.msg);
 	/* a glob leaves time out (dwarf_points() counts why) and keeps the others */
 	cr_assert(eq(int, fx_points(&f, "time*", 0, false), 0), "%s", f.err.msg);
 	for (int i = 0; i < f.n; i++)
