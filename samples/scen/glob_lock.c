@@ -1,6 +1,7 @@
 /* samples/scen/glob_lock.c: a glob whose sites include one that cannot be
  * probed (issue 17 item 5), in a library loaded after the start.
- * usage: glob_lock LIB [N]  (default 100)
+ * usage: glob_lock LIB [N [attach]]  (default 100)
+ * With "attach", prints "READY" and waits (up to 10 s) for a tracer first.
  * dlopens LIB (libglob_lock.so) and calls, for x = 0 .. N-1, gl_lock(x),
  * gl_add(x, 1000), gl_sub(x, 7) and gl_twice(x), checking every result and
  * that gl_lock ran N times.  LIB "-" loads nothing (the library is never
@@ -25,9 +26,18 @@ int main(int argc, char **argv)
 	int stated = fcntl(3, F_GETFD) != -1;
 	void *h;
 
-	if (argc < 2 || argc > 3 || (argc > 2 && parse_count(argv[2], 1UL << 24, &n))) {
-		fprintf(stderr, "usage: glob_lock LIB [N]\n");
+	if (argc < 2 || argc > 4 || (argc > 2 && parse_count(argv[2], 1UL << 24, &n)) ||
+	    (argc > 3 && strcmp(argv[3], "attach"))) {
+		fprintf(stderr, "usage: glob_lock LIB [N [attach]]\n");
 		return 2;
+	}
+	if (argc > 3) {
+		printf("READY\n");
+		fflush(stdout);
+		if (!selfcheck_wait_tracer(1, 10)) {
+			fprintf(stderr, "glob_lock: no tracer came\n");
+			return 1;
+		}
 	}
 	if (!strcmp(argv[1], "-")) {
 		printf("glob_lock: nothing loaded\nBYTES-OK\nEXIT-SUCCESS\n");

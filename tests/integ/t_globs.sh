@@ -37,6 +37,27 @@ test_glob_skips_unprobeable_site() {
 	expect_diff "$TMP/sc_stated" "$TMP/got"
 }
 
+# The same attached: the library is dlopened after the attach (planted at
+# the loader's r_brk); the process's exit ends the session.
+test_glob_skips_unprobeable_site_attached() {
+	local rc=0 pid
+	"$S/scen/glob_lock" "$(realpath "$GL_LIB")" 50 attach 3>"$TMP/stated" >"$TMP/out" 2>&1 &
+	pid=$!
+	wait_for grep -q READY "$TMP/out"
+	run_ptap record -o "$TMP/rec" -x "$GL_LIB" -e 'gl_* x=%di:s64' -p "$pid" 2>"$TMP/err" ||
+		rc=$?
+	expect_eq "ptap exit status" 0 "$rc"
+	rc=0
+	wait "$pid" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^glob_lock: 50 calls of each, 0 wrong results$' "$TMP/out"
+	expect_eq "stderr lines" 1 "$(wc -l <"$TMP/err")"
+	expect_grep "^ptap: 'gl_\* x=%di:s64': 1 of 4 sites cannot be probed and are left out: cannot probe gl_lock: its first instruction 'lock inc .*' (lock prefix)\$" \
+		"$TMP/err"
+	records "$TMP/rec" | normalize >"$TMP/got"
+	expect_diff "$TMP/stated" "$TMP/got"
+}
+
 # When no site of a glob is left, the probe is refused (exit 2) before the
 # command runs, with the reason; a function named alone stays an error.
 test_glob_no_site_left_refused() {
