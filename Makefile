@@ -55,8 +55,9 @@ RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
 LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/unwind \
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
 		$(S)/rust/unwind-v0-nomark
+IFUNC_SAMPLES := $(S)/ifunc-O2 $(S)/ifunc-O0 $(S)/ifunc-pick2
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES)
+	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES)
 samples: $(SAMPLES)
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
@@ -196,6 +197,16 @@ $(S)/sysio: samples/sysio.c samples/expect.h samples/selfcheck.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
 
+# IFUNCs (issue 17 item 6): text_len's resolver chooses by the CPU (ifunc-O2,
+# ifunc-O0) or as built (ifunc-pick2: len_words); the sample states on fd 3
+# what ptap records of it and of libc's strlen.
+$(S)/ifunc-O2 $(S)/ifunc-O0: $(S)/ifunc-%: samples/ifunc.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -$* -g -o $@ $<
+$(S)/ifunc-pick2: samples/ifunc.c samples/expect.h | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -DPICK=2 -o $@ $<
+
 # ---- unit-test fixtures: fixed flags, like the samples ---------------------
 FX := $(O)/tests/fixtures
 POINTS_FX_SRCS := tests/unit/fixtures/points_fx.c tests/unit/fixtures/points_fx2.c
@@ -237,7 +248,7 @@ SAN_CC	:= $(CC) -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit
 # strace or valgrind, and LeakSanitizer cannot check a ptraced process (it
 # ptraces the process's own threads at exit); valgrind and ASan exclude each other.
 SAN_SETS := args bad dwarf list maps query report zoo proc syscalls retprobe mmap_events \
-	    attach_duration attach_target_exits
+	    attach_duration attach_target_exits glob ifunc
 SAN_SPACE := $() $()
 SAN_INTEG ?= ^test_($(subst $(SAN_SPACE),|,$(strip $(SAN_SETS))))
 

@@ -157,6 +157,24 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf);
 
 /*
+ * The addresses an IFUNC resolver can return (the implementations the
+ * dynamic loader may bind the symbol to).  FN[0..FNLEN) is the resolver's
+ * code at FN_PC.  Its branches are followed inside it (every path, both
+ * ways at each conditional jump), tracking which registers hold addresses
+ * it put there itself (a rip-relative lea, a move of an immediate, moves
+ * and conditional moves between registers); a call leaves the
+ * caller-saved registers unknown.  At each return the return register
+ * must hold only such addresses.  Fills OUT with them (sorted, distinct;
+ * the caller checks they are code) and returns how many, or -ENOTSUP with
+ * WHY: the code does not decode, jumps out of the resolver or through a
+ * register, returns a value it computed or loaded (a call's result, a
+ * vDSO function), never returns; -E2BIG when there are more than MAX.
+ */
+#define ARCH_IFUNC_FN_MAX	4096	/* longer resolvers are not decoded */
+int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t *out, int max,
+		       char *why, size_t whylen);
+
+/*
  * Emulate INSN (step != ARCH_STEP_OOL) on REGS, whose pc is INSN->pc.  CALL
  * writes the return address below the stack pointer through WRITE_MEM; RET
  * reads it through READ_MEM.  Both return 0 or -errno.  0 or -errno.

@@ -121,7 +121,8 @@ static int compile_expr(struct compile *c, const struct arg_expr *e, bool outer)
 	case ARG_RETVAL:
 		/* typed from DWARF when the function has it, else the register
 		 * (also inside +OFF(...): perf's raw return register) */
-		if (outer && dbg__dwarf(c->vc->dbg) && c->vc->site->has_die)
+		if (outer && dbg__dwarf(c->vc->dbg) && c->vc->site->has_die &&
+		    !var_retval_untyped(c->vc))
 			return var_compile_retval(c->vc, c->arg, c->prog, c->err);
 		return emit(c, FETCH_OP_REG, 0, ARCH_DWARF_RET_INT0, 0, e->pos);
 	case ARG_VAR:

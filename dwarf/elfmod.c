@@ -42,6 +42,7 @@ struct elfmod_symrec {
 
 struct elfmod_load {
 	uint64_t vaddr, memsz, offset, filesz;
+	bool exec;		/* PF_X */
 };
 
 #define ELFMOD_R_COPY	5	/* R_X86_64_COPY (R_386_COPY, R_AARCH64_COPY: 5, 1024) */
@@ -114,6 +115,7 @@ static int load_phdrs(struct elfmod *mod)
 		l->memsz = ph.p_memsz;
 		l->offset = ph.p_offset;
 		l->filesz = ph.p_filesz;
+		l->exec = ph.p_flags & PF_X;
 		if ((ph.p_vaddr & ~ELFMOD_PAGE_MASK) < mod->base_vaddr)
 			mod->base_vaddr = ph.p_vaddr & ~ELFMOD_PAGE_MASK;
 	}
@@ -625,6 +627,17 @@ int elfmod__offset_to_vaddr(const struct elfmod *mod, uint64_t off, uint64_t *va
 		}
 	}
 	return -ENOENT;
+}
+
+bool elfmod__is_code(const struct elfmod *mod, uint64_t vaddr)
+{
+	for (size_t i = 0; i < mod->nloads; i++) {
+		const struct elfmod_load *l = &mod->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz)
+			return l->exec;
+	}
+	return false;
 }
 
 int elfmod__read(const struct elfmod *mod, uint64_t vaddr, void *buf, size_t len)

@@ -71,6 +71,9 @@ int elfmod__vaddr_to_offset(const struct elfmod *mod, uint64_t vaddr, uint64_t *
 /* The inverse, for a file offset inside a PT_LOAD.  0, or -ENOENT. */
 int elfmod__offset_to_vaddr(const struct elfmod *mod, uint64_t off, uint64_t *vaddr);
 
+/* Is VADDR in the file data of an executable PT_LOAD segment (code)? */
+bool elfmod__is_code(const struct elfmod *mod, uint64_t vaddr);
+
 /*
  * Copy LEN bytes of the file's image at VADDR (from the PT_LOAD file data;
  * the range must lie within one segment's p_filesz).  0 or -ENOENT.

@@ -14,6 +14,7 @@
 #include "arch/arch.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
+#include "dwarf/ifunc.h"
 #include "dwarf/points.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -90,6 +91,8 @@ struct pctx {
 	struct ptap_err *err;
 	char what[192];		/* the point as written, for messages */
 	bool lenient;		/* a glob: skip sites that do not decode */
+	struct site_skips *skips;	/* where a glob's skipped sites are counted */
+	struct site_skips own_skips;	/* SKIPS when the caller gives none */
 	struct site_rec *recs;
 	size_t n, cap;
 	uint64_t *ifuncs;	/* IFUNC symbol addresses, sorted */
@@ -367,6 +370,19 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 
 /* ---- sites ---------------------------------------------------------------- */
 
+void site_skips__add(struct site_skips *sk, const char *where, const char *why)
+{
+	bool named = strstr(why, where) != NULL;
+
+	pr_info("left out: %s%s%s\n", named ? "" : where, named ? "" : ": ", why);
+	if (!sk)
+		return;
+	if (sk->n < SITE_SKIPS_SHOWN)
+		snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s%s%s", named ? "" : where,
+			 named ? "" : ": ", why);
+	sk->n++;
+}
+
 /*
  * Add a site at link-time VADDR; FROM is an instruction start at or before
  * it in the same contiguous code (checked later).  CU and FN may be NULL
@@ -463,7 +479,7 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 			return ptap_err_set(c->err, -1, r, "%s: %s", sr->s.where, why.msg);
 		if (r < 0) {
 			/* One function capstone cannot decode must not sink a glob. */
-			pr_info("%s: skipping %s: %s\n", c->what, sr->s.where, why.msg);
+			site_skips__add(c->skips, sr->s.where, why.msg);
 			free(sr->s.func);
 			free(sr->s.where);
 			continue;
@@ -482,8 +498,7 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 	c->n = k;
 	if (!c->n)
 		return ptap_err_set(c->err, -1, -EINVAL,
-				    "'%s': no site whose instruction can be decoded (see -v)",
-				    c->what);
+				    "no site of '%s' can be probed: %s", c->what, c->skips->first[0]);
 	*sites = calloc(c->n, sizeof(**sites));
 	if (!*sites)
 		return -ENOMEM;
@@ -1067,8 +1082,10 @@ static int refuse_sym(struct pctx *c, const char *name, int type)
 {
 	if (type == STT_GNU_IFUNC)
 		return ptap_err_set(c->err, -1, -EINVAL,
-				    "'%s' is an IFUNC resolver in %s; probe the implementation it "
-				    "selects (see `nm -D`)", name, elfmod__path(c->mod));
+				    "'%s' in %s is an IFUNC's resolver: it runs once, when the "
+				    "dynamic loader binds the IFUNC; probe the IFUNC by its own name "
+				    "(its implementations: ptap list -x %s)", name,
+				    elfmod__path(c->mod), elfmod__path(c->mod));
 	return ptap_err_set(c->err, -1, -EINVAL, "'%s' in %s is not a function", name,
 			    elfmod__path(c->mod));
 }
@@ -1260,46 +1277,180 @@ static int no_line_info(struct pctx *c)
 }
 
 /*
+ * The out-of-line DWARF function whose entry is link-time VADDR, into *FI
+ * (its CU, DIE): 1 when there is one, 0 when not, or -errno.
+ */
+static int die_at_entry(struct pctx *c, uint64_t vaddr, struct finst *fi)
+{
+	struct fwalk aw = { .c = c, .pat = "", .want_entries = true };
+	const struct fentry *e = NULL;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die cuc;
+	int r;
+
+	if (c->dw)
+		cu = dwfl_module_addrdie(dbg__module(c->dbg), vaddr, &bias);
+	if (!cu)
+		return 0;
+	cuc = *cu;
+	r = walk_cu(&aw, &cuc);
+	if (aw.nentries)
+		qsort(aw.entries, aw.nentries, sizeof(*aw.entries), cmp_fentry);
+	if (r == 0)
+		e = entry_at(aw.entries, aw.nentries, vaddr);
+	if (e)
+		*fi = (struct finst){ .cu = cuc, .fn = e->fn, .outer = e->fn };
+	fwalk_exit(&aw);
+	return r < 0 ? r : e != NULL;
+}
+
+/*
  * A symbol of FUNC that no DWARF function found by name starts at: an
  * alias (open64 for __libc_open64) takes the DIE of the function starting
  * there; else (assembly) the bare symbol.
  */
 static int add_unnamed_sym(struct pctx *c, const char *func, const struct symhit *sym)
 {
-	Dwarf_Die *cu = NULL;
-	Dwarf_Addr bias;
-	int r = 0;
+	struct finst alias;
+	int r = die_at_entry(c, sym->vaddr, &alias);
 
-	if (c->dw)
-		cu = dwfl_module_addrdie(dbg__module(c->dbg), sym->vaddr, &bias);
-	if (cu) {
-		struct fwalk aw = { .c = c, .pat = "", .want_entries = true };
-		Dwarf_Die cuc = *cu;
-		const struct fentry *e;
-
-		r = walk_cu(&aw, &cuc);
-		if (aw.nentries)
-			qsort(aw.entries, aw.nentries, sizeof(*aw.entries), cmp_fentry);
-		e = r == 0 ? entry_at(aw.entries, aw.nentries, sym->vaddr) : NULL;
-		if (e) {
-			struct finst alias = { .cu = cuc, .fn = e->fn, .outer = e->fn };
-
-			if (c->pp->line)
-				r = add_relline(c, &alias, func);
-			else if (c->pp->offset)
-				r = add_offset(c, &alias, func);
-			else
-				r = add_outofline(c, &alias, func, func);
-		}
-		fwalk_exit(&aw);
-		if (r < 0 || e)
-			return r;
+	if (r < 0)
+		return r;
+	if (r) {
+		if (c->pp->line)
+			return add_relline(c, &alias, func);
+		if (c->pp->offset)
+			return add_offset(c, &alias, func);
+		return add_outofline(c, &alias, func, func);
 	}
 	if (c->pp->line)
 		return ptap_err_set(c->err, -1, -ENOTSUP,
 				    "'%s' needs DWARF line info, and the DWARF of %s does not "
 				    "describe %s (assembly?)", c->what, elfmod__path(c->mod), func);
 	return add_sym_site(c, func, sym, c->pp->offset);
+}
+
+/*
+ * The IFUNC NAME (symbol SYM): a site at each implementation its resolver
+ * can select, each with NAME as its function (the event name), so that
+ * whichever one the dynamic loader chose records.  An implementation DWARF
+ * describes takes its DIE (parameters by name, past the prologue at -O0 as
+ * any function); one it does not (assembly, like glibc's) the bare symbol.
+ * WHERE: "NAME->IMPL", or "NAME->0xADDR" when no symbol names it.  A
+ * resolver that cannot be followed: -ENOTSUP with the reason.
+ */
+static int add_ifunc(struct pctx *c, const char *name, const struct symhit *sym)
+{
+	struct ifunc_impl *impls;
+	int n, r = 0;
+
+	if (c->pp->offset || c->pp->line)
+		return ptap_err_set(c->err, -1, -EINVAL,
+				    "'%s' is an IFUNC of %s: %s would be other code in each "
+				    "implementation it selects; give one of them by its name (ptap "
+				    "list -x %s '%s')", name, elfmod__path(c->mod),
+				    c->pp->offset ? "+OFF" : ":RELLINE", elfmod__path(c->mod), name);
+	n = ifunc_impls(c->dbg, c->mod, name, sym->vaddr, sym->size, &impls, c->err);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n && r >= 0; i++) {
+		struct finst fi;
+		char where[256];
+
+		if (impls[i].name)
+			snprintf(where, sizeof(where), "%s->%s", name, impls[i].name);
+		else
+			snprintf(where, sizeof(where), "%s->0x%lx", name,
+				 (unsigned long)impls[i].vaddr);
+		r = die_at_entry(c, impls[i].vaddr, &fi);
+		if (r > 0)
+			r = add_outofline(c, &fi, name, where);
+		else if (r == 0)
+			r = add_site(c, impls[i].vaddr, impls[i].vaddr, name, where, NULL, NULL,
+				     false, true, false);
+	}
+	free(impls);
+	return r < 0 ? r : 0;
+}
+
+struct gifunc {
+	const char *name;
+	uint64_t addr, size;
+	int rank;		/* 0 global, 1 weak, 2 local: the name to use first */
+};
+
+static int cmp_gifunc(const void *pa, const void *pb)
+{
+	const struct gifunc *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank - b->rank;
+	return strcmp(a->name, b->name);
+}
+
+/*
+ * The IFUNC symbols matching GLOB, one per resolver (its global name before
+ * weak and local aliases: strlen, not __GI_strlen): their implementations
+ * (add_ifunc()).  One whose resolver cannot be followed is left out with
+ * the reason, as a site that cannot be probed.
+ */
+static int add_glob_ifuncs(struct pctx *c, const char *glob)
+{
+	Dwfl_Module *m = dbg__module(c->dbg);
+	int ns = m ? dwfl_module_getsymtab(m) : -1, r = 0;
+	struct gifunc *fs = NULL;
+	size_t n = 0, cap = 0;
+
+	for (int i = 1; i < ns; i++) {
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
+		int bind;
+
+		if (!nm || !*nm || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC ||
+		    fnmatch(glob, nm, 0) != 0)
+			continue;
+		if (grow((void **)&fs, &cap, sizeof(*fs), n + 1) < 0) {
+			free(fs);
+			return -ENOMEM;
+		}
+		bind = GELF_ST_BIND(sym.st_info);
+		fs[n++] = (struct gifunc){ nm, addr, sym.st_size,
+					   bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2 };
+	}
+	if (n)
+		qsort(fs, n, sizeof(*fs), cmp_gifunc);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		struct symhit sh = { fs[i].addr, fs[i].size, STT_GNU_IFUNC };
+		struct ptap_err why = { .pos = -1 }, *saved = c->err;
+
+		if (i && fs[i].addr == fs[i - 1].addr)
+			continue;
+		c->err = &why;
+		r = add_ifunc(c, fs[i].name, &sh);
+		c->err = saved;
+		if (r < 0 && r != -ENOMEM) {
+			site_skips__add(c->skips, fs[i].name, why.msg);
+			r = 0;
+		}
+	}
+	free(fs);
+	return r;
+}
+
+/* A glob that matched only what cannot be probed: the first reason. */
+static int err_glob_nothing(struct pctx *c, const char *glob, bool dropped)
+{
+	if (c->skips->n)
+		return ptap_err_set(c->err, -1, -ENOTSUP, "no site of '%s' can be probed (%d "
+				    "site%s); %s%s", glob, c->skips->n, c->skips->n == 1 ? "" : "s",
+				    c->skips->n > 1 ? "the first: " : "", c->skips->first[0]);
+	return ptap_err_set(c->err, -1, -ENOENT, "no function matches '%s' in %s%s", glob,
+			    elfmod__path(c->mod), dropped ? " but inlined ones (--no-inlines)" : "");
 }
 
 /* FUNC (a name or a glob, maybe @SRC). */
@@ -1358,10 +1509,10 @@ static int points_func(struct pctx *c, struct fwalk *w)
 		if (w->nentries)
 			qsort(w->entries, w->nentries, sizeof(*w->entries), cmp_fentry);
 		r = pp->src ? 0 : add_glob_syms(c, pp->func, w->entries, w->nentries);
+		if (r == 0 && !pp->src)
+			r = add_glob_ifuncs(c, pp->func);
 		if (r == 0 && c->n == 0)
-			r = ptap_err_set(c->err, -1, -ENOENT, "no function matches '%s' in %s%s",
-					 pp->func, elfmod__path(c->mod),
-					 dropped ? " but inlined ones (--no-inlines)" : "");
+			r = err_glob_nothing(c, pp->func, dropped);
 		return r;
 	}
 	/* FUNC@SRC asks for a DWARF file: symbols do not count there. */
@@ -1372,11 +1523,12 @@ static int points_func(struct pctx *c, struct fwalk *w)
 			covered = !c->recs[k].s.inlined && c->recs[k].from == syms[i].vaddr;
 		if (covered)
 			continue;
-		if (syms[i].type != STT_FUNC || at_ifunc(c, syms[i].vaddr)) {
-			ifunc++;
-			continue;
-		}
-		r = add_unnamed_sym(c, pp->func, &syms[i]);
+		if (syms[i].type == STT_GNU_IFUNC)
+			r = add_ifunc(c, pp->func, &syms[i]);
+		else if (at_ifunc(c, syms[i].vaddr))
+			ifunc++;	/* the resolver itself, by its own name */
+		else
+			r = add_unnamed_sym(c, pp->func, &syms[i]);
 		if (r < 0)
 			return r;
 	}
@@ -1624,16 +1776,22 @@ static int points_elf(struct pctx *c)
 			return ptap_err_set(c->err, -1, -EINVAL, "'%s': a glob cannot take +OFF",
 					    c->what);
 		r = add_glob_syms(c, pp->func, NULL, 0);
+		if (r == 0)
+			r = add_glob_ifuncs(c, pp->func);
 		if (r == 0 && c->n == 0)
-			r = ptap_err_set(c->err, -1, -ENOENT, "no function matches '%s' in %s",
-					 pp->func, elfmod__path(c->mod));
+			r = err_glob_nothing(c, pp->func, false);
 		return r;
 	}
 	n = find_syms(c, pp->func, syms, MAX_SYMHITS);
 	if (n == 0)
 		return err_no_function(c, pp->func, NULL);
 	for (int i = 0; i < n; i++) {
-		r = add_sym_site(c, pp->func, &syms[i], pp->offset);
+		if (syms[i].type == STT_GNU_IFUNC)
+			r = add_ifunc(c, pp->func, &syms[i]);
+		else if (at_ifunc(c, syms[i].vaddr))
+			r = refuse_sym(c, pp->func, STT_GNU_IFUNC);	/* the resolver itself */
+		else
+			r = add_sym_site(c, pp->func, &syms[i], pp->offset);
 		if (r < 0)
 			return r;
 	}
@@ -1682,6 +1840,7 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 	c.max_probes = o && o->max_probes > 0 ? o->max_probes : POINTS_MAX_DEFAULT;
 	c.no_inlines = o && o->no_inlines;
 	c.at_entry = o && o->at_entry;
+	c.skips = o && o->skips ? o->skips : &c.own_skips;
 	describe(pp, c.what, sizeof(c.what));
 	if (pp->retprobe && pp->kind != PP_FUNC)
 		return ptap_err_set(err, -1, -EINVAL, "'%s': %%return needs a function: "
@@ -1724,6 +1883,8 @@ struct litem {
 	Dwarf_Die fn;
 	bool has_die;
 	bool inlined;
+	bool ifunc;		/* an IFUNC symbol: VADDR, SIZE are its resolver's */
+	uint64_t vaddr, size;
 	size_t seq;
 };
 
@@ -1743,16 +1904,57 @@ static int cmp_litem(const void *pa, const void *pb)
 }
 
 /*
+ * Tell CB about the IFUNC IT: the names of the implementations its resolver
+ * can select, sorted, or why they cannot be told.  0 or -ENOMEM.
+ */
+static int list_ifunc(struct pctx *c, const struct litem *it,
+		      void (*cb)(const struct list_func *f, void *priv), void *priv)
+{
+	struct list_func f = { .name = it->name, .ifunc = true };
+	struct ptap_err why = { .pos = -1 };
+	struct ifunc_impl *impls = NULL;
+	char (*addrs)[24] = NULL;
+	const char **names = NULL;
+	int n = ifunc_impls_why(c->dbg, c->mod, it->vaddr, it->size, &impls, &why);
+
+	if (n == -ENOMEM)
+		return n;
+	if (n > 0) {
+		names = calloc(n, sizeof(*names));
+		addrs = calloc(n, sizeof(*addrs));
+		if (!names || !addrs) {
+			n = -ENOMEM;
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			snprintf(addrs[i], sizeof(addrs[i]), "0x%lx", (unsigned long)impls[i].vaddr);
+			names[i] = impls[i].name ? impls[i].name : addrs[i];
+		}
+		qsort(names, n, sizeof(*names), cmp_str);
+		f.nimpls = n;
+		f.impls = names;
+	} else {
+		f.why = why.msg;
+	}
+	cb(&f, priv);
+	n = 0;
+out:
+	free(impls);
+	free(names);
+	free(addrs);
+	return n;
+}
+
+/*
  * Each name once: of several definitions (static functions of one name in
  * two files) the first out-of-line one in DWARF order gives FILE:LINE.
  * Besides DWARF's functions, ELF function symbols DWARF has no name for:
  * aliases (open64 of __libc_open64, with that function's FILE:LINE) and
  * assembly (no FILE); compiler-made parts (foo.cold) and IFUNC resolvers
- * are left out.
+ * are left out, IFUNC symbols come with their implementations.
  */
 int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
-		     void (*cb)(const char *name, const char *file, int line, void *priv),
-		     void *priv)
+		     void (*cb)(const struct list_func *f, void *priv), void *priv)
 {
 	struct pctx c = { .dbg = dbg, .mod = mod };
 	struct fwalk w = { .c = &c, .pat = glob, .glob = glob && is_glob(glob),
@@ -1786,35 +1988,44 @@ int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob
 		GElf_Addr addr;
 		GElf_Sym sym;
 		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
 
-		if (!nm || !*nm || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		if (!nm || !*nm || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    (c.dw && strchr(nm, '.')) || (glob && !name_matches(&w, nm)) ||
-		    at_ifunc(&c, addr))
+		    (type == STT_FUNC && at_ifunc(&c, addr)))
 			continue;
 		r = grow((void **)&items, &cap, sizeof(*items), n + 1);
 		if (r < 0)
 			break;
+		if (type == STT_GNU_IFUNC) {
+			items[n++] = (struct litem){ .name = nm, .ifunc = true, .vaddr = addr,
+						     .size = sym.st_size, .seq = w.n + i };
+			continue;
+		}
 		e = entry_at(w.entries, w.nentries, addr);
 		items[n] = (struct litem){ .name = nm, .has_die = e != NULL, .seq = w.n + i };
 		if (e)
 			items[n].fn = e->fn;
 		n++;
 	}
-	if (r == 0) {
+	if (r == 0)
 		qsort(items, n, sizeof(*items), cmp_litem);
-		for (size_t i = 0; i < n; i++) {
-			const char *file = NULL;
-			int line = 0;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct list_func f = { .name = items[i].name };
 
-			if (i && !strcmp(items[i].name, items[i - 1].name))
-				continue;
-			if (items[i].has_die) {
-				file = dwarf_decl_file(&items[i].fn);
-				if (dwarf_decl_line(&items[i].fn, &line) != 0)
-					line = 0;
-			}
-			cb(items[i].name, file, file ? line : 0, priv);
+		if (i && !strcmp(items[i].name, items[i - 1].name))
+			continue;
+		if (items[i].ifunc) {
+			r = list_ifunc(&c, &items[i], cb, priv);
+			continue;
 		}
+		if (items[i].has_die) {
+			f.file = dwarf_decl_file(&items[i].fn);
+			if (!f.file || dwarf_decl_line(&items[i].fn, &f.line) != 0)
+				f.line = 0;
+		}
+		cb(&f, priv);
 	}
 	free(items);
 	free(c.ifuncs);

@@ -16,11 +16,26 @@ struct ptap_err;
 
 #define POINTS_MAX_DEFAULT	128	/* --max-probes */
 
+/*
+ * The sites a glob leaves out because they cannot be probed (issue 17: one
+ * such site must not sink the glob): how many, and the first few with why,
+ * for the one message that lists them.
+ */
+#define SITE_SKIPS_SHOWN	3
+struct site_skips {
+	int n;				/* sites left out */
+	char first[SITE_SKIPS_SHOWN][400];	/* "WHERE: WHY" of the first ones */
+};
+
+/* Count a site left out; WHY is its reason, named after WHERE unless it names it. */
+void site_skips__add(struct site_skips *sk, const char *where, const char *why);
+
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
 	bool no_inlines;	/* --no-inlines: only out-of-line copies */
 	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
 				 * only registers and $argN, which the ABI defines there */
+	struct site_skips *skips;	/* a glob's sites left out go here (may be NULL) */
 };
 
 struct dwarf_site {
@@ -71,14 +86,27 @@ int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 		 struct ptap_err *err);
 void dwarf_sites_free(struct dwarf_site *sites, int n);
 
+/* One function `ptap list` shows. */
+struct list_func {
+	const char *name;
+	const char *file;	/* FILE and LINE of its definition when DWARF knows them, */
+	int line;		/* else NULL, 0 */
+	bool ifunc;		/* an IFUNC: the functions its resolver can select follow */
+	int nimpls;		/* how many (0: the resolver cannot be followed, see WHY) */
+	const char *const *impls;	/* their names ("0x1234" for one without a symbol),
+					 * sorted by name */
+	const char *why;	/* NIMPLS 0: why the resolver cannot be followed */
+};
+
 /*
  * `ptap list`: every function of MOD matching GLOB (NULL: all), one per
- * call to CB, sorted by name, each name once: FILE and LINE of its
- * definition when DWARF knows them (else NULL, 0).  0, or -errno.
+ * call to CB, sorted by name, each name once (what F points to lives until
+ * CB returns).  An IFUNC is listed by its name with the implementations its
+ * resolver can select (dwarf/ifunc.h); the resolver itself is not.  0, or
+ * -errno.
  */
 int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
-		     void (*cb)(const char *name, const char *file, int line, void *priv),
-		     void *priv);
+		     void (*cb)(const struct list_func *f, void *priv), void *priv);
 
 /*
  * Is VADDR an instruction boundary of code starting at START (an

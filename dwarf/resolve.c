@@ -254,20 +254,32 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 	return r;
 }
 
+/* Is SPEC's point a glob (FUNC with * ? or [)? */
+static bool spec_is_glob(const struct probe_spec *spec)
+{
+	return spec->point.kind == PP_FUNC && spec->point.func &&
+	       strpbrk(spec->point.func, "*?[") != NULL;
+}
+
 int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
 		   struct ptap_err *err)
 {
 	struct point_opts po = { .max_probes = o->max_probes ? o->max_probes : POINTS_MAX_DEFAULT,
-				 .no_inlines = o->no_inlines, .at_entry = true };
+				 .no_inlines = o->no_inlines, .at_entry = true,
+				 .skips = o->skips };
+	bool glob = spec_is_glob(spec);
+	struct site_skips local = { .n = 0 }, *skips = o->skips ? o->skips : &local;
+	struct ptap_err first = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
 	struct dwarf_site *sites = NULL;
 	enum elfmod_runtime rt = ELFMOD_RT_NONE;
-	int nsites = 0, r;
+	int nsites = 0, k = 0, first_r = 0, r;
 	struct dbg *dbg;
 
 	*out = NULL;
 	*n = 0;
+	po.skips = skips;
 	/* Past the prologue only for DWARF variables: %REG and $argN mean the entry. */
 	for (int i = 0; i < spec->nargs; i++)
 		if (spec->args[i].expr->kind == ARG_VAR || spec->args[i].expr->kind == ARG_PARAMS ||
@@ -290,9 +302,29 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 			break;
 		}
 	for (int i = 0; i < nsites && r == 0; i++) {
-		r = resolve_site(&rps[i], mod, dbg, o->exe, &sites[i], spec, rt, err);
+		struct ptap_err why = { .pos = -1 };
+
+		r = resolve_site(&rps[k], mod, dbg, o->exe, &sites[i], spec, rt, &why);
+		if (r == 0) {
+			k++;
+			continue;
+		}
+		resolved_probe__exit(&rps[k]);
+		memset(&rps[k], 0, sizeof(rps[k]));
+		/* A glob plants what it can: one site that cannot be probed is left out. */
+		if (glob && r != -ENOMEM) {
+			if (!first_r) {
+				first = why;
+				first_r = r;
+			}
+			site_skips__add(skips, sites[i].where, why.msg);
+			r = 0;
+			continue;
+		}
+		if (err)
+			*err = why;
 		/* One site that cannot be probed as asked fails the probe: say which. */
-		if (r < 0 && nsites > 1 && err) {
+		if (nsites > 1 && err) {
 			size_t used = strlen(err->msg);
 
 			snprintf(err->msg + used, sizeof(err->msg) - used, " (at %.80s, one of %d sites%s)",
@@ -300,13 +332,19 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 				 sites[i].inlined ? "; --no-inlines leaves out inlined copies" : "");
 		}
 	}
+	if (r == 0 && k == 0) {
+		/* Nothing left of the glob: an error, with the first reason. */
+		r = ptap_err_set(err, first.pos, first_r, "no site of '%s' can be probed (%d site%s); "
+				 "%s%s", spec->point.func, skips->n, skips->n == 1 ? "" : "s",
+				 skips->n > 1 ? "the first: " : "", first.msg);
+	}
 	dwarf_sites_free(sites, nsites);
 	if (r < 0) {
-		resolved_probes_free(rps, nsites);
+		resolved_probes_free(rps, k);
 		return r;
 	}
 	*out = rps;
-	*n = nsites;
+	*n = k;
 	return 0;
 }
 

@@ -14,12 +14,17 @@
 struct elfmod;
 struct probe_spec;
 struct ptap_err;
+struct site_skips;
 
 struct resolve_opts {
 	const char *debuginfo_dir;	/* --debuginfo-dir, searched first; or NULL */
 	int max_probes;			/* --max-probes */
 	bool no_inlines;		/* --no-inlines */
 	const struct elfmod *exe;	/* the command's executable (copy relocations) */
+	/* A glob (FUNC with * ? [): its sites that cannot be probed are left out
+	 * and counted here (dwarf/points.h; may be NULL); it fails only when
+	 * none is left. */
+	struct site_skips *skips;
 };
 
 struct resolved_probe {
@@ -51,7 +56,9 @@ struct resolved_probe {
  * scope); -EINVAL for an argument that cannot be compiled (ERR has its
  * column); -E2BIG for more sites than O->max_probes; -ENOTSUP when a site's
  * instruction can be neither run out of line nor emulated, or a value
- * cannot be fetched exactly (ERR says why).
+ * cannot be fetched exactly (ERR says why).  For a glob, such a site is
+ * left out (counted in O->skips) and those errors come only when no site of
+ * the glob is left.
  */
 int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 		   const struct resolve_opts *o, struct resolved_probe **out, int *n,

@@ -1891,6 +1891,14 @@ static int retval_pieces(struct comp *k, Dwarf_Word size, const uint8_t cls[2])
 	return 0;
 }
 
+bool var_retval_untyped(const struct var_ctx *c)
+{
+	Dwarf_Die fn = c->site->fn, type, t;
+
+	return die_type(&fn, &type) && strip_type(&type, &t) &&
+	       dwarf_tag(&t) == DW_TAG_unspecified_type;
+}
+
 int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
 		       struct fetch_prog *prog, struct ptap_err *err)
 {

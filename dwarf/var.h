@@ -64,6 +64,12 @@ int var_compile_ra_slot(const struct var_ctx *c, struct fetch_prog *prog, struct
  */
 int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
 		       struct fetch_prog *prog, struct ptap_err *err);
+/*
+ * Does the site's function return a DW_TAG_unspecified_type (what GNU as
+ * gives an assembly function: glibc's __strlen_avx2)?  Then $retval is the
+ * raw return register, as without DWARF.
+ */
+bool var_retval_untyped(const struct var_ctx *c);
 
 struct var_info;
 

@@ -1,6 +1,6 @@
 /* tracer/cmd_list.c: `ptap list -x BINARY [GLOB]` -- the functions of
  * BINARY, one per line as NAME<TAB>FILE:LINE (just NAME when there is no
- * DWARF for it), sorted by name.  Exit 0; 1 when nothing matches; 2 for a
+ * DWARF for it; an IFUNC: NAME<TAB>(ifunc) -> IMPL, IMPL...), sorted by name.  Exit 0; 1 when nothing matches; 2 for a
  * usage error or a BINARY that cannot be read. */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,16 +21,24 @@ static const char list_usage[] =
 	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
 	"  -v, --verbose            more messages (repeat for more)\n";
 
-static void print_func(const char *name, const char *file, int line, void *priv)
+static void print_func(const struct list_func *f, void *priv)
 {
 	int *count = priv;
 
-	if (file && line > 0)
-		printf("%s\t%s:%d\n", name, file, line);
-	else if (file)
-		printf("%s\t%s\n", name, file);
-	else
-		printf("%s\n", name);
+	if (f->ifunc && f->nimpls) {
+		printf("%s\t(ifunc) ->", f->name);
+		for (int i = 0; i < f->nimpls; i++)
+			printf("%s %s", i ? "," : "", f->impls[i]);
+		printf("\n");
+	} else if (f->ifunc) {
+		printf("%s\t(ifunc) -> ? (%s)\n", f->name, f->why);
+	} else if (f->file && f->line > 0) {
+		printf("%s\t%s:%d\n", f->name, f->file, f->line);
+	} else if (f->file) {
+		printf("%s\t%s\n", f->name, f->file);
+	} else {
+		printf("%s\n", f->name);
+	}
 	(*count)++;
 }
 

@@ -16,6 +16,7 @@
 
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
+#include "dwarf/points.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -527,12 +528,37 @@ static int add_probes(struct session *s, struct elfmod *mod, const struct probe_
 	return r;
 }
 
+static bool is_glob(const struct probe_spec *spec)
+{
+	return spec->point.kind == PP_FUNC && spec->point.func &&
+	       strpbrk(spec->point.func, "*?[") != NULL;
+}
+
+/*
+ * "ptap: 'sqlite3*': 1 of 1370 sites left out: cannot probe
+ * sqlite3MemoryBarrier: its first instruction ..." -- once per glob, with the
+ * first few reasons (-v: each one, as it is found).
+ */
+static void report_skips(const char *text, const struct site_skips *sk, int kept)
+{
+	char list[SITE_SKIPS_SHOWN * 404] = "";
+	size_t used = 0;
+
+	for (int i = 0; i < sk->n && i < SITE_SKIPS_SHOWN; i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? "; " : "",
+				 sk->first[i]);
+	pr_warn("'%s': %d of %d sites cannot be probed and are left out: %s%s\n", text, sk->n,
+		sk->n + kept, list, sk->n > SITE_SKIPS_SHOWN ? "; ... (-v lists them all)" : "");
+}
+
 /* Resolve one -e into as many probes as it has sites, appended to S->probes. */
 static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
 		       const struct probe_req *req, const char *cmd_path)
 {
+	struct site_skips skips = { .n = 0 };
 	struct resolve_opts ro = { .debuginfo_dir = o->debuginfo_dir,
-				   .max_probes = o->max_probes, .no_inlines = o->no_inlines };
+				   .max_probes = o->max_probes, .no_inlines = o->no_inlines,
+				   .skips = &skips };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
 	struct elfmod *mod, *exe = NULL;
@@ -553,8 +579,13 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		int first = s->nprobes;
 
 		r = add_probes(s, mod, spec, &ro, false, &err);
-		for (int i = first; i < s->nprobes; i++)
+		for (int i = first; i < s->nprobes; i++) {
 			s->probes[i].req = (int)(req - o->reqs);
+			if (is_glob(spec))
+				s->probes[i].glob = req->text;
+		}
+		if (r == 0 && skips.n)
+			report_skips(req->text, &skips, s->nprobes - first);
 	}
 	if (r < 0 && err.msg[0])
 		show_probe_err(req->text, &err);
@@ -782,11 +813,62 @@ static void signals_setup(bool attach, double duration)
 	}
 }
 
+/*
+ * A glob's sites never planted (those of S->probes[I..J)), in one message:
+ * how many, and the first few with why (once when all have one reason).
+ */
+static void report_unplanted_glob(const struct session *s, int i, int j)
+{
+	char list[3 * 200] = "", nowhy[PATH_MAX + 64];
+	const struct probe *first = NULL;
+	bool one_why = true;
+	int n = 0;
+	size_t used = 0;
+
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		first = first ? first : p;
+		one_why &= !strcmp(first->why, p->why);
+	}
+	if (!first)
+		return;
+	snprintf(nowhy, sizeof(nowhy), "%s was not mapped executable by the %s", first->module,
+		 s->attach ? "process" : "command");
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		if (n < 3 && used < sizeof(list))
+			used += snprintf(list + used, sizeof(list) - used, "%s%s%s%s",
+					 n ? (one_why ? ", " : "; ") : "", p->event,
+					 one_why ? "" : ": ", one_why ? "" : p->why[0] ? p->why : nowhy);
+		n++;
+	}
+	if (one_why && !first->why[0])
+		pr_warn("'%s': %d of %d sites never planted: %s\n", first->glob, n, j - i, nowhy);
+	else if (one_why)
+		pr_warn("'%s': %d of %d sites never planted: %s (%s%s)\n", first->glob, n, j - i,
+			first->why, list, n > 3 ? ", ..." : "");
+	else
+		pr_warn("'%s': %d of %d sites never planted: %s%s\n", first->glob, n, j - i, list,
+			n > 3 ? "; ..." : "");
+}
+
 static void report_unplanted(const struct session *s)
 {
-	for (int i = 0; i < s->nprobes; i++) {
+	for (int i = 0, j; i < s->nprobes; i = j) {
 		const struct probe *p = &s->probes[i];
 
+		for (j = i + 1; p->glob && j < s->nprobes && s->probes[j].glob == p->glob; j++)
+			;
+		if (p->glob) {
+			report_unplanted_glob(s, i, j);
+			continue;
+		}
 		if (p->hidden)
 			continue;
 		if (!p->planted && p->why[0] && !p->rbrk)

@@ -161,9 +161,61 @@ static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, co
 
 	snprintf(why, sizeof(why), fmt, arg);
 	snprintf(p->why, sizeof(p->why), "%s", why);
+	if (p->glob) {		/* told with the glob's other sites: report_glob_fails() */
+		p->fail_addr = addr;
+		pr_info("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
+			t->tgid, why);
+		return 0;
+	}
 	pr_warn("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
 		t->tgid, why);
 	return 0;
+}
+
+#define GLOB_FAILS_SHOWN	3
+
+/*
+ * The sites of each glob that one plant_range() could not plant in T's
+ * process, in one message per glob: how many, and the first few with why
+ * (once when they all failed for one reason; -v: each one).  A glob's
+ * probes are next to each other in S->probes.
+ */
+static void report_glob_fails(struct session *s, const struct thread *t)
+{
+	for (int i = 0, j; i < s->nprobes; i = j) {
+		const char *glob = s->probes[i].glob;
+		char list[GLOB_FAILS_SHOWN * 256] = "";
+		const struct probe *first = NULL;
+		bool one_why = true;
+		size_t used = 0;
+		int nfail = 0;
+
+		for (j = i; j < s->nprobes && s->probes[j].glob == glob; j++)
+			if (glob && s->probes[j].fail_addr) {
+				first = first ? first : &s->probes[j];
+				one_why &= !strcmp(first->why, s->probes[j].why);
+			}
+		for (int k = i; first && k < j; k++) {
+			struct probe *p = &s->probes[k];
+
+			if (!p->fail_addr)
+				continue;
+			if (nfail < GLOB_FAILS_SHOWN && used < sizeof(list))
+				used += snprintf(list + used, sizeof(list) - used, "%s%s at 0x%lx%s%s",
+						 nfail ? (one_why ? ", " : "; ") : "", p->event,
+						 (unsigned long)p->fail_addr, one_why ? "" : ": ",
+						 one_why ? "" : p->why);
+			nfail++;
+			p->fail_addr = 0;
+		}
+		if (nfail && one_why)
+			pr_warn("'%s': %d of %d sites not planted in pid %d: %s (%s%s)\n", glob, nfail,
+				j - i, t->tgid, first->why, list,
+				nfail > GLOB_FAILS_SHOWN ? ", ..." : "");
+		else if (nfail)
+			pr_warn("'%s': %d of %d sites not planted in pid %d: %s%s\n", glob, nfail,
+				j - i, t->tgid, list, nfail > GLOB_FAILS_SHOWN ? "; ..." : "");
+	}
 }
 
 /*
@@ -350,18 +402,17 @@ static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
 
 int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh)
 {
-	int planted = 0;
+	int planted = 0, r = 0;
 
 	if (t->as->unplanted || s->unplanted)
 		return 0;
-	for (int i = 0; i < s->nprobes; i++) {
+	for (int i = 0; i < s->nprobes && r >= 0; i++) {
 		struct probe *p = &s->probes[i];
 
 		/* Index, not pointer: planting may map a scratch page and change the table. */
-		for (size_t j = 0; j < maptab__count(t->as->mt); j++) {
+		for (size_t j = 0; j < maptab__count(t->as->mt) && r >= 0; j++) {
 			const struct map_entry *e = maptab__at(t->as->mt, j);
 			uint64_t addr;
-			int r;
 
 			if (e->end <= lo || e->start >= hi)
 				continue;
@@ -370,19 +421,17 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 				continue;
 			if (aspace__find_site(t->as, addr)) {
 				r = need_tramp(s, t, p, addr);
-				if (r < 0)
-					return r;
 				if (r > 0)
 					planted += site_add_probe(aspace__find_site(t->as, addr), p);
 				continue;
 			}
 			r = plant_one(s, t, p, e, addr, fresh);
-			if (r < 0)
-				return r;
-			planted += r;
+			if (r > 0)
+				planted += r;
 		}
 	}
-	return planted;
+	report_glob_fails(s, t);
+	return r < 0 ? r : planted;
 }
 
 bool plant_site_in_memory(struct thread *c, struct site *st)

@@ -32,6 +32,7 @@ struct probe {
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
+	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
@@ -39,6 +40,8 @@ struct probe {
 	/* --context (tracer/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
 	int req;			/* the -e it comes from (cmd_record.c) */
+	const char *glob;		/* that -e as written when its point is a glob (its
+					 * sites' failures are told together), else NULL */
 	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
 					 * unscoped context's event), 0: none */
 	int *ctx_sel;			/* that context's NSEL argument indexes */

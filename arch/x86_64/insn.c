@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <capstone/capstone.h>
@@ -507,6 +508,305 @@ int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint
 	buf[0] = 0xe9;
 	put_u32(buf + 1, (uint32_t)rel);
 	return 0;
+}
+
+/* ---- IFUNC resolvers ----------------------------------------------------- */
+
+#define X86_GPRS		16
+#define IFUNC_VALS_MAX		64	/* distinct addresses one resolver may hold */
+#define GPR_AX			0
+/* caller-saved (psABI 3.2.1): rax rcx rdx rsi rdi r8-r11, in x86_64_gpr()'s numbering */
+#define GPRS_CLOBBERED		((1u << 0) | (1u << 1) | (1u << 2) | (1u << 6) | (1u << 7) | \
+				 (0xfu << 8))
+
+/*
+ * What the registers may hold at one instruction: for each general
+ * register, a set of addresses (bit I: the resolver's address table entry
+ * I) and whether it may hold anything else.
+ */
+struct x86_64_rstate {
+	uint64_t vals[X86_GPRS];
+	uint16_t unknown;	/* bit R: register R may hold something else */
+	bool seen;
+	bool queued;		/* on the walk's stack */
+};
+
+struct x86_64_rwalk {
+	uint64_t tab[IFUNC_VALS_MAX];	/* the addresses seen, in the order found */
+	int ntab;
+	uint64_t returned;		/* table entries some return gives back */
+};
+
+/*
+ * The general register REG is part of (0 rax, 1 rcx, 2 rdx, 3 rbx, 4 rsp,
+ * 5 rbp, 6 rsi, 7 rdi, 8-15 r8-r15), with *SIZE its size in bytes; -1 for
+ * any other register.
+ */
+static int x86_64_gpr(unsigned int reg, int *size)
+{
+	static const struct { unsigned int r[4]; } gprs[X86_GPRS] = {
+		{ { X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL } },
+		{ { X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL } },
+		{ { X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL } },
+		{ { X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL } },
+		{ { X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL } },
+		{ { X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL } },
+		{ { X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL } },
+		{ { X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL } },
+		{ { X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B } },
+		{ { X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B } },
+		{ { X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B } },
+		{ { X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B } },
+		{ { X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B } },
+		{ { X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B } },
+		{ { X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B } },
+		{ { X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B } },
+	};
+	static const int sizes[4] = { 8, 4, 2, 1 };
+
+	for (int g = 0; g < X86_GPRS; g++)
+		for (int k = 0; k < 4; k++)
+			if (gprs[g].r[k] == reg) {
+				*size = sizes[k];
+				return g;
+			}
+	if (reg == X86_REG_AH || reg == X86_REG_CH || reg == X86_REG_DH || reg == X86_REG_BH) {
+		*size = 1;
+		return reg == X86_REG_AH ? 0 : reg == X86_REG_CH ? 1 : reg == X86_REG_DH ? 2 : 3;
+	}
+	return -1;
+}
+
+/* Register R of ST holds just ADDR (entered in W's table).  0 or -E2BIG. */
+static int x86_64_rset(struct x86_64_rwalk *w, struct x86_64_rstate *st, int r, uint64_t addr)
+{
+	int i;
+
+	for (i = 0; i < w->ntab && w->tab[i] != addr; i++)
+		;
+	if (i == w->ntab) {
+		if (w->ntab == IFUNC_VALS_MAX)
+			return -E2BIG;
+		w->tab[w->ntab++] = addr;
+	}
+	st->vals[r] = 1ULL << i;
+	st->unknown &= ~(1u << r);
+	return 0;
+}
+
+static void x86_64_rclobber(struct x86_64_rstate *st, unsigned int mask)
+{
+	for (int r = 0; r < X86_GPRS; r++)
+		if (mask & (1u << r)) {
+			st->vals[r] = 0;
+			st->unknown |= 1u << r;
+		}
+}
+
+/*
+ * What a non-branch instruction does to ST: the forms that move addresses
+ * the resolver made (lea rip-relative, mov of an immediate or a register,
+ * cmov) are followed, any other write makes its registers unknown.
+ */
+static int x86_64_rstep(csh h, const cs_insn *ci, struct x86_64_rwalk *w,
+			struct x86_64_rstate *st)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *d = &x->operands[0], *src = &x->operands[1];
+	int dsz = 0, ssz = 0, dr = -1, sr = -1;
+	cs_regs rd, wr;
+	uint8_t nrd = 0, nwr = 0;
+
+	if (x->op_count == 2 && d->type == X86_OP_REG)
+		dr = x86_64_gpr(d->reg, &dsz);
+	if (x->op_count == 2 && src->type == X86_OP_REG)
+		sr = x86_64_gpr(src->reg, &ssz);
+	if (dr >= 0 && dsz == 8 && ci->id == X86_INS_LEA && src->type == X86_OP_MEM &&
+	    src->mem.base == X86_REG_RIP && src->mem.index == X86_REG_INVALID &&
+	    src->mem.segment == X86_REG_INVALID)
+		return x86_64_rset(w, st, dr, ci->address + ci->size + (uint64_t)src->mem.disp);
+	if (dr >= 0 && (dsz == 8 || dsz == 4) && src->type == X86_OP_IMM &&
+	    (ci->id == X86_INS_MOV || ci->id == X86_INS_MOVABS))
+		return x86_64_rset(w, st, dr, dsz == 8 ? (uint64_t)src->imm :
+					      (uint64_t)(uint32_t)src->imm);
+	if (dr >= 0 && sr >= 0 && dsz == 8 && ssz == 8 && ci->id == X86_INS_MOV) {
+		st->vals[dr] = st->vals[sr];
+		st->unknown = (st->unknown & ~(1u << dr)) | (((st->unknown >> sr) & 1u) << dr);
+		return 0;
+	}
+	if (dr >= 0 && sr >= 0 && dsz == 8 && ssz == 8 && !strncmp(ci->mnemonic, "cmov", 4)) {
+		st->vals[dr] |= st->vals[sr];
+		st->unknown |= ((st->unknown >> sr) & 1u) << dr;
+		return 0;
+	}
+	if (cs_regs_access(h, ci, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+		x86_64_rclobber(st, 0xffff);	/* what it writes is unknown: all */
+		return 0;
+	}
+	for (int i = 0; i < nwr; i++) {
+		int r = x86_64_gpr(wr[i], &dsz);
+
+		if (r >= 0)
+			x86_64_rclobber(st, 1u << r);
+	}
+	return 0;
+}
+
+/* Merge ST into the state at OFF; push OFF when that changed it.  0 or -E2BIG. */
+static int x86_64_rflow(struct x86_64_rstate *states, size_t off, const struct x86_64_rstate *st,
+			uint32_t *stack, size_t *nstack, size_t cap)
+{
+	struct x86_64_rstate *to = &states[off];
+	bool changed = !to->seen;
+
+	if (to->seen) {
+		for (int r = 0; r < X86_GPRS; r++) {
+			changed |= (st->vals[r] & ~to->vals[r]) != 0;
+			to->vals[r] |= st->vals[r];
+		}
+		changed |= (st->unknown & ~to->unknown) != 0;
+		to->unknown |= st->unknown;
+	} else {
+		*to = *st;
+		to->seen = true;
+	}
+	if (!changed || to->queued)
+		return 0;
+	if (*nstack == cap)
+		return -E2BIG;
+	to->queued = true;
+	stack[(*nstack)++] = (uint32_t)off;
+	return 0;
+}
+
+/* The walk itself (see arch_ifunc_targets()); STATES and STACK hold FNLEN entries each. */
+static int x86_64_rwalk(csh h, cs_insn *ci, const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+			struct x86_64_rstate *states, uint32_t *stack, struct x86_64_rwalk *w,
+			char *why, size_t whylen)
+{
+	struct x86_64_rstate st = { .unknown = 0xffff, .seen = true };
+	size_t nstack = 0, cap = fnlen;
+	bool returns = false;
+	long steps = 0;
+	int r;
+
+	st.queued = true;
+	states[0] = st;
+	stack[nstack++] = 0;
+	while (nstack) {
+		size_t off = stack[--nstack], left = fnlen - off;
+		const uint8_t *code = fn + off;
+		uint64_t at = fn_pc + off, next, to = 0;
+		const cs_x86 *x;
+		bool direct, jump, cond;
+
+		if (++steps > 64L * (long)fnlen)
+			return set_why(why, whylen, -ENOTSUP, "too many paths");
+		states[off].queued = false;
+		st = states[off];
+		if (!cs_disasm_iter(h, &code, &left, &at, ci))
+			return set_why(why, whylen, -ENOTSUP, "it does not decode at 0x%lx",
+				       (unsigned long)(fn_pc + off));
+		x = &ci->detail->x86;
+		next = off + ci->size;
+		direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+		if (direct)
+			to = (uint64_t)x->operands[0].imm;
+		if (cs_insn_group(h, ci, CS_GRP_RET)) {
+			if (st.unknown & (1u << GPR_AX))
+				return set_why(why, whylen, -ENOTSUP, "the value it returns at 0x%lx "
+					       "is computed or loaded, not an address it sets",
+					       (unsigned long)ci->address);
+			w->returned |= st.vals[GPR_AX];
+			returns = true;
+			continue;
+		}
+		if (cs_insn_group(h, ci, CS_GRP_CALL)) {
+			x86_64_rclobber(&st, GPRS_CLOBBERED);
+		} else if ((jump = cs_insn_group(h, ci, CS_GRP_JUMP))) {
+			cond = ci->id != X86_INS_JMP && ci->id != X86_INS_LJMP;
+			if (!direct)
+				return set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx jumps through "
+					       "a register or memory", ci->mnemonic, ci->op_str,
+					       (unsigned long)ci->address);
+			if (to < fn_pc || to >= fn_pc + fnlen)
+				return set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx leaves the "
+					       "resolver", ci->mnemonic, ci->op_str,
+					       (unsigned long)ci->address);
+			r = x86_64_rflow(states, to - fn_pc, &st, stack, &nstack, cap);
+			if (r < 0)
+				return set_why(why, whylen, -ENOTSUP, "too many paths");
+			if (!cond)
+				continue;
+		} else if (cs_insn_group(h, ci, CS_GRP_INT) || ci->id == X86_INS_UD2 ||
+			   ci->id == X86_INS_HLT) {
+			continue;	/* this path does not return */
+		} else if (x86_64_rstep(h, ci, w, &st) < 0) {
+			return set_why(why, whylen, -E2BIG, "more than %d addresses",
+				       IFUNC_VALS_MAX);
+		}
+		if (next >= fnlen)
+			return set_why(why, whylen, -ENOTSUP, "it runs past its end at 0x%lx",
+				       (unsigned long)(fn_pc + next));
+		if (x86_64_rflow(states, next, &st, stack, &nstack, cap) < 0)
+			return set_why(why, whylen, -ENOTSUP, "too many paths");
+	}
+	if (!returns)
+		return set_why(why, whylen, -ENOTSUP, "it never returns");
+	return 0;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t *out, int max,
+		       char *why, size_t whylen)
+{
+	struct x86_64_rwalk w = { .ntab = 0 };
+	struct x86_64_rstate *states;
+	uint32_t *stack;
+	cs_insn *ci;
+	int r, n = 0;
+	csh h;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!fn || !fnlen)
+		return set_why(why, whylen, -ENOTSUP, "no code (a symbol without a size)");
+	if (fnlen > ARCH_IFUNC_FN_MAX)
+		return set_why(why, whylen, -ENOTSUP, "it is longer than %d bytes",
+			       ARCH_IFUNC_FN_MAX);
+	r = x86_64_cs_get(&h);
+	if (r)
+		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
+	states = calloc(fnlen, sizeof(*states));
+	stack = calloc(fnlen, sizeof(*stack));
+	ci = cs_malloc(h);
+	if (!states || !stack || !ci)
+		r = set_why(why, whylen, -ENOMEM, "out of memory");
+	else
+		r = x86_64_rwalk(h, ci, fn, fnlen, fn_pc, states, stack, &w, why, whylen);
+	for (int i = 0; r == 0 && i < w.ntab; i++) {
+		if (!(w.returned & (1ULL << i)))
+			continue;
+		if (n == max) {
+			r = set_why(why, whylen, -E2BIG, "more than %d addresses", max);
+			break;
+		}
+		out[n++] = w.tab[i];
+	}
+	if (ci)
+		cs_free(ci, 1);
+	free(states);
+	free(stack);
+	if (r < 0)
+		return r;
+	qsort(out, n, sizeof(*out), cmp_u64);
+	return n;
 }
 
 /* ---- emulation ---------------------------------------------------------- */

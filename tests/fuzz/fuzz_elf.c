@@ -24,14 +24,12 @@ struct funcs {
 	int n;
 };
 
-static void keep_func(const char *name, const char *file, int line, void *priv)
+static void keep_func(const struct list_func *lf, void *priv)
 {
 	struct funcs *f = priv;
 
-	(void)file;
-	(void)line;
 	if (f->n < NFUNCS)
-		f->name[f->n++] = strdup(name);
+		f->name[f->n++] = strdup(lf->name);
 }
 
 static int describe_var(const struct var_info *v, void *priv)

@@ -1093,3 +1093,114 @@ Test(arch_emulate, jmp_and_ool)
 	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), -EINVAL);
 	cr_assert_eq(r.rip, PC);
 }
+
+/* ---- IFUNC resolvers ------------------------------------------------- */
+
+/* From here on, cr_assert(eq(...)) prints both sides; a bare condition must be 0 or 1. */
+#include <criterion/new/assert.h>
+
+/* arch_ifunc_targets() on CODE at PC: the count or error; OUT, WHY filled. */
+static int ifunc_targets(const uint8_t *code, size_t len, uint64_t *out, int max, char *why)
+{
+	memset(why, 0, 160);
+	return arch_ifunc_targets(code, len, PC, out, max, why, 160);
+}
+
+/*
+ * glibc's shape (strlen's resolver): the default implementation in %rdx,
+ * others chosen by branches and a cmov, returned through "mov %rdx,%rax".
+ * The load from the GOT (cpu_features) is no candidate.
+ */
+Test(arch_ifunc, glibc_shape)
+{
+	static const uint8_t code[] = {
+		0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00,	/* 0: mov 0x1000(%rip),%rax */
+		0x48, 0x8d, 0x15, 0x00, 0x01, 0x00, 0x00,	/* 7: lea 0x100(%rip),%rdx: 0x10e */
+		0xf6, 0x00, 0x01,				/* e: testb $1,(%rax) */
+		0x74, 0x04,					/* 11: je 0x17 */
+		0x48, 0x89, 0xd0,				/* 13: mov %rdx,%rax */
+		0xc3,						/* 16: ret */
+		0x48, 0x8d, 0x15, 0x00, 0x02, 0x00, 0x00,	/* 17: lea 0x200(%rip),%rdx: 0x21e */
+		0x48, 0x8d, 0x05, 0x00, 0x03, 0x00, 0x00,	/* 1e: lea 0x300(%rip),%rax: 0x325 */
+		0xf6, 0x00, 0x02,				/* 25: testb $2,(%rax) */
+		0x48, 0x0f, 0x44, 0xd0,				/* 28: cmove %rax,%rdx */
+		0xeb, 0xe5,					/* 2c: jmp 0x13 */
+		0xcc, 0xcc,					/* padding: never reached */
+	};
+	uint64_t out[8];
+	char why[160];
+
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, why), 3), "%s", why);
+	cr_assert(eq(u64, out[0], PC + 0x10e));
+	cr_assert(eq(u64, out[1], PC + 0x21e));
+	cr_assert(eq(u64, out[2], PC + 0x325));
+	/* more than MAX: refused, not cut */
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 2, why), -E2BIG));
+	cr_assert(eq(str, why, "more than 2 addresses"));
+}
+
+/* gcc's __builtin_cpu_init(): a call first; an address tested, then overwritten. */
+Test(arch_ifunc, call_then_choice)
+{
+	static const uint8_t code[] = {
+		0x48, 0x83, 0xec, 0x08,				/* 0: sub $8,%rsp */
+		0xe8, 0xfb, 0x04, 0x00, 0x00,			/* 4: call .+0x500 */
+		0x48, 0x8d, 0x05, 0x40, 0x00, 0x00, 0x00,	/* 9: lea 0x40(%rip),%rax: data */
+		0xf6, 0x00, 0x01,				/* 10: testb $1,(%rax) */
+		0x48, 0x8d, 0x05, 0x80, 0x00, 0x00, 0x00,	/* 13: lea 0x80(%rip),%rax: 0x9a */
+		0x75, 0x07,					/* 1a: jne 0x23 */
+		0x48, 0x8d, 0x05, 0x20, 0x00, 0x00, 0x00,	/* 1c: lea 0x20(%rip),%rax: 0x43 */
+		0x48, 0x83, 0xc4, 0x08,				/* 23: add $8,%rsp */
+		0xc3,						/* 27: ret */
+	};
+	uint64_t out[8];
+	char why[160];
+
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, why), 2), "%s", why);
+	cr_assert(eq(u64, out[0], PC + 0x43));
+	cr_assert(eq(u64, out[1], PC + 0x9a));
+}
+
+/* What cannot be told: each refused with the reason. */
+Test(arch_ifunc, refusals)
+{
+	static const struct {
+		uint8_t code[16];
+		size_t len;
+		const char *why;
+	} rows[] = {
+		/* mov 0x1000(%rip),%rax; ret: a loaded value (a vDSO function, say) */
+		{ { 0x48, 0x8b, 0x05, 0x00, 0x10, 0x00, 0x00, 0xc3 }, 8,
+		  "the value it returns at 0x401007 is computed or loaded, not an address it sets" },
+		/* lea x(%rip),%rax; call .+0x500; ret: the call's result */
+		{ { 0x48, 0x8d, 0x05, 0x40, 0x00, 0x00, 0x00, 0xe8, 0xfb, 0x04, 0x00, 0x00, 0xc3 },
+		  13, "the value it returns at 0x40100c is computed or loaded, not an address it "
+		  "sets" },
+		/* lea x(%rip),%rax; jmp .+0x1000: a tail call */
+		{ { 0x48, 0x8d, 0x05, 0x40, 0x00, 0x00, 0x00, 0xe9, 0xfb, 0x0f, 0x00, 0x00 }, 12,
+		  "'jmp 0x402007' at 0x401007 leaves the resolver" },
+		/* lea x(%rip),%rax; jmp *%rax */
+		{ { 0x48, 0x8d, 0x05, 0x40, 0x00, 0x00, 0x00, 0xff, 0xe0 }, 9,
+		  "'jmp rax' at 0x401007 jumps through a register or memory" },
+		/* lea x(%rip),%rax, then the end */
+		{ { 0x48, 0x8d, 0x05, 0x40, 0x00, 0x00, 0x00 }, 7,
+		  "it runs past its end at 0x401007" },
+		/* ud2 */
+		{ { 0x0f, 0x0b }, 2, "it never returns" },
+		/* xor %eax,%eax; ret: not an address */
+		{ { 0x31, 0xc0, 0xc3 }, 3,
+		  "the value it returns at 0x401002 is computed or loaded, not an address it sets" },
+		/* bad code */
+		{ { 0x06 }, 1, "it does not decode at 0x401000" },
+	};
+	uint64_t out[8];
+	char why[160];
+
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		cr_assert(eq(int, ifunc_targets(rows[i].code, rows[i].len, out, 8, why),
+			     -ENOTSUP), "row %zu: %s", i, why);
+		cr_assert(eq(str, why, (char *)rows[i].why), "row %zu", i);
+	}
+	cr_assert(eq(int, ifunc_targets(NULL, 0, out, 8, why), -ENOTSUP));
+	cr_assert(eq(str, why, "no code (a symbol without a size)"));
+}

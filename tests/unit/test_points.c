@@ -671,8 +671,6 @@ Test(points, libc_open64_through_its_debug_file)
 	cr_assert_eq(f.n, 1);
 	cr_assert_eq(f.sites[0].vaddr, sym);
 	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
-	cr_assert_eq(fx_points(&f, "strlen", 0, false), -EINVAL);
-	cr_assert(strstr(f.err.msg, "IFUNC"), "%s", f.err.msg);
 	cr_assert_eq(fx_points(&f, "__libc_opem64", 0, false), -ENOENT);
 	cr_assert(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
 	fx_close(&f);
@@ -684,17 +682,25 @@ struct listed {
 	char name[64][64];
 	char file[64][PATH_MAX];
 	int line[64];
+	char impls[64][256];	/* an IFUNC's: "A B C", or "? WHY" */
 	int n;
 };
 
-static void collect(const char *name, const char *file, int line, void *priv)
+static void collect(const struct list_func *f, void *priv)
 {
 	struct listed *l = priv;
+	size_t used = 0;
 
 	cr_assert_lt(l->n, 64);
-	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
-	snprintf(l->file[l->n], sizeof(l->file[0]), "%s", file ? file : "");
-	l->line[l->n++] = line;
+	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", f->name);
+	snprintf(l->file[l->n], sizeof(l->file[0]), "%s", f->file ? f->file : "");
+	l->impls[l->n][0] = '\0';
+	for (int i = 0; f->ifunc && i < f->nimpls; i++)
+		used += snprintf(l->impls[l->n] + used, sizeof(l->impls[0]) - used, "%s%s",
+				 i ? " " : "", f->impls[i]);
+	if (f->ifunc && !f->nimpls)
+		snprintf(l->impls[l->n], sizeof(l->impls[0]), "? %s", f->why);
+	l->line[l->n++] = f->line;
 }
 
 static int find_listed(struct listed *l, const char *name)
@@ -741,5 +747,175 @@ Test(points, list_functions_with_file_and_line)
 	cr_assert_str_eq(l.name[0], "exec_query");
 	cr_assert_str_eq(l.file[0], "");
 	cr_assert_eq(l.line[0], 0);
+	fx_close(&f);
+}
+
+/* ---- IFUNCs ------------------------------------------------------------------------ */
+
+/* From here on, cr_assert(eq(...)) prints both sides; a bare condition must be 0 or 1. */
+#include <criterion/new/assert.h>
+
+/*
+ * The sample's text_len: its resolver pick_len can return len_bytes,
+ * len_words or len_fast (whatever it chooses here): one site at each, all
+ * of function text_len, with the implementation's DIE.
+ */
+Test(points, ifunc_sample_sites_at_its_implementations)
+{
+	static const char *const impls[] = { "len_bytes", "len_fast", "len_words" };
+	const char *bins[] = { bpath("samples/ifunc-O2"), bpath("samples/ifunc-O0") };
+	struct fx f;
+
+	for (int b = 0; b < 2; b++) {
+		bool o0 = b == 1;
+
+		fx_open(&f, bins[b]);
+		cr_assert(eq(int, fx_points(&f, "text_len", 0, false), 0), "%s", f.err.msg);
+		cr_assert(eq(int, f.n, 3));
+		for (int i = 0; i < 3; i++) {
+			uint64_t at = nm_addr(bins[b], impls[i]);
+			char where[64];
+			int k = 0;
+
+			while (k < f.n && !(f.sites[k].vaddr >= at && f.sites[k].vaddr < at + 32))
+				k++;
+			cr_assert(lt(int, k, f.n), "%s: no site at %s", bins[b], impls[i]);
+			snprintf(where, sizeof(where), "text_len->%s", impls[i]);
+			cr_assert(eq(str, f.sites[k].func, "text_len"));
+			cr_assert(eq(str, f.sites[k].where, where));
+			cr_assert(f.sites[k].has_die);
+			cr_assert(eq(str, (char *)die_name(&f.sites[k].fn), (char *)impls[i]));
+			/* -O0 keeps s in the frame: past the prologue, as for any function */
+			cr_assert(eq(int, f.sites[k].after_prologue, o0), "%s", where);
+			if (!o0)
+				cr_assert(eq(u64, f.sites[k].vaddr, at), "%s", where);
+		}
+		/* a glob takes the IFUNC with its implementations */
+		cr_assert(eq(int, fx_points(&f, "text_*", 0, false), 0), "%s", f.err.msg);
+		cr_assert(eq(int, f.n, 3));
+		cr_assert(eq(str, f.sites[0].func, "text_len"));
+		cr_assert(eq(int, fx_points(&f, "text_len+2", 0, false), -EINVAL));
+		cr_assert(strstr(f.err.msg, "'text_len' is an IFUNC of ") != NULL, "%s", f.err.msg);
+		cr_assert(eq(int, fx_points(&f, "pick_len", 0, false), -EINVAL));
+		cr_assert(strstr(f.err.msg, "is an IFUNC's resolver") != NULL, "%s", f.err.msg);
+		fx_close(&f);
+	}
+}
+
+static int cmp_addr(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The addresses a resolver of BIN at [START, START + SIZE) loads with a
+ * rip-relative lea that are function symbols of SYMS (objdump and nm: not
+ * ptap's decoder), ascending, distinct.
+ */
+static int lea_funcs(const char *bin, const char *syms, uint64_t start, uint64_t size,
+		     uint64_t *out, int max)
+{
+	uint64_t leas[64];
+	char cmd[3 * PATH_MAX], line[512];
+	int nleas = 0, n = 0;
+	unsigned long a;
+	char type;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "objdump -d --start-address=%#lx --stop-address=%#lx '%s' | "
+		 "sed -n 's/.*lea .*(%%rip),%%r[a-z0-9]* *# \\([0-9a-f]*\\).*/\\1/p'",
+		 (unsigned long)start, (unsigned long)(start + size), bin);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	while (nleas < 64 && fscanf(p, "%lx", &a) == 1)
+		leas[nleas++] = a;
+	pclose(p);
+	snprintf(cmd, sizeof(cmd), "nm '%s'", syms);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p, "%s", cmd);
+	while (fgets(line, sizeof(line), p)) {
+		bool lea = false, dup = false;
+
+		if (sscanf(line, "%lx %c", &a, &type) != 2)
+			continue;	/* an undefined symbol: no address */
+
+		for (int i = 0; i < nleas; i++)
+			lea |= leas[i] == a;
+		for (int i = 0; i < n; i++)
+			dup |= out[i] == a;
+		if (lea && !dup && (type == 'T' || type == 't') && n < max)
+			out[n++] = a;
+	}
+	pclose(p);
+	qsort(out, n, sizeof(*out), cmp_addr);
+	return n;
+}
+
+/* libc's strlen: a site at each implementation its resolver can select. */
+Test(points, libc_strlen_at_its_implementations)
+{
+	uint64_t want[16], resolver;
+	char debug[PATH_MAX], cmd[PATH_MAX + 128];
+	unsigned long size = 0;
+	struct fx f;
+	FILE *p;
+	int n;
+
+	fx_open(&f, LIBC);
+	libc_debug_file(f.mod, debug, sizeof(debug));
+	cr_assert(debug[0] != '\0', "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
+	snprintf(cmd, sizeof(cmd), "readelf -Ws '%s' 2>/dev/null | awk '$4 == \"IFUNC\" && "
+		 "$8 == \"strlen\" { print $3; exit }'", debug);
+	p = popen(cmd, "r");
+	cr_assert(eq(int, fscanf(p, "%lu", &size), 1));
+	pclose(p);
+	resolver = nm_addr(debug, "strlen_ifunc");
+	n = lea_funcs(LIBC, debug, resolver, size, want, 16);
+	cr_assert(ge(int, n, 2), "objdump finds %d implementations", n);
+	cr_assert(eq(int, fx_points(&f, "strlen", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, n));
+	for (int i = 0; i < n; i++) {
+		cr_assert(eq(u64, f.sites[i].vaddr, want[i]), "site %d", i);
+		cr_assert(eq(str, f.sites[i].func, "strlen"));
+		cr_assert(strncmp(f.sites[i].where, "strlen->__strlen_", 17) == 0, "%s",
+			  f.sites[i].where);
+	}
+	cr_assert(eq(u64, want[0], nm_addr(debug, "__strlen_sse2")), "the baseline one is there");
+	/* time's resolver returns a vDSO function it looks up: refused, with why */
+	cr_assert(eq(int, fx_points(&f, "time", 0, false), -ENOTSUP));
+	cr_assert(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: its "
+			 "resolver (at 0x") != NULL, "%s", f.err.msg);
+	/* a glob leaves time out (dwarf_points() counts why) and keeps the others */
+	cr_assert(eq(int, fx_points(&f, "time*", 0, false), 0), "%s", f.err.msg);
+	for (int i = 0; i < f.n; i++)
+		cr_assert(strcmp(f.sites[i].func, "time") != 0, "%s", f.sites[i].where);
+	cr_assert(gt(int, f.n, 2));
+	fx_close(&f);
+}
+
+Test(points, list_ifunc_with_implementations)
+{
+	static struct listed l;
+	struct fx f;
+	int i;
+
+	fx_open(&f, bpath("samples/ifunc-O2"));
+	l.n = 0;
+	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, NULL, collect, &l), 0));
+	i = find_listed(&l, "text_len");
+	cr_assert(eq(str, l.impls[i], "len_bytes len_fast len_words"));
+	cr_assert(eq(str, l.file[i], ""));
+	for (i = 0; i < l.n; i++)
+		cr_assert(strcmp(l.name[i], "pick_len") != 0, "the resolver is not listed");
+	fx_close(&f);
+
+	fx_open(&f, LIBC);
+	l.n = 0;
+	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
+	cr_assert(eq(int, l.n, 1));
+	cr_assert(strstr(l.impls[0], "? its resolver (at 0x") == l.impls[0], "%s", l.impls[0]);
 	fx_close(&f);
 }
