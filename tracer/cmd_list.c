@@ -13,6 +13,7 @@
 #include "probes/err.h"
 #include "probes/log.h"
 #include "tracer/cmd.h"
+#include "tracer/libpath.h"
 
 static const char list_usage[] =
 	"usage: ptap list -x BINARY [GLOB]\n"
@@ -56,6 +57,7 @@ int cmd_list(int argc, char **argv)
 	const char *bin = NULL, *dir = NULL, *glob = NULL;
 	struct ptap_err err = { .pos = -1 };
 	struct elfmod *mod = NULL;
+	char binpath[4096];
 	struct dbg *dbg = NULL;
 	int c, r, count = 0, status;
 
@@ -90,7 +92,7 @@ int cmd_list(int argc, char **argv)
 		fputs(list_usage, stderr);
 		return 2;
 	}
-	r = elfmod__open(bin, &mod, &err);
+	r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)
 		r = dbg__get(mod, dir, &dbg, &err);
 	if (r < 0) {

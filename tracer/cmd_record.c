@@ -25,6 +25,7 @@
 #include "tracer/attach.h"
 #include "tracer/cmd.h"
 #include "tracer/launch.h"
+#include "tracer/libpath.h"
 #include "tracer/loop.h"
 #include "tracer/mmapev.h"
 #include "tracer/output.h"
@@ -41,6 +42,7 @@
 struct probe_req {
 	const char *text;	/* -e PROBE */
 	const char *module;	/* the -x before it, or NULL: the command */
+	char *path;		/* MODULE found (libpath_find()), owned; NULL: none */
 };
 
 struct record_opts {
@@ -388,6 +390,23 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	if (s->attach && s->mmap_tracking == MMAP_SECCOMP)
 		s->mmap_tracking = MMAP_RBRK;
 	o->cmd = s->attach ? NULL : &argv[optind];
+	for (int i = 0; i < o->nreqs; i++) {
+		struct probe_req *req = &o->reqs[i];
+		char path[4096];
+
+		if (!req->module)
+			continue;
+		if (libpath_find(req->module, o->pids, o->npids, path, sizeof(path)) < 0) {
+			pr_err("-x %s: no such file, nor a library of that name %s the dynamic "
+			       "loader's directories: give its path\n", req->module,
+			       s->attach ? "mapped by the process or in" : "in");
+			return 2;
+		}
+		req->path = strdup(path);
+		if (!req->path)
+			return usage_error("%sout of memory", "");
+		req->module = req->path;
+	}
 	return 0;
 }
 
@@ -1029,6 +1048,8 @@ int cmd_record(int argc, char **argv)
 	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, &o, cmd_path);
 out:
 	probes_free(&s);
+	for (int i = 0; i < o.nreqs; i++)
+		free(o.reqs[i].path);
 	free(o.reqs);
 	free(o.pids);
 	launch_user_free(&o.run_as);

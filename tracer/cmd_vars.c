@@ -15,6 +15,7 @@
 #include "probes/log.h"
 #include "probes/spec.h"
 #include "tracer/cmd.h"
+#include "tracer/libpath.h"
 
 static const char vars_usage[] =
 	"usage: ptap vars [OPTIONS] -x BINARY POINT\n"
@@ -93,6 +94,7 @@ int cmd_vars(int argc, char **argv)
 	struct probe_spec *spec = NULL;
 	struct dwarf_site *sites = NULL;
 	struct elfmod *mod = NULL;
+	char binpath[4096];
 	struct dbg *dbg;
 	bool globals = false;
 	int c, n = 0, r;
@@ -137,7 +139,7 @@ int cmd_vars(int argc, char **argv)
 		r = ptap_err_set(&err, spec->args[0].pos, -EINVAL,
 				 "`ptap vars` takes a probe point only, no arguments");
 	if (r == 0)
-		r = elfmod__open(bin, &mod, &err);
+		r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)
 		r = dbg__get(mod, dir, &dbg, &err);
 	if (r == 0)

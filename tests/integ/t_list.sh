@@ -87,3 +87,40 @@ test_list_debuginfo_dir() {
 	run_ptap list --debuginfo-dir "$TMP/dbg" -x "$TMP/qs" 'exec*' >"$TMP/out"
 	expect_eq "with it" "exec_query	$QS_SRC:$(src_line ' int exec_query(')" "$(cat "$TMP/out")"
 }
+
+# Issue 17's reproducers name libraries as the loader does (-x libc.so.6,
+# -x libsqlite3.so.0): a bare name is the library the process has mapped
+# (attached), else the one in LD_LIBRARY_PATH or the loader's directories.
+test_x_bare_library_name() {
+	local rc=0 pid
+	run_ptap list -x "$LIBC" 'strlen*' >"$TMP/want"
+	run_ptap list -x "${LIBC##*/}" 'strlen*' >"$TMP/out"
+	expect_diff "$TMP/want" "$TMP/out"
+	# LD_LIBRARY_PATH first
+	LD_LIBRARY_PATH=/nonexistent:$S run_ptap list -x libplugin.so 'plugin_*' >"$TMP/out"
+	expect_grep '^plugin_handle	' "$TMP/out"
+	# launched: the same records as with the path
+	run_ptap record -o "$TMP/rec" -x "${LIBC##*/}" -e 'puts %di:string' -- \
+		"$S/query_server" samples/queries.txt >/dev/null
+	records "$TMP/rec" | normalize >"$TMP/bare"
+	run_ptap record -o "$TMP/rec" -x "$LIBC" -e 'puts %di:string' -- \
+		"$S/query_server" samples/queries.txt >/dev/null
+	records "$TMP/rec" | normalize >"$TMP/path"
+	[ -s "$TMP/path" ] || fail "no puts records"
+	expect_diff "$TMP/path" "$TMP/bare"
+	# attached: the file the process has mapped
+	"$S/sysio" loop "$TMP/ticks" 3 >"$TMP/out" 2>&1 &
+	pid=$!
+	wait_for grep -q READY "$TMP/out"
+	run_ptap record --duration 0.5 -o "$TMP/rec" -x "${LIBC##*/}" -e 'write fd=%di:s32' \
+		-p "$pid" 2>"$TMP/err" || rc=$?
+	wait "$pid"
+	expect_eq "ptap exit status ($(cat "$TMP/err"))" 0 "$rc"
+	records "$TMP/rec" | grep -q ': write: .* fd=3$' || fail "no write records"
+	# nowhere: exit 2, and what to do
+	rc=0
+	run_ptap record -x libnosuch.so.9 -e f -- true 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "^ptap: -x libnosuch.so.9: no such file, nor a library of that name in the " \
+		"$TMP/err"
+}
