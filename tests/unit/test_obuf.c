@@ -102,13 +102,17 @@ static void check_num(enum num_kind kind, uint64_t v, unsigned int width)
 	cr_assert(eq(int, over, false));
 	/* exactly fits (N digits + the NUL); one byte short: refused whole */
 	w = ob_num(kind, v, width, got, n + 1, &over);
-	cr_assert(all(eq(int, over, false), eq(sz, w, (size_t)n), eq(str, got, want)),
-		  "%s %" PRIu64 ": exact fit", kind_names[kind], v);
+	cr_assert(eq(int, over, false), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
+	cr_assert(eq(sz, w, (size_t)n), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
+	cr_assert(eq(str, got, want), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
 	memset(got, '#', sizeof(got));
 	w = ob_num(kind, v, width, got, n, &over);
-	cr_assert(all(eq(int, over, true), eq(sz, w, 0), eq(chr, got[0], '\0'),
-		      eq(chr, got[1], '#')),
-		  "%s %" PRIu64 ": one byte short wrote something", kind_names[kind], v);
+	cr_assert(eq(int, over, true), "%s %" PRIu64 ": one byte short", kind_names[kind], v);
+	cr_assert(eq(sz, w, 0), "%s %" PRIu64 ": one byte short", kind_names[kind], v);
+	cr_assert(eq(chr, got[0], '\0'), "%s %" PRIu64 ": one byte short wrote something",
+		  kind_names[kind], v);
+	cr_assert(eq(chr, got[1], '#'), "%s %" PRIu64 ": one byte short wrote something",
+		  kind_names[kind], v);
 }
 
 Test(obuf, numbers_as_snprintf_at_edges)

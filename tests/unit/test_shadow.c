@@ -14,8 +14,9 @@ static uint64_t stack[64];
 
 static uint64_t *word(uint64_t addr)
 {
-	cr_assert(all(ge(u64, addr, 0x1000), lt(u64, addr, 0x1000 + sizeof(stack)),
-		      eq(u64, addr % 8, 0)));
+	cr_assert(ge(u64, addr, 0x1000));
+	cr_assert(lt(u64, addr, 0x1000 + sizeof(stack)));
+	cr_assert(eq(u64, addr % 8, 0));
 	return &stack[(addr - 0x1000) / 8];
 }
 
