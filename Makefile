@@ -369,10 +369,12 @@ bench:
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(patsubst tests/bench/%.c,$(O)/bench/%,$(BENCHSRCS))
 	tests/bench/run.sh $(O)
 
-# probes/ and arch/ depend on nothing of ours (DESIGN.md, "Layers").
+# probes/ and arch/ depend on nothing of ours (DESIGN.md, "Layers").  A failed unit-test
+# assertion prints the values it compared (scripts/lint-asserts.pl).
 lint:
 	$(Q)! grep -n '#include "\(tracer\|dwarf\)/' probes/*.[ch] arch/*.h arch/*/*.[ch] 2>/dev/null
 	$(Q)! grep -n '#include "arch/' probes/*.[ch] 2>/dev/null
+	$(Q)perl scripts/lint-asserts.pl tests/unit/*.c
 
 clean:
 	rm -rf $(O)

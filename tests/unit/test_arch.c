@@ -2,6 +2,7 @@
  * classification, out-of-line relocation (checked arithmetically and by
  * running relocated code in this process), branch emulation, syscall ABI. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <elf.h>
 #include <errno.h>
 #include <signal.h>
@@ -20,8 +21,8 @@
 Test(arch_regs, identity)
 {
 	cr_assert_str_eq(arch_name, "x86_64");
-	cr_assert_eq(arch_e_machine, EM_X86_64);
-	cr_assert_eq(ARCH_DWARF_NREGS, 17);
+	cr_assert(eq(uint, arch_e_machine, EM_X86_64));
+	cr_assert(eq(int, ARCH_DWARF_NREGS, 17));
 }
 
 Test(arch_regs, to_dwarf_follows_psabi_order)
@@ -44,10 +45,10 @@ Test(arch_regs, to_dwarf_follows_psabi_order)
 	memset(out, 0, sizeof(out));
 	arch_regs_to_dwarf(&r, out);
 	for (unsigned int i = 0; i < ARCH_DWARF_NREGS; i++)
-		cr_assert_eq(out[i], want[i], "dwarf reg %u: %#lx != %#lx", i,
-			     (unsigned long)out[i], (unsigned long)want[i]);
-	cr_assert_eq(out[ARCH_DWARF_SP], r.rsp);
-	cr_assert_eq(out[ARCH_DWARF_PC], r.rip);
+		cr_assert(eq(u64, out[i], want[i]), "dwarf reg %u: %#lx != %#lx", i,
+			  (unsigned long)out[i], (unsigned long)want[i]);
+	cr_assert(eq(u64, out[ARCH_DWARF_SP], r.rsp));
+	cr_assert(eq(u64, out[ARCH_DWARF_PC], r.rip));
 }
 
 static const struct {
@@ -72,9 +73,9 @@ static const struct {
 Test(arch_regs, by_name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(reg_names); i++)
-		cr_assert_eq(arch_reg_by_name(reg_names[i].name), reg_names[i].regno,
-			     "'%s': %d", reg_names[i].name, arch_reg_by_name(reg_names[i].name));
-	cr_assert_eq(arch_reg_by_name(NULL), -ENOENT);
+		cr_assert(eq(int, arch_reg_by_name(reg_names[i].name), reg_names[i].regno),
+			  "'%s': %d", reg_names[i].name, arch_reg_by_name(reg_names[i].name));
+	cr_assert(eq(int, arch_reg_by_name(NULL), -ENOENT));
 }
 
 Test(arch_regs, names_are_perfs)
@@ -87,7 +88,7 @@ Test(arch_regs, names_are_perfs)
 	for (unsigned int i = 0; i < ARCH_DWARF_NREGS; i++) {
 		cr_assert_str_eq(arch_reg_name(i), want[i]);
 		/* round trip: the name without '%' maps back */
-		cr_assert_eq(arch_reg_by_name(arch_reg_name(i) + 1), (int)i);
+		cr_assert(eq(int, arch_reg_by_name(arch_reg_name(i) + 1), (int)i));
 	}
 	cr_assert_null(arch_reg_name(ARCH_DWARF_NREGS));
 	cr_assert_null(arch_reg_name(49));	/* DWARF rflags: not ours */
@@ -104,16 +105,16 @@ Test(arch_regs, arg_locations)
 
 	for (unsigned int n = 1; n <= 6; n++) {
 		off = -1;
-		cr_assert_eq(arch_arg_location(n, &off), regs[n - 1], "arg %u", n);
-		cr_assert_eq(off, -1, "arg %u: stack offset touched", n);
+		cr_assert(eq(int, arch_arg_location(n, &off), regs[n - 1]), "arg %u", n);
+		cr_assert(eq(long, off, -1), "arg %u: stack offset touched", n);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(stack); i++) {
 		off = -1;
-		cr_assert_eq(arch_arg_location(stack[i].n, &off), -ERANGE);
-		cr_assert_eq(off, stack[i].off, "arg %u: %ld", stack[i].n, off);
+		cr_assert(eq(int, arch_arg_location(stack[i].n, &off), -ERANGE));
+		cr_assert(eq(long, off, stack[i].off), "arg %u: %ld", stack[i].n, off);
 	}
-	cr_assert_eq(arch_arg_location(0, &off), -EINVAL);
-	cr_assert_eq(arch_arg_location(7, NULL), -ERANGE);
+	cr_assert(eq(int, arch_arg_location(0, &off), -EINVAL));
+	cr_assert(eq(int, arch_arg_location(7, NULL), -ERANGE));
 	cr_assert_str_eq(arch_reg_name(arch_arg_location(1, NULL)), "%di");
 	cr_assert_str_eq(arch_reg_name(arch_arg_location(4, NULL)), "%cx");
 }
@@ -126,12 +127,12 @@ Test(arch_regs, accessors)
 	r.rip = 0x401234;
 	r.rsp = 0x7ffc0000;
 	r.rax = (uint64_t)-5;
-	cr_assert_eq(arch_regs_pc(&r), 0x401234);
-	cr_assert_eq(arch_regs_sp(&r), 0x7ffc0000);
-	cr_assert_eq(arch_regs_retval(&r), (uint64_t)-5);
+	cr_assert(eq(u64, arch_regs_pc(&r), 0x401234));
+	cr_assert(eq(u64, arch_regs_sp(&r), 0x7ffc0000));
+	cr_assert(eq(ulong, arch_regs_retval(&r), (uint64_t)-5));
 	arch_regs_set_pc(&r, 0x401000);
-	cr_assert_eq(r.rip, 0x401000);
-	cr_assert_eq(arch_regs_pc(&r), 0x401000);
+	cr_assert(eq(ullong, r.rip, 0x401000));
+	cr_assert(eq(u64, arch_regs_pc(&r), 0x401000));
 }
 
 /* ---- system calls ------------------------------------------------------ */
@@ -141,38 +142,38 @@ Test(arch_syscall, setup_and_result)
 	const uint64_t args[6] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 };
 	arch_regs_t r;
 
-	cr_assert_eq(ARCH_SYSCALL_INSN_LEN, 2);
-	cr_assert_eq(arch_syscall_insn[0], 0x0f);
-	cr_assert_eq(arch_syscall_insn[1], 0x05);
+	cr_assert(eq(int, ARCH_SYSCALL_INSN_LEN, 2));
+	cr_assert(eq(int, arch_syscall_insn[0], 0x0f));
+	cr_assert(eq(int, arch_syscall_insn[1], 0x05));
 
 	memset(&r, 0x77, sizeof(r));
 	arch_syscall_setup(&r, 0x7f0000001000, 9 /* mmap */, args);
-	cr_assert_eq(r.rip, 0x7f0000001000);
-	cr_assert_eq(r.rax, 9);
-	cr_assert_eq(r.orig_rax, (uint64_t)-1);
-	cr_assert_eq(r.rdi, 0x11);
-	cr_assert_eq(r.rsi, 0x22);
-	cr_assert_eq(r.rdx, 0x33);
-	cr_assert_eq(r.r10, 0x44);
-	cr_assert_eq(r.r8, 0x55);
-	cr_assert_eq(r.r9, 0x66);
+	cr_assert(eq(ullong, r.rip, 0x7f0000001000));
+	cr_assert(eq(ullong, r.rax, 9));
+	cr_assert(eq(ullong, r.orig_rax, (uint64_t)-1));
+	cr_assert(eq(ullong, r.rdi, 0x11));
+	cr_assert(eq(ullong, r.rsi, 0x22));
+	cr_assert(eq(ullong, r.rdx, 0x33));
+	cr_assert(eq(ullong, r.r10, 0x44));
+	cr_assert(eq(ullong, r.r8, 0x55));
+	cr_assert(eq(ullong, r.r9, 0x66));
 	/* rcx is not an argument register (syscall clobbers it); rsp untouched */
-	cr_assert_eq(r.rcx, 0x7777777777777777ULL);
-	cr_assert_eq(r.rsp, 0x7777777777777777ULL);
+	cr_assert(eq(ullong, r.rcx, 0x7777777777777777ULL));
+	cr_assert(eq(ullong, r.rsp, 0x7777777777777777ULL));
 
 	r.rax = (uint64_t)-ENOMEM;
-	cr_assert_eq(arch_syscall_result(&r), -ENOMEM);
+	cr_assert(eq(long, arch_syscall_result(&r), -ENOMEM));
 	r.rax = 0x7f1234560000;
-	cr_assert_eq(arch_syscall_result(&r), 0x7f1234560000L);
+	cr_assert(eq(long, arch_syscall_result(&r), 0x7f1234560000L));
 }
 
 /* ---- breakpoints ---------------------------------------------------- */
 
 Test(arch_insn, breakpoint)
 {
-	cr_assert_eq(ARCH_BP_LEN, 1);
-	cr_assert_eq(arch_bp_insn[0], 0xcc);
-	cr_assert_eq(arch_bp_addr(0x401001), 0x401000);
+	cr_assert(eq(int, ARCH_BP_LEN, 1));
+	cr_assert(eq(int, arch_bp_insn[0], 0xcc));
+	cr_assert(eq(u64, arch_bp_addr(0x401001), 0x401000));
 }
 
 /* ---- analyze: accepted ------------------------------------------------- */
@@ -303,25 +304,28 @@ Test(arch_insn, analyze_accepts)
 		int err;
 
 		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
-		cr_assert_eq(err, 0, "row %zu (%02x..): %d %s", i, row->code[0], err, why);
-		cr_assert_eq(insn.pc, PC);
-		cr_assert_eq(insn.len, row->ilen, "row %zu: len %u", i, insn.len);
-		cr_assert_eq(memcmp(insn.bytes, row->code, row->ilen), 0, "row %zu: bytes", i);
-		cr_assert_eq(insn.step, row->step, "row %zu [%s]: step %d", i, insn.text, insn.step);
+		cr_assert(eq(int, err, 0), "row %zu (%02x..): %d %s", i, row->code[0], err, why);
+		cr_assert(eq(u64, insn.pc, PC));
+		cr_assert(eq(int, insn.len, row->ilen), "row %zu: len %u", i, insn.len);
+		cr_assert(eq(mem, ((struct cr_mem){ insn.bytes, row->ilen }),
+			     ((struct cr_mem){ row->code, row->ilen })), "row %zu: bytes", i);
+		cr_assert(eq(uint, insn.step, row->step),
+			  "row %zu [%s]: step %d", i, insn.text, insn.step);
 		if (row->step == ARCH_STEP_JMP || row->step == ARCH_STEP_JCC ||
 		    row->step == ARCH_STEP_CALL)
-			cr_assert_eq(insn.target, row->target, "row %zu [%s]: target %#lx", i,
-				     insn.text, (unsigned long)insn.target);
+			cr_assert(eq(u64, insn.target, row->target), "row %zu [%s]: target %#lx", i,
+				  insn.text, (unsigned long)insn.target);
 		if (row->step == ARCH_STEP_JCC)
-			cr_assert_eq(insn.cond, row->cond, "row %zu: cond %u", i, insn.cond);
-		cr_assert_eq(insn.pop_extra, row->pop_extra, "row %zu", i);
-		cr_assert_eq(insn.riprel, row->disp_off >= 0, "row %zu [%s]: riprel", i, insn.text);
+			cr_assert(eq(int, insn.cond, row->cond), "row %zu: cond %u", i, insn.cond);
+		cr_assert(eq(int, insn.pop_extra, row->pop_extra), "row %zu", i);
+		cr_assert(eq(int, insn.riprel, row->disp_off >= 0),
+			  "row %zu [%s]: riprel", i, insn.text);
 		if (row->disp_off >= 0)
-			cr_assert_eq(insn.disp_off, row->disp_off, "row %zu [%s]: disp_off %u", i,
-				     insn.text, insn.disp_off);
-		cr_assert_neq(insn.text[0], '\0', "row %zu: no text", i);
+			cr_assert(eq(int, insn.disp_off, row->disp_off),
+				  "row %zu [%s]: disp_off %u", i, insn.text, insn.disp_off);
+		cr_assert(ne(int, insn.text[0], '\0'), "row %zu: no text", i);
 		if (row->text)
-			cr_assert_str_eq(insn.text, row->text, "row %zu", i);
+			cr_assert(eq(str, insn.text, (char *)row->text), "row %zu", i);
 	}
 }
 
@@ -332,14 +336,14 @@ Test(arch_insn, every_jcc_condition_code)
 		const uint8_t near_form[] = { 0x0f, 0x80 + cc, 0x00, 0x02, 0x00, 0x00 };
 		struct arch_insn insn;
 
-		cr_assert_eq(arch_insn_analyze(short_form, 2, PC, &insn, NULL, 0), 0);
-		cr_assert_eq(insn.step, ARCH_STEP_JCC);
-		cr_assert_eq(insn.cond, cc);
-		cr_assert_eq(insn.target, PC + 2 + 0x10);
-		cr_assert_eq(arch_insn_analyze(near_form, 6, PC, &insn, NULL, 0), 0);
-		cr_assert_eq(insn.step, ARCH_STEP_JCC);
-		cr_assert_eq(insn.cond, cc);
-		cr_assert_eq(insn.target, PC + 6 + 0x200);
+		cr_assert(eq(int, arch_insn_analyze(short_form, 2, PC, &insn, NULL, 0), 0));
+		cr_assert(eq(uint, insn.step, ARCH_STEP_JCC));
+		cr_assert(eq(int, insn.cond, cc));
+		cr_assert(eq(u64, insn.target, PC + 2 + 0x10));
+		cr_assert(eq(int, arch_insn_analyze(near_form, 6, PC, &insn, NULL, 0), 0));
+		cr_assert(eq(uint, insn.step, ARCH_STEP_JCC));
+		cr_assert(eq(int, insn.cond, cc));
+		cr_assert(eq(u64, insn.target, PC + 6 + 0x200));
 	}
 }
 
@@ -450,13 +454,13 @@ Test(arch_insn, analyze_refuses)
 		int err;
 
 		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
-		cr_assert_eq(err, row->err, "row %zu (%02x %02x): %d [%s] '%s'", i, row->code[0],
-			     row->code[1], err, insn.text, why);
+		cr_assert(eq(int, err, row->err), "row %zu (%02x %02x): %d [%s] '%s'", i,
+			  row->code[0], row->code[1], err, insn.text, why);
 		cr_assert_not_null(strstr(why, row->why), "row %zu: '%s' lacks '%s'", i, why,
 				   row->why);
 		/* a refused instruction is never left looking like a branch */
-		cr_assert_eq(insn.step, ARCH_STEP_OOL, "row %zu", i);
-		cr_assert_eq(insn.target, 0, "row %zu", i);
+		cr_assert(eq(uint, insn.step, ARCH_STEP_OOL), "row %zu", i);
+		cr_assert(eq(u64, insn.target, 0), "row %zu", i);
 	}
 }
 
@@ -466,13 +470,13 @@ Test(arch_insn, analyze_odd_inputs)
 	struct arch_insn insn;
 	char why[8];
 
-	cr_assert_eq(arch_insn_analyze(&ret, 0, PC, &insn, why, sizeof(why)), -EINVAL);
-	cr_assert_eq(arch_insn_analyze(NULL, 4, PC, &insn, why, sizeof(why)), -EINVAL);
+	cr_assert(eq(int, arch_insn_analyze(&ret, 0, PC, &insn, why, sizeof(why)), -EINVAL));
+	cr_assert(eq(int, arch_insn_analyze(NULL, 4, PC, &insn, why, sizeof(why)), -EINVAL));
 	/* a short WHY buffer is cut, not overrun */
-	cr_assert_eq(arch_insn_analyze(arch_syscall_insn, 2, PC, &insn, why, sizeof(why)),
-		     -ENOTSUP);
+	cr_assert(eq(int, arch_insn_analyze(arch_syscall_insn, 2, PC, &insn, why, sizeof(why)),
+		     -ENOTSUP));
 	cr_assert_str_eq(why, "syscall");
-	cr_assert_eq(arch_insn_analyze(arch_bp_insn, 1, PC, &insn, NULL, 0), -ENOTSUP);
+	cr_assert(eq(int, arch_insn_analyze(arch_bp_insn, 1, PC, &insn, NULL, 0), -ENOTSUP));
 }
 
 /* ---- out-of-line slots: arithmetic ------------------------------------- */
@@ -488,7 +492,7 @@ static void analyze_ok(const uint8_t *code, size_t len, uint64_t pc, struct arch
 	char why[96] = "";
 	int err = arch_insn_analyze(code, len, pc, insn, why, sizeof(why));
 
-	cr_assert_eq(err, 0, "analyze at %#lx: %d %s", (unsigned long)pc, err, why);
+	cr_assert(eq(int, err, 0), "analyze at %#lx: %d %s", (unsigned long)pc, err, why);
 }
 
 Test(arch_ool, rebases_disp_and_jumps_back)
@@ -502,31 +506,32 @@ Test(arch_ool, rebases_disp_and_jumps_back)
 	uint8_t buf[ARCH_SLOT_SIZE];
 
 	analyze_ok(code, sizeof(code), pc, &insn);
-	cr_assert(insn.riprel);
-	cr_assert_eq(insn.disp_off, 3);
+	cr_assert(eq(int, insn.riprel, true));
+	cr_assert(eq(int, insn.disp_off, 3));
 
 	for (size_t i = 0; i < ARRAY_SIZE(slots); i++) {
 		const uint64_t slot = slots[i];
 
 		memset(buf, 0, sizeof(buf));
-		cr_assert_eq(arch_ool_build(&insn, slot, buf, sizeof(buf)), 12);
+		cr_assert(eq(int, arch_ool_build(&insn, slot, buf, sizeof(buf)), 12));
 		/* opcode bytes unchanged, disp re-based: same absolute address */
-		cr_assert_eq(memcmp(buf, code, 3), 0);
-		cr_assert_eq(le32(buf + 3), (int32_t)(0x100 + (int64_t)(pc - slot)));
-		cr_assert_eq(slot + 7 + (int64_t)le32(buf + 3), pc + 7 + 0x100);
+		cr_assert(eq(mem, ((struct cr_mem){ buf, 3 }), ((struct cr_mem){ code, 3 })));
+		cr_assert(eq(int, le32(buf + 3), (int32_t)(0x100 + (int64_t)(pc - slot))));
+		cr_assert(eq(ulong, slot + 7 + (int64_t)le32(buf + 3), pc + 7 + 0x100));
 		/* jmp rel32 back to pc + 7, counted from the end of the jmp */
-		cr_assert_eq(buf[7], 0xe9);
-		cr_assert_eq(slot + 12 + (int64_t)le32(buf + 8), pc + 7);
+		cr_assert(eq(int, buf[7], 0xe9));
+		cr_assert(eq(ulong, slot + 12 + (int64_t)le32(buf + 8), pc + 7));
 		for (size_t j = 12; j < sizeof(buf); j++)
-			cr_assert_eq(buf[j], 0xcc, "padding byte %zu", j);
+			cr_assert(eq(int, buf[j], 0xcc), "padding byte %zu", j);
 	}
 	/* the first case by hand: slot 0x10000000 above */
 	arch_ool_build(&insn, pc + 0x10000000, buf, sizeof(buf));
-	cr_assert_eq(le32(buf + 3), -0x10000000 + 0x100);		/* 0xf0000100 */
-	cr_assert_eq(le32(buf + 8), -0x10000000 - 5);			/* 0xeffffffb */
+	cr_assert(eq(int, le32(buf + 3), -0x10000000 + 0x100));		/* 0xf0000100 */
+	cr_assert(eq(int, le32(buf + 8), -0x10000000 - 5));			/* 0xeffffffb */
 	static const uint8_t want[12] = { 0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0xf0,
 					  0xe9, 0xfb, 0xff, 0xff, 0xef };
-	cr_assert_eq(memcmp(buf, want, sizeof(want)), 0);
+	cr_assert(eq(mem, ((struct cr_mem){ buf, sizeof(want) }),
+		     ((struct cr_mem){ want, sizeof(want) })));
 }
 
 Test(arch_ool, out_of_reach)
@@ -538,23 +543,23 @@ Test(arch_ool, out_of_reach)
 	uint8_t buf[ARCH_SLOT_SIZE];
 
 	analyze_ok(mov, sizeof(mov), pc, &insn);
-	cr_assert_eq(arch_ool_build(&insn, pc + 0x80000000ULL, buf, sizeof(buf)), -ERANGE);
-	cr_assert_eq(arch_ool_build(&insn, pc - 0x90000000ULL, buf, sizeof(buf)), -ERANGE);
+	cr_assert(eq(int, arch_ool_build(&insn, pc + 0x80000000ULL, buf, sizeof(buf)), -ERANGE));
+	cr_assert(eq(int, arch_ool_build(&insn, pc - 0x90000000ULL, buf, sizeof(buf)), -ERANGE));
 	/* the disp reaches at +0x80000000 - 0x200 (disp 0x100 - 0x7ffffe00 fits) */
-	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffe00ULL, buf, sizeof(buf)), 12);
+	cr_assert(eq(int, arch_ool_build(&insn, pc + 0x7ffffe00ULL, buf, sizeof(buf)), 12));
 
 	/*
 	 * push %rbp has no disp; only the jmp back limits it:
 	 * rel = (pc + 1) - (slot + 6) must be >= INT32_MIN.
 	 */
 	analyze_ok(&push, 1, pc, &insn);
-	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffffbULL, buf, sizeof(buf)), 6);
-	cr_assert_eq(le32(buf + 2), INT32_MIN);
-	cr_assert_eq(arch_ool_build(&insn, pc + 0x7ffffffcULL, buf, sizeof(buf)), -ERANGE);
+	cr_assert(eq(int, arch_ool_build(&insn, pc + 0x7ffffffbULL, buf, sizeof(buf)), 6));
+	cr_assert(eq(int, le32(buf + 2), INT32_MIN));
+	cr_assert(eq(int, arch_ool_build(&insn, pc + 0x7ffffffcULL, buf, sizeof(buf)), -ERANGE));
 	/* and downwards: rel <= INT32_MAX */
-	cr_assert_eq(arch_ool_build(&insn, pc - 0x80000004ULL, buf, sizeof(buf)), 6);
-	cr_assert_eq(le32(buf + 2), INT32_MAX);
-	cr_assert_eq(arch_ool_build(&insn, pc - 0x80000005ULL, buf, sizeof(buf)), -ERANGE);
+	cr_assert(eq(int, arch_ool_build(&insn, pc - 0x80000004ULL, buf, sizeof(buf)), 6));
+	cr_assert(eq(int, le32(buf + 2), INT32_MAX));
+	cr_assert(eq(int, arch_ool_build(&insn, pc - 0x80000005ULL, buf, sizeof(buf)), -ERANGE));
 }
 
 Test(arch_ool, only_for_ool_and_room)
@@ -565,13 +570,13 @@ Test(arch_ool, only_for_ool_and_room)
 	uint8_t buf[ARCH_SLOT_SIZE];
 
 	analyze_ok(jmp, sizeof(jmp), PC, &insn);
-	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, sizeof(buf)), -EINVAL);
+	cr_assert(eq(int, arch_ool_build(&insn, PC + 0x1000, buf, sizeof(buf)), -EINVAL));
 	analyze_ok(&push, 1, PC, &insn);
-	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, 5), -ENOSPC);
-	cr_assert_eq(arch_ool_build(&insn, PC + 0x1000, buf, 6), 6);
-	cr_assert_eq(buf[0], 0x55);
-	cr_assert_eq(buf[1], 0xe9);
-	cr_assert_eq(le32(buf + 2), (int32_t)(PC + 1 - (PC + 0x1000 + 6)));
+	cr_assert(eq(int, arch_ool_build(&insn, PC + 0x1000, buf, 5), -ENOSPC));
+	cr_assert(eq(int, arch_ool_build(&insn, PC + 0x1000, buf, 6), 6));
+	cr_assert(eq(int, buf[0], 0x55));
+	cr_assert(eq(int, buf[1], 0xe9));
+	cr_assert(eq(int, le32(buf + 2), (int32_t)(PC + 1 - (PC + 0x1000 + 6))));
 }
 
 /* ---- out-of-line slots: executed ------------------------------------- */
@@ -669,27 +674,27 @@ static void exec_run(uint8_t *code_page, uint8_t *slot_page)
 
 		exec_place(code_page, off, f);
 		analyze_ok(code_page + off, f->len, pc, &insn);
-		cr_assert_eq(insn.step, ARCH_STEP_OOL, "%s", f->name);
+		cr_assert(eq(uint, insn.step, ARCH_STEP_OOL), "%s", f->name);
 		cr_assert(insn.riprel, "%s: not rip-relative", f->name);
 
 		used = arch_ool_build(&insn, slot, slot_page + i * ARCH_SLOT_SIZE, ARCH_SLOT_SIZE);
-		cr_assert_eq(used, insn.len + 5, "%s: %d", f->name, used);
+		cr_assert(eq(int, used, insn.len + 5), "%s: %d", f->name, used);
 		/* the distance is large: the relocated disp really differs */
-		cr_assert_neq(memcmp(slot_page + i * ARCH_SLOT_SIZE, code_page + off, insn.len), 0,
-			      "%s", f->name);
+		cr_assert(ne(mem, ((struct cr_mem){ slot_page + i * ARCH_SLOT_SIZE, insn.len }),
+			     ((struct cr_mem){ code_page + off, insn.len })), "%s", f->name);
 
 		exec_reset_data(code_page);
 		got = exec_call(pc, f->args);
-		cr_assert_eq(got, want, "%s original: %#lx != %#lx", f->name, got, want);
+		cr_assert(eq(long, got, want), "%s original: %#lx != %#lx", f->name, got, want);
 
 		exec_reset_data(code_page);
 		got = exec_call(slot, f->args);
-		cr_assert_eq(got, want, "%s out of line: %#lx != %#lx", f->name, got, want);
+		cr_assert(eq(long, got, want), "%s out of line: %#lx != %#lx", f->name, got, want);
 		if (f->fix[0].data == DATA_CELL) {
 			uint64_t cell;
 
 			memcpy(&cell, code_page + DATA_CELL, 8);
-			cr_assert_eq(cell, (uint64_t)want, "%s: the store missed", f->name);
+			cr_assert(eq(ulong, cell, (uint64_t)want), "%s: the store missed", f->name);
 		}
 	}
 }
@@ -701,9 +706,9 @@ static uint8_t *exec_map(void)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uint8_t *lo = span, *hi = lo + EXEC_SPAN - page;
 
-	cr_assert_neq(span, MAP_FAILED, "mmap: %s", strerror(errno));
-	cr_assert_eq(mprotect(lo, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
-	cr_assert_eq(mprotect(hi, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	cr_assert(ne(ptr, span, MAP_FAILED), "mmap: %s", strerror(errno));
+	cr_assert(eq(int, mprotect(lo, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0));
+	cr_assert(eq(int, mprotect(hi, page, PROT_READ | PROT_WRITE | PROT_EXEC), 0));
 	memset(lo, 0xcc, page);
 	memset(hi, 0xcc, page);
 	return lo;
@@ -740,12 +745,12 @@ Test(arch_jump, takes_whole_instructions)
 	struct arch_jump j;
 	char why[96];
 
-	cr_assert_eq(jump_try(fn, sizeof(fn), PC, &j, why), 0, "%s", why);
-	cr_assert_eq(j.len, 11);
-	cr_assert_arr_eq(j.bytes, fn, 11);
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, j.len, 11));
+	cr_assert(eq(mem, ((struct cr_mem){ j.bytes, 11 }), ((struct cr_mem){ fn, 11 })));
 	/* a site at the add: one 7-byte instruction */
-	cr_assert_eq(jump_try(fn, sizeof(fn), PC + 4, &j, why), 0, "%s", why);
-	cr_assert_eq(j.len, 7);
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC + 4, &j, why), 0), "%s", why);
+	cr_assert(eq(int, j.len, 7));
 }
 
 Test(arch_jump, refusals)
@@ -767,22 +772,22 @@ Test(arch_jump, refusals)
 	struct arch_jump j;
 	char why[96];
 
-	cr_assert_eq(jump_try(into, sizeof(into), PC, &j, why), -ENOTSUP);
-	cr_assert(strstr(why, "jumps into"), "%s", why);
-	cr_assert_eq(j.len, 0);
-	cr_assert_eq(jump_try(to_start, sizeof(to_start), PC, &j, why), 0, "%s", why);
-	cr_assert_eq(j.len, 6);
-	cr_assert_eq(jump_try(indirect, sizeof(indirect), PC, &j, why), -ENOTSUP);
-	cr_assert(strstr(why, "indirect jump"), "%s", why);
-	cr_assert_eq(jump_try(call, sizeof(call), PC, &j, why), -ENOTSUP);
-	cr_assert_eq(jump_try(sys, sizeof(sys), PC, &j, why), -ENOTSUP);
-	cr_assert(strstr(why, "syscall"), "%s", why);
-	cr_assert_eq(jump_try(callin, sizeof(callin), PC, &j, why), -ENOTSUP);
-	cr_assert(strstr(why, "jumps into"), "%s", why);
+	cr_assert(eq(int, jump_try(into, sizeof(into), PC, &j, why), -ENOTSUP));
+	cr_assert_not_null(strstr(why, "jumps into"), "%s", why);
+	cr_assert(eq(int, j.len, 0));
+	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, j.len, 6));
+	cr_assert(eq(int, jump_try(indirect, sizeof(indirect), PC, &j, why), -ENOTSUP));
+	cr_assert_not_null(strstr(why, "indirect jump"), "%s", why);
+	cr_assert(eq(int, jump_try(call, sizeof(call), PC, &j, why), -ENOTSUP));
+	cr_assert(eq(int, jump_try(sys, sizeof(sys), PC, &j, why), -ENOTSUP));
+	cr_assert_not_null(strstr(why, "syscall"), "%s", why);
+	cr_assert(eq(int, jump_try(callin, sizeof(callin), PC, &j, why), -ENOTSUP));
+	cr_assert_not_null(strstr(why, "jumps into"), "%s", why);
 	/* the site is not an instruction boundary (inside the mov) */
-	cr_assert_eq(jump_try(to_start, sizeof(to_start), PC + 2, &j, why), -ENOTSUP);
+	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC + 2, &j, why), -ENOTSUP));
 	/* too short: the function ends before 5 bytes of instructions */
-	cr_assert_eq(jump_try(call + 5, 1, PC, &j, why), -ENOTSUP);
+	cr_assert(eq(int, jump_try(call + 5, 1, PC, &j, why), -ENOTSUP));
 }
 
 Test(arch_jump, patch_and_trampoline_bytes)
@@ -794,22 +799,24 @@ Test(arch_jump, patch_and_trampoline_bytes)
 	struct arch_jump j;
 	char why[96];
 
-	cr_assert_eq(jump_try(fn, sizeof(fn), PC, &j, why), 0, "%s", why);
-	cr_assert_eq(arch_jump_patch(&j, PC, tramp, patch), 0);
-	cr_assert_eq(patch[0], 0xe9);
-	cr_assert_eq(le32(patch + 1), (int32_t)(tramp - (PC + 5)));
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, arch_jump_patch(&j, PC, tramp, patch), 0));
+	cr_assert(eq(int, patch[0], 0xe9));
+	cr_assert(eq(int, le32(patch + 1), (int32_t)(tramp - (PC + 5))));
 	for (int i = 5; i < 11; i++)
-		cr_assert_eq(patch[i], 0xcc);
-	cr_assert_eq(arch_jump_tramp_build(&j, PC, tramp, t, sizeof(t)), 1 + 11 + 5);
-	cr_assert_eq(t[0], 0xcc);
-	cr_assert_arr_eq(t + 1, fn, 7);	/* nop, movzbl: as they were */
+		cr_assert(eq(int, patch[i], 0xcc));
+	cr_assert(eq(int, arch_jump_tramp_build(&j, PC, tramp, t, sizeof(t)), 1 + 11 + 5));
+	cr_assert(eq(int, t[0], 0xcc));
+	/* nop, movzbl: as they were */
+	cr_assert(eq(mem, ((struct cr_mem){ t + 1, 7 }), ((struct cr_mem){ fn, 7 })));
 	/* add's disp re-based: PC + 11 + 0x2010 == tramp + 12 + disp */
-	cr_assert_eq(le32(t + 8), (int32_t)(PC + 11 + 0x2010 - (tramp + 12)));
-	cr_assert_eq(t[12], 0xe9);
-	cr_assert_eq(le32(t + 13), (int32_t)(PC + 11 - (tramp + 17)));
-	cr_assert_eq(t[17], 0xcc);
-	cr_assert_eq(arch_jump_patch(&j, PC, PC + 0x100000000ULL, patch), -ERANGE);
-	cr_assert_eq(arch_jump_tramp_build(&j, PC, PC + 0x100000000ULL, t, sizeof(t)), -ERANGE);
+	cr_assert(eq(int, le32(t + 8), (int32_t)(PC + 11 + 0x2010 - (tramp + 12))));
+	cr_assert(eq(int, t[12], 0xe9));
+	cr_assert(eq(int, le32(t + 13), (int32_t)(PC + 11 - (tramp + 17))));
+	cr_assert(eq(int, t[17], 0xcc));
+	cr_assert(eq(int, arch_jump_patch(&j, PC, PC + 0x100000000ULL, patch), -ERANGE));
+	cr_assert(eq(int, arch_jump_tramp_build(&j, PC, PC + 0x100000000ULL, t, sizeof(t)),
+		     -ERANGE));
 }
 
 static volatile int jump_traps;
@@ -832,7 +839,7 @@ Test(arch_jump, executes_through_the_trampoline)
 	struct sigaction sa = { .sa_handler = on_jump_trap }, old;
 
 	sigemptyset(&sa.sa_mask);
-	cr_assert_eq(sigaction(SIGTRAP, &sa, &old), 0);
+	cr_assert(eq(int, sigaction(SIGTRAP, &sa, &old), 0));
 	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
 		const struct exec_fn *f = &exec_fns[i];
 		uint8_t *code = lo + i * 64, *tramp = hi + i * ARCH_SLOT_SIZE;
@@ -844,17 +851,18 @@ Test(arch_jump, executes_through_the_trampoline)
 		long got;
 
 		exec_place(lo, i * 64, f);
-		cr_assert_eq(arch_jump_analyze(code, f->len, pc, pc, &j, why, sizeof(why)), 0,
-			     "%s: %s", f->name, why);
-		cr_assert_geq(j.len, 5, "%s", f->name);
-		cr_assert_gt(arch_jump_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp, tramp,
-						   ARCH_SLOT_SIZE), 0, "%s", f->name);
-		cr_assert_eq(arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)tramp, code), 0);
+		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, why, sizeof(why)), 0),
+			  "%s: %s", f->name, why);
+		cr_assert(ge(int, j.len, 5), "%s", f->name);
+		cr_assert(gt(int, arch_jump_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp, tramp,
+							ARCH_SLOT_SIZE), 0), "%s", f->name);
+		cr_assert(eq(int, arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)tramp, code), 0));
 		exec_reset_data(lo);
 		jump_traps = 0;
 		got = exec_call(pc, f->args);
-		cr_assert_eq(got, want, "%s through the jump: %#lx != %#lx", f->name, got, want);
-		cr_assert_eq(jump_traps, 1, "%s: %d traps", f->name, jump_traps);
+		cr_assert(eq(long, got, want),
+			  "%s through the jump: %#lx != %#lx", f->name, got, want);
+		cr_assert(eq(int, jump_traps, 1), "%s: %d traps", f->name, jump_traps);
 	}
 	sigaction(SIGTRAP, &old, NULL);
 	munmap(lo, EXEC_SPAN);
@@ -885,17 +893,19 @@ static bool jcc_taken(uint8_t cc, unsigned long flags)
 	const uint8_t code[] = { 0x70 + cc, 0x20 };	/* jcc .+0x22 */
 	struct arch_insn insn;
 	arch_regs_t r;
+	bool taken;
 
 	analyze_ok(code, sizeof(code), PC, &insn);
 	memset(&r, 0, sizeof(r));
 	r.rip = PC;
 	r.rsp = 0x7ffc1000;
 	r.eflags = flags;
-	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), 0);
-	cr_assert_eq(r.rsp, 0x7ffc1000);
-	cr_assert(r.rip == PC + 0x22 || r.rip == PC + 2, "cc %x: rip %#lx", cc,
-		  (unsigned long)r.rip);
-	return r.rip == PC + 0x22;
+	cr_assert(eq(int, arch_emulate(&insn, &r, NULL, NULL, NULL), 0));
+	cr_assert(eq(ullong, r.rsp, 0x7ffc1000));
+	taken = r.rip == PC + 0x22;
+	/* taken: the target; not: the next instruction */
+	cr_assert(eq(ullong, r.rip, taken ? PC + 0x22 : PC + 2), "cc %x", cc);
+	return taken;
 }
 
 /* Hand-written rows: Intel SDM "Jcc - Jump if Condition Is Met". */
@@ -936,8 +946,9 @@ static const struct {
 Test(arch_emulate, jcc_rows)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(jcc_rows); i++)
-		cr_assert_eq(jcc_taken(jcc_rows[i].cc, jcc_rows[i].flags | 0x202), jcc_rows[i].taken,
-			     "row %zu: cc %x flags %#lx", i, jcc_rows[i].cc, jcc_rows[i].flags);
+		cr_assert(eq(int, jcc_taken(jcc_rows[i].cc, jcc_rows[i].flags | 0x202),
+			     jcc_rows[i].taken), "row %zu: cc %x flags %#lx", i, jcc_rows[i].cc,
+			  jcc_rows[i].flags);
 }
 
 /*
@@ -951,7 +962,7 @@ Test(arch_emulate, jcc_matches_the_cpu)
 	uint8_t *code = mmap(NULL, page, PROT_READ | PROT_WRITE | PROT_EXEC,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	cr_assert_neq(code, MAP_FAILED);
+	cr_assert(ne(ptr, code, MAP_FAILED));
 	for (uint8_t cc = 0; cc < 16; cc++) {
 		uint8_t *fn = code + cc * 16;
 		const uint8_t setcc[] = { 0x57, 0x9d, 0x0f, 0x90 + cc, 0xc0,
@@ -963,8 +974,8 @@ Test(arch_emulate, jcc_matches_the_cpu)
 			unsigned long flags = flag_combo(i);
 			bool cpu = run((long)flags, 0, 0, 0, 0) != 0;
 
-			cr_assert_eq(jcc_taken(cc, flags), cpu, "cc %x flags %#lx: cpu says %d", cc,
-				     flags, cpu);
+			cr_assert(eq(int, jcc_taken(cc, flags), cpu),
+				  "cc %x flags %#lx: cpu says %d", cc, flags, cpu);
 		}
 	}
 	munmap(code, page);
@@ -1014,20 +1025,21 @@ Test(arch_emulate, call_pushes_return_address)
 	r.rip = PC;
 	r.rsp = FAKE_BASE + 0x20;
 	r.rax = 0x1234;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
-	cr_assert_eq(r.rip, PC + 0x105);
-	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
-	cr_assert_eq(memcmp(m.bytes + 0x18, ra, 8), 0);
-	cr_assert_eq(m.writes, 1);
-	cr_assert_eq(m.reads, 0);
-	cr_assert_eq(r.rax, 0x1234);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), 0));
+	cr_assert(eq(ullong, r.rip, PC + 0x105));
+	cr_assert(eq(ullong, r.rsp, FAKE_BASE + 0x18));
+	cr_assert(eq(mem, ((struct cr_mem){ m.bytes + 0x18, 8 }), ((struct cr_mem){ ra, 8 })));
+	cr_assert(eq(int, m.writes, 1));
+	cr_assert(eq(int, m.reads, 0));
+	cr_assert(eq(ullong, r.rax, 0x1234));
 
 	/* the push faults: nothing changes */
 	r.rip = PC;
 	r.rsp = FAKE_BASE + 4;
 	before = r;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT);
-	cr_assert_eq(memcmp(&r, &before, sizeof(r)), 0);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT));
+	cr_assert(eq(mem, ((struct cr_mem){ &r, sizeof(r) }),
+		     ((struct cr_mem){ &before, sizeof(r) })));
 }
 
 Test(arch_emulate, ret_pops)
@@ -1046,31 +1058,32 @@ Test(arch_emulate, ret_pops)
 	analyze_ok(ret, sizeof(ret), PC, &insn);
 	r.rip = PC;
 	r.rsp = FAKE_BASE + 0x10;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
-	cr_assert_eq(r.rip, 0x401234);
-	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
-	cr_assert_eq(m.writes, 0);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), 0));
+	cr_assert(eq(ullong, r.rip, 0x401234));
+	cr_assert(eq(ullong, r.rsp, FAKE_BASE + 0x18));
+	cr_assert(eq(int, m.writes, 0));
 
 	analyze_ok(ret16, sizeof(ret16), PC, &insn);
 	r.rip = PC;
 	r.rsp = FAKE_BASE + 0x10;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
-	cr_assert_eq(r.rip, 0x401234);
-	cr_assert_eq(r.rsp, FAKE_BASE + 0x28);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), 0));
+	cr_assert(eq(ullong, r.rip, 0x401234));
+	cr_assert(eq(ullong, r.rsp, FAKE_BASE + 0x28));
 
 	analyze_ok(bnd_ret, sizeof(bnd_ret), PC, &insn);
 	r.rip = PC;
 	r.rsp = FAKE_BASE + 0x10;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), 0);
-	cr_assert_eq(r.rip, 0x401234);
-	cr_assert_eq(r.rsp, FAKE_BASE + 0x18);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), 0));
+	cr_assert(eq(ullong, r.rip, 0x401234));
+	cr_assert(eq(ullong, r.rsp, FAKE_BASE + 0x18));
 
 	/* the pop faults: nothing changes */
 	r.rip = PC;
 	r.rsp = FAKE_BASE - 8;
 	before = r;
-	cr_assert_eq(arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT);
-	cr_assert_eq(memcmp(&r, &before, sizeof(r)), 0);
+	cr_assert(eq(int, arch_emulate(&insn, &r, fake_read, fake_write, &m), -EFAULT));
+	cr_assert(eq(mem, ((struct cr_mem){ &r, sizeof(r) }),
+		     ((struct cr_mem){ &before, sizeof(r) })));
 }
 
 Test(arch_emulate, jmp_and_ool)
@@ -1084,20 +1097,18 @@ Test(arch_emulate, jmp_and_ool)
 	memset(&r, 0, sizeof(r));
 	r.rip = PC;
 	r.rsp = 0x7ffc1000;
-	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), 0);
-	cr_assert_eq(r.rip, PC + 5 - 0x1000);
-	cr_assert_eq(r.rsp, 0x7ffc1000);
+	cr_assert(eq(int, arch_emulate(&insn, &r, NULL, NULL, NULL), 0));
+	cr_assert(eq(ullong, r.rip, PC + 5 - 0x1000));
+	cr_assert(eq(ullong, r.rsp, 0x7ffc1000));
 
 	analyze_ok(&push, 1, PC, &insn);
 	r.rip = PC;
-	cr_assert_eq(arch_emulate(&insn, &r, NULL, NULL, NULL), -EINVAL);
-	cr_assert_eq(r.rip, PC);
+	cr_assert(eq(int, arch_emulate(&insn, &r, NULL, NULL, NULL), -EINVAL));
+	cr_assert(eq(ullong, r.rip, PC));
 }
 
 /* ---- IFUNC resolvers ------------------------------------------------- */
 
-/* From here on, cr_assert(eq(...)) prints both sides; a bare condition must be 0 or 1. */
-#include <criterion/new/assert.h>
 
 /* arch_ifunc_targets() on CODE at PC: the count or error; OUT, WHY filled. */
 static int ifunc_targets(const uint8_t *code, size_t len, uint64_t *out, int max, char *why)

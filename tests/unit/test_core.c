@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "dwarf/core.h"
 #include "probes/err.h"
@@ -93,7 +94,7 @@ static void tc_raw_note(struct tc *tc, const char *name, uint32_t type, const vo
 	Elf64_Nhdr nh = { .n_namesz = strlen(name) + 1, .n_descsz = len, .n_type = type };
 	size_t nlen = (nh.n_namesz + 3) & ~3u, dlen = (len + 3) & ~3u;
 
-	cr_assert_leq(tc->nlen + sizeof(nh) + nlen + dlen, sizeof(tc->notes));
+	cr_assert(le(ulong, tc->nlen + sizeof(nh) + nlen + dlen, sizeof(tc->notes)));
 	memcpy(tc->notes + tc->nlen, &nh, sizeof(nh));
 	tc->nlen += sizeof(nh);
 	memset(tc->notes + tc->nlen, 0, nlen + dlen);
@@ -115,7 +116,7 @@ static void tc_file_note(struct tc *tc, uint64_t page, int n, const struct tc_fi
 	uint64_t w[2 + 3 * 16];
 	size_t len, i;
 
-	cr_assert_leq(n, 16);
+	cr_assert(le(int, n, 16));
 	w[0] = (uint64_t)n;
 	w[1] = page;
 	for (i = 0; i < (size_t)n; i++) {
@@ -128,7 +129,7 @@ static void tc_file_note(struct tc *tc, uint64_t page, int n, const struct tc_fi
 	for (i = 0; i < (size_t)n; i++) {
 		size_t k = strlen(f[i].name) + 1;
 
-		cr_assert_leq(len + k, sizeof(buf));
+		cr_assert(le(ulong, len + k, sizeof(buf)));
 		memcpy(buf + len, f[i].name, k);
 		len += k;
 	}
@@ -138,14 +139,14 @@ static void tc_file_note(struct tc *tc, uint64_t page, int n, const struct tc_fi
 static void tc_load(struct tc *tc, uint64_t vaddr, uint64_t memsz, uint64_t filesz,
 		    uint32_t flags)
 {
-	cr_assert_lt(tc->nload, 16);
+	cr_assert(lt(int, tc->nload, 16));
 	tc->load[tc->nload++] = (struct tc_load){ vaddr, memsz, filesz, flags, 0 };
 }
 
 static void tc_poke(struct tc *tc, uint64_t vaddr, const void *bytes, size_t len)
 {
-	cr_assert_lt(tc->npoke, 4);
-	cr_assert_leq(len, sizeof(tc->poke[0].bytes));
+	cr_assert(lt(int, tc->npoke, 4));
+	cr_assert(le(ulong, len, sizeof(tc->poke[0].bytes)));
 	tc->poke[tc->npoke].vaddr = vaddr;
 	memcpy(tc->poke[tc->npoke].bytes, bytes, len);
 	tc->poke[tc->npoke++].len = len;
@@ -179,7 +180,7 @@ static void tc_write(struct tc *tc, const char *path)
 
 	tc->notes_off = sizeof(eh) + (1 + (uint64_t)tc->nload) * sizeof(ph);
 	tc->notes_end = tc->notes_off + tc->nlen;
-	cr_assert_leq(tc->notes_end, TC_DATA);
+	cr_assert(le(u64, tc->notes_end, TC_DATA));
 	ph.p_type = PT_NOTE;
 	ph.p_offset = tc->notes_off;
 	ph.p_filesz = tc->nlen;
@@ -200,7 +201,7 @@ static void tc_write(struct tc *tc, const char *path)
 		const struct tc_load *l = &tc->load[k];
 		uint64_t v;
 
-		cr_assert_eq(fseek(f, (long)l->offset, SEEK_SET), 0);
+		cr_assert(eq(int, fseek(f, (long)l->offset, SEEK_SET), 0));
 		for (v = l->vaddr; v < l->vaddr + l->filesz; v++) {
 			int c = pat(v);
 
@@ -213,7 +214,7 @@ static void tc_write(struct tc *tc, const char *path)
 			fputc(c, f);
 		}
 	}
-	cr_assert_eq(fclose(f), 0);
+	cr_assert(eq(int, fclose(f), 0));
 }
 
 static void write_text(const char *path, const char *text)
@@ -222,7 +223,7 @@ static void write_text(const char *path, const char *text)
 
 	cr_assert_not_null(f);
 	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
+	cr_assert(eq(int, fclose(f), 0));
 }
 
 static struct core *open_ok(const char *path)
@@ -231,7 +232,7 @@ static struct core *open_ok(const char *path)
 	struct core *c = NULL;
 	int r = core__open(path, &c, &err);
 
-	cr_assert_eq(r, 0, "open %s: %d %s", path, r, err.msg);
+	cr_assert(eq(int, r, 0), "open %s: %d %s", path, r, err.msg);
 	cr_assert_not_null(c);
 	return c;
 }
@@ -243,7 +244,7 @@ static void open_fails(const char *path, int code, const char *want)
 	struct core *c = (struct core *)&err;	/* must be reset to NULL */
 	int r = core__open(path, &c, &err);
 
-	cr_assert_eq(r, code, "open %s: %d (%s), want %d", path, r, err.msg, code);
+	cr_assert(eq(int, r, code), "open %s: %d (%s), want %d", path, r, err.msg, code);
 	cr_assert_null(c);
 	cr_assert_not_null(strstr(err.msg, want), "message '%s' lacks '%s'", err.msg, want);
 }
@@ -260,23 +261,25 @@ static void expect_maps(const struct core *c, const struct want_map *w, size_t n
 {
 	size_t i;
 
-	cr_assert_eq(core__count(c), n, "%zu ranges, want %zu", core__count(c), n);
+	cr_assert(eq(sz, core__count(c), n), "%zu ranges, want %zu", core__count(c), n);
 	for (i = 0; i < n; i++) {
 		const struct core_map *m = core__map(c, i);
 
-		cr_expect_eq(m->start, w[i].start, "[%zu] start %#lx want %#lx", i, m->start,
-			     w[i].start);
-		cr_expect_eq(m->end, w[i].end, "[%zu] end %#lx want %#lx", i, m->end, w[i].end);
-		cr_expect_eq(m->prot, w[i].prot, "[%zu] prot %d want %d", i, m->prot, w[i].prot);
-		cr_expect_eq(m->held, w[i].held, "[%zu] held %#lx want %#lx", i, m->held,
-			     w[i].held);
-		cr_expect_eq(m->present, w[i].present, "[%zu] present %#lx want %#lx", i,
-			     m->present, w[i].present);
+		cr_expect(eq(u64, m->start, w[i].start), "[%zu] start %#lx want %#lx", i, m->start,
+			  w[i].start);
+		cr_expect(eq(u64, m->end, w[i].end),
+			  "[%zu] end %#lx want %#lx", i, m->end, w[i].end);
+		cr_expect(eq(int, m->prot, w[i].prot),
+			  "[%zu] prot %d want %d", i, m->prot, w[i].prot);
+		cr_expect(eq(u64, m->held, w[i].held), "[%zu] held %#lx want %#lx", i, m->held,
+			  w[i].held);
+		cr_expect(eq(u64, m->present, w[i].present), "[%zu] present %#lx want %#lx", i,
+			  m->present, w[i].present);
 		if (w[i].path) {
 			cr_expect(m->path && !strcmp(m->path, w[i].path), "[%zu] path %s want %s",
 				  i, m->path ? m->path : "(null)", w[i].path);
-			cr_expect_eq(m->pgoff, w[i].pgoff, "[%zu] pgoff %#lx want %#lx", i,
-				     m->pgoff, w[i].pgoff);
+			cr_expect(eq(u64, m->pgoff, w[i].pgoff), "[%zu] pgoff %#lx want %#lx", i,
+				  m->pgoff, w[i].pgoff);
 		} else {
 			cr_expect_null(m->path, "[%zu] path %s want none", i, m->path);
 		}
@@ -340,8 +343,8 @@ Test(core, maps_split_at_nt_file)
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
 	expect_maps(c, std_maps, NSTD);
-	cr_expect_eq(core__info(c)->missing, 0);
-	cr_expect_eq(core__info(c)->page_size, 0x1000);
+	cr_expect(eq(u64, core__info(c)->missing, 0));
+	cr_expect(eq(u64, core__info(c)->page_size, 0x1000));
 	core__close(c);
 }
 
@@ -351,8 +354,8 @@ static void expect_pattern(const uint8_t *buf, uint64_t v, size_t len)
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		cr_assert_eq(buf[i], pat(v + i), "byte %#lx: %#x want %#x", v + i, buf[i],
-			     pat(v + i));
+		cr_assert(eq(int, buf[i], pat(v + i)), "byte %#lx: %#x want %#x", v + i, buf[i],
+			  pat(v + i));
 }
 
 Test(core, read_stops_at_held_and_range_ends)
@@ -366,25 +369,25 @@ Test(core, read_stops_at_held_and_range_ends)
 	c = open_ok(core_path);
 	/* across the NT_FILE split inside the held bytes: stops at the range end */
 	memset(buf, 0, sizeof(buf));
-	cr_expect_eq(core__read(c, 0x401ff0, buf, 0x20), 0x10);
+	cr_expect(eq(sz, core__read(c, 0x401ff0, buf, 0x20), 0x10));
 	expect_pattern(buf, 0x401ff0, 0x10);
-	cr_expect_eq(core__read(c, 0x402000, buf, 0x20), 0x20);
+	cr_expect(eq(sz, core__read(c, 0x402000, buf, 0x20), 0x20));
 	expect_pattern(buf, 0x402000, 0x20);
 	/* where the held bytes end (filesz 0x2800 of a 0x3000 load) */
-	cr_expect_eq(core__read(c, 0x4027f0, buf, 0x40), 0x10);
+	cr_expect(eq(sz, core__read(c, 0x4027f0, buf, 0x40), 0x10));
 	expect_pattern(buf, 0x4027f0, 0x10);
-	cr_expect_eq(core__read(c, 0x402800, buf, 0x40), 0);
-	cr_expect_eq(core__read(c, 0x402fff, buf, 1), 0);
+	cr_expect(eq(sz, core__read(c, 0x402800, buf, 0x40), 0));
+	cr_expect(eq(sz, core__read(c, 0x402fff, buf, 1), 0));
 	/* the second load's bytes at their own file offset */
-	cr_expect_eq(core__read(c, 0x404ff8, buf, 0x40), 8);
+	cr_expect(eq(sz, core__read(c, 0x404ff8, buf, 0x40), 8));
 	expect_pattern(buf, 0x404ff8, 8);
 	/* not held: NT_FILE only, filesz 0, a hole, the vsyscall page */
-	cr_expect_eq(core__read(c, 0x500000, buf, 0x10), 0);
-	cr_expect_eq(core__read(c, 0x7ff000000000, buf, 0x10), 0);
-	cr_expect_eq(core__read(c, 0x405000, buf, 0x10), 0);
-	cr_expect_eq(core__read(c, 0x3fffff, buf, 0x10), 0);
-	cr_expect_eq(core__read(c, 0xffffffffff600000, buf, 0x10), 0);
-	cr_expect_eq(core__read(c, 0x600000, buf, 0), 0);
+	cr_expect(eq(sz, core__read(c, 0x500000, buf, 0x10), 0));
+	cr_expect(eq(sz, core__read(c, 0x7ff000000000, buf, 0x10), 0));
+	cr_expect(eq(sz, core__read(c, 0x405000, buf, 0x10), 0));
+	cr_expect(eq(sz, core__read(c, 0x3fffff, buf, 0x10), 0));
+	cr_expect(eq(sz, core__read(c, 0xffffffffff600000, buf, 0x10), 0));
+	cr_expect(eq(sz, core__read(c, 0x600000, buf, 0), 0));
 	core__close(c);
 }
 
@@ -398,15 +401,15 @@ Test(core, read_str)
 	tc_poke(&tc, STACK + 0xffb, "abcde", 5);	/* no NUL before the load ends */
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
-	cr_expect_eq(core__read_str(c, EXECFN, buf, sizeof(buf)), 0);
+	cr_expect(eq(int, core__read_str(c, EXECFN, buf, sizeof(buf)), 0));
 	cr_expect_str_eq(buf, "/usr/bin/x");
-	cr_expect_eq(core__read_str(c, EXECFN + 9, buf, sizeof(buf)), 0);
+	cr_expect(eq(int, core__read_str(c, EXECFN + 9, buf, sizeof(buf)), 0));
 	cr_expect_str_eq(buf, "x");
-	cr_expect_eq(core__read_str(c, EXECFN, small, sizeof(small)), -ERANGE);
+	cr_expect(eq(int, core__read_str(c, EXECFN, small, sizeof(small)), -ERANGE));
 	cr_expect_str_eq(small, "/usr");
-	cr_expect_eq(core__read_str(c, STACK + 0xffb, buf, sizeof(buf)), -ENOENT);
-	cr_expect_eq(core__read_str(c, 0x402ff0, buf, sizeof(buf)), -ENOENT);
-	cr_expect_eq(core__read_str(c, 0x500000, buf, sizeof(buf)), -ENOENT);
+	cr_expect(eq(int, core__read_str(c, STACK + 0xffb, buf, sizeof(buf)), -ENOENT));
+	cr_expect(eq(int, core__read_str(c, 0x402ff0, buf, sizeof(buf)), -ENOENT));
+	cr_expect(eq(int, core__read_str(c, 0x500000, buf, sizeof(buf)), -ENOENT));
 	core__close(c);
 }
 
@@ -473,19 +476,19 @@ Test(core, info_from_notes)
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
 	in = core__info(c);
-	cr_expect_eq(in->pid, 1234);
+	cr_expect(eq(int, in->pid, 1234));
 	cr_expect_str_eq(in->comm, "a-sixteen-char-n");	/* pr_fname has 16 bytes, no NUL */
 	cr_expect_str_eq(in->psargs, "./x --flag arg ");
-	cr_expect_eq(in->signal, SIGSEGV);
-	cr_expect_eq(in->machine, TC_EM);
-	cr_expect_eq(in->page_size, 0x1000);
-	cr_expect_eq(in->at_sysinfo_ehdr, 0x7fff00001000);
-	cr_expect_eq(in->at_execfn, EXECFN);
-	cr_expect_eq(in->at_phdr, 0x400040);
-	cr_expect_eq(in->at_entry, 0x401230);
-	cr_expect_eq(in->missing, 0);
-	cr_expect_eq(in->file_size, tc.load[5].offset + 0x1000);	/* vsyscall's page last */
-	cr_expect_eq(core__read_str(c, in->at_execfn, exe, sizeof(exe)), 0);
+	cr_expect(eq(int, in->signal, SIGSEGV));
+	cr_expect(eq(uint, in->machine, TC_EM));
+	cr_expect(eq(u64, in->page_size, 0x1000));
+	cr_expect(eq(ulong, in->at_sysinfo_ehdr, 0x7fff00001000));
+	cr_expect(eq(u64, in->at_execfn, EXECFN));
+	cr_expect(eq(u64, in->at_phdr, 0x400040));
+	cr_expect(eq(u64, in->at_entry, 0x401230));
+	cr_expect(eq(u64, in->missing, 0));
+	cr_expect(eq(u64, in->file_size, tc.load[5].offset + 0x1000));	/* vsyscall's page last */
+	cr_expect(eq(int, core__read_str(c, in->at_execfn, exe, sizeof(exe)), 0));
 	cr_expect_str_eq(exe, "/usr/bin/x");
 	core__close(c);
 }
@@ -502,13 +505,13 @@ Test(core, info_fallbacks)
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
 	in = core__info(c);
-	cr_expect_eq(in->pid, 4321);
-	cr_expect_eq(in->signal, SIGABRT);
+	cr_expect(eq(int, in->pid, 4321));
+	cr_expect(eq(int, in->signal, SIGABRT));
 	cr_expect_str_eq(in->comm, "");
 	cr_expect_str_eq(in->psargs, "");
-	cr_expect_eq(in->page_size, 4096);
-	cr_expect_eq(in->at_execfn, 0);
-	cr_expect_eq(in->at_sysinfo_ehdr, 0);
+	cr_expect(eq(u64, in->page_size, 4096));
+	cr_expect(eq(u64, in->at_execfn, 0));
+	cr_expect(eq(u64, in->at_sysinfo_ehdr, 0));
 	expect_maps(c, (struct want_map[]){ { 0x600000, 0x601000, RW, 0x1000, 0x1000, NULL, 0 } },
 		    1);
 	core__close(c);
@@ -518,9 +521,9 @@ Test(core, info_fallbacks)
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
 	in = core__info(c);
-	cr_expect_eq(in->pid, 0);
-	cr_expect_eq(in->signal, 0);
-	cr_expect_eq(core__count(c), 0);
+	cr_expect(eq(int, in->pid, 0));
+	cr_expect(eq(int, in->signal, 0));
+	cr_expect(eq(sz, core__count(c), 0));
 	core__close(c);
 }
 
@@ -536,7 +539,7 @@ Test(core, gdb_nt_file_in_bytes)
 	tc_load(&tc, 0x402000, 0x1000, 0x1000, PF_R);
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
-	cr_expect_eq(core__info(c)->page_size, 0x4000);
+	cr_expect(eq(u64, core__info(c)->page_size, 0x4000));
 	expect_maps(c,
 		    (struct want_map[]){
 			    { 0x400000, 0x402000, -1, 0, 0, "/bin/g", 0x1234000 },
@@ -551,7 +554,7 @@ Test(core, gdb_nt_file_in_bytes)
 	tc_file_note(&tc, 0x4000, 1, (struct tc_file[]){ { 0x400000, 0x408000, 2, "/bin/k" } });
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
-	cr_expect_eq(core__info(c)->page_size, 0x4000);
+	cr_expect(eq(u64, core__info(c)->page_size, 0x4000));
 	expect_maps(c, (struct want_map[]){ { 0x400000, 0x408000, -1, 0, 0, "/bin/k", 0x8000 } },
 		    1);
 	core__close(c);
@@ -598,22 +601,22 @@ Test(core, truncated_data_opens_with_missing)
 	std_core(&tc);
 	tc_write(&tc, core_path);
 	cut = tc.load[2].offset + 0x234;	/* inside the anonymous page at 0x600000 */
-	cr_assert_eq(truncate(core_path, (off_t)cut), 0);
+	cr_assert(eq(int, truncate(core_path, (off_t)cut), 0));
 	c = open_ok(core_path);
 	in = core__info(c);
-	cr_expect_eq(in->file_size, cut);
+	cr_expect(eq(u64, in->file_size, cut));
 	/* 0x600000's page less 0x234 bytes, and all the stack's */
-	cr_expect_eq(in->missing, (0x1000 - 0x234) + 0x1000);
-	cr_expect_eq(core__map(c, 5)->start, 0x600000);
-	cr_expect_eq(core__map(c, 5)->held, 0x1000);
-	cr_expect_eq(core__map(c, 5)->present, 0x234);
-	cr_expect_eq(core__map(c, 9)->held, 0x1000);
-	cr_expect_eq(core__map(c, 9)->present, 0);
-	cr_expect_eq(core__map(c, 3)->present, 0x1000);	/* before the cut: whole */
-	cr_expect_eq(core__read(c, 0x600200, buf, sizeof(buf)), 0x34);
+	cr_expect(eq(u64, in->missing, (0x1000 - 0x234) + 0x1000));
+	cr_expect(eq(u64, core__map(c, 5)->start, 0x600000));
+	cr_expect(eq(u64, core__map(c, 5)->held, 0x1000));
+	cr_expect(eq(u64, core__map(c, 5)->present, 0x234));
+	cr_expect(eq(u64, core__map(c, 9)->held, 0x1000));
+	cr_expect(eq(u64, core__map(c, 9)->present, 0));
+	cr_expect(eq(u64, core__map(c, 3)->present, 0x1000));	/* before the cut: whole */
+	cr_expect(eq(sz, core__read(c, 0x600200, buf, sizeof(buf)), 0x34));
 	expect_pattern(buf, 0x600200, 0x34);
-	cr_expect_eq(core__read(c, 0x600234, buf, sizeof(buf)), 0);
-	cr_expect_eq(core__read(c, STACK, buf, sizeof(buf)), 0);
+	cr_expect(eq(sz, core__read(c, 0x600234, buf, sizeof(buf)), 0));
+	cr_expect(eq(sz, core__read(c, STACK, buf, sizeof(buf)), 0));
 	core__close(c);
 }
 
@@ -625,17 +628,17 @@ Test(core, truncated_headers_and_notes)
 	add_psinfo(&tc, 1, "x", "x");
 	std_core(&tc);
 	tc_write(&tc, core_path);
-	cr_assert_eq(truncate(core_path, (off_t)tc.notes_end - 1), 0);
+	cr_assert(eq(int, truncate(core_path, (off_t)tc.notes_end - 1), 0));
 	snprintf(want, sizeof(want), "truncated: %lu bytes, its notes end at %lu",
 		 tc.notes_end - 1, tc.notes_end);
 	open_fails(core_path, -EIO, want);
 
-	cr_assert_eq(truncate(core_path, 100), 0);	/* in the program headers */
+	cr_assert(eq(int, truncate(core_path, 100), 0));	/* in the program headers */
 	snprintf(want, sizeof(want), "truncated: 100 bytes, its program headers end at %lu",
 		 tc.notes_off);
 	open_fails(core_path, -EIO, want);
 
-	cr_assert_eq(truncate(core_path, 40), 0);
+	cr_assert(eq(int, truncate(core_path, 40), 0));
 	open_fails(core_path, -EIO, "truncated: 40 bytes, its ELF header ends at 64");
 }
 
@@ -689,11 +692,11 @@ Test(core, short_notes_ignored)
 	tc_write(&tc, core_path);
 	c = open_ok(core_path);
 	in = core__info(c);
-	cr_expect_eq(in->pid, 0);
-	cr_expect_eq(in->signal, 0);
+	cr_expect(eq(int, in->pid, 0));
+	cr_expect(eq(int, in->signal, 0));
 	cr_expect_str_eq(in->comm, "");
-	cr_expect_eq(in->at_entry, 0x401000);
-	cr_expect_eq(in->at_execfn, 0);
+	cr_expect(eq(u64, in->at_entry, 0x401000));
+	cr_expect(eq(u64, in->at_execfn, 0));
 	core__close(c);
 }
 
@@ -713,9 +716,9 @@ Test(core, mapview_empty_nt_file_name)
 	tc_file_note(&tc, 0x1000, 1, f);
 	tc_load(&tc, 0x400000, 0x1000, 0x1000, PF_R | PF_X);
 	tc_write(&tc, core_path);
-	cr_assert_eq(mapview__core(core_path, &v, &err), 0, "%s", err.msg);
-	cr_expect_eq(v->nrows, 1);
-	cr_expect_eq(v->rows[0].start, 0x400000);
+	cr_assert(eq(int, mapview__core(core_path, &v, &err), 0), "%s", err.msg);
+	cr_expect(eq(sz, v->nrows, 1));
+	cr_expect(eq(u64, v->rows[0].start, 0x400000));
 	cr_expect_null(v->rows[0].path);
 	cr_expect_null(v->exe);		/* AT_EXECFN is not in the core either */
 	mapview__free(v);
@@ -758,10 +761,10 @@ Test(core, not_readable)
 	pid_t pid;
 
 	tc_write(&tc, core_path);
-	cr_assert_eq(chmod(core_path, 0), 0);
-	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert(eq(int, chmod(core_path, 0), 0));
+	cr_assert(eq(int, chmod(dir, 0755), 0));
 	pid = fork();
-	cr_assert_geq(pid, 0);
+	cr_assert(ge(int, pid, 0));
 	if (pid == 0) {
 		struct ptap_err err = { .pos = -1 };
 		struct core *c;
@@ -772,8 +775,8 @@ Test(core, not_readable)
 		r = core__open(core_path, &c, &err);
 		_exit(r == -EACCES && strstr(err.msg, "not readable (permission denied)") ? 0 : 1);
 	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	cr_assert(eq(int, waitpid(pid, &status, 0), pid));
+	cr_expect(eq(int, status, 0), "status %#x", status);	/* exited 0 */
 }
 
 /* The bytes TC's user-space PT_LOADs claim beyond CUT. */
@@ -809,18 +812,18 @@ Test(core, every_truncation)
 		int r;
 
 		cut -= cut > tc.notes_end + 8 ? 0x111 : 1;
-		cr_assert_eq(truncate(core_path, (off_t)cut), 0);
+		cr_assert(eq(int, truncate(core_path, (off_t)cut), 0));
 		r = core__open(core_path, &c, &err);
 		if (cut < SELFMAG)
-			cr_assert_eq(r, -ENOEXEC, "cut %lu: %d %s", cut, r, err.msg);
+			cr_assert(eq(int, r, -ENOEXEC), "cut %lu: %d %s", cut, r, err.msg);
 		else if (cut < tc.notes_end)
-			cr_assert_eq(r, -EIO, "cut %lu: %d %s", cut, r, err.msg);
+			cr_assert(eq(int, r, -EIO), "cut %lu: %d %s", cut, r, err.msg);
 		else
-			cr_assert_eq(r, 0, "cut %lu: %d %s", cut, r, err.msg);
+			cr_assert(eq(int, r, 0), "cut %lu: %d %s", cut, r, err.msg);
 		if (r == 0) {
-			cr_assert_eq(core__count(c), NSTD);
-			cr_assert_eq(core__info(c)->missing, claimed_past(&tc, cut), "cut %lu",
-				     cut);
+			cr_assert(eq(ulong, core__count(c), NSTD));
+			cr_assert(eq(u64, core__info(c)->missing, claimed_past(&tc, cut)),
+				  "cut %lu", cut);
 		}
 		core__close(c);
 	}

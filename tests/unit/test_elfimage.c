@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "dwarf/elfimage.h"
 #include "dwarf/elfmod.h"
@@ -26,8 +27,8 @@ static size_t libc_build_id(uint8_t *id)
 	const uint8_t *p;
 	size_t len;
 
-	cr_assert_eq(elfmod__open(LIBC, &mod, &err), 0, "%s", err.msg);
-	cr_assert_eq(elfmod__build_id(mod, &p, &len), 0);
+	cr_assert(eq(int, elfmod__open(LIBC, &mod, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, elfmod__build_id(mod, &p, &len), 0));
 	memcpy(id, p, len);
 	elfmod__close(mod);
 	return len;
@@ -56,20 +57,20 @@ static void check_loads_match(const struct elfimage *img)
 	struct phdrs ph = { 0 };
 	int k = 0;
 
-	cr_assert(dl_iterate_phdr(find_libc, &ph), "libc is loaded");
+	cr_assert(eq(int, dl_iterate_phdr(find_libc, &ph), 1), "libc is loaded");
 	for (int i = 0; i < ph.n; i++) {
 		if (ph.ph[i].p_type != PT_LOAD)
 			continue;
-		cr_assert_lt(k, img->nload);
-		cr_expect_eq(img->load[k].vaddr, ph.ph[i].p_vaddr, "load %d vaddr", k);
-		cr_expect_eq(img->load[k].offset, ph.ph[i].p_offset, "load %d offset", k);
-		cr_expect_eq(img->load[k].filesz, ph.ph[i].p_filesz, "load %d filesz", k);
-		cr_expect_eq(img->load[k].memsz, ph.ph[i].p_memsz, "load %d memsz", k);
-		cr_expect_eq(img->load[k].flags, ph.ph[i].p_flags, "load %d flags", k);
+		cr_assert(lt(int, k, img->nload));
+		cr_expect(eq(ulong, img->load[k].vaddr, ph.ph[i].p_vaddr), "load %d vaddr", k);
+		cr_expect(eq(ulong, img->load[k].offset, ph.ph[i].p_offset), "load %d offset", k);
+		cr_expect(eq(ulong, img->load[k].filesz, ph.ph[i].p_filesz), "load %d filesz", k);
+		cr_expect(eq(ulong, img->load[k].memsz, ph.ph[i].p_memsz), "load %d memsz", k);
+		cr_expect(eq(uint, img->load[k].flags, ph.ph[i].p_flags), "load %d flags", k);
 		k++;
 	}
-	cr_expect_eq(img->nload, k);
-	cr_expect_geq(k, 2);
+	cr_expect(eq(int, img->nload, k));
+	cr_expect(ge(int, k, 2));
 }
 
 Test(elfimage, libc_from_file_matches_libelf_and_the_loader)
@@ -79,13 +80,13 @@ Test(elfimage, libc_from_file_matches_libelf_and_the_loader)
 	struct elfimage img;
 	int fd = open(LIBC, O_RDONLY);
 
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(elfimage__from_fd(fd, &img), 0);
+	cr_assert(ge(int, fd, 0));
+	cr_assert(eq(int, elfimage__from_fd(fd, &img), 0));
 	close(fd);
-	cr_expect_eq(img.type, ET_DYN);
-	cr_expect_eq(img.machine, EM_X86_64);
-	cr_assert_eq(img.build_id_len, len);
-	cr_expect_eq(memcmp(img.build_id, want, len), 0);
+	cr_expect(eq(uint, img.type, ET_DYN));
+	cr_expect(eq(uint, img.machine, EM_X86_64));
+	cr_assert(eq(sz, img.build_id_len, len));
+	cr_expect(eq(mem, ((struct cr_mem){ img.build_id, len }), ((struct cr_mem){ want, len })));
 	check_loads_match(&img);
 }
 
@@ -95,10 +96,10 @@ static size_t libc_head(unsigned char *buf, size_t len)
 	int fd = open(LIBC, O_RDONLY);
 	ssize_t n;
 
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	n = pread(fd, buf, len, 0);
 	close(fd);
-	cr_assert_eq(n, (ssize_t)len);
+	cr_assert(eq(long, n, (ssize_t)len));
 	return len;
 }
 
@@ -110,12 +111,12 @@ Test(elfimage, libc_first_page_gives_the_same)
 	struct elfimage img;
 
 	libc_head(page, sizeof(page));
-	cr_assert_eq(elfimage__from_mem(page, sizeof(page), &img), 0);
-	cr_assert_eq(img.build_id_len, len);
-	cr_expect_eq(memcmp(img.build_id, want, len), 0);
+	cr_assert(eq(int, elfimage__from_mem(page, sizeof(page), &img), 0));
+	cr_assert(eq(sz, img.build_id_len, len));
+	cr_expect(eq(mem, ((struct cr_mem){ img.build_id, len }), ((struct cr_mem){ want, len })));
 	check_loads_match(&img);
 	/* The section headers lie far beyond the page; the buffer is left as it was. */
-	cr_expect_neq(((Elf64_Ehdr *)page)->e_shoff, 0);
+	cr_expect(ne(u64, ((Elf64_Ehdr *)page)->e_shoff, 0));
 }
 
 Test(elfimage, cut_images)
@@ -128,13 +129,13 @@ Test(elfimage, cut_images)
 	libc_head(page, sizeof(page));
 	phend = eh->e_phoff + (size_t)eh->e_phnum * eh->e_phentsize;
 	/* Program headers whole, notes (which follow them in libc) cut off. */
-	cr_assert_eq(elfimage__from_mem(page, phend, &img), 0);
-	cr_expect_eq(img.build_id_len, 0);
+	cr_assert(eq(int, elfimage__from_mem(page, phend, &img), 0));
+	cr_expect(eq(sz, img.build_id_len, 0));
 	check_loads_match(&img);
 	/* Program headers cut: not usable. */
-	cr_expect_eq(elfimage__from_mem(page, phend - 1, &img), -ENOEXEC);
-	cr_expect_eq(elfimage__from_mem(page, 10, &img), -ENOEXEC);
-	cr_expect_eq(elfimage__from_mem("#!/bin/sh\nexit 0\n", 17, &img), -ENOEXEC);
+	cr_expect(eq(int, elfimage__from_mem(page, phend - 1, &img), -ENOEXEC));
+	cr_expect(eq(int, elfimage__from_mem(page, 10, &img), -ENOEXEC));
+	cr_expect(eq(int, elfimage__from_mem("#!/bin/sh\nexit 0\n", 17, &img), -ENOEXEC));
 }
 
 Test(elfimage, not_elf_file)
@@ -142,8 +143,8 @@ Test(elfimage, not_elf_file)
 	struct elfimage img;
 	int fd = open("/proc/self/status", O_RDONLY);
 
-	cr_assert_geq(fd, 0);
-	cr_expect_eq(elfimage__from_fd(fd, &img), -ENOEXEC);
+	cr_assert(ge(int, fd, 0));
+	cr_expect(eq(int, elfimage__from_fd(fd, &img), -ENOEXEC));
 	close(fd);
 }
 
@@ -167,27 +168,28 @@ Test(elfimage, segment_of_a_shared_page)
 	uint64_t bias = 1;
 
 	/* The text: file pages 0-1 at BASE. */
-	cr_assert_eq(elfimage__segment(&shared_page, base, 0, true, page, false, 0, &bias), 0);
-	cr_expect_eq(bias, base);
+	cr_assert(eq(int, elfimage__segment(&shared_page, base, 0, true, page, false, 0, &bias),
+		     0));
+	cr_expect(eq(u64, bias, base));
 	/* The data: file page 1 mapped again at BASE+0x2000 (vaddr 0x2e00's page). */
 	bias = 1;
-	cr_assert_eq(elfimage__segment(&shared_page, base + 0x2000, 0x1000, false, page, true,
-				       base, &bias), 1);
-	cr_expect_eq(bias, base);
+	cr_assert(eq(int, elfimage__segment(&shared_page, base + 0x2000, 0x1000, false, page, true,
+					    base, &bias), 1));
+	cr_expect(eq(u64, bias, base));
 	/* Without a hint, a writable mapping is the segment without PF_X. */
 	bias = 1;
-	cr_assert_eq(elfimage__segment(&shared_page, base + 0x2000, 0x1000, false, page, false,
-				       0, &bias), 1);
-	cr_expect_eq(bias, base);
+	cr_assert(eq(int, elfimage__segment(&shared_page, base + 0x2000, 0x1000, false, page, false,
+					    0, &bias), 1));
+	cr_expect(eq(u64, bias, base));
 	/* An executable one at file page 1 is the text. */
-	cr_assert_eq(elfimage__segment(&shared_page, base + 0x1000, 0x1000, true, page, false,
-				       0, &bias), 0);
-	cr_expect_eq(bias, base);
+	cr_assert(eq(int, elfimage__segment(&shared_page, base + 0x1000, 0x1000, true, page, false,
+					    0, &bias), 0));
+	cr_expect(eq(u64, bias, base));
 	/* Past every segment's file bytes: none, BIAS untouched. */
 	bias = 7;
-	cr_expect_eq(elfimage__segment(&shared_page, base, 0x5000, false, page, false, 0, &bias),
-		     -1);
-	cr_expect_eq(bias, 7);
+	cr_expect(eq(int, elfimage__segment(&shared_page, base, 0x5000, false, page, false, 0,
+					    &bias), -1));
+	cr_expect(eq(u64, bias, 7));
 }
 
 Test(elfimage, bss_tail)
@@ -195,10 +197,10 @@ Test(elfimage, bss_tail)
 	const uint64_t base = 0x7f0000000000ULL;
 
 	/* Data file bytes end at 0x3100; the zero fill runs to 0x5e00. */
-	cr_expect_eq(elfimage__bss_segment(&shared_page, base + 0x4000, base), 1);
-	cr_expect_eq(elfimage__bss_segment(&shared_page, base + 0x5000, base), 1);
-	cr_expect_eq(elfimage__bss_segment(&shared_page, base + 0x6000, base), -1);
-	cr_expect_eq(elfimage__bss_segment(&shared_page, base + 0x1000, base), -1);
+	cr_expect(eq(int, elfimage__bss_segment(&shared_page, base + 0x4000, base), 1));
+	cr_expect(eq(int, elfimage__bss_segment(&shared_page, base + 0x5000, base), 1));
+	cr_expect(eq(int, elfimage__bss_segment(&shared_page, base + 0x6000, base), -1));
+	cr_expect(eq(int, elfimage__bss_segment(&shared_page, base + 0x1000, base), -1));
 }
 
 Test(elfimage, hex)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
@@ -51,7 +52,7 @@ static void write_file(const char *name, const char *text)
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
+	cr_assert(eq(int, fclose(f), 0));
 }
 
 static void run(const char *fmt, ...)
@@ -64,7 +65,7 @@ static void run(const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	ret = system(cmd);
-	cr_assert_eq(ret, 0, "`%s` failed (%d)", cmd, ret);
+	cr_assert(eq(int, ret, 0), "`%s` failed (%d)", cmd, ret);
 }
 
 static void fx_init(void)
@@ -113,7 +114,7 @@ static const char *fixture(const char *name)
 		}
 		return path[i];
 	}
-	cr_assert_fail("no fixture %s", name);
+	cr_fatal("no fixture %s", name);
 	return NULL;
 }
 
@@ -123,7 +124,7 @@ static struct elfmod *open_ok(const char *path)
 	struct elfmod *mod = NULL;
 	int ret = elfmod__open(path, &mod, &err);
 
-	cr_assert_eq(ret, 0, "open %s: %d %s", path, ret, err.msg);
+	cr_assert(eq(int, ret, 0), "open %s: %d %s", path, ret, err.msg);
 	cr_assert_not_null(mod);
 	return mod;
 }
@@ -218,7 +219,7 @@ static void readelf_build_id(const char *path, char *hex, size_t size)
 		}
 	}
 	pclose(p);
-	cr_assert_neq(hex[0], '\0', "readelf -n %s: no build-id", path);
+	cr_assert(ne(int, hex[0], '\0'), "readelf -n %s: no build-id", path);
 }
 
 /* ---- symbols -------------------------------------------------------------- */
@@ -242,13 +243,14 @@ static void check_nm_agrees(const char *path, bool dyn)
 		struct elfmod_sym sym = { 0 };
 		struct nm_sym want;
 
-		cr_assert(nm_find(path, dyn, cases[i].name, 0, &want));
-		cr_assert_eq(elfmod__find_sym(mod, cases[i].name, &sym), 0, "%s", cases[i].name);
+		cr_assert(eq(int, nm_find(path, dyn, cases[i].name, 0, &want), true));
+		cr_assert(eq(int, elfmod__find_sym(mod, cases[i].name, &sym), 0),
+			  "%s", cases[i].name);
 		cr_assert_str_eq(sym.name, cases[i].name);
-		cr_assert_eq(sym.vaddr, want.value, "%s: %#lx, nm says %#lx", cases[i].name,
-			     (unsigned long)sym.vaddr, (unsigned long)want.value);
-		cr_assert_eq(sym.size, want.size, "%s", cases[i].name);
-		cr_assert_eq(sym.type, cases[i].type, "%s", cases[i].name);
+		cr_assert(eq(u64, sym.vaddr, want.value), "%s: %#lx, nm says %#lx", cases[i].name,
+			  (unsigned long)sym.vaddr, (unsigned long)want.value);
+		cr_assert(eq(u64, sym.size, want.size), "%s", cases[i].name);
+		cr_assert(eq(int, sym.type, cases[i].type), "%s", cases[i].name);
 	}
 	elfmod__close(mod);
 }
@@ -261,12 +263,12 @@ Test(elfmod, pie_symbols_match_nm)
 
 	check_nm_agrees(path, false);
 	mod = open_ok(path);
-	cr_assert(elfmod__is_dyn(mod));
-	cr_assert_eq(elfmod__base_vaddr(mod), 0);
+	cr_assert(eq(int, elfmod__is_dyn(mod), true));
+	cr_assert(eq(u64, elfmod__base_vaddr(mod), 0));
 	cr_assert_str_eq(elfmod__path(mod), path);
-	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(elfmod__dev(mod), st.st_dev);
-	cr_assert_eq(elfmod__ino(mod), st.st_ino);
+	cr_assert(eq(int, stat(path, &st), 0));
+	cr_assert(eq(ulong, elfmod__dev(mod), st.st_dev));
+	cr_assert(eq(ulong, elfmod__ino(mod), st.st_ino));
 	elfmod__close(mod);
 }
 
@@ -278,10 +280,10 @@ Test(elfmod, nopie_symbols_match_nm)
 
 	check_nm_agrees(path, false);
 	mod = open_ok(path);
-	cr_assert_not(elfmod__is_dyn(mod));
-	cr_assert_eq(elfmod__base_vaddr(mod), 0x400000);
-	cr_assert_eq(elfmod__find_sym(mod, "target_fn", &sym), 0);
-	cr_assert_gt(sym.vaddr, 0x400000);
+	cr_assert(eq(int, elfmod__is_dyn(mod), false));
+	cr_assert(eq(u64, elfmod__base_vaddr(mod), 0x400000));
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_fn", &sym), 0));
+	cr_assert(gt(u64, sym.vaddr, 0x400000));
 	elfmod__close(mod);
 }
 
@@ -296,17 +298,17 @@ Test(elfmod, stripped_uses_dynsym)
 	{
 		struct nm_sym s;
 
-		cr_assert_not(nm_find(path, false, "target_fn", 0, &s));
+		cr_assert(eq(int, nm_find(path, false, "target_fn", 0, &s), false));
 	}
 	check_nm_agrees(path, true);
 	mod = open_ok(path);
-	cr_assert_eq(elfmod__find_sym(mod, "target_fn", &sym), 0);
-	cr_assert_eq(sym.vaddr, pie_fn);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_fn", &sym), 0));
+	cr_assert(eq(u64, sym.vaddr, pie_fn));
 	/* Static functions are not exported: gone with .symtab. */
-	cr_assert_eq(elfmod__find_sym(mod, "dup_fn", &sym), -ENOENT);
-	cr_assert_eq(elfmod__find_sym(mod, "no_such_fn", &sym), -ENOENT);
+	cr_assert(eq(int, elfmod__find_sym(mod, "dup_fn", &sym), -ENOENT));
+	cr_assert(eq(int, elfmod__find_sym(mod, "no_such_fn", &sym), -ENOENT));
 	/* Undefined dynamic symbols (puts from libc) are skipped. */
-	cr_assert_eq(elfmod__find_sym(mod, "__libc_start_main", &sym), -ENOENT);
+	cr_assert(eq(int, elfmod__find_sym(mod, "__libc_start_main", &sym), -ENOENT));
 	elfmod__close(mod);
 }
 
@@ -328,24 +330,25 @@ Test(elfmod, huge_symtab_size_ignored)
 	fx_path(path, sizeof(path), "hugesym");
 	run("cp '%s/pie' '%s'", fx_dir, path);
 	fd = open(path, O_RDWR);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(pread(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh));
+	cr_assert(ge(int, fd, 0));
+	cr_assert(eq(long, pread(fd, &eh, sizeof(eh), 0), (ssize_t)sizeof(eh)));
 	for (int i = 0; i < eh.e_shnum; i++) {
 		off_t off = (off_t)(eh.e_shoff + (uint64_t)i * eh.e_shentsize);
 
-		cr_assert_eq(pread(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh));
+		cr_assert(eq(long, pread(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh)));
 		if (sh.sh_type != SHT_SYMTAB)
 			continue;
 		sh.sh_size = 1ull << 62;
-		cr_assert_eq(pwrite(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh));
+		cr_assert(eq(long, pwrite(fd, &sh, sizeof(sh), off), (ssize_t)sizeof(sh)));
 		found++;
 	}
 	close(fd);
-	cr_assert_eq(found, 1);
+	cr_assert(eq(int, found, 1));
 	mod = open_ok(path);
-	cr_expect_eq(elfmod__find_sym(mod, "target_fn", &sym), 0);	/* -rdynamic: .dynsym */
-	cr_expect_eq(sym.vaddr, nm_value(fixture("pie"), false, "target_fn"));
-	cr_expect_eq(elfmod__find_sym(mod, "dup_fn", &sym), -ENOENT);	/* .symtab only */
+	/* -rdynamic: .dynsym */
+	cr_expect(eq(int, elfmod__find_sym(mod, "target_fn", &sym), 0));
+	cr_expect(eq(u64, sym.vaddr, nm_value(fixture("pie"), false, "target_fn")));
+	cr_expect(eq(int, elfmod__find_sym(mod, "dup_fn", &sym), -ENOENT));	/* .symtab only */
 	elfmod__close(mod);
 }
 
@@ -367,20 +370,20 @@ Test(elfmod, duplicate_static_name_first_wins)
 	struct elfmod *mod = open_ok(path);
 
 	/* nm -p lists .symtab in table order: a.c's dup_fn, then b.c's. */
-	cr_assert(nm_find(path, false, "dup_fn", 0, &first));
-	cr_assert(nm_find(path, false, "dup_fn", 1, &second));
-	cr_assert_neq(first.value, second.value);
+	cr_assert(eq(int, nm_find(path, false, "dup_fn", 0, &first), true));
+	cr_assert(eq(int, nm_find(path, false, "dup_fn", 1, &second), true));
+	cr_assert(ne(u64, first.value, second.value));
 	log_set_sink(capture_sink);
 	log_set_level(LOG_DEBUG);
-	cr_assert_eq(elfmod__find_sym(mod, "dup_fn", &sym), 0);
+	cr_assert(eq(int, elfmod__find_sym(mod, "dup_fn", &sym), 0));
 	log_set_sink(NULL);
-	cr_assert_eq(sym.vaddr, first.value);
-	cr_assert_eq(sym.type, STT_FUNC);
-	cr_assert(strstr(log_buf, "2 symbols named 'dup_fn'"), "log: %s", log_buf);
+	cr_assert(eq(u64, sym.vaddr, first.value));
+	cr_assert(eq(int, sym.type, STT_FUNC));
+	cr_assert_not_null(strstr(log_buf, "2 symbols named 'dup_fn'"), "log: %s", log_buf);
 	/* Not logged for a unique name. */
 	log_buf[0] = '\0';
 	log_set_sink(capture_sink);
-	cr_assert_eq(elfmod__find_sym(mod, "target_fn", &sym), 0);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_fn", &sym), 0));
 	log_set_sink(NULL);
 	cr_assert_str_eq(log_buf, "");
 	elfmod__close(mod);
@@ -392,28 +395,28 @@ Test(elfmod, sym_at)
 	struct elfmod *mod = open_ok(path);
 	struct elfmod_sym fn, obj, sym;
 
-	cr_assert_eq(elfmod__find_sym(mod, "target_fn", &fn), 0);
-	cr_assert_gt(fn.size, 1);
-	cr_assert_eq(elfmod__sym_at(mod, fn.vaddr, &sym), 0);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_fn", &fn), 0));
+	cr_assert(gt(u64, fn.size, 1));
+	cr_assert(eq(int, elfmod__sym_at(mod, fn.vaddr, &sym), 0));
 	cr_assert_str_eq(sym.name, "target_fn");
-	cr_assert_eq(elfmod__sym_at(mod, fn.vaddr + fn.size - 1, &sym), 0);
+	cr_assert(eq(int, elfmod__sym_at(mod, fn.vaddr + fn.size - 1, &sym), 0));
 	cr_assert_str_eq(sym.name, "target_fn");
-	cr_assert_eq(sym.vaddr, fn.vaddr);
+	cr_assert(eq(u64, sym.vaddr, fn.vaddr));
 	if (elfmod__sym_at(mod, fn.vaddr + fn.size, &sym) == 0)
 		cr_assert_str_neq(sym.name, "target_fn");
 	/* Data is not a function. */
-	cr_assert_eq(elfmod__find_sym(mod, "target_obj", &obj), 0);
-	cr_assert_eq(elfmod__sym_at(mod, obj.vaddr, &sym), -ENOENT);
-	cr_assert_eq(elfmod__sym_at(mod, 0, &sym), -ENOENT);
-	cr_assert_eq(elfmod__sym_at(mod, UINT64_MAX, &sym), -ENOENT);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_obj", &obj), 0));
+	cr_assert(eq(int, elfmod__sym_at(mod, obj.vaddr, &sym), -ENOENT));
+	cr_assert(eq(int, elfmod__sym_at(mod, 0, &sym), -ENOENT));
+	cr_assert(eq(int, elfmod__sym_at(mod, UINT64_MAX, &sym), -ENOENT));
 	/* Each static dup_fn is found at its own address. */
 	{
 		struct nm_sym second;
 
-		cr_assert(nm_find(path, false, "dup_fn", 1, &second));
-		cr_assert_eq(elfmod__sym_at(mod, second.value + 1, &sym), 0);
+		cr_assert(eq(int, nm_find(path, false, "dup_fn", 1, &second), true));
+		cr_assert(eq(int, elfmod__sym_at(mod, second.value + 1, &sym), 0));
 		cr_assert_str_eq(sym.name, "dup_fn");
-		cr_assert_eq(sym.vaddr, second.value);
+		cr_assert(eq(u64, sym.vaddr, second.value));
 	}
 	elfmod__close(mod);
 }
@@ -430,25 +433,25 @@ static void check_offsets(const char *path)
 		struct elfmod_sym sym;
 		uint64_t off = 0, want = 0, back = 0;
 
-		cr_assert_eq(elfmod__find_sym(mod, names[i], &sym), 0);
-		cr_assert(readelf_offset(path, sym.vaddr, &want));
-		cr_assert_eq(elfmod__vaddr_to_offset(mod, sym.vaddr, &off), 0);
-		cr_assert_eq(off, want, "%s %s: offset %#lx, readelf says %#lx", path, names[i],
-			     (unsigned long)off, (unsigned long)want);
+		cr_assert(eq(int, elfmod__find_sym(mod, names[i], &sym), 0));
+		cr_assert(eq(int, readelf_offset(path, sym.vaddr, &want), true));
+		cr_assert(eq(int, elfmod__vaddr_to_offset(mod, sym.vaddr, &off), 0));
+		cr_assert(eq(u64, off, want), "%s %s: offset %#lx, readelf says %#lx", path,
+			  names[i], (unsigned long)off, (unsigned long)want);
 		if (strcmp(names[i], "target_bss")) {
-			cr_assert_eq(elfmod__offset_to_vaddr(mod, off, &back), 0);
-			cr_assert_eq(back, sym.vaddr);
+			cr_assert(eq(int, elfmod__offset_to_vaddr(mod, off, &back), 0));
+			cr_assert(eq(u64, back, sym.vaddr));
 		}
 	}
 	/* Nothing is loaded above the image, nor below a non-PIE's base. */
 	{
 		uint64_t off;
 
-		cr_assert_eq(elfmod__vaddr_to_offset(mod, UINT64_MAX - 0x100, &off), -ENOENT);
+		cr_assert(eq(int, elfmod__vaddr_to_offset(mod, UINT64_MAX - 0x100, &off), -ENOENT));
 		if (elfmod__base_vaddr(mod))
-			cr_assert_eq(elfmod__vaddr_to_offset(mod, elfmod__base_vaddr(mod) - 1, &off),
-				     -ENOENT);
-		cr_assert_eq(elfmod__offset_to_vaddr(mod, 1ULL << 40, &off), -ENOENT);
+			cr_assert(eq(int, elfmod__vaddr_to_offset(mod, elfmod__base_vaddr(mod) - 1,
+								  &off), -ENOENT));
+		cr_assert(eq(int, elfmod__offset_to_vaddr(mod, 1ULL << 40, &off), -ENOENT));
 	}
 	elfmod__close(mod);
 }
@@ -468,24 +471,25 @@ Test(elfmod, read_matches_file_bytes)
 	uint64_t off;
 	int fd;
 
-	cr_assert_eq(elfmod__find_sym(mod, "target_fn", &fn), 0);
-	cr_assert_eq(elfmod__vaddr_to_offset(mod, fn.vaddr, &off), 0);
-	cr_assert_eq(elfmod__read(mod, fn.vaddr, got, sizeof(got)), 0);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_fn", &fn), 0));
+	cr_assert(eq(int, elfmod__vaddr_to_offset(mod, fn.vaddr, &off), 0));
+	cr_assert(eq(int, elfmod__read(mod, fn.vaddr, got, sizeof(got)), 0));
 	fd = open(path, O_RDONLY);
-	cr_assert_eq(pread(fd, want, sizeof(want), off), (ssize_t)sizeof(want));
-	cr_assert_arr_eq(got, want, sizeof(want));
-	/* -fcf-protection: Debian's gcc starts functions with endbr64. */
-	cr_assert(got[0] == 0xf3 || got[0] == 0x55, "first byte %#x", got[0]);
+	cr_assert(eq(long, pread(fd, want, sizeof(want), off), (ssize_t)sizeof(want)));
+	cr_assert(eq(mem, ((struct cr_mem){ got, sizeof(got) }),
+		     ((struct cr_mem){ want, sizeof(want) })));
+	/* -fcf-protection: Debian's gcc starts functions with endbr64 (f3); else push %rbp. */
+	cr_assert_not_null(memchr("\xf3\x55", got[0], 2), "first byte %#x", got[0]);
 
 	/* target_obj = 42, little endian, in the data segment. */
-	cr_assert_eq(elfmod__find_sym(mod, "target_obj", &obj), 0);
-	cr_assert_eq(elfmod__read(mod, obj.vaddr, got, 4), 0);
-	cr_assert_eq(got[0] | got[1] << 8 | got[2] << 16 | (uint32_t)got[3] << 24, 42);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_obj", &obj), 0));
+	cr_assert(eq(int, elfmod__read(mod, obj.vaddr, got, 4), 0));
+	cr_assert(eq(uint, got[0] | got[1] << 8 | got[2] << 16 | (uint32_t)got[3] << 24, 42));
 	/* .bss has no file bytes. */
-	cr_assert_eq(elfmod__find_sym(mod, "target_bss", &obj), 0);
-	cr_assert_eq(elfmod__read(mod, obj.vaddr, got, 4), -ENOENT);
+	cr_assert(eq(int, elfmod__find_sym(mod, "target_bss", &obj), 0));
+	cr_assert(eq(int, elfmod__read(mod, obj.vaddr, got, 4), -ENOENT));
 	/* A read running off the end of the text segment. */
-	cr_assert_eq(elfmod__read(mod, fn.vaddr, got, 1 << 20), -ENOENT);
+	cr_assert(eq(int, elfmod__read(mod, fn.vaddr, got, 1 << 20), -ENOENT));
 	close(fd);
 	elfmod__close(mod);
 }
@@ -504,11 +508,11 @@ Test(elfmod, build_id_matches_readelf)
 		size_t len = 0, k;
 
 		readelf_build_id(path, hex, sizeof(hex));
-		cr_assert_eq(elfmod__build_id(mod, &id, &len), 0);
-		cr_assert_eq(len, 20);	/* ld's default: sha1 */
+		cr_assert(eq(int, elfmod__build_id(mod, &id, &len), 0));
+		cr_assert(eq(sz, len, 20));	/* ld's default: sha1 */
 		for (k = 0; k < len; k++)
 			snprintf(got + 2 * k, sizeof(got) - 2 * k, "%02x", id[k]);
-		cr_assert_str_eq(got, hex, "%s", names[i]);
+		cr_assert(eq(str, got, hex), "%s", names[i]);
 		if (!strcmp(names[i], "pie"))
 			snprintf(pie_hex, sizeof(pie_hex), "%s", got);
 		if (!strcmp(names[i], "stripped"))
@@ -530,7 +534,7 @@ Test(elfmod, build_id_absent)
 		fx_path(path, sizeof(path), "noid");
 		mod = open_ok(path);
 	}
-	cr_assert_eq(elfmod__build_id(mod, &id, &len), -ENOENT);
+	cr_assert(eq(int, elfmod__build_id(mod, &id, &len), -ENOENT));
 	elfmod__close(mod);
 }
 
@@ -547,21 +551,21 @@ Test(elfmod, nearest_funcs_fixture)
 		int n, i, long_at = -1;
 
 		n = elfmod__nearest_funcs(mod, "target_fm", names, 5);
-		cr_assert_geq(n, 1);
-		cr_assert_str_eq(names[0], "target_fn", "%s", variants[v]);
+		cr_assert(ge(int, n, 1));
+		cr_assert(eq(str, (char *)names[0], "target_fn"), "%s", variants[v]);
 		/* A prefix query: the close one first, the long one after it. */
 		n = elfmod__nearest_funcs(mod, "target_f", names, 5);
-		cr_assert_geq(n, 2);
+		cr_assert(ge(int, n, 2));
 		cr_assert_str_eq(names[0], "target_fn");
 		for (i = 0; i < n; i++)
 			if (!strcmp(names[i], "target_fn_long_name"))
 				long_at = i;
-		cr_assert_gt(long_at, 0);
+		cr_assert(gt(int, long_at, 0));
 		/* Objects are not functions. */
 		n = elfmod__nearest_funcs(mod, "target_ob", names, 5);
 		for (i = 0; i < n; i++)
 			cr_assert_str_neq(names[i], "target_obj");
-		cr_assert_eq(elfmod__nearest_funcs(mod, "target_fm", names, 0), 0);
+		cr_assert(eq(int, elfmod__nearest_funcs(mod, "target_fm", names, 0), 0));
 		elfmod__close(mod);
 	}
 	{
@@ -573,10 +577,10 @@ Test(elfmod, nearest_funcs_fixture)
 		n = elfmod__nearest_funcs(mod, "dup_fm", names, 5);
 		for (i = 0; i < n; i++)
 			seen += !strcmp(names[i], "dup_fn");
-		cr_assert_eq(seen, 1);
+		cr_assert(eq(int, seen, 1));
 		cr_assert_str_eq(names[0], "dup_fn");
 		n = elfmod__nearest_funcs(mod, "zzzzzzzzzzzzzzzz", names, 5);
-		cr_assert_eq(n, 0);
+		cr_assert(eq(int, n, 0));
 		elfmod__close(mod);
 	}
 }
@@ -608,11 +612,11 @@ Test(elfmod, open_errors)
 		fx_path(missing, sizeof(missing), "no such dir/nothing");
 		path = cases[i].fixture ? fixture(cases[i].fixture) : missing;
 		ret = elfmod__open(path, &mod, &err);
-		cr_assert_eq(ret, cases[i].ret, "%s: %d", path, ret);
+		cr_assert(eq(int, ret, cases[i].ret), "%s: %d", path, ret);
 		cr_assert_null(mod);
 		snprintf(want, sizeof(want), "%s: %s", path, cases[i].msg);
 		cr_assert_str_eq(err.msg, want);
-		cr_assert_eq(err.pos, -1);
+		cr_assert(eq(int, err.pos, -1));
 	}
 }
 
@@ -622,20 +626,20 @@ Test(elfmod, open_for_other_machine)
 	struct elfmod *mod;
 	char want[256];
 
-	cr_assert_eq(elfmod__open_machine(fixture("pie"), EM_AARCH64, &mod, &err), -ENOEXEC);
+	cr_assert(eq(int, elfmod__open_machine(fixture("pie"), EM_AARCH64, &mod, &err), -ENOEXEC));
 	snprintf(want, sizeof(want), "%s: ELF for machine 62, not aarch64", fixture("pie"));
 	cr_assert_str_eq(err.msg, want);
-	cr_assert_eq(elfmod__open_machine(fixture("arm"), EM_AARCH64, &mod, &err), 0);
+	cr_assert(eq(int, elfmod__open_machine(fixture("arm"), EM_AARCH64, &mod, &err), 0));
 	{
 		struct elfmod_sym sym;
 
-		cr_assert_eq(elfmod__find_sym(mod, "b_entry", &sym), 0);
-		cr_assert_eq(sym.vaddr, nm_value(fixture("arm"), false, "b_entry"));
+		cr_assert(eq(int, elfmod__find_sym(mod, "b_entry", &sym), 0));
+		cr_assert(eq(u64, sym.vaddr, nm_value(fixture("arm"), false, "b_entry")));
 	}
 	elfmod__close(mod);
 	elfmod__close(NULL);
 	/* A NULL err is fine. */
-	cr_assert_eq(elfmod__open(fixture("notelf"), &mod, NULL), -ENOEXEC);
+	cr_assert(eq(int, elfmod__open(fixture("notelf"), &mod, NULL), -ENOEXEC));
 }
 
 /* ---- libc ----------------------------------------------------------------- */
@@ -662,29 +666,33 @@ Test(elfmod, libc_dynsym_versions)
 	struct elfmod_sym sym;
 	size_t i;
 
-	cr_assert(elfmod__is_dyn(mod));
+	cr_assert(eq(int, elfmod__is_dyn(mod), true));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t want = nm_value(LIBC, true, cases[i].nm);
 
-		cr_assert_eq(elfmod__find_sym(mod, cases[i].query, &sym), 0, "%s", cases[i].query);
-		cr_assert_eq(sym.vaddr, want, "%s: %#lx, nm says %#lx", cases[i].query,
-			     (unsigned long)sym.vaddr, (unsigned long)want);
-		cr_assert_eq(sym.type, cases[i].type, "%s: type %d", cases[i].query, sym.type);
-		cr_assert_eq(strncmp(sym.name, cases[i].query, strlen(sym.name)), 0);
-		cr_assert(cases[i].query[strlen(sym.name)] == '\0' ||
-			  cases[i].query[strlen(sym.name)] == '@', "%s: %s", cases[i].query, sym.name);
+		cr_assert(eq(int, elfmod__find_sym(mod, cases[i].query, &sym), 0),
+			  "%s", cases[i].query);
+		cr_assert(eq(u64, sym.vaddr, want), "%s: %#lx, nm says %#lx", cases[i].query,
+			  (unsigned long)sym.vaddr, (unsigned long)want);
+		cr_assert(eq(int, sym.type, cases[i].type),
+			  "%s: type %d", cases[i].query, sym.type);
+		cr_assert(eq(int, strncmp(sym.name, cases[i].query, strlen(sym.name)), 0), "%s: %s",
+			  cases[i].query, sym.name);
+		/* the whole query, or the part before its @VERSION */
+		cr_assert(eq(sz, strcspn(cases[i].query, "@"), strlen(sym.name)), "%s: %s",
+			  cases[i].query, sym.name);
 	}
-	cr_assert_neq(nm_value(LIBC, true, "memcpy@@GLIBC_2.14"),
-		      nm_value(LIBC, true, "memcpy@GLIBC_2.2.5"));
-	cr_assert_eq(elfmod__find_sym(mod, "puts_", &sym), -ENOENT);
-	cr_assert_eq(elfmod__find_sym(mod, "put", &sym), -ENOENT);
+	cr_assert(ne(u64, nm_value(LIBC, true, "memcpy@@GLIBC_2.14"),
+		     nm_value(LIBC, true, "memcpy@GLIBC_2.2.5")));
+	cr_assert(eq(int, elfmod__find_sym(mod, "puts_", &sym), -ENOENT));
+	cr_assert(eq(int, elfmod__find_sym(mod, "put", &sym), -ENOENT));
 	/* An address inside puts resolves to puts or one of its aliases. */
-	cr_assert_eq(elfmod__find_sym(mod, "puts", &sym), 0);
+	cr_assert(eq(int, elfmod__find_sym(mod, "puts", &sym), 0));
 	{
 		uint64_t at = sym.vaddr;
 
-		cr_assert_eq(elfmod__sym_at(mod, at + 3, &sym), 0);
-		cr_assert_eq(sym.vaddr, at);
+		cr_assert(eq(int, elfmod__sym_at(mod, at + 3, &sym), 0));
+		cr_assert(eq(u64, sym.vaddr, at));
 	}
 	elfmod__close(mod);
 }
@@ -702,17 +710,17 @@ Test(elfmod, libc_nearest_is_fast)
 		n = elfmod__nearest_funcs(mod, "putz", names, 5);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / rounds;
-	cr_assert_eq(n, 5);
+	cr_assert(eq(int, n, 5));
 	for (i = 0; i < n; i++)
 		found += !strcmp(names[i], "puts");
-	cr_assert_eq(found, 1, "putz -> %s %s %s %s %s", names[0], names[1], names[2], names[3],
-		     names[4]);
+	cr_assert(eq(int, found, 1), "putz -> %s %s %s %s %s", names[0], names[1], names[2],
+		  names[3], names[4]);
 	cr_log_info("nearest_funcs(libc, \"putz\"): %.3f ms per call", ms);
 	/* A few thousand names, each rejected by length or a bounded DP. */
-	cr_assert_lt(ms, 20.0, "%.3f ms per call", ms);
+	cr_assert(lt(dbl, ms, 20.0), "%.3f ms per call", ms);
 	/* "mallok" -> malloc first. */
 	n = elfmod__nearest_funcs(mod, "mallok", names, 5);
-	cr_assert_geq(n, 1);
+	cr_assert(ge(int, n, 1));
 	cr_assert_str_eq(names[0], "malloc");
 	elfmod__close(mod);
 }

@@ -1,5 +1,6 @@
 /* tests/unit/test_escape.c: escaping hostile target bytes for text and JSON. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,14 +78,14 @@ Test(escape, text_and_json)
 		size_t n;
 
 		n = escape_str(rows[i].in, rows[i].len, ESC_TEXT, out, sizeof(out), &consumed);
-		cr_expect_str_eq(out, rows[i].text, "text %s", rows[i].what);
-		cr_expect_eq(n, strlen(rows[i].text), "text %s", rows[i].what);
-		cr_expect_eq(consumed, rows[i].len, "text %s", rows[i].what);
+		cr_expect(eq(str, out, (char *)rows[i].text), "text %s", rows[i].what);
+		cr_expect(eq(sz, n, strlen(rows[i].text)), "text %s", rows[i].what);
+		cr_expect(eq(sz, consumed, rows[i].len), "text %s", rows[i].what);
 
 		n = escape_str(rows[i].in, rows[i].len, ESC_JSON, out, sizeof(out), &consumed);
-		cr_expect_str_eq(out, rows[i].json, "json %s", rows[i].what);
-		cr_expect_eq(n, strlen(rows[i].json), "json %s", rows[i].what);
-		cr_expect_eq(consumed, rows[i].len, "json %s", rows[i].what);
+		cr_expect(eq(str, out, (char *)rows[i].json), "json %s", rows[i].what);
+		cr_expect(eq(sz, n, strlen(rows[i].json)), "json %s", rows[i].what);
+		cr_expect(eq(sz, consumed, rows[i].len), "json %s", rows[i].what);
 	}
 }
 
@@ -123,10 +124,10 @@ Test(escape, never_past_outlen)
 
 		memset(out, '#', sizeof(out));
 		n = escape_str(r->in, r->len, r->mode, out, r->outlen, &consumed);
-		cr_expect_str_eq(out, r->out, "%s", r->what);
-		cr_expect_eq(n, strlen(r->out), "%s", r->what);
-		cr_expect_eq(consumed, r->consumed, "%s: consumed %zu", r->what, consumed);
-		cr_expect_eq(out[r->outlen], '#', "%s: wrote past outlen", r->what);
+		cr_expect(eq(str, out, (char *)r->out), "%s", r->what);
+		cr_expect(eq(sz, n, strlen(r->out)), "%s", r->what);
+		cr_expect(eq(sz, consumed, r->consumed), "%s: consumed %zu", r->what, consumed);
+		cr_expect(eq(int, out[r->outlen], '#'), "%s: wrote past outlen", r->what);
 	}
 }
 
@@ -135,10 +136,10 @@ Test(escape, zero_outlen_writes_nothing)
 	char out[4] = "###";
 	size_t consumed = 7;
 
-	cr_expect_eq(escape_str("abc", 3, ESC_TEXT, out, 0, &consumed), 0);
-	cr_expect_eq(consumed, 0);
+	cr_expect(eq(sz, escape_str("abc", 3, ESC_TEXT, out, 0, &consumed), 0));
+	cr_expect(eq(sz, consumed, 0));
 	cr_expect_str_eq(out, "###");
-	cr_expect_eq(escape_str("abc", 3, ESC_JSON, out, sizeof(out), NULL), 3);
+	cr_expect(eq(sz, escape_str("abc", 3, ESC_JSON, out, sizeof(out), NULL), 3));
 	cr_expect_str_eq(out, "abc");
 }
 
@@ -151,17 +152,19 @@ Test(escape, every_single_byte)
 		bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 
 		if (plain) {
-			cr_expect_eq(n, 1, "0x%02x", c);
-			cr_expect_eq(out[0], in, "0x%02x", c);
+			cr_expect(eq(sz, n, 1), "0x%02x", c);
+			cr_expect(eq(int, out[0], in), "0x%02x", c);
 		} else {
-			cr_expect(n == 2 || n == 4, "0x%02x: %zu", c, n);
-			cr_expect_eq(out[0], '\\', "0x%02x", c);
+			/* \n, \", ... or \xNN */
+			cr_expect(eq(sz, n, out[1] == 'x' ? 4 : 2), "0x%02x", c);
+			cr_expect(eq(int, out[0], '\\'), "0x%02x", c);
 		}
 		n = escape_str(&in, 1, ESC_JSON, out, sizeof(out), NULL);
-		cr_expect_eq(n, plain ? 1 : (out[1] == 'u' ? 6 : 2), "json 0x%02x", c);
-		for (size_t j = 0; j < n; j++)
-			cr_expect((unsigned char)out[j] >= 0x20 && (unsigned char)out[j] < 0x7f,
-				  "json 0x%02x: raw byte in output", c);
+		cr_expect(eq(sz, n, plain ? 1 : (out[1] == 'u' ? 6 : 2)), "json 0x%02x", c);
+		for (size_t j = 0; j < n; j++) {
+			cr_expect(ge(u8, out[j], 0x20), "json 0x%02x: raw byte in output", c);
+			cr_expect(lt(u8, out[j], 0x7f), "json 0x%02x: raw byte in output", c);
+		}
 	}
 }
 
@@ -255,20 +258,24 @@ static void check_against_ref(const char *s, size_t len, const char *what)
 	static const enum esc_mode modes[] = { ESC_TEXT, ESC_JSON };
 	char got[512], want[512];
 
-	cr_assert_leq(len * 6 + 2, sizeof(got));
+	cr_assert(le(ulong, len * 6 + 2, sizeof(got)));
 	for (size_t m = 0; m < 2; m++) {
 		for (size_t outlen = 0; outlen <= len * 6 + 2; outlen++) {
+			const char *mode = m ? "json" : "text";
 			size_t gc = 999, wc = 999, gn, wn;
 
 			memset(got, '#', sizeof(got));
 			memset(want, '#', sizeof(want));
 			gn = escape_str(s, len, modes[m], got, outlen, &gc);
 			wn = ref_escape(s, len, modes[m], want, outlen, &wc);
-			cr_assert(gn == wn && gc == wc && !memcmp(got, want, outlen + 1),
-				  "%s (%s, outlen %zu): got %zu/%zu \"%.*s\", want %zu/%zu "
-				  "\"%.*s\"",
-				  what, m ? "json" : "text", outlen, gn, gc, (int)gn, got, wn, wc,
-				  (int)wn, want);
+			cr_assert(eq(sz, gn, wn), "%s (%s, outlen %zu): length", what, mode,
+				  outlen);
+			cr_assert(eq(sz, gc, wc), "%s (%s, outlen %zu): bytes consumed", what, mode,
+				  outlen);
+			cr_assert(eq(mem, ((struct cr_mem){ got, outlen + 1 }),
+				     ((struct cr_mem){ want, outlen + 1 })),
+				  "%s (%s, outlen %zu): \"%.*s\", want \"%.*s\"", what, mode, outlen,
+				  (int)gn, got, (int)wn, want);
 		}
 	}
 }

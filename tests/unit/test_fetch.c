@@ -1,6 +1,7 @@
 /* tests/unit/test_fetch.c: fetch types and the fetch-program evaluator,
  * against a fake register set and a fake memory. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -44,16 +45,16 @@ Test(fetch_type, parses_every_type)
 		char name[32];
 
 		memset(&t, 0xee, sizeof(t));
-		cr_assert_eq(fetch_type__parse(good_types[i].in, strlen(good_types[i].in), &t), 0,
-			     "%s", good_types[i].in);
-		cr_expect_eq(t.kind, good_types[i].t.kind, "%s", good_types[i].in);
-		cr_expect_eq(t.size, good_types[i].t.size, "%s", good_types[i].in);
-		cr_expect_eq(t.bits, good_types[i].t.bits, "%s", good_types[i].in);
-		cr_expect_eq(t.bit_off, good_types[i].t.bit_off, "%s", good_types[i].in);
+		cr_assert(eq(int, fetch_type__parse(good_types[i].in, strlen(good_types[i].in), &t),
+			     0), "%s", good_types[i].in);
+		cr_expect(eq(int, t.kind, good_types[i].t.kind), "%s", good_types[i].in);
+		cr_expect(eq(int, t.size, good_types[i].t.size), "%s", good_types[i].in);
+		cr_expect(eq(int, t.bits, good_types[i].t.bits), "%s", good_types[i].in);
+		cr_expect(eq(int, t.bit_off, good_types[i].t.bit_off), "%s", good_types[i].in);
 		/* The DWARF-only fields are zero, whatever was there before. */
-		cr_expect_eq(t.flags, 0, "%s", good_types[i].in);
-		cr_expect_eq(t.len, 0, "%s", good_types[i].in);
-		cr_expect_eq(t.desc, NULL, "%s", good_types[i].in);
+		cr_expect(eq(int, t.flags, 0), "%s", good_types[i].in);
+		cr_expect(eq(u32, t.len, 0), "%s", good_types[i].in);
+		cr_expect(eq(ptr, (void *)t.desc, NULL), "%s", good_types[i].in);
 		cr_expect_str_eq(fetch_type__name(&t, name, sizeof(name)), good_types[i].in);
 	}
 }
@@ -63,8 +64,8 @@ Test(fetch_type, rejects_bad_types)
 	for (size_t i = 0; i < ARRAY_SIZE(bad_types); i++) {
 		struct fetch_type t = { 0 };
 
-		cr_expect_eq(fetch_type__parse(bad_types[i], strlen(bad_types[i]), &t), -EINVAL,
-			     "'%s'", bad_types[i]);
+		cr_expect(eq(int, fetch_type__parse(bad_types[i], strlen(bad_types[i]), &t),
+			     -EINVAL), "'%s'", bad_types[i]);
 	}
 }
 
@@ -73,10 +74,10 @@ Test(fetch_type, respects_len_and_names_default)
 	struct fetch_type t;
 	char name[16];
 
-	cr_assert_eq(fetch_type__parse("u32:junk", 3, &t), 0);
-	cr_expect_eq(t.kind, FT_UNSIGNED);
-	cr_expect_eq(t.size, 4);
-	cr_expect_eq(fetch_type__parse("string", 3, &t), -EINVAL);
+	cr_assert(eq(int, fetch_type__parse("u32:junk", 3, &t), 0));
+	cr_expect(eq(int, t.kind, FT_UNSIGNED));
+	cr_expect(eq(int, t.size, 4));
+	cr_expect(eq(int, fetch_type__parse("string", 3, &t), -EINVAL));
 	t = (struct fetch_type){ .kind = FT_DEFAULT };
 	cr_expect_str_eq(fetch_type__name(&t, name, sizeof(name)), "x64");
 	t = (struct fetch_type){ .kind = FT_DEFAULT, .size = 8 };
@@ -188,8 +189,8 @@ static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf
 	struct fetch_prog prog = { .type = row->type };
 
 	for (int i = 0; i < MAX_TEST_OPS && row->ops[i].op; i++)
-		cr_assert_eq(fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
-					      row->ops[i].reg, row->ops[i].imm), 0);
+		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
+						   row->ops[i].reg, row->ops[i].imm), 0));
 	return fetch_prog__run(&prog, &ctx, val, sbuf, smax);
 }
 
@@ -257,16 +258,16 @@ static void check_rows(const struct prog_row *rows, size_t n)
 		struct fetch_val val;
 
 		memset(&val, 0xcc, sizeof(val));
-		cr_expect_eq(run_row(row, &val, NULL, 0), row->ret, "%s", row->what);
-		cr_expect_eq(val.err, row->err, "%s: err %d", row->what, val.err);
+		cr_expect(eq(int, run_row(row, &val, NULL, 0), row->ret), "%s", row->what);
+		cr_expect(eq(int, val.err, row->err), "%s: err %d", row->what, val.err);
 		if (!row->err)
-			cr_expect_eq(val.u, row->u, "%s: 0x%llx, want 0x%llx", row->what,
-				     (unsigned long long)val.u, (unsigned long long)row->u);
+			cr_expect(eq(u64, val.u, row->u), "%s: 0x%llx, want 0x%llx", row->what,
+				  (unsigned long long)val.u, (unsigned long long)row->u);
 		else
-			cr_expect_eq(val.addr, row->addr, "%s: addr 0x%llx, want 0x%llx",
-				     row->what, (unsigned long long)val.addr,
-				     (unsigned long long)row->addr);
-		cr_expect_eq(val.str, NULL, "%s", row->what);
+			cr_expect(eq(u64, val.addr, row->addr), "%s: addr 0x%llx, want 0x%llx",
+				  row->what, (unsigned long long)val.addr,
+				  (unsigned long long)row->addr);
+		cr_expect(eq(ptr, val.str, NULL), "%s", row->what);
 		cr_expect_not(val.truncated, "%s", row->what);
 	}
 }
@@ -285,14 +286,14 @@ Test(fetch, short_read_and_any_negative_return_is_a_fault, .init = setup)
 	struct fetch_val val;
 
 	fm.short_reads = true;		/* returns 4 of 8 bytes */
-	cr_assert_eq(run_row(&row, &val, NULL, 0), 0);
-	cr_expect_eq(val.err, -EFAULT);
-	cr_expect_eq(val.addr, MEM_BASE + MEM_SIZE - 4);
+	cr_assert(eq(int, run_row(&row, &val, NULL, 0), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, MEM_BASE + MEM_SIZE - 4));
 	fm.short_reads = false;
 	fm.fail_ret = -EIO;		/* not -EFAULT: still a fault of the value */
-	cr_assert_eq(run_row(&row, &val, NULL, 0), 0);
-	cr_expect_eq(val.err, -EFAULT);
-	cr_expect_eq(val.addr, MEM_BASE + MEM_SIZE - 4);
+	cr_assert(eq(int, run_row(&row, &val, NULL, 0), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, MEM_BASE + MEM_SIZE - 4));
 }
 
 Test(fetch, emit_is_bounded)
@@ -300,11 +301,11 @@ Test(fetch, emit_is_bounded)
 	struct fetch_prog prog = { .nops = 0 };
 
 	for (int i = 0; i < FETCH_MAX_OPS; i++)
-		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, i), 0);
-	cr_expect_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, 99), -E2BIG);
-	cr_expect_eq(prog.nops, FETCH_MAX_OPS);
-	cr_expect_eq(prog.ops[15].op, FETCH_OP_IMM);
-	cr_expect_eq(prog.ops[15].imm, 15);
+		cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, i), 0));
+	cr_expect(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, 99), -E2BIG));
+	cr_expect(eq(int, prog.nops, FETCH_MAX_OPS));
+	cr_expect(eq(int, prog.ops[15].op, FETCH_OP_IMM));
+	cr_expect(eq(i64, prog.ops[15].imm, 15));
 }
 
 /* ---- strings ------------------------------------------------------------- */
@@ -357,20 +358,21 @@ Test(fetch, reads_strings, .init = setup)
 		memcpy(pr.ops, row->ops, sizeof(pr.ops));
 		memset(sbuf, '#', sizeof(sbuf));
 		fm.crossed_page = false;
-		cr_expect_eq(run_row(&pr, &val, sbuf, row->strmax), 0, "%s", row->what);
-		cr_expect_eq(val.err, row->err, "%s: err %d, want %d", row->what, val.err, row->err);
-		cr_expect_eq(val.addr, row->addr, "%s: addr 0x%llx", row->what,
-			     (unsigned long long)val.addr);
-		cr_expect_eq(val.null, !row->err && !row->addr, "%s: null %d", row->what, val.null);
+		cr_expect(eq(int, run_row(&pr, &val, sbuf, row->strmax), 0), "%s", row->what);
+		cr_expect(eq(int, val.err, row->err), "%s: err %d", row->what, val.err);
+		cr_expect(eq(u64, val.addr, row->addr), "%s: addr 0x%llx", row->what,
+			  (unsigned long long)val.addr);
+		cr_expect(eq(int, val.null, !row->err && !row->addr), "%s: null", row->what);
 		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
 		if (row->err)
 			continue;
-		cr_expect_eq(val.str, sbuf, "%s", row->what);
-		cr_expect_eq(val.len, strlen(row->str), "%s: len %zu", row->what, val.len);
-		cr_expect_eq(memcmp(val.str, row->str, val.len), 0, "%s: '%.*s'", row->what,
-			     (int)val.len, val.str);
-		cr_expect_eq(val.truncated, row->truncated, "%s", row->what);
-		cr_expect_eq(sbuf[row->strmax], '#', "%s: wrote past strmax", row->what);
+		cr_expect(eq(ptr, val.str, sbuf), "%s", row->what);
+		cr_expect(eq(sz, val.len, strlen(row->str)), "%s: len %zu", row->what, val.len);
+		cr_expect(eq(mem, ((struct cr_mem){ val.str, val.len }),
+			     ((struct cr_mem){ row->str, val.len })), "%s: '%.*s'", row->what,
+			  (int)val.len, val.str);
+		cr_expect(eq(int, val.truncated, row->truncated), "%s", row->what);
+		cr_expect(eq(int, sbuf[row->strmax], '#'), "%s: wrote past strmax", row->what);
 	}
 }
 
@@ -385,13 +387,13 @@ Test(fetch, string_running_into_unmapped_memory_faults, .init = setup)
 	char sbuf[64];
 
 	puts_at(MEM_SIZE - 4, "wxyz", 4);
-	cr_assert_eq(run_row(&row, &val, sbuf, sizeof(sbuf)), 0);
-	cr_expect_eq(val.err, -EFAULT);
-	cr_expect_eq(val.addr, MEM_BASE + MEM_SIZE);	/* the first unreadable byte */
-	cr_expect_eq(val.len, 0);
+	cr_assert(eq(int, run_row(&row, &val, sbuf, sizeof(sbuf)), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, MEM_BASE + MEM_SIZE));	/* the first unreadable byte */
+	cr_expect(eq(sz, val.len, 0));
 	/* One read up to the page end, one that fails: none crosses a page. */
-	cr_expect_eq(fm.nreads, 2);
-	cr_expect_not(fm.crossed_page);
+	cr_expect(eq(int, fm.nreads, 2));
+	cr_expect(eq(int, fm.crossed_page, false));
 }
 
 Test(fetch, reads_a_long_string_page_by_page, .init = setup)
@@ -404,13 +406,13 @@ Test(fetch, reads_a_long_string_page_by_page, .init = setup)
 
 	memset(fm.bytes + 0x100, 'q', MEM_SIZE - 0x100 - 1);
 	fm.bytes[MEM_SIZE - 1] = '\0';
-	cr_assert_eq(run_row(&row, &val, sbuf, sizeof(sbuf)), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.len, MEM_SIZE - 0x100 - 1);
-	cr_expect_not(val.truncated);
-	cr_expect_eq(fm.nreads, 2);
-	cr_expect_not(fm.crossed_page);
-	cr_expect_eq(sbuf[val.len - 1], 'q');
+	cr_assert(eq(int, run_row(&row, &val, sbuf, sizeof(sbuf)), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, MEM_SIZE - 0x100 - 1));
+	cr_expect(eq(int, val.truncated, false));
+	cr_expect(eq(int, fm.nreads, 2));
+	cr_expect(eq(int, fm.crossed_page, false));
+	cr_expect(eq(int, sbuf[val.len - 1], 'q'));
 }
 
 /* ---- the length of a truncated string ---------------------------------------- */
@@ -455,19 +457,19 @@ Test(fetch, truncated_strings_know_their_length, .init = setup)
 		struct fetch_val val;
 		char sbuf[64];
 
-		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0,
-					      (int64_t)(MEM_BASE + row->off)), 0);
+		cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0,
+						   (int64_t)(MEM_BASE + row->off)), 0));
 		fm.crossed_page = false;
 		memset(sbuf, '#', sizeof(sbuf));
-		cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0);
-		cr_expect_eq(val.err, 0, "%s: err %d", row->what, val.err);
-		cr_expect_eq(val.truncated, row->truncated, "%s", row->what);
-		cr_expect_eq(val.full_len, row->full_len, "%s: full_len %llu", row->what,
-			     (unsigned long long)val.full_len);
-		cr_expect_eq(val.full_len_min, row->full_len_min, "%s", row->what);
+		cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0));
+		cr_expect(eq(int, val.err, 0), "%s: err %d", row->what, val.err);
+		cr_expect(eq(int, val.truncated, row->truncated), "%s", row->what);
+		cr_expect(eq(u64, val.full_len, row->full_len), "%s: full_len %llu", row->what,
+			  (unsigned long long)val.full_len);
+		cr_expect(eq(int, val.full_len_min, row->full_len_min), "%s", row->what);
 		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
-		cr_expect_eq(sbuf[row->strmax], '#', "%s: the scan wrote into the buffer",
-			     row->what);
+		cr_expect(eq(int, sbuf[row->strmax], '#'), "%s: the scan wrote into the buffer",
+			  row->what);
 	}
 }
 
@@ -514,17 +516,17 @@ Test(fetch, the_length_scan_is_bounded)
 		struct fetch_val val;
 		char sbuf[256];
 
-		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)base), 0);
-		cr_assert_eq(fetch_prog__run(&prog, &ectx, &val, sbuf, sizeof(sbuf)), 0);
+		cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)base), 0));
+		cr_assert(eq(int, fetch_prog__run(&prog, &ectx, &val, sbuf, sizeof(sbuf)), 0));
 		cr_expect(val.truncated, "%s", rows[i].what);
-		cr_expect_eq(val.len, sizeof(sbuf), "%s", rows[i].what);
-		cr_expect_eq(val.full_len, rows[i].full_len, "%s: %llu", rows[i].what,
-			     (unsigned long long)val.full_len);
-		cr_expect_eq(val.full_len_min, rows[i].min, "%s", rows[i].what);
+		cr_expect(eq(ulong, val.len, sizeof(sbuf)), "%s", rows[i].what);
+		cr_expect(eq(u64, val.full_len, rows[i].full_len), "%s: %llu", rows[i].what,
+			  (unsigned long long)val.full_len);
+		cr_expect(eq(int, val.full_len_min, rows[i].min), "%s", rows[i].what);
 		cr_expect_not(e.crossed_page, "%s", rows[i].what);
 		/* page by page: the limit's page, then at most 17 more for 64 KiB */
-		cr_expect_leq(e.nreads, 1 + FETCH_STRLEN_SCAN / PAGE + 1, "%s: %d reads",
-			      rows[i].what, e.nreads);
+		cr_expect(le(int, e.nreads, 1 + FETCH_STRLEN_SCAN / PAGE + 1), "%s: %d reads",
+			  rows[i].what, e.nreads);
 	}
 }
 
@@ -534,8 +536,8 @@ Test(fetch, rejects_nops_beyond_the_array, .init = setup)
 	struct fetch_val val;
 
 	prog.ops[0] = (struct fetch_op){ .op = FETCH_OP_IMM, .imm = 1 };
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 0), -EINVAL);
-	cr_expect_eq(val.err, -EINVAL);
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, NULL, 0), -EINVAL));
+	cr_expect(eq(int, val.err, -EINVAL));
 }
 
 /* ---- ALU and stack ops ----------------------------------------------------- */
@@ -717,23 +719,25 @@ static void check_mem_rows(uint8_t kind, const struct mem_row *rows, size_t n)
 		struct fetch_val val;
 		size_t blen;
 
-		cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)row->addr), 0);
+		cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)row->addr),
+			     0));
 		blen = fetch_prog__buflen(&prog, row->strmax);
 		memset(sbuf, '#', sizeof(sbuf));
 		fm.crossed_page = false;
-		cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0, "%s",
-			     row->what);
-		cr_expect_eq(val.err, row->err, "%s: err %d", row->what, val.err);
-		cr_expect_eq(val.addr, row->err ? row->fault : row->addr, "%s: addr 0x%llx",
-			     row->what, (unsigned long long)val.addr);
+		cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, row->strmax), 0), "%s",
+			  row->what);
+		cr_expect(eq(int, val.err, row->err), "%s: err %d", row->what, val.err);
+		cr_expect(eq(u64, val.addr, row->err ? row->fault : row->addr), "%s: addr 0x%llx",
+			  row->what, (unsigned long long)val.addr);
 		cr_expect_not(fm.crossed_page, "%s: a read crossed a page", row->what);
-		cr_expect_eq(sbuf[blen], '#', "%s: wrote past the buffer", row->what);
+		cr_expect(eq(int, sbuf[blen], '#'), "%s: wrote past the buffer", row->what);
 		if (row->err)
 			continue;
-		cr_expect_eq(val.str, sbuf, "%s", row->what);
-		cr_expect_eq(val.len, row->nbytes, "%s: len %zu", row->what, val.len);
-		cr_expect_eq(memcmp(val.str, row->bytes, row->nbytes), 0, "%s", row->what);
-		cr_expect_eq(val.truncated, row->truncated, "%s", row->what);
+		cr_expect(eq(ptr, val.str, sbuf), "%s", row->what);
+		cr_expect(eq(sz, val.len, row->nbytes), "%s: len %zu", row->what, val.len);
+		cr_expect(eq(mem, ((struct cr_mem){ val.str, row->nbytes }),
+			     ((struct cr_mem){ row->bytes, row->nbytes })), "%s", row->what);
+		cr_expect(eq(int, val.truncated, row->truncated), "%s", row->what);
 	}
 }
 
@@ -754,14 +758,15 @@ Test(fetch, reads_at_most_a_blob_of_a_struct, .init = setup)
 	static char sbuf[FETCH_MAX_BLOB + 1];
 	struct fetch_val val;
 
-	cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0);
-	cr_expect_eq(fetch_prog__buflen(&prog, 256), FETCH_MAX_BLOB);
+	cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0));
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 256), FETCH_MAX_BLOB));
 	sbuf[FETCH_MAX_BLOB] = '#';
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.len, FETCH_MAX_BLOB);
-	cr_expect_eq(memcmp(sbuf, fm.bytes, FETCH_MAX_BLOB), 0);
-	cr_expect_eq(sbuf[FETCH_MAX_BLOB], '#');
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, FETCH_MAX_BLOB));
+	cr_expect(eq(mem, ((struct cr_mem){ sbuf, FETCH_MAX_BLOB }),
+		     ((struct cr_mem){ fm.bytes, FETCH_MAX_BLOB })));
+	cr_expect(eq(int, sbuf[FETCH_MAX_BLOB], '#'));
 }
 
 Test(fetch, struct_and_chars_without_a_buffer_are_malformed, .init = setup)
@@ -769,12 +774,12 @@ Test(fetch, struct_and_chars_without_a_buffer_are_malformed, .init = setup)
 	struct fetch_prog prog = { .type = { .kind = FT_STRUCT, .len = 8 } };
 	struct fetch_val val;
 
-	cr_assert_eq(fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0);
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
-	cr_expect_eq(val.err, -EINVAL);
+	cr_assert(eq(int, fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, (int64_t)MEM_BASE), 0));
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL));
+	cr_expect(eq(int, val.err, -EINVAL));
 	prog.type.kind = FT_CHARS;
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
-	cr_expect_eq(val.err, -EINVAL);
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL));
+	cr_expect(eq(int, val.err, -EINVAL));
 }
 
 /* ---- pieces --------------------------------------------------------------- */
@@ -788,8 +793,8 @@ static struct fetch_prog composite(const struct fetch_op *ops, size_t n, struct 
 	struct fetch_prog prog = { .composite = true, .type = t };
 
 	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(fetch_prog__emit(&prog, ops[i].op, ops[i].size, ops[i].reg,
-					      ops[i].imm), 0);
+		cr_assert(eq(int, fetch_prog__emit(&prog, ops[i].op, ops[i].size, ops[i].reg,
+						   ops[i].imm), 0));
 	return prog;
 }
 
@@ -806,17 +811,17 @@ Test(fetch, pieces_assemble_a_scalar, .init = setup)
 	char sbuf[16];
 
 	regs[0] = 0x9999999911223344ULL;
-	cr_expect_eq(fetch_prog__buflen(&prog, 256), 8);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 256), 8));
 	memset(sbuf, '#', sizeof(sbuf));
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.u, 0xabcd123411223344ULL, "0x%llx", (unsigned long long)val.u);
-	cr_expect_eq(sbuf[8], '#');
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(u64, val.u, 0xabcd123411223344ULL), "0x%llx", (unsigned long long)val.u);
+	cr_expect(eq(int, sbuf[8], '#'));
 
 	/* The same bytes as an s16: the little-endian 2 bytes at 0. */
 	prog.type = (struct fetch_type){ .kind = FT_SIGNED, .size = 2 };
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.u, 0x3344);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(u64, val.u, 0x3344));
 }
 
 Test(fetch, pieces_assemble_a_struct, .init = setup)
@@ -833,14 +838,14 @@ Test(fetch, pieces_assemble_a_struct, .init = setup)
 	struct fetch_val val;
 	char sbuf[32];
 
-	cr_expect_eq(fetch_prog__buflen(&prog, 256), 12);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 256), 12));
 	memset(sbuf, '#', sizeof(sbuf));
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.str, sbuf);
-	cr_expect_eq(val.len, 12);
-	cr_expect_eq(memcmp(sbuf, want, 12), 0);
-	cr_expect_eq(sbuf[12], '#');
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(ptr, val.str, sbuf));
+	cr_expect(eq(sz, val.len, 12));
+	cr_expect(eq(mem, ((struct cr_mem){ sbuf, 12 }), ((struct cr_mem){ want, 12 })));
+	cr_expect(eq(int, sbuf[12], '#'));
 }
 
 Test(fetch, pieces_leave_gaps_zero_and_bytes_past_them_out, .init = setup)
@@ -856,12 +861,12 @@ Test(fetch, pieces_leave_gaps_zero_and_bytes_past_them_out, .init = setup)
 	struct fetch_val val;
 	char sbuf[32];
 
-	cr_expect_eq(fetch_prog__buflen(&prog, 256), 16);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 256), 16));
 	memset(sbuf, '#', sizeof(sbuf));
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.len, 12);
-	cr_expect_eq(memcmp(sbuf, want, 12), 0);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, 12));
+	cr_expect(eq(mem, ((struct cr_mem){ sbuf, 12 }), ((struct cr_mem){ want, 12 })));
 }
 
 Test(fetch, pieces_assemble_a_char_array, .init = setup)
@@ -875,19 +880,20 @@ Test(fetch, pieces_assemble_a_char_array, .init = setup)
 	struct fetch_val val;
 	char sbuf[64];
 
-	cr_expect_eq(fetch_prog__buflen(&prog, 64), 64);
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.len, 6);
-	cr_expect_eq(memcmp(val.str, "abcdef", 6), 0);
-	cr_expect_not(val.truncated);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 64), 64));
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, 6));
+	cr_expect(eq(mem, ((struct cr_mem){ val.str, 6 }), ((struct cr_mem){ "abcdef", 6 })));
+	cr_expect(eq(int, val.truncated, false));
 	/* strmax 3: the first 3, truncated */
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 3), 0);
-	cr_expect_eq(val.len, 3);
-	cr_expect_eq(memcmp(val.str, "abc", 3), 0);
-	cr_expect(val.truncated);
-	cr_expect_eq(val.full_len, 6, "the whole array: %llu", (unsigned long long)val.full_len);
-	cr_expect_not(val.full_len_min);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 3), 0));
+	cr_expect(eq(sz, val.len, 3));
+	cr_expect(eq(mem, ((struct cr_mem){ val.str, 3 }), ((struct cr_mem){ "abc", 3 })));
+	cr_expect(eq(int, val.truncated, true));
+	cr_expect(eq(u64, val.full_len, 6),
+		  "the whole array: %llu", (unsigned long long)val.full_len);
+	cr_expect(eq(int, val.full_len_min, false));
 }
 
 Test(fetch, faulting_memory_piece, .init = setup)
@@ -901,15 +907,15 @@ Test(fetch, faulting_memory_piece, .init = setup)
 	struct fetch_val val;
 	char sbuf[16];
 
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, -EFAULT);
-	cr_expect_eq(val.addr, 0xdead000000ULL);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, 0xdead000000ULL));
 	/* A piece running off the mapping faults at its address too. */
 	prog.ops[2].imm = (int64_t)(MEM_BASE + MEM_SIZE - 2);
 	fm.short_reads = true;
-	cr_assert_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0);
-	cr_expect_eq(val.err, -EFAULT);
-	cr_expect_eq(val.addr, MEM_BASE + MEM_SIZE - 2);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 256), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, MEM_BASE + MEM_SIZE - 2));
 }
 
 Test(fetch, malformed_pieces, .init = setup)
@@ -936,9 +942,9 @@ Test(fetch, malformed_pieces, .init = setup)
 		fetch_prog__emit(&prog, rows[i].piece.op, rows[i].piece.size, rows[i].piece.reg,
 				 rows[i].piece.imm);
 		fetch_prog__emit(&prog, FETCH_OP_IMM, 0, 0, 1);
-		cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL, "%s",
-			     rows[i].what);
-		cr_expect_eq(val.err, -EINVAL, "%s", rows[i].what);
+		cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL), "%s",
+			  rows[i].what);
+		cr_expect(eq(int, val.err, -EINVAL), "%s", rows[i].what);
 	}
 }
 
@@ -954,17 +960,17 @@ Test(fetch, malformed_composites, .init = setup)
 	struct fetch_val val;
 
 	/* PIECE pops: nothing to pop */
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL);
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL));
 	/* no buffer */
 	prog = composite(last_fits, 2, (struct fetch_type){ .kind = FT_UNSIGNED, .size = 4 });
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL);
-	cr_expect_eq(val.err, -EINVAL);
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, NULL, 64), -EINVAL));
+	cr_expect(eq(int, val.err, -EINVAL));
 	/* a piece ending at FETCH_MAX_BLOB is fine; the value at 0 is zero */
-	cr_expect_eq(fetch_prog__buflen(&prog, 64), FETCH_MAX_BLOB);
-	cr_expect_eq(fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0);
-	cr_expect_eq(val.err, 0);
-	cr_expect_eq(val.u, 0);
-	cr_expect_eq(sbuf[FETCH_MAX_BLOB - 4], 0x5a);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 64), FETCH_MAX_BLOB));
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(u64, val.u, 0));
+	cr_expect(eq(int, sbuf[FETCH_MAX_BLOB - 4], 0x5a));
 }
 
 Test(fetch, buflen)
@@ -972,24 +978,24 @@ Test(fetch, buflen)
 	struct fetch_prog prog = { .nops = 0 };
 
 	prog.type = (struct fetch_type){ .kind = FT_STRING, .size = 8 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 300);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 300));
 	prog.type = (struct fetch_type){ .kind = FT_CHARS, .len = 4 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 300);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 300));
 	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 24 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 24);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 24));
 	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 100000 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), FETCH_MAX_BLOB);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), FETCH_MAX_BLOB));
 	prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 4 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 8);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 8));
 	/* composites: the pieces' extent (at least what the type needs) */
 	prog.composite = true;
 	fetch_prog__emit(&prog, FETCH_OP_PIECE, 8, 0, 16);
 	fetch_prog__emit(&prog, FETCH_OP_PIECE, 4, 1, 4);
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 24);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 24));
 	prog.type = (struct fetch_type){ .kind = FT_STRUCT, .len = 32 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 300), 32);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 300), 32));
 	prog.type = (struct fetch_type){ .kind = FT_STRING, .size = 8 };
-	cr_expect_eq(fetch_prog__buflen(&prog, 16), 24);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 16), 24));
 }
 
 Test(fetch_type, names_dwarf_kinds)

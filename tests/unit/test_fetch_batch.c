@@ -3,6 +3,7 @@
  * memory with an unmapped page, a DWARF program from build/samples, and
  * tracer/mem.c's mem_readv() on this process's own memory. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -223,8 +224,8 @@ static struct fetch_prog prog_of(const struct row *r)
 				.blob_off = r->blob_off };
 
 	for (int i = 0; i < MAX_OPS && r->ops[i].op; i++)
-		cr_assert_eq(fetch_prog__emit(&p, r->ops[i].op, r->ops[i].size, r->ops[i].reg,
-					      r->ops[i].imm), 0);
+		cr_assert(eq(int, fetch_prog__emit(&p, r->ops[i].op, r->ops[i].size, r->ops[i].reg,
+						   r->ops[i].imm), 0));
 	return p;
 }
 
@@ -263,21 +264,21 @@ Test(fetch_plan, finds_the_first_read, .init = setup)
 
 		nreads = 0;
 		got = fetch_prog__first_read(&p, &fake_ctx, &rd, buf, 64);
-		cr_expect_eq(nreads, 0, "%s: the planner read memory", r->what);
-		cr_expect_eq(got, r->planned, "%s: %d", r->what, got);
+		cr_expect(eq(int, nreads, 0), "%s: the planner read memory", r->what);
+		cr_expect(eq(int, got, r->planned), "%s: %d", r->what, got);
 		if (got != 1 || r->planned != 1)
 			continue;
-		cr_expect_eq(rd.addr, r->addr, "%s: addr 0x%llx", r->what,
-			     (unsigned long long)rd.addr);
-		cr_expect_eq(rd.len, r->len, "%s: len %zu", r->what, rd.len);
-		cr_expect_eq(rd.want, r->want, "%s: want %zu", r->what, rd.want);
+		cr_expect(eq(u64, rd.addr, r->addr), "%s: addr 0x%llx", r->what,
+			  (unsigned long long)rd.addr);
+		cr_expect(eq(sz, rd.len, r->len), "%s: len %zu", r->what, rd.len);
+		cr_expect(eq(sz, rd.want, r->want), "%s: want %zu", r->what, rd.want);
 		/* the run's own first read is that one */
 		tctx.read_mem = traced_read;
 		tctx.priv = &tr;
 		fetch_prog__run(&p, &tctx, &val, buf, 64);
-		cr_expect_geq(tr.n, 1, "%s", r->what);
-		cr_expect_eq(tr.addr[0], rd.addr, "%s", r->what);
-		cr_expect_eq(tr.len[0], rd.len, "%s", r->what);
+		cr_expect(ge(int, tr.n, 1), "%s", r->what);
+		cr_expect(eq(u64, tr.addr[0], rd.addr), "%s", r->what);
+		cr_expect(eq(sz, tr.len[0], rd.len), "%s", r->what);
 	}
 }
 
@@ -289,7 +290,7 @@ Test(fetch_plan, nothing_without_read_mem, .init = setup)
 	char buf[64];
 
 	c.read_mem = NULL;
-	cr_expect_eq(fetch_prog__first_read(&p, &c, &rd, buf, sizeof(buf)), 0);
+	cr_expect(eq(int, fetch_prog__first_read(&p, &c, &rd, buf, sizeof(buf)), 0));
 }
 
 /* ---- planned runs equal unplanned ones, byte for byte ------------------------ */
@@ -324,8 +325,8 @@ static int run_planned(const struct fetch_prog *p, size_t n, size_t strmax, stru
 	struct fetch_ctx c = fake_ctx;
 	int before;
 
-	cr_assert_leq(max, ARRAY_SIZE(ent));
-	cr_assert_leq(size, sizeof(area));
+	cr_assert(le(ulong, max, ARRAY_SIZE(ent)));
+	cr_assert(le(ulong, size, sizeof(area)));
 	memset(area, 0xcc, sizeof(area));
 	fetch_batch__init(&b, ent, max, area, size);
 	c.read_mem = served_read;
@@ -334,7 +335,7 @@ static int run_planned(const struct fetch_prog *p, size_t n, size_t strmax, stru
 		memset(out[i].buf, '#', sizeof(out[i].buf));
 		fetch_batch__plan(&b, &p[i], &c, out[i].buf, strmax);
 	}
-	cr_expect_eq(nreads, 0, "planning read memory");
+	cr_expect(eq(int, nreads, 0), "planning read memory");
 	*calls = fake_readv(&b, again);
 	before = nreads;
 	for (size_t i = 0; i < n; i++) {
@@ -351,17 +352,20 @@ static void expect_same(const struct outcome *a, const struct outcome *b, size_t
 		const struct fetch_val *x = &a[i].val, *y = &b[i].val;
 		const char *what = rows[i].what;
 
-		cr_expect_eq(x->err, y->err, "%s (%s): err %d, %d", what, how, x->err, y->err);
-		cr_expect_eq(x->addr, y->addr, "%s (%s): addr", what, how);
-		cr_expect_eq(x->u, y->u, "%s (%s): u", what, how);
-		cr_expect_eq(x->len, y->len, "%s (%s): len %zu, %zu", what, how, x->len, y->len);
-		cr_expect_eq(x->truncated, y->truncated, "%s (%s): truncated", what, how);
-		cr_expect_eq(x->null, y->null, "%s (%s): null %d, %d", what, how, x->null, y->null);
-		cr_expect_eq(x->str ? x->str - a[i].buf : -1, y->str ? y->str - b[i].buf : -1,
-			     "%s (%s): str", what, how);
+		cr_expect(eq(int, x->err, y->err),
+			  "%s (%s): err %d, %d", what, how, x->err, y->err);
+		cr_expect(eq(u64, x->addr, y->addr), "%s (%s): addr", what, how);
+		cr_expect(eq(u64, x->u, y->u), "%s (%s): u", what, how);
+		cr_expect(eq(sz, x->len, y->len),
+			  "%s (%s): len %zu, %zu", what, how, x->len, y->len);
+		cr_expect(eq(int, x->truncated, y->truncated), "%s (%s): truncated", what, how);
+		cr_expect(eq(int, x->null, y->null), "%s (%s): null", what, how);
+		cr_expect(eq(long, x->str ? x->str - a[i].buf : -1,
+			     y->str ? y->str - b[i].buf : -1), "%s (%s): str", what, how);
 		/* the whole buffer: what the value shows and what the reads left past it */
-		cr_expect_eq(memcmp(a[i].buf, b[i].buf, sizeof(a[i].buf)), 0, "%s (%s): bytes",
-			     what, how);
+		cr_expect(eq(mem, ((struct cr_mem){ a[i].buf, sizeof(a[i].buf) }),
+			     ((struct cr_mem){ b[i].buf, sizeof(a[i].buf) })), "%s (%s): bytes",
+			  what, how);
 	}
 }
 
@@ -418,14 +422,16 @@ Test(fetch_batch, only_dependent_reads_are_left, .init = setup)
 	for (size_t i = 0; i < ARRAY_SIZE(dep); i++)
 		p[i] = prog_of(&dep[i]);
 	left = run_planned(p, ARRAY_SIZE(dep), 64, out, 64, 16384, false, &calls);
-	cr_expect_eq(calls, 1);
-	cr_expect_eq(left, 1, "only the double deref's second load: %d", left);
-	cr_expect_eq(out[0].val.len, 8);
-	cr_expect_eq(memcmp(out[0].val.str, "SELECT 1", 8), 0);
-	cr_expect_eq(out[1].val.u, 0x1122334455667788ULL);
-	cr_expect_eq(out[2].val.u, 0xfeedface);
-	cr_expect_eq(out[3].val.len, 10);
-	cr_expect_eq(memcmp(out[3].val.str, "third page", 10), 0);
+	cr_expect(eq(int, calls, 1));
+	cr_expect(eq(int, left, 1), "only the double deref's second load: %d", left);
+	cr_expect(eq(sz, out[0].val.len, 8));
+	cr_expect(eq(mem, ((struct cr_mem){ out[0].val.str, 8 }),
+		     ((struct cr_mem){ "SELECT 1", 8 })));
+	cr_expect(eq(u64, out[1].val.u, 0x1122334455667788ULL));
+	cr_expect(eq(u64, out[2].val.u, 0xfeedface));
+	cr_expect(eq(sz, out[3].val.len, 10));
+	cr_expect(eq(mem, ((struct cr_mem){ out[3].val.str, 10 }),
+		     ((struct cr_mem){ "third page", 10 })));
 }
 
 /* A string read ahead into the hole: the part before it serves the string, no read left. */
@@ -445,14 +451,15 @@ Test(fetch_batch, a_string_before_the_hole_is_served, .init = setup)
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		p[i] = prog_of(&r[i]);
 	left = run_planned(p, ARRAY_SIZE(r), 64, out, 64, 16384, true, &calls);
-	cr_expect_eq(calls, 2, "the first crossing range faults, the second is read after it");
-	cr_expect_eq(out[0].val.err, 0);
-	cr_expect_eq(out[0].val.len, 3);
-	cr_expect_eq(out[1].val.u, 0x1122334455667788ULL);
+	cr_expect(eq(int, calls, 2),
+		  "the first crossing range faults, the second is read after it");
+	cr_expect(eq(int, out[0].val.err, 0));
+	cr_expect(eq(sz, out[0].val.len, 3));
+	cr_expect(eq(u64, out[1].val.u, 0x1122334455667788ULL));
 	/* the third: its first chunk served, the next (in the hole) read and faulted */
-	cr_expect_eq(left, 1);
-	cr_expect_eq(out[2].val.err, -EFAULT);
-	cr_expect_eq(out[2].val.addr, HOLE2);
+	cr_expect(eq(int, left, 1));
+	cr_expect(eq(int, out[2].val.err, -EFAULT));
+	cr_expect(eq(u64, out[2].val.addr, HOLE2));
 }
 
 /* ---- the batch itself -------------------------------------------------------- */
@@ -465,32 +472,33 @@ Test(fetch_batch, adds_covers_orders_and_bounds)
 
 	fetch_batch__init(&b, ent, 4, area, sizeof(area));
 	/* crosses a page: kept last */
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + PAGE - 4, 4, 40 }), 0);
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x10, 8, 8 }), 0);
-	cr_assert_eq(b.n, 2);
-	cr_expect_eq(b.ncross, 1);
-	cr_expect_eq(ent[0].addr, BASE + 0x10);
-	cr_expect_eq(ent[0].len, 8);
-	cr_expect_eq(ent[1].addr, BASE + PAGE - 4);
-	cr_expect_eq(ent[1].len, 40);
-	cr_expect_eq(ent[1].data, area);
-	cr_expect_eq(ent[0].data, area + 40);
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + PAGE - 4, 4, 40 }), 0));
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x10, 8, 8 }), 0));
+	cr_assert(eq(uint, b.n, 2));
+	cr_expect(eq(uint, b.ncross, 1));
+	cr_expect(eq(u64, ent[0].addr, BASE + 0x10));
+	cr_expect(eq(sz, ent[0].len, 8));
+	cr_expect(eq(u64, ent[1].addr, BASE + PAGE - 4));
+	cr_expect(eq(sz, ent[1].len, 40));
+	cr_expect(eq(ptr, ent[1].data, area));
+	cr_expect(eq(ptr, ent[0].data, area + 40));
 	/* inside an entry: not added */
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + PAGE, 8, 8 }), 0);
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x14, 4, 4 }), 0);
-	cr_expect_eq(b.n, 2);
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + PAGE, 8, 8 }), 0));
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x14, 4, 4 }), 0));
+	cr_expect(eq(uint, b.n, 2));
 	/* more than the room left (52): cut to it, as long as LEN fits */
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x100, 16, 64 }), 0);
-	cr_assert_eq(b.n, 3);
-	cr_expect_eq(ent[1].addr, BASE + 0x100);
-	cr_expect_eq(ent[1].len, 52);
-	cr_expect_eq(ent[2].addr, BASE + PAGE - 4, "the crossing one moved to the end");
-	cr_expect_eq(b.used, 100);
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x200, 1, 1 }), -ENOSPC);
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x100, 16, 64 }), 0));
+	cr_assert(eq(uint, b.n, 3));
+	cr_expect(eq(u64, ent[1].addr, BASE + 0x100));
+	cr_expect(eq(sz, ent[1].len, 52));
+	cr_expect(eq(u64, ent[2].addr, BASE + PAGE - 4), "the crossing one moved to the end");
+	cr_expect(eq(sz, b.used, 100));
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x200, 1, 1 }),
+		     -ENOSPC));
 	/* nothing to read, or past the end of the address space: nothing added */
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x200, 0, 0 }), 0);
-	cr_expect_eq(fetch_batch__add(&b, &(struct fetch_read){ UINT64_MAX - 3, 8, 8 }), 0);
-	cr_expect_eq(b.n, 3);
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ BASE + 0x200, 0, 0 }), 0));
+	cr_expect(eq(int, fetch_batch__add(&b, &(struct fetch_read){ UINT64_MAX - 3, 8, 8 }), 0));
+	cr_expect(eq(uint, b.n, 3));
 }
 
 Test(fetch_batch, serves_only_what_was_read)
@@ -500,18 +508,18 @@ Test(fetch_batch, serves_only_what_was_read)
 	struct fetch_batch b;
 
 	fetch_batch__init(&b, ent, 2, area, sizeof(area));
-	cr_assert_eq(fetch_batch__add(&b, &(struct fetch_read){ 0x1000, 16, 16 }), 0);
-	cr_assert_eq(fetch_batch__add(&b, &(struct fetch_read){ 0x3000, 16, 16 }), 0);
+	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x1000, 16, 16 }), 0));
+	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x3000, 16, 16 }), 0));
 	memcpy(ent[0].data, "0123456789abcdef", 16);
 	ent[0].got = 10;	/* it ran into unmapped memory */
 	ent[1].got = 0;		/* not read */
-	cr_expect_eq(fetch_batch__read(&b, 0x1002, out, 8), 8);
-	cr_expect_eq(memcmp(out, "23456789", 8), 0);
-	cr_expect_eq(fetch_batch__read(&b, 0x1000, out, 10), 10);
-	cr_expect_eq(fetch_batch__read(&b, 0x1004, out, 7), -ENOENT, "past what was read");
-	cr_expect_eq(fetch_batch__read(&b, 0x0fff, out, 2), -ENOENT, "before it");
-	cr_expect_eq(fetch_batch__read(&b, 0x3000, out, 1), -ENOENT, "not read");
-	cr_expect_eq(fetch_batch__read(&b, UINT64_MAX, out, 2), -ENOENT);
+	cr_expect(eq(long, fetch_batch__read(&b, 0x1002, out, 8), 8));
+	cr_expect(eq(mem, ((struct cr_mem){ out, 8 }), ((struct cr_mem){ "23456789", 8 })));
+	cr_expect(eq(long, fetch_batch__read(&b, 0x1000, out, 10), 10));
+	cr_expect(eq(long, fetch_batch__read(&b, 0x1004, out, 7), -ENOENT), "past what was read");
+	cr_expect(eq(long, fetch_batch__read(&b, 0x0fff, out, 2), -ENOENT), "before it");
+	cr_expect(eq(long, fetch_batch__read(&b, 0x3000, out, 1), -ENOENT), "not read");
+	cr_expect(eq(long, fetch_batch__read(&b, UINT64_MAX, out, 2), -ENOENT));
 }
 
 /* The tracer wrote between the batch's read and a program's (a return address swapped). */
@@ -522,19 +530,22 @@ Test(fetch_batch, takes_the_tracers_writes)
 	struct fetch_batch b;
 
 	fetch_batch__init(&b, ent, 2, area, sizeof(area));
-	cr_assert_eq(fetch_batch__add(&b, &(struct fetch_read){ 0x1000, 16, 16 }), 0);
-	cr_assert_eq(fetch_batch__add(&b, &(struct fetch_read){ 0x1008, 8, 16 }), 0);
+	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x1000, 16, 16 }), 0));
+	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x1008, 8, 16 }), 0));
 	memcpy(ent[0].data, "0123456789abcdef", 16);
 	memcpy(ent[1].data, "89abcdefXXXXXXXX", 16);
 	ent[0].got = 16;
 	ent[1].got = 8;		/* its last 8 bytes not read: they stay as they were */
 	fetch_batch__wrote(&b, 0x100c, "WXYZWXYZ", 8);
-	cr_expect_eq(memcmp(ent[0].data, "0123456789abWXYZ", 16), 0);
-	cr_expect_eq(memcmp(ent[1].data, "89abWXYZXXXXXXXX", 16), 0);
+	cr_expect(eq(mem, ((struct cr_mem){ ent[0].data, 16 }),
+		     ((struct cr_mem){ "0123456789abWXYZ", 16 })));
+	cr_expect(eq(mem, ((struct cr_mem){ ent[1].data, 16 }),
+		     ((struct cr_mem){ "89abWXYZXXXXXXXX", 16 })));
 	fetch_batch__wrote(&b, 0xffe, "ab", 2);		/* ends where an entry starts */
 	fetch_batch__wrote(&b, UINT64_MAX - 1, "ab", 2);
-	cr_expect_eq(fetch_batch__read(&b, 0x1000, out, 16), 16);
-	cr_expect_eq(memcmp(out, "0123456789abWXYZ", 16), 0);
+	cr_expect(eq(long, fetch_batch__read(&b, 0x1000, out, 16), 16));
+	cr_expect(eq(mem, ((struct cr_mem){ out, 16 }),
+		     ((struct cr_mem){ "0123456789abWXYZ", 16 })));
 }
 
 /* ---- a program from DWARF (build/samples/query_server-O0) -------------------- */
@@ -544,10 +555,10 @@ static const char *sample_path(const char *rel)
 	static char path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) / 2);
 
-	cr_assert_gt(n, 0);
+	cr_assert(gt(long, n, 0));
 	path[n] = '\0';
 	snprintf(strrchr(path, '/'), sizeof(path) - n, "/%s", rel);
-	cr_assert_eq(access(path, R_OK), 0, "%s is missing: run `make unit`", path);
+	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run `make unit`", path);
 	return path;
 }
 
@@ -572,50 +583,53 @@ Test(fetch_plan, dwarf_member_of_a_stack_slot, .init = setup)
 	int n, calls, left;
 	char buf[64];
 
-	cr_assert_eq(elfmod__open(sample_path("samples/query_server-O0"), &mod, &err), 0, "%s",
-		     err.msg);
-	cr_assert_eq(probe_spec__parse("exec_query desc->source_text:string desc->nrows len",
-				       &spec, &err), 0, "%s", err.msg);
-	cr_assert_eq(resolve_probes(mod, spec, &o, &rps, &n, &err), 0, "%s", err.msg);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(rps[0].nargs, 3);
+	cr_assert(eq(int, elfmod__open(sample_path("samples/query_server-O0"), &mod, &err), 0),
+		  "%s", err.msg);
+	cr_assert(eq(int, probe_spec__parse("exec_query desc->source_text:string desc->nrows len",
+					    &spec, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, resolve_probes(mod, spec, &o, &rps, &n, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, n, 1));
+	cr_assert(eq(int, rps[0].nargs, 3));
 	for (uint64_t a = BASE; a < BASE + PAGE; a += 8)
 		put64(a, desc);
 	put64(desc, text);
 	put64(desc + 8, 42);
 	/* rbp and rsp such that the slot (rbp or rsp - the frame's size) is in page 0 */
 	regs[6] = regs[7] = BASE + PAGE / 2;
-	cr_assert_eq(fetch_prog__first_read(&rps[0].progs[0], &fake_ctx, &rd, buf, 64), 1);
+	cr_assert(eq(int, fetch_prog__first_read(&rps[0].progs[0], &fake_ctx, &rd, buf, 64), 1));
 	regs[6] = regs[7] = BASE + PAGE / 2 + (BASE + PAGE / 2 - rd.addr);
-	cr_assert_eq(fetch_prog__first_read(&rps[0].progs[0], &fake_ctx, &rd, buf, 64), 1);
-	cr_expect_eq(rd.len, 8);
-	cr_expect_eq(rd.want, 8);
-	cr_expect(rd.addr >= BASE && rd.addr < BASE + PAGE, "a stack slot: 0x%llx",
-		  (unsigned long long)rd.addr);
+	cr_assert(eq(int, fetch_prog__first_read(&rps[0].progs[0], &fake_ctx, &rd, buf, 64), 1));
+	cr_expect(eq(sz, rd.len, 8));
+	cr_expect(eq(sz, rd.want, 8));
+	/* a stack slot */
+	cr_expect(ge(u64, rd.addr, BASE));
+	cr_expect(lt(u64, rd.addr, BASE + PAGE));
 	tctx.read_mem = traced_read;
 	tctx.priv = &tr;
 	fetch_prog__run(&rps[0].progs[0], &tctx, &plain[0].val, buf, 64);
-	cr_assert_eq(tr.n, 3, "slot, member, string: %d", tr.n);
-	cr_expect_eq(tr.addr[0], rd.addr);
-	cr_expect_eq(tr.addr[1], desc);
-	cr_expect_eq(tr.addr[2], text);
+	cr_assert(eq(int, tr.n, 3), "slot, member, string: %d", tr.n);
+	cr_expect(eq(u64, tr.addr[0], rd.addr));
+	cr_expect(eq(u64, tr.addr[1], desc));
+	cr_expect(eq(u64, tr.addr[2], text));
 
 	nreads = 0;
 	run_unplanned(rps[0].progs, 3, 64, plain);
-	cr_expect_eq(plain[0].val.err, 0);
-	cr_expect_eq(plain[0].val.len, 10);
-	cr_expect_eq(memcmp(plain[0].val.str, "third page", 10), 0);
-	cr_expect_eq(plain[1].val.u, 42);
+	cr_expect(eq(int, plain[0].val.err, 0));
+	cr_expect(eq(sz, plain[0].val.len, 10));
+	cr_expect(eq(mem, ((struct cr_mem){ plain[0].val.str, 10 }),
+		     ((struct cr_mem){ "third page", 10 })));
+	cr_expect(eq(u64, plain[1].val.u, 42));
 	nreads = 0;
 	left = run_planned(rps[0].progs, 3, 64, planned, 64, 16384, false, &calls);
-	cr_expect_eq(calls, 1);
+	cr_expect(eq(int, calls, 1));
 	/* the member and the string of arg 1, the member of arg 2 (the slots are batched) */
-	cr_expect_eq(left, 3, "%d", left);
+	cr_expect(eq(int, left, 3), "%d", left);
 	for (int i = 0; i < 3; i++) {
-		cr_expect_eq(plain[i].val.err, planned[i].val.err);
-		cr_expect_eq(plain[i].val.u, planned[i].val.u);
-		cr_expect_eq(plain[i].val.len, planned[i].val.len);
-		cr_expect_eq(memcmp(plain[i].buf, planned[i].buf, sizeof(plain[i].buf)), 0);
+		cr_expect(eq(int, plain[i].val.err, planned[i].val.err));
+		cr_expect(eq(u64, plain[i].val.u, planned[i].val.u));
+		cr_expect(eq(sz, plain[i].val.len, planned[i].val.len));
+		cr_expect(eq(mem, ((struct cr_mem){ plain[i].buf, sizeof(plain[i].buf) }),
+			     ((struct cr_mem){ planned[i].buf, sizeof(plain[i].buf) })));
 	}
 	resolved_probes_free(rps, n);
 	probe_spec__free(spec);
@@ -632,8 +646,8 @@ Test(mem_readv, reads_ranges_in_one_call_and_goes_on_past_a_fault)
 	struct iovec remote[4];
 	size_t got[4];
 
-	cr_assert_neq(m, MAP_FAILED);
-	cr_assert_eq(munmap(m + PAGE, PAGE), 0);
+	cr_assert(ne(ptr, m, MAP_FAILED));
+	cr_assert(eq(int, munmap(m + PAGE, PAGE), 0));
 	memset(m, 'a', PAGE);
 	memset(m + 2 * PAGE, 'c', PAGE);
 	memcpy(m + 2 * PAGE, "third", 5);
@@ -641,22 +655,24 @@ Test(mem_readv, reads_ranges_in_one_call_and_goes_on_past_a_fault)
 	remote[1] = (struct iovec){ m + PAGE - 100, 300 };	/* into the hole */
 	remote[2] = (struct iovec){ m, 16 };
 	remote[3] = (struct iovec){ m + PAGE, 8 };		/* in the hole */
-	cr_expect_eq(mem_readv(getpid(), local, remote, 3, got), 2, "one call, one past the fault");
-	cr_expect_eq(got[0], 16);
-	cr_expect_eq(got[1], 100);
-	cr_expect_eq(got[2], 16);
-	cr_expect_eq(memcmp(a, "thirdccc", 8), 0);
-	cr_expect_eq(b[99], 'a');
-	cr_expect_eq(c[15], 'a');
+	cr_expect(eq(int, mem_readv(getpid(), local, remote, 3, got), 2),
+		  "one call, one past the fault");
+	cr_expect(eq(sz, got[0], 16));
+	cr_expect(eq(sz, got[1], 100));
+	cr_expect(eq(sz, got[2], 16));
+	cr_expect(eq(mem, ((struct cr_mem){ a, 8 }), ((struct cr_mem){ "thirdccc", 8 })));
+	cr_expect(eq(int, b[99], 'a'));
+	cr_expect(eq(int, c[15], 'a'));
 	/* a range that faults at once (the call fails), then one read */
 	memmove(&remote[0], &remote[3], sizeof(remote[0]));
 	remote[1] = (struct iovec){ m + 2 * PAGE, 16 };
 	local[1] = (struct iovec){ c, 16 };
 	local[0] = (struct iovec){ d, 8 };
-	cr_expect_eq(mem_readv(getpid(), local, remote, 2, got), 2);
-	cr_expect_eq(got[0], 0);
-	cr_expect_eq(got[1], 16);
-	cr_expect_eq(mem_readv(getpid(), local, remote, 0, got), 0, "nothing to read: no call");
+	cr_expect(eq(int, mem_readv(getpid(), local, remote, 2, got), 2));
+	cr_expect(eq(sz, got[0], 0));
+	cr_expect(eq(sz, got[1], 16));
+	cr_expect(eq(int, mem_readv(getpid(), local, remote, 0, got), 0),
+		  "nothing to read: no call");
 	munmap(m, 3 * PAGE);
 }
 
@@ -667,11 +683,11 @@ Test(mem_readv, a_gone_process_reads_nothing)
 	size_t got[2] = { 99, 99 };
 	pid_t pid = fork();
 
-	cr_assert_geq(pid, 0);
+	cr_assert(ge(int, pid, 0));
 	if (!pid)
 		_exit(0);
-	cr_assert_eq(waitpid(pid, NULL, 0), pid);
-	cr_expect_eq(mem_readv(pid, local, remote, 2, got), -ESRCH);
-	cr_expect_eq(got[0], 0);
-	cr_expect_eq(got[1], 0);
+	cr_assert(eq(int, waitpid(pid, NULL, 0), pid));
+	cr_expect(eq(int, mem_readv(pid, local, remote, 2, got), -ESRCH));
+	cr_expect(eq(sz, got[0], 0));
+	cr_expect(eq(sz, got[1], 0));
 }

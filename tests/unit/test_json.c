@@ -1,6 +1,7 @@
 /* tests/unit/test_json.c: the JSON reader (values, escapes, numbers, nesting,
  * malformed text with its position) and the compact writer. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@ static struct json_doc *doc;
 
 static void setup(void)
 {
-	cr_assert_eq(json_doc__new(&doc), 0);
+	cr_assert(eq(int, json_doc__new(&doc), 0));
 }
 
 static void teardown(void)
@@ -35,7 +36,7 @@ static const struct json_val *parse_ok(const char *in)
 	const struct json_val *v = NULL;
 	int r = json_doc__parse(doc, in, strlen(in), &v, &err);
 
-	cr_assert_eq(r, 0, "'%s': %d %s", in, r, err.msg);
+	cr_assert(eq(int, r, 0), "'%s': %d %s", in, r, err.msg);
 	cr_assert_not_null(v);
 	return v;
 }
@@ -46,8 +47,8 @@ static const char *fmt(const struct json_val *v)
 	static char buf[4096];
 	size_t n = json_format(v, buf, sizeof(buf));
 
-	cr_assert_lt(n, sizeof(buf));
-	cr_assert_eq(strlen(buf), n);
+	cr_assert(lt(ulong, n, sizeof(buf)));
+	cr_assert(eq(sz, strlen(buf), n));
 	return buf;
 }
 
@@ -88,15 +89,16 @@ Test(json, numbers)
 	for (size_t k = 0; k < ARRAY_SIZE(numbers); k++) {
 		const struct json_val *v = parse_ok(numbers[k].in);
 
-		cr_expect_eq(v->type, numbers[k].type, "'%s': type %d", numbers[k].in, v->type);
+		cr_expect(eq(uint, v->type, numbers[k].type),
+			  "'%s': type %d", numbers[k].in, v->type);
 		if (v->type == JSON_INT)
-			cr_expect_eq(v->i, numbers[k].i, "'%s': %lld", numbers[k].in,
-				     (long long)v->i);
+			cr_expect(eq(i64, v->i, numbers[k].i), "'%s': %lld", numbers[k].in,
+				  (long long)v->i);
 		else if (v->type == JSON_UINT)
-			cr_expect_eq(v->u, numbers[k].u, "'%s'", numbers[k].in);
+			cr_expect(eq(u64, v->u, numbers[k].u), "'%s'", numbers[k].in);
 		else if (v->type == JSON_DOUBLE)
-			cr_expect_eq(v->d, numbers[k].d, "'%s': %.17g", numbers[k].in, v->d);
-		cr_expect_str_eq(fmt(v), numbers[k].out, "'%s'", numbers[k].in);
+			cr_expect(eq(dbl, v->d, numbers[k].d), "'%s': %.17g", numbers[k].in, v->d);
+		cr_expect(eq(str, (char *)fmt(v), (char *)numbers[k].out), "'%s'", numbers[k].in);
 	}
 }
 
@@ -104,13 +106,13 @@ Test(json, literals)
 {
 	const struct json_val *v = parse_ok("true");
 
-	cr_expect_eq(v->type, JSON_BOOL);
-	cr_expect(v->b);
+	cr_expect(eq(uint, v->type, JSON_BOOL));
+	cr_expect(eq(int, v->b, true));
 	v = parse_ok(" false ");
-	cr_expect_eq(v->type, JSON_BOOL);
-	cr_expect_not(v->b);
+	cr_expect(eq(uint, v->type, JSON_BOOL));
+	cr_expect(eq(int, v->b, false));
 	v = parse_ok("null");
-	cr_expect_eq(v->type, JSON_NULL);
+	cr_expect(eq(uint, v->type, JSON_NULL));
 	cr_expect_str_eq(fmt(v), "null");
 }
 
@@ -146,13 +148,15 @@ Test(json, strings)
 	for (size_t k = 0; k < ARRAY_SIZE(strings); k++) {
 		const struct json_val *v = parse_ok(strings[k].in);
 
-		cr_assert_eq(v->type, JSON_STRING, "'%s'", strings[k].in);
-		cr_expect_eq(v->str.len, strings[k].len, "'%s': len %zu", strings[k].in,
-			     v->str.len);
-		cr_expect_eq(memcmp(v->str.s, strings[k].val, strings[k].len), 0, "'%s'",
-			     strings[k].in);
-		cr_expect_eq(v->str.s[v->str.len], '\0', "'%s': NUL-terminated", strings[k].in);
-		cr_expect_str_eq(fmt(v), strings[k].out, "'%s'", strings[k].in);
+		cr_assert(eq(uint, v->type, JSON_STRING), "'%s'", strings[k].in);
+		cr_expect(eq(sz, v->str.len, strings[k].len), "'%s': len %zu", strings[k].in,
+			  v->str.len);
+		cr_expect(eq(mem, ((struct cr_mem){ v->str.s, strings[k].len }),
+			     ((struct cr_mem){ strings[k].val, strings[k].len })), "'%s'",
+			  strings[k].in);
+		cr_expect(eq(int, v->str.s[v->str.len], '\0'),
+			  "'%s': NUL-terminated", strings[k].in);
+		cr_expect(eq(str, (char *)fmt(v), (char *)strings[k].out), "'%s'", strings[k].in);
 	}
 }
 
@@ -165,31 +169,31 @@ Test(json, nesting)
 		"   \"b\" : { \"c\" : { \"d\" : [ [ 7 ] ] } } , \"a\" : 0 , \"\" : \"empty\" } ");
 	const struct json_val *a, *d;
 
-	cr_assert_eq(v->type, JSON_OBJECT);
-	cr_assert_eq(v->obj.n, 4);
+	cr_assert(eq(uint, v->type, JSON_OBJECT));
+	cr_assert(eq(sz, v->obj.n, 4));
 	cr_expect_str_eq(v->obj.m[0].key, "a");
 	cr_expect_str_eq(v->obj.m[1].key, "b");
 	cr_expect_str_eq(v->obj.m[2].key, "a");
-	cr_expect_eq(v->obj.m[3].key_len, 0);
+	cr_expect(eq(sz, v->obj.m[3].key_len, 0));
 	a = json_get(v, "a");	/* the first of two */
-	cr_assert_eq(a, &v->obj.m[0].val);
-	cr_assert_eq(a->type, JSON_ARRAY);
-	cr_assert_eq(a->arr.n, 8);
-	cr_expect_eq(a->arr.v[0].type, JSON_INT);
-	cr_expect_eq(a->arr.v[0].i, 1);
-	cr_expect_eq(a->arr.v[1].i, -2);
-	cr_expect_eq(a->arr.v[2].d, 3.5);
-	cr_expect(a->arr.v[3].b);
-	cr_expect_eq(a->arr.v[4].type, JSON_NULL);
+	cr_assert(eq(ptr, (void *)a, &v->obj.m[0].val));
+	cr_assert(eq(uint, a->type, JSON_ARRAY));
+	cr_assert(eq(sz, a->arr.n, 8));
+	cr_expect(eq(uint, a->arr.v[0].type, JSON_INT));
+	cr_expect(eq(i64, a->arr.v[0].i, 1));
+	cr_expect(eq(i64, a->arr.v[1].i, -2));
+	cr_expect(eq(dbl, a->arr.v[2].d, 3.5));
+	cr_expect(eq(int, a->arr.v[3].b, true));
+	cr_expect(eq(uint, a->arr.v[4].type, JSON_NULL));
 	cr_expect_str_eq(a->arr.v[5].str.s, "x");
-	cr_expect_eq(a->arr.v[6].type, JSON_ARRAY);
-	cr_expect_eq(a->arr.v[6].arr.n, 0);
-	cr_expect_eq(a->arr.v[7].type, JSON_OBJECT);
-	cr_expect_eq(a->arr.v[7].obj.n, 0);
+	cr_expect(eq(uint, a->arr.v[6].type, JSON_ARRAY));
+	cr_expect(eq(sz, a->arr.v[6].arr.n, 0));
+	cr_expect(eq(uint, a->arr.v[7].type, JSON_OBJECT));
+	cr_expect(eq(sz, a->arr.v[7].obj.n, 0));
 	d = json_get(json_get(json_get(v, "b"), "c"), "d");
 	cr_assert_not_null(d);
-	cr_assert_eq(d->arr.n, 1);
-	cr_expect_eq(d->arr.v[0].arr.v[0].i, 7);
+	cr_assert(eq(sz, d->arr.n, 1));
+	cr_expect(eq(i64, d->arr.v[0].arr.v[0].i, 7));
 	cr_expect_str_eq(json_get(v, "")->str.s, "empty");
 	cr_expect_null(json_get(v, "z"));
 	cr_expect_null(json_get(a, "a"), "not an object");
@@ -212,13 +216,13 @@ Test(json, depth_limit)
 	v = parse_ok(in);
 	for (n = 1; v->arr.n; n++)
 		v = &v->arr.v[0];
-	cr_expect_eq(n, JSON_MAX_DEPTH);
+	cr_expect(eq(sz, n, JSON_MAX_DEPTH));
 
 	memset(in, '[', JSON_MAX_DEPTH + 1);
 	memset(in + JSON_MAX_DEPTH + 1, ']', JSON_MAX_DEPTH + 1);
-	cr_assert_eq(json_doc__parse(doc, in, 2 * JSON_MAX_DEPTH + 2, &v, &err), -EINVAL);
+	cr_assert(eq(int, json_doc__parse(doc, in, 2 * JSON_MAX_DEPTH + 2, &v, &err), -EINVAL));
 	cr_expect_null(v);
-	cr_expect_eq(err.pos, JSON_MAX_DEPTH);
+	cr_expect(eq(int, err.pos, JSON_MAX_DEPTH));
 	cr_expect_not_null(strstr(err.msg, "nested deeper than 256"), "%s", err.msg);
 }
 
@@ -235,12 +239,12 @@ Test(json, doc_reused_across_sizes)
 		in[0] = '"';
 		memset(in + 1, 'a' + round, big);
 		in[big + 1] = '"';
-		cr_assert_eq(json_doc__parse(doc, in, big + 2, &v, &err), 0, "%s", err.msg);
-		cr_assert_eq(v->str.len, big);
-		cr_expect_eq(v->str.s[0], 'a' + round);
-		cr_expect_eq(v->str.s[big - 1], 'a' + round);
+		cr_assert(eq(int, json_doc__parse(doc, in, big + 2, &v, &err), 0), "%s", err.msg);
+		cr_assert(eq(sz, v->str.len, big));
+		cr_expect(eq(int, v->str.s[0], 'a' + round));
+		cr_expect(eq(int, v->str.s[big - 1], 'a' + round));
 		v = parse_ok("{\"k\":[1,2,3]}");
-		cr_expect_eq(json_get(v, "k")->arr.v[2].i, 3);
+		cr_expect(eq(i64, json_get(v, "k")->arr.v[2].i, 3));
 	}
 	/* many members: the member stack grows past its first size */
 	{
@@ -253,10 +257,10 @@ Test(json, doc_reused_across_sizes)
 		obj[o++] = '}';
 		obj[o] = '\0';
 		v = parse_ok(obj);
-		cr_assert_eq(v->obj.n, 500);
+		cr_assert(eq(sz, v->obj.n, 500));
 		cr_expect_str_eq(v->obj.m[499].key, "k499");
-		cr_expect_eq(v->obj.m[499].val.i, 499);
-		cr_expect_eq(json_get(v, "k250")->i, 250);
+		cr_expect(eq(i64, v->obj.m[499].val.i, 499));
+		cr_expect(eq(i64, json_get(v, "k250")->i, 250));
 	}
 	free(in);
 }
@@ -332,15 +336,15 @@ Test(json, malformed)
 		const struct json_val *v = (void *)1;
 		int r = json_doc__parse(doc, bad[k].in, bad[k].len, &v, &err);
 
-		cr_expect_eq(r, -EINVAL, "#%zu '%s': %d", k, bad[k].in, r);
+		cr_expect(eq(int, r, -EINVAL), "#%zu '%s': %d", k, bad[k].in, r);
 		cr_expect_null(v, "#%zu '%s'", k, bad[k].in);
-		cr_expect_eq(err.pos, bad[k].pos, "#%zu '%s': pos %d (%s)", k, bad[k].in, err.pos,
-			     err.msg);
+		cr_expect(eq(int, err.pos, bad[k].pos), "#%zu '%s': pos %d (%s)", k, bad[k].in,
+			  err.pos, err.msg);
 		cr_expect_not_null(strstr(err.msg, bad[k].msg), "#%zu '%s': '%s'", k, bad[k].in,
 				   err.msg);
 	}
 	/* a good parse after all those */
-	cr_expect_eq(parse_ok("[1]")->arr.v[0].i, 1);
+	cr_expect(eq(i64, parse_ok("[1]")->arr.v[0].i, 1));
 }
 
 /* The text need not be NUL-terminated: LEN bounds it. */
@@ -349,14 +353,14 @@ Test(json, length_bounds_the_text)
 	const struct json_val *v;
 	struct ptap_err err = { .pos = -1 };
 
-	cr_assert_eq(json_doc__parse(doc, "12345", 3, &v, &err), 0);
-	cr_expect_eq(v->i, 123);
-	cr_assert_eq(json_doc__parse(doc, "\"abc\"", 4, &v, &err), -EINVAL);
+	cr_assert(eq(int, json_doc__parse(doc, "12345", 3, &v, &err), 0));
+	cr_expect(eq(i64, v->i, 123));
+	cr_assert(eq(int, json_doc__parse(doc, "\"abc\"", 4, &v, &err), -EINVAL));
 	cr_expect_str_eq(err.msg, "unterminated string");
-	cr_assert_eq(json_doc__parse(doc, "truex", 4, &v, &err), 0);
-	cr_expect(v->b);
-	cr_assert_eq(json_doc__parse(doc, "1.5e3", 3, &v, &err), 0);
-	cr_expect_eq(v->d, 1.5);
+	cr_assert(eq(int, json_doc__parse(doc, "truex", 4, &v, &err), 0));
+	cr_expect(eq(int, v->b, true));
+	cr_assert(eq(int, json_doc__parse(doc, "1.5e3", 3, &v, &err), 0));
+	cr_expect(eq(dbl, v->d, 1.5));
 }
 
 /* ---- the writer ---------------------------------------------------------- */
@@ -370,12 +374,14 @@ Test(json, format_into_short_buffers)
 
 	for (size_t len = 0; len <= strlen(full) + 1; len++) {
 		memset(buf, 'Z', sizeof(buf));
-		cr_assert_eq(json_format(v, buf, len), strlen(full), "len %zu", len);
+		cr_assert(eq(sz, json_format(v, buf, len), strlen(full)), "len %zu", len);
 		if (len) {
-			cr_expect_eq(strlen(buf), len - 1 < strlen(full) ? len - 1 : strlen(full));
-			cr_expect_eq(strncmp(buf, full, strlen(buf)), 0, "len %zu: '%s'", len, buf);
+			cr_expect(eq(sz, strlen(buf),
+				     len - 1 < strlen(full) ? len - 1 : strlen(full)));
+			cr_expect(eq(int, strncmp(buf, full, strlen(buf)), 0),
+				  "len %zu: '%s'", len, buf);
 		} else {
-			cr_expect_eq(buf[0], 'Z', "nothing written for LEN 0");
+			cr_expect(eq(int, buf[0], 'Z'), "nothing written for LEN 0");
 		}
 	}
 }
@@ -421,25 +427,25 @@ Test(json, record_lines_round_trip)
 
 	memcpy(&vals[3].u, &ratio, sizeof(ratio));
 	n = record__format_json(&rec, line, sizeof(line));
-	cr_assert_gt(n, 1);
-	cr_assert_eq(line[n - 1], '\n');
+	cr_assert(gt(sz, n, 1));
+	cr_assert(eq(int, line[n - 1], '\n'));
 	line[--n] = '\0';
 	v = parse_ok(line);
 	/* the same text, but for the invalid byte: written \u00ff, it reads as U+00FF (escape.h) */
 	cr_expect_not_null(strstr(line, " caf\xc3\xa9 \\u00ff\""));
 	cr_expect_str_eq(fmt(v), str_replace(line, "\\u00ff", "\xc3\xbf"));
-	cr_expect_eq(json_get(v, "ts")->i, 602603598993LL);
-	cr_expect_eq(json_get(v, "duration_ns")->i, 1500);
+	cr_expect(eq(llong, json_get(v, "ts")->i, 602603598993LL));
+	cr_expect(eq(i64, json_get(v, "duration_ns")->i, 1500));
 	cr_expect_str_eq(json_get(v, "kind")->str.s, "return");
 	args = json_get(v, "args");
-	cr_assert_eq(args->obj.n, 6);
-	cr_expect_eq(json_get(args, "query_string")->str.len, 19);
-	cr_expect_eq(memcmp(json_get(args, "query_string")->str.s,
-			    "it's \"q\"\t\x01 caf\xc3\xa9 \xc3\xbf", 19), 0,
-		     "the invalid byte 0xff comes back as U+00FF");
-	cr_expect_eq(json_get(args, "len")->i, 55);
+	cr_assert(eq(sz, args->obj.n, 6));
+	cr_expect(eq(sz, json_get(args, "query_string")->str.len, 19));
+	cr_expect(eq(mem, ((struct cr_mem){ json_get(args, "query_string")->str.s, 19 }),
+		     ((struct cr_mem){ "it's \"q\"\t\x01 caf\xc3\xa9 \xc3\xbf", 19 })),
+		  "the invalid byte 0xff comes back as U+00FF");
+	cr_expect(eq(i64, json_get(args, "len")->i, 55));
 	cr_expect_str_eq(json_get(json_get(args, "bad"), "error")->str.s, "bad address 0x0");
-	cr_expect_eq(json_get(args, "ratio")->d, 0.1);
-	cr_expect(json_get(json_get(args, "cut"), "truncated")->b);
-	cr_expect_eq(json_get(args, "ok")->type, JSON_BOOL);
+	cr_expect(eq(dbl, json_get(args, "ratio")->d, 0.1));
+	cr_expect(eq(int, json_get(json_get(args, "cut"), "truncated")->b, true));
+	cr_expect(eq(uint, json_get(args, "ok")->type, JSON_BOOL));
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
@@ -48,7 +49,7 @@ static void check_against_proc(const struct mapview *v)
 	size_t i = 0, n = 0;
 	ssize_t nread;
 
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	while ((nread = read(fd, text + n, sizeof(text) - 1 - n)) > 0)
 		n += (size_t)nread;
 	close(fd);
@@ -59,27 +60,27 @@ static void check_against_proc(const struct mapview *v)
 		char perms[8], want[4096] = "", got[4096];
 		int pos = 0;
 
-		cr_assert_eq(sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-				    &off, &maj, &mnr, &ino, &pos), 7, "%s", line);
+		cr_assert(eq(int, sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
+					 perms, &off, &maj, &mnr, &ino, &pos), 7), "%s", line);
 		snprintf(want, sizeof(want), "%s", line + pos);
-		cr_assert_lt(i, v->nrows, "more lines than rows at %s", line);
+		cr_assert(lt(sz, i, v->nrows), "more lines than rows at %s", line);
 		const struct mapview_row *r = &v->rows[i++];
 
 		/* The heap's end moves with this process's own mallocs. */
 		if (!anon_row_moves(want))
-			cr_expect_eq(r->start, start, "%s", line);
+			cr_expect(eq(u64, r->start, start), "%s", line);
 		if (!strstr(line, "[heap]") && !anon_row_moves(want))
-			cr_expect_eq(r->end, end, "%s", line);
-		cr_expect_str_eq(r->perms, perms, "%s", line);
-		cr_expect_eq(r->pgoff, off, "%s", line);
-		cr_expect_eq(r->dev_major, maj, "%s", line);
-		cr_expect_eq(r->dev_minor, mnr, "%s", line);
-		cr_expect_eq(r->inode, ino, "%s", line);
+			cr_expect(eq(u64, r->end, end), "%s", line);
+		cr_expect(eq(str, (char *)r->perms, perms), "%s", line);
+		cr_expect(eq(u64, r->pgoff, off), "%s", line);
+		cr_expect(eq(uint, r->dev_major, maj), "%s", line);
+		cr_expect(eq(uint, r->dev_minor, mnr), "%s", line);
+		cr_expect(eq(u64, r->inode, ino), "%s", line);
 		snprintf(got, sizeof(got), "%s%s", r->path ? r->path : "",
 			 r->deleted ? " (deleted)" : "");
-		cr_expect_str_eq(got, want, "%s", line);
+		cr_expect(eq(str, got, want), "%s", line);
 	}
-	cr_expect_eq(i, v->nrows, "%zu lines in /proc/self/maps, %zu rows", i, v->nrows);
+	cr_expect(eq(sz, i, v->nrows), "lines in /proc/self/maps, rows");
 }
 
 struct obj {
@@ -111,12 +112,12 @@ Test(mapview, self_matches_proc_and_loader)
 	int checked = 0;
 
 	/* Once to grow the heap to what a call needs, then the call compared. */
-	cr_assert_eq(mapview__live(getpid(), 0, &v, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), 0, &v, &err), 0), "%s", err.msg);
 	mapview__free(v);
-	cr_assert_eq(mapview__live(getpid(), 0, &v, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), 0, &v, &err), 0), "%s", err.msg);
 	check_against_proc(v);
 	cr_expect_str_eq(v->source, "procmap_query");
-	cr_expect_eq(v->pid, getpid());
+	cr_expect(eq(int, v->pid, getpid()));
 	/* Each shared object's rows (all of them) carry the loader's bias. */
 	dl_iterate_phdr(collect, objs);
 	for (int k = 0; k < 8; k++) {
@@ -128,13 +129,13 @@ Test(mapview, self_matches_proc_and_loader)
 			if (!r->path || strcmp(r->path, objs[k].name))
 				continue;
 			cr_expect(r->has_seg, "%s at %lx has a segment", r->path, r->start);
-			cr_expect_eq(r->bias, objs[k].bias, "%s at %lx: bias %lx, loader %lx",
-				     r->path, r->start, r->bias, objs[k].bias);
-			cr_expect_eq(r->build_id_len, 20, "%s has a build-id", r->path);
+			cr_expect(eq(u64, r->bias, objs[k].bias), "%s at %lx: bias %lx, loader %lx",
+				  r->path, r->start, r->bias, objs[k].bias);
+			cr_expect(eq(sz, r->build_id_len, 20), "%s has a build-id", r->path);
 			checked++;
 		}
 	}
-	cr_expect_geq(checked, 8, "libc and ld.so rows checked (%d)", checked);
+	cr_expect(ge(int, checked, 8), "libc and ld.so rows checked (%d)", checked);
 	mapview__free(v);
 }
 
@@ -143,20 +144,21 @@ Test(mapview, proc_maps_text_gives_the_same_rows)
 	struct ptap_err err = { .pos = -1 };
 	struct mapview *a, *b;
 
-	cr_assert_eq(mapview__live(getpid(), MAPVIEW_TEXT, &b, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), MAPVIEW_TEXT, &b, &err), 0), "%s", err.msg);
 	mapview__free(b);
-	cr_assert_eq(mapview__live(getpid(), 0, &a, &err), 0, "%s", err.msg);
-	cr_assert_eq(mapview__live(getpid(), MAPVIEW_TEXT, &b, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), 0, &a, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), MAPVIEW_TEXT, &b, &err), 0), "%s", err.msg);
 	cr_expect_str_eq(b->source, "proc_maps");
 	check_against_proc(b);
-	cr_assert_eq(a->nrows, b->nrows);
+	cr_assert(eq(sz, a->nrows, b->nrows));
 	for (size_t i = 0; i < a->nrows; i++) {
-		cr_expect_eq(a->rows[i].build_id_len, b->rows[i].build_id_len, "row %zu", i);
-		cr_expect_eq(memcmp(a->rows[i].build_id, b->rows[i].build_id,
-				    a->rows[i].build_id_len), 0, "row %zu", i);
-		cr_expect_eq(a->rows[i].has_seg, b->rows[i].has_seg, "row %zu", i);
-		cr_expect_eq(a->rows[i].seg, b->rows[i].seg, "row %zu", i);
-		cr_expect_eq(a->rows[i].bias, b->rows[i].bias, "row %zu", i);
+		cr_expect(eq(sz, a->rows[i].build_id_len, b->rows[i].build_id_len), "row %zu", i);
+		cr_expect(eq(mem, ((struct cr_mem){ a->rows[i].build_id, a->rows[i].build_id_len }),
+			     ((struct cr_mem){ b->rows[i].build_id, a->rows[i].build_id_len })),
+			  "row %zu", i);
+		cr_expect(eq(int, a->rows[i].has_seg, b->rows[i].has_seg), "row %zu", i);
+		cr_expect(eq(int, a->rows[i].seg, b->rows[i].seg), "row %zu", i);
+		cr_expect(eq(u64, a->rows[i].bias, b->rows[i].bias), "row %zu", i);
 	}
 	mapview__free(a);
 	mapview__free(b);
@@ -172,7 +174,7 @@ Test(mapview, rss_of_touched_memory)
 
 	cr_assert_not_null(p);
 	memset(p, 1, len);
-	cr_assert_eq(mapview__live(getpid(), MAPVIEW_RSS, &v, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, mapview__live(getpid(), MAPVIEW_RSS, &v, &err), 0), "%s", err.msg);
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct mapview_row *r = &v->rows[i];
 
@@ -182,11 +184,11 @@ Test(mapview, rss_of_touched_memory)
 				  r->path ? r->path : "");
 		if ((uintptr_t)p >= r->start && (uintptr_t)p < r->end) {
 			found = true;
-			cr_expect_geq(r->rss_kb, 64 * 1024, "rss %lu kB", r->rss_kb);
-			cr_expect_leq(r->pss_kb, r->rss_kb);
+			cr_expect(ge(u64, r->rss_kb, 64 * 1024), "rss %lu kB", r->rss_kb);
+			cr_expect(le(u64, r->pss_kb, r->rss_kb));
 		}
 	}
-	cr_expect(found);
+	cr_expect(eq(int, found, true));
 	mapview__free(v);
 	free(p);
 }
@@ -197,13 +199,13 @@ Test(mapview, no_such_process)
 	struct mapview *v = NULL;
 	pid_t pid = fork();
 
-	cr_assert_geq(pid, 0);
+	cr_assert(ge(int, pid, 0));
 	if (pid == 0)
 		_exit(0);
 	waitpid(pid, NULL, 0);
-	cr_expect_eq(mapview__live(pid, 0, &v, &err), -ESRCH);
+	cr_expect(eq(int, mapview__live(pid, 0, &v, &err), -ESRCH));
 	cr_expect_null(v);
-	cr_expect(strstr(err.msg, "no process") != NULL, "%s", err.msg);
+	cr_expect_not_null(strstr(err.msg, "no process"), "%s", err.msg);
 }
 
 /* A table by hand: an executable, its bss, a deleted memfd, anonymous memory. */
@@ -240,7 +242,7 @@ static char *print(const struct mapview *v, bool json)
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(json ? mapview__print_json(v, f) : mapview__print_text(v, f), 0);
+	cr_assert(eq(int, json ? mapview__print_json(v, f) : mapview__print_text(v, f), 0));
 	fclose(f);
 	return buf;
 }

@@ -1,5 +1,6 @@
 /* tests/unit/test_mmapev.c: how --events mmap records spell prot and flags. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -26,8 +27,9 @@ Test(mmapev, prot_letters)
 		memset(buf, 'Z', sizeof(buf));
 		size_t n = mmapev__prot(rows[i].prot, buf, sizeof(buf));
 
-		cr_expect_str_eq(buf, rows[i].want, "prot %#lx", rows[i].prot);
-		cr_expect_eq(n, strlen(rows[i].want), "prot %#lx: length %zu", rows[i].prot, n);
+		cr_expect(eq(str, buf, (char *)rows[i].want), "prot %#lx", rows[i].prot);
+		cr_expect(eq(sz, n, strlen(rows[i].want)),
+			  "prot %#lx: length %zu", rows[i].prot, n);
 	}
 }
 
@@ -35,11 +37,11 @@ Test(mmapev, prot_small_buffer)
 {
 	char buf[8];
 
-	cr_expect_eq(mmapev__prot(PROT_READ, buf, 3), 0);	/* no room for the NUL */
-	cr_expect_eq(mmapev__prot(PROT_READ, buf, 4), 3);
+	cr_expect(eq(sz, mmapev__prot(PROT_READ, buf, 3), 0));	/* no room for the NUL */
+	cr_expect(eq(sz, mmapev__prot(PROT_READ, buf, 4), 3));
 	cr_expect_str_eq(buf, "r--");
 	/* the extra bits do not fit: nothing, not a cut name */
-	cr_expect_eq(mmapev__prot(PROT_READ | PROT_GROWSDOWN, buf, sizeof(buf)), 0);
+	cr_expect(eq(sz, mmapev__prot(PROT_READ | PROT_GROWSDOWN, buf, sizeof(buf)), 0));
 	cr_expect_str_eq(buf, "");
 }
 
@@ -63,13 +65,14 @@ Test(mmapev, flags_names)
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		size_t n = mmapev__flags(rows[i].flags, buf, sizeof(buf));
 
-		cr_expect_str_eq(buf, rows[i].want, "flags %#lx", rows[i].flags);
-		cr_expect_eq(n, strlen(rows[i].want), "flags %#lx: length %zu", rows[i].flags, n);
+		cr_expect(eq(str, buf, (char *)rows[i].want), "flags %#lx", rows[i].flags);
+		cr_expect(eq(sz, n, strlen(rows[i].want)),
+			  "flags %#lx: length %zu", rows[i].flags, n);
 	}
 }
 
 Test(mmapev, max_len_holds_a_long_path)
 {
 	/* a path of PATH_MAX bytes, all escaped (6 bytes each in JSON), and the rest */
-	cr_expect_geq(mmapev_max_len(), 4096 * 6 + 512);
+	cr_expect(ge(sz, mmapev_max_len(), 4096 * 6 + 512));
 }

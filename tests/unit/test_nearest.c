@@ -1,6 +1,7 @@
 /* tests/unit/test_nearest.c: probes/nearest.c - the ranking of names close
  * to a mistyped one (edits, then prefixes, then substrings). */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <string.h>
 
 #include "probes/nearest.h"
@@ -18,10 +19,10 @@ Test(nearest, typo_finds_the_call_first)
 	int n = nearest_names("preed64", io_names, ARRAY_SIZE(io_names), out, 5);
 
 	/* pread64 is one edit away; preadv and preadv2 three, pwrite64 more */
-	cr_assert_eq(n, 1);
+	cr_assert(eq(int, n, 1));
 	cr_assert_str_eq(out[0], "pread64");
 	n = nearest_names("wirte", io_names, ARRAY_SIZE(io_names), out, 5);
-	cr_assert_geq(n, 1);
+	cr_assert(ge(int, n, 1));
 	cr_assert_str_eq(out[0], "write");	/* a swap is two edits; writev is three */
 }
 
@@ -42,9 +43,9 @@ Test(nearest, ranking_order)
 	const char *out[8];
 	int n = nearest_names("target_f", names, ARRAY_SIZE(names), out, 8), i;
 
-	cr_assert_eq(n, (int)ARRAY_SIZE(want));
+	cr_assert(eq(int, n, (int)ARRAY_SIZE(want)));
 	for (i = 0; i < n; i++)
-		cr_assert_str_eq(out[i], want[i], "%d", i);
+		cr_assert(eq(str, (char *)out[i], (char *)want[i]), "%d", i);
 }
 
 Test(nearest, max_keeps_the_best)
@@ -53,26 +54,26 @@ Test(nearest, max_keeps_the_best)
 	int n = nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, 1);
 
 	/* preadv and read are both one edit away: the name breaks the tie */
-	cr_assert_eq(n, 1);
+	cr_assert(eq(int, n, 1));
 	cr_assert_str_eq(out[0], "preadv");
 	cr_assert_str_eq(out[1], "untouched");
 	n = nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, 2);
-	cr_assert_eq(n, 2);
+	cr_assert(eq(int, n, 2));
 	cr_assert_str_eq(out[0], "preadv");
 	cr_assert_str_eq(out[1], "read");
-	cr_assert_eq(nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, 0), 0);
-	cr_assert_eq(nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, -1), 0);
-	cr_assert_eq(nearest_names("pread", io_names, 0, out, 2), 0);
+	cr_assert(eq(int, nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, 0), 0));
+	cr_assert(eq(int, nearest_names("pread", io_names, ARRAY_SIZE(io_names), out, -1), 0));
+	cr_assert(eq(int, nearest_names("pread", io_names, 0, out, 2), 0));
 }
 
 Test(nearest, nothing_close)
 {
 	const char *out[5];
 
-	cr_assert_eq(nearest_names("zzzzzzzzzzzzzzzz", io_names, ARRAY_SIZE(io_names), out, 5),
-		     0);
+	cr_assert(eq(int, nearest_names("zzzzzzzzzzzzzzzz", io_names, ARRAY_SIZE(io_names), out, 5),
+		     0));
 	/* within the length slack but too many edits */
-	cr_assert_eq(nearest_names("qqqq", io_names, ARRAY_SIZE(io_names), out, 5), 0);
+	cr_assert(eq(int, nearest_names("qqqq", io_names, ARRAY_SIZE(io_names), out, 5), 0));
 }
 
 /* A short query still gets max(2, len/3) edits: "raed" -> read (a swap is 2). */
@@ -81,7 +82,7 @@ Test(nearest, short_query)
 	const char *out[5];
 	int n = nearest_names("raed", io_names, ARRAY_SIZE(io_names), out, 5);
 
-	cr_assert_geq(n, 1);
+	cr_assert(ge(int, n, 1));
 	cr_assert_str_eq(out[0], "read");
 }
 
@@ -92,7 +93,7 @@ Test(nearest, length_slack)
 	const char *out[4];
 	int n = nearest_names("abc", names, ARRAY_SIZE(names), out, 4);
 
-	cr_assert_eq(n, 1);
+	cr_assert(eq(int, n, 1));
 	cr_assert_str_eq(out[0], "abcdefgh");
 }
 
@@ -102,7 +103,7 @@ Test(nearest, duplicates_listed_once)
 	const char *out[4];
 	int n = nearest_names("pread6", names, ARRAY_SIZE(names), out, 4);
 
-	cr_assert_eq(n, 2);
+	cr_assert(eq(int, n, 2));
 	cr_assert_str_eq(out[0], "pread64");
 	cr_assert_str_eq(out[1], "read");
 }
@@ -117,12 +118,12 @@ Test(nearest, incremental_with_query_length)
 	size_t i;
 	int n;
 
-	cr_assert_eq(nearest__init(&nr, query, 4, 5), 0);
+	cr_assert(eq(int, nearest__init(&nr, query, 4, 5), 0));
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		nearest__add(&nr, names[i]);
 	n = nearest__names(&nr, out);
 	/* putchar is 4 edits away, exit too */
-	cr_assert_eq(n, 3);
+	cr_assert(eq(int, n, 3));
 	cr_assert_str_eq(out[0], "puts");
 	cr_assert_str_eq(out[1], "fputs");	/* holds it, 1 longer */
 	cr_assert_str_eq(out[2], "putc");	/* one substitution */
@@ -131,8 +132,8 @@ Test(nearest, incremental_with_query_length)
 	nearest__exit(&nr);
 	nearest__exit(NULL);
 	/* MAX 0: nothing allocated, nothing kept */
-	cr_assert_eq(nearest__init(&nr, query, 4, 0), 0);
+	cr_assert(eq(int, nearest__init(&nr, query, 4, 0), 0));
 	nearest__add(&nr, "puts");
-	cr_assert_eq(nearest__names(&nr, out), 0);
+	cr_assert(eq(int, nearest__names(&nr, out), 0));
 	nearest__exit(&nr);
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_obuf.c: the output buffer's number writers (probes/obuf.c) against
  * snprintf over edge values, and its all-or-nothing rule at every buffer size. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,17 +97,22 @@ static void check_num(enum num_kind kind, uint64_t v, unsigned int width)
 	size_t w;
 
 	w = ob_num(kind, v, width, got, sizeof(got), &over);
-	cr_assert_str_eq(got, want, "%s %" PRIu64 " width %u", kind_names[kind], v, width);
-	cr_assert_eq(w, (size_t)n, "%s %" PRIu64 ": length", kind_names[kind], v);
-	cr_assert(!over);
+	cr_assert(eq(str, got, want), "%s %" PRIu64 " width %u", kind_names[kind], v, width);
+	cr_assert(eq(ulong, w, (size_t)n), "%s %" PRIu64 ": length", kind_names[kind], v);
+	cr_assert(eq(int, over, false));
 	/* exactly fits (N digits + the NUL); one byte short: refused whole */
 	w = ob_num(kind, v, width, got, n + 1, &over);
-	cr_assert(!over && w == (size_t)n && !strcmp(got, want), "%s %" PRIu64 ": exact fit",
-		  kind_names[kind], v);
+	cr_assert(eq(int, over, false), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
+	cr_assert(eq(sz, w, (size_t)n), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
+	cr_assert(eq(str, got, want), "%s %" PRIu64 ": exact fit", kind_names[kind], v);
 	memset(got, '#', sizeof(got));
 	w = ob_num(kind, v, width, got, n, &over);
-	cr_assert(over && w == 0 && got[0] == '\0' && got[1] == '#',
-		  "%s %" PRIu64 ": one byte short wrote something", kind_names[kind], v);
+	cr_assert(eq(int, over, true), "%s %" PRIu64 ": one byte short", kind_names[kind], v);
+	cr_assert(eq(sz, w, 0), "%s %" PRIu64 ": one byte short", kind_names[kind], v);
+	cr_assert(eq(chr, got[0], '\0'), "%s %" PRIu64 ": one byte short wrote something",
+		  kind_names[kind], v);
+	cr_assert(eq(chr, got[1], '#'), "%s %" PRIu64 ": one byte short wrote something",
+		  kind_names[kind], v);
 }
 
 Test(obuf, numbers_as_snprintf_at_edges)
@@ -114,7 +120,7 @@ Test(obuf, numbers_as_snprintf_at_edges)
 	uint64_t v[256];
 	size_t n = edge_values(v, sizeof(v) / sizeof(v[0]));
 
-	cr_assert_gt(n, 200);
+	cr_assert(gt(sz, n, 200));
 	for (size_t i = 0; i < n; i++) {
 		check_num(N_U64, v[i], 0);
 		check_num(N_S64, v[i], 0);
@@ -168,8 +174,8 @@ Test(obuf, literal_values)
 		bool over;
 		size_t n = ob_num(rows[i].kind, rows[i].v, rows[i].width, buf, sizeof(buf), &over);
 
-		cr_expect_str_eq(buf, rows[i].out, "row %zu", i);
-		cr_expect_eq(n, strlen(rows[i].out), "row %zu", i);
+		cr_expect(eq(str, buf, (char *)rows[i].out), "row %zu", i);
+		cr_expect(eq(sz, n, strlen(rows[i].out)), "row %zu", i);
 	}
 }
 
@@ -182,17 +188,17 @@ Test(obuf, nothing_after_a_refusal)
 	ob_init(&ob, buf, sizeof(buf));
 	ob_puts(&ob, "ab");
 	ob_u64(&ob, 123456);		/* 2 + 6 > 7: refused */
-	cr_assert(ob.over);
+	cr_assert(eq(int, ob.over, true));
 	ob_putc(&ob, 'c');
 	ob_hex(&ob, 1);
 	cr_expect_str_eq(buf, "ab");
-	cr_expect_eq(ob.pos, 2);
-	cr_expect_eq(ob_done(&ob), 0);
+	cr_expect(eq(sz, ob.pos, 2));
+	cr_expect(eq(sz, ob_done(&ob), 0));
 	cr_expect_str_eq(buf, "");
 	ob_init(&ob, buf, 0);		/* no room at all: refused, nothing written */
 	ob_s64(&ob, 1);
-	cr_expect(ob.over);
-	cr_expect_eq(ob.pos, 0);
+	cr_expect(eq(int, ob.over, true));
+	cr_expect(eq(sz, ob.pos, 0));
 }
 
 /* Numbers after text: appended at POS, the NUL after them. */
@@ -211,5 +217,5 @@ Test(obuf, appends)
 	ob_putc(&ob, ' ');
 	ob_hex(&ob, 0x401000);
 	cr_expect_str_eq(buf, "t=12136.681853777 -2 0x401000");
-	cr_expect_eq(ob_done(&ob), strlen("t=12136.681853777 -2 0x401000"));
+	cr_expect(eq(sz, ob_done(&ob), strlen("t=12136.681853777 -2 0x401000")));
 }

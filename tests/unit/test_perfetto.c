@@ -1,6 +1,7 @@
 /* tests/unit/test_perfetto.c: records as Chrome trace-event JSON (probes/perfetto.c) against
  * golden strings, and the whole document tracer/output.c writes: sorted, with track names. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,15 +52,15 @@ static void expect_event(const struct record *rec, const char *golden)
 	size_t n = perfetto__format_event(rec, buf, sizeof(buf));
 
 	cr_expect_str_eq(buf, golden);
-	cr_expect_eq(n, strlen(golden));
+	cr_expect(eq(sz, n, strlen(golden)));
 }
 
 Test(perfetto, return_is_a_complete_event)
 {
 	struct record rec = return_rec();
 
-	cr_expect(perfetto__is_slice(&rec));
-	cr_expect_eq(perfetto__start(&rec), 1000000250);
+	cr_expect(eq(int, perfetto__is_slice(&rec), true));
+	cr_expect(eq(u64, perfetto__start(&rec), 1000000250));
 	expect_event(&rec, "{\"ph\":\"X\",\"name\":\"exec_query\",\"cat\":\"probe\",\"pid\":42,"
 			   "\"tid\":43,\"ts\":1000000.250,\"dur\":1000001.250,\"args\":{"
 			   "\"ts_ns\":1000000250,\"dur_ns\":1000001250,\"addr\":\"0x5555d0\","
@@ -70,8 +71,8 @@ Test(perfetto, entry_is_an_instant_event)
 {
 	struct record rec = entry_rec();
 
-	cr_expect(!perfetto__is_slice(&rec));
-	cr_expect_eq(perfetto__start(&rec), 1000000500);
+	cr_expect(eq(int, perfetto__is_slice(&rec), false));
+	cr_expect(eq(u64, perfetto__start(&rec), 1000000500));
 	expect_event(&rec, "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"exec_query\",\"cat\":\"probe\","
 			   "\"pid\":42,\"tid\":43,\"ts\":1000000.500,\"args\":{"
 			   "\"ts_ns\":1000000500,\"addr\":\"0x5555d0\","
@@ -118,7 +119,7 @@ Test(perfetto, timestamps_keep_the_nanoseconds)
 			 "\"probe\",\"pid\":1,\"tid\":1,\"ts\":%s,\"args\":{\"ts_ns\":%llu}}",
 			 rows[i].ts, (unsigned long long)rows[i].ns);
 		perfetto__format_event(&rec, buf, sizeof(buf));
-		cr_expect_str_eq(buf, want, "ns %llu", (unsigned long long)rows[i].ns);
+		cr_expect(eq(str, buf, want), "ns %llu", (unsigned long long)rows[i].ns);
 	}
 }
 
@@ -128,7 +129,7 @@ Test(perfetto, start_never_wraps)
 	struct record rec = { .ts = 100, .pid = 1, .tid = 1, .event = "f__return",
 			      .kind = REC_KIND_RETURN, .duration = 250, .has_duration = true };
 
-	cr_expect_eq(perfetto__start(&rec), 0);
+	cr_expect(eq(u64, perfetto__start(&rec), 0));
 	expect_event(&rec, "{\"ph\":\"X\",\"name\":\"f\",\"cat\":\"probe\",\"pid\":1,\"tid\":1,"
 			   "\"ts\":0.000,\"dur\":0.250,\"args\":{\"ts_ns\":0,\"dur_ns\":250}}");
 }
@@ -155,12 +156,13 @@ Test(perfetto, slice_names)
 		struct record rec = { .ts = 2000, .pid = 1, .tid = 1, .event = rows[i].event,
 				      .kind = REC_KIND_RETURN, .duration = 1000,
 				      .has_duration = rows[i].slice };
+		const char *ph = rows[i].slice ? "{\"ph\":\"X\"" : "{\"ph\":\"i\"";
 		char buf[256], want[64];
 
 		perfetto__format_event(&rec, buf, sizeof(buf));
 		snprintf(want, sizeof(want), "\"name\":\"%s\",", rows[i].name);
-		cr_expect(strstr(buf, want), "%s: %s", rows[i].event, buf);
-		cr_expect(!strncmp(buf, rows[i].slice ? "{\"ph\":\"X\"" : "{\"ph\":\"i\"", 9),
+		cr_expect_not_null(strstr(buf, want), "%s: %s", rows[i].event, buf);
+		cr_expect(eq(mem, ((struct cr_mem){ buf, 9 }), ((struct cr_mem){ ph, 9 })),
 			  "%s: %s", rows[i].event, buf);
 	}
 }
@@ -210,20 +212,20 @@ Test(perfetto, metadata)
 	n = perfetto__format_process_name(42, "query_server", buf, sizeof(buf));
 	cr_expect_str_eq(buf, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":42,"
 			      "\"args\":{\"name\":\"query_server\"}}");
-	cr_expect_eq(n, strlen(buf));
+	cr_expect(eq(sz, n, strlen(buf)));
 	n = perfetto__format_thread_name(42, 43, "query_server", buf, sizeof(buf));
 	cr_expect_str_eq(buf, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":42,\"tid\":43,"
 			      "\"args\":{\"name\":\"query_server/43\"}}");
-	cr_expect_eq(n, strlen(buf));
+	cr_expect(eq(sz, n, strlen(buf)));
 	n = perfetto__format_thread_name(42, 43, NULL, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":42,\"tid\":43,"
 			      "\"args\":{\"name\":\"/43\"}}");
 	/* too small: nothing rather than a cut object */
 	n = perfetto__format_thread_name(42, 43, "query_server", buf, 40);
-	cr_expect_eq(n, 0);
+	cr_expect(eq(sz, n, 0));
 	cr_expect_str_eq(buf, "");
 	n = perfetto__format_process_name(42, "query_server", buf, 40);
-	cr_expect_eq(n, 0);
+	cr_expect(eq(sz, n, 0));
 	cr_expect_str_eq(buf, "");
 }
 
@@ -246,20 +248,20 @@ Test(perfetto, truncation)
 	rec.types = types;
 	rec.vals = vals;
 	n = perfetto__format_event(&rec, full, sizeof(full));
-	cr_assert_gt(n, 0);
+	cr_assert(gt(sz, n, 0));
 	/* one byte short: the last argument goes */
 	snprintf(want, sizeof(want), "%s,\"query_string\":\"SELECT 1\",\"len\":8,"
 		 "\"truncated\":true}}", head);
-	cr_expect_eq(perfetto__format_event(&rec, buf, n), strlen(want));
+	cr_expect(eq(sz, perfetto__format_event(&rec, buf, n), strlen(want)));
 	cr_expect_str_eq(buf, want);
 	/* room for the header and the mark only */
 	snprintf(want, sizeof(want), "%s,\"truncated\":true}}", head);
-	cr_expect_eq(perfetto__format_event(&rec, buf, strlen(want) + 1), strlen(want));
+	cr_expect(eq(sz, perfetto__format_event(&rec, buf, strlen(want) + 1), strlen(want)));
 	cr_expect_str_eq(buf, want);
 	/* not even the header: nothing */
-	cr_expect_eq(perfetto__format_event(&rec, buf, strlen(want)), 0);
+	cr_expect(eq(sz, perfetto__format_event(&rec, buf, strlen(want)), 0));
 	cr_expect_str_eq(buf, "");
-	cr_expect_eq(perfetto__format_event(&rec, buf, 3), 0);
+	cr_expect(eq(sz, perfetto__format_event(&rec, buf, 3), 0));
 	cr_expect_str_eq(buf, "");
 }
 
@@ -271,7 +273,7 @@ static char *read_all(const char *path)
 	static char text[8192];
 	size_t n;
 
-	cr_assert(f);
+	cr_assert_not_null(f);
 	n = fread(text, 1, sizeof(text) - 1, f);
 	text[n] = '\0';
 	fclose(f);
@@ -300,14 +302,14 @@ Test(perfetto, document_sorted_with_track_names)
 		{ .ts = 1000, .pid = 10, .tid = 10, .comm = "srv", .event = "same_start" },
 	};
 
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	close(fd);
-	cr_assert_eq(output__open(path, OUT_PERFETTO, 1024, &o), 0);
+	cr_assert(eq(int, output__open(path, OUT_PERFETTO, 1024, &o), 0));
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
 		output__record(o, &r[i]);
-	cr_expect_eq(output__error(o), 0);
-	cr_expect_eq(output__close(o, &err), 0);
-	cr_expect_eq(err, 0);
+	cr_expect(eq(int, output__error(o), 0));
+	cr_expect(eq(u64, output__close(o, &err), 0));
+	cr_expect(eq(int, err, 0));
 	cr_expect_str_eq(read_all(path),
 		"{\"displayTimeUnit\":\"ns\",\"metadata\":{\"ptap-clock\":\"monotonic\"},"
 		"\"traceEvents\":[\n"
@@ -339,11 +341,11 @@ Test(perfetto, empty_document)
 	int fd = mkstemp(path), err = -1;
 	struct output *o;
 
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	close(fd);
-	cr_assert_eq(output__open(path, OUT_PERFETTO, 1024, &o), 0);
-	cr_expect_eq(output__close(o, &err), 0);
-	cr_expect_eq(err, 0);
+	cr_assert(eq(int, output__open(path, OUT_PERFETTO, 1024, &o), 0));
+	cr_expect(eq(u64, output__close(o, &err), 0));
+	cr_expect(eq(int, err, 0));
 	cr_expect_str_eq(read_all(path), "{\"displayTimeUnit\":\"ns\",\"metadata\":{\"ptap-clock\":\"monotonic\"},"
 		"\"traceEvents\":[\n]}\n");
 	unlink(path);
@@ -357,14 +359,14 @@ Test(perfetto, write_errors_are_counted)
 	int err = 0;
 
 	/* Linux always has it (devices.txt: char 1,7); its absence is a broken test host */
-	cr_assert_eq(access("/dev/full", W_OK), 0, "/dev/full is not writable: %s",
-		     strerror(errno));
-	cr_assert_eq(output__open("/dev/full", OUT_PERFETTO, 1024, &o), 0);
+	cr_assert(eq(int, access("/dev/full", W_OK), 0), "/dev/full is not writable: %s",
+		  strerror(errno));
+	cr_assert(eq(int, output__open("/dev/full", OUT_PERFETTO, 1024, &o), 0));
 	for (int i = 0; i < 3; i++)
 		output__record(o, &rec);
-	cr_expect_eq(output__error(o), 0, "nothing is written before the end");
-	cr_expect_eq(output__close(o, &err), 3);
-	cr_expect_eq(err, ENOSPC);
+	cr_expect(eq(int, output__error(o), 0), "nothing is written before the end");
+	cr_expect(eq(u64, output__close(o, &err), 3));
+	cr_expect(eq(int, err, ENOSPC));
 }
 
 /* The reader of a pipe went away before the end: EPIPE, every event lost (as for text). */
@@ -376,13 +378,13 @@ Test(perfetto, closed_pipe)
 	int p[2], err = 0;
 
 	signal(SIGPIPE, SIG_IGN);
-	cr_assert_eq(pipe(p), 0);
+	cr_assert(eq(int, pipe(p), 0));
 	snprintf(path, sizeof(path), "/dev/fd/%d", p[1]);
-	cr_assert_eq(output__open(path, OUT_PERFETTO, 1024, &o), 0);
+	cr_assert(eq(int, output__open(path, OUT_PERFETTO, 1024, &o), 0));
 	close(p[1]);
 	close(p[0]);
 	output__record(o, &rec);
 	output__record(o, &rec);
-	cr_expect_eq(output__close(o, &err), 2);
-	cr_expect_eq(err, EPIPE);
+	cr_expect(eq(u64, output__close(o, &err), 2));
+	cr_expect(eq(int, err, EPIPE));
 }

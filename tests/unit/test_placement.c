@@ -2,6 +2,7 @@
  * from /proc/TID/stat, the run delay from schedstat, and the guard that
  * decides when ptap may run SCHED_IDLE. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,29 +28,29 @@ Test(placement, stat_cpu)
 	char buf[1024];
 
 	stat_line(buf, sizeof(buf), "cat", 1);
-	cr_expect_eq(placement_stat_cpu(buf), 1);
+	cr_expect(eq(int, placement_stat_cpu(buf), 1));
 	stat_line(buf, sizeof(buf), "bench_target", 0);
-	cr_expect_eq(placement_stat_cpu(buf), 0);
+	cr_expect(eq(int, placement_stat_cpu(buf), 0));
 	stat_line(buf, sizeof(buf), "x", 127);
-	cr_expect_eq(placement_stat_cpu(buf), 127);
+	cr_expect(eq(int, placement_stat_cpu(buf), 127));
 	/* a name with spaces and parentheses: counted from the last ')' */
 	stat_line(buf, sizeof(buf), "a) R 1 2 3 (b c", 3);
-	cr_expect_eq(placement_stat_cpu(buf), 3);
+	cr_expect(eq(int, placement_stat_cpu(buf), 3));
 	stat_line(buf, sizeof(buf), ") ) )", 5);
-	cr_expect_eq(placement_stat_cpu(buf), 5);
+	cr_expect(eq(int, placement_stat_cpu(buf), 5));
 }
 
 Test(placement, stat_cpu_bad)
 {
-	cr_expect_eq(placement_stat_cpu(""), -1);
-	cr_expect_eq(placement_stat_cpu("11204 cat R 1 2"), -1, "no ')'");
-	cr_expect_eq(placement_stat_cpu("11204 (cat) R 11200 11200 1049 0"), -1, "cut short");
-	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
-					"1 0 0 0 0 0 0 0 0 0 17 x 0"), -1, "not a number");
-	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
-					"1 0 0 0 0 0 0 0 0 0 17 -1 0"), -1, "negative");
-	cr_expect_eq(placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 1 1 1 "
-					"1 0 0 0 0 0 0 0 0 0 17 2"), 2, "the last field");
+	cr_expect(eq(int, placement_stat_cpu(""), -1));
+	cr_expect(eq(int, placement_stat_cpu("11204 cat R 1 2"), -1), "no ')'");
+	cr_expect(eq(int, placement_stat_cpu("11204 (cat) R 11200 11200 1049 0"), -1), "cut short");
+	cr_expect(eq(int, placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 "
+					     "1 1 1 1 0 0 0 0 0 0 0 0 0 17 x 0"), -1), "not a number");
+	cr_expect(eq(int, placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 "
+					     "1 1 1 1 0 0 0 0 0 0 0 0 0 17 -1 0"), -1), "negative");
+	cr_expect(eq(int, placement_stat_cpu("1 (c) R 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 1 1 "
+					     "1 1 1 1 0 0 0 0 0 0 0 0 0 17 2"), 2), "the last field");
 }
 
 /* The live file: pinned to one CPU, the test's own thread is on it. */
@@ -60,7 +61,7 @@ Test(placement, stat_cpu_live)
 	ssize_t n;
 	int fd, cpu = -1;
 
-	cr_assert_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	cr_assert(eq(int, sched_getaffinity(0, sizeof(all), &all), 0));
 	for (int c = CPU_SETSIZE - 1; c >= 0; c--)	/* the highest CPU allowed */
 		if (CPU_ISSET(c, &all)) {
 			cpu = c;
@@ -68,36 +69,37 @@ Test(placement, stat_cpu_live)
 		}
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
-	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cr_assert(eq(int, sched_setaffinity(0, sizeof(one), &one), 0));
 	fd = open("/proc/thread-self/stat", O_RDONLY);
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	cr_assert_gt(n, 0);
+	cr_assert(gt(long, n, 0));
 	buf[n] = '\0';
-	cr_expect_eq(placement_stat_cpu(buf), cpu, "%s", buf);
+	cr_expect(eq(int, placement_stat_cpu(buf), cpu), "%s", buf);
 	sched_setaffinity(0, sizeof(all), &all);
 }
 
 Test(placement, schedstat_delay)
 {
-	cr_expect_eq(placement_schedstat_delay("2114470961 38107530 9341\n"), 38107530);
-	cr_expect_eq(placement_schedstat_delay("0 0 0\n"), 0);
-	cr_expect_eq(placement_schedstat_delay("18446744073709551615 9223372036854775807 1\n"),
-		     9223372036854775807LL);
-	cr_expect_eq(placement_schedstat_delay("12\n"), -1);
-	cr_expect_eq(placement_schedstat_delay(""), -1);
+	cr_expect(eq(i64, placement_schedstat_delay("2114470961 38107530 9341\n"), 38107530));
+	cr_expect(eq(i64, placement_schedstat_delay("0 0 0\n"), 0));
+	cr_expect(eq(llong,
+		     placement_schedstat_delay("18446744073709551615 9223372036854775807 1\n"),
+		     9223372036854775807LL));
+	cr_expect(eq(i64, placement_schedstat_delay("12\n"), -1));
+	cr_expect(eq(i64, placement_schedstat_delay(""), -1));
 }
 
 Test(placement, starved)
 {
-	cr_expect_not(placement_starved(5 * MS, 0));
+	cr_expect(eq(int, placement_starved(5 * MS, 0), false));
 	cr_expect_not(placement_starved(5 * MS, 4 * MS), "80%% is not yet starved");
-	cr_expect(placement_starved(5 * MS, 4 * MS + 1));
-	cr_expect(placement_starved(5 * MS, 5 * MS));
+	cr_expect(eq(int, placement_starved(5 * MS, 4 * MS + 1), true));
+	cr_expect(eq(int, placement_starved(5 * MS, 5 * MS), true));
 	cr_expect(placement_starved(1400 * MS, 1399 * MS), "behind a busy loop");
 	/* taking turns with the thread it resumes: ptap waits about 30% of the time */
-	cr_expect_not(placement_starved(5 * MS, 1500 * 1000));
+	cr_expect(eq(int, placement_starved(5 * MS, 1500 * 1000), false));
 }
 
 /*
@@ -120,22 +122,23 @@ static struct place_guard run_steps(const struct step *steps, size_t n)
 	uint64_t stops = 1000, sleeps = 700;	/* whatever they were at the start */
 
 	placement_guard_init(&g, 0, stops, sleeps);
-	cr_expect_not(g.idle);
+	cr_expect(eq(int, g.idle, false));
 	for (size_t i = 0; i < n; i++) {
 		if (steps[i].out) {
 			placement_guard_out(&g, steps[i].t_ms * MS, steps[i].out == 's');
 		} else {
 			stops += steps[i].stops;
 			sleeps += steps[i].sleeps;
-			cr_expect_eq(placement_guard_step(&g, steps[i].t_ms * MS, stops, sleeps),
-				     steps[i].idle, "step %zu (t=%lu ms)", i,
-				     (unsigned long)steps[i].t_ms);
+			cr_expect(eq(int, placement_guard_step(&g, steps[i].t_ms * MS, stops,
+							       sleeps), steps[i].idle),
+				  "step %zu (t=%lu ms)", i, (unsigned long)steps[i].t_ms);
 		}
-		cr_expect_eq(g.idle, steps[i].idle, "step %zu: noted", i);
-		cr_expect_eq(g.until, steps[i].until_ms * MS, "step %zu: until %lu, expected %lu",
-			     i, (unsigned long)(g.until / MS), (unsigned long)steps[i].until_ms);
-		cr_expect_eq(g.backoff, steps[i].backoff_ms * MS, "step %zu: back-off %lu ms", i,
-			     (unsigned long)(g.backoff / MS));
+		cr_expect(eq(int, g.idle, steps[i].idle), "step %zu: noted", i);
+		cr_expect(eq(u64, g.until, steps[i].until_ms * MS),
+			  "step %zu: until %lu, expected %lu", i, (unsigned long)(g.until / MS),
+			  (unsigned long)steps[i].until_ms);
+		cr_expect(eq(u64, g.backoff, steps[i].backoff_ms * MS), "step %zu: back-off %lu ms",
+			  i, (unsigned long)(g.backoff / MS));
 	}
 	return g;
 }
@@ -159,9 +162,9 @@ Test(placement, guard_busy_sleepy_quiet)
 	};
 	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
 
-	cr_expect_eq(g.nquiet, 1);
-	cr_expect_eq(g.nbusy, 1, "the 24.8%% interval");
-	cr_expect_eq(g.nstarved, 0);
+	cr_expect(eq(u64, g.nquiet, 1));
+	cr_expect(eq(u64, g.nbusy, 1), "the 24.8%% interval");
+	cr_expect(eq(u64, g.nstarved, 0));
 }
 
 /* Idle for PLACE_PROBE_NS: one interval as SCHED_OTHER to see whether ptap still sleeps. */
@@ -178,7 +181,7 @@ Test(placement, guard_probes)
 	};
 	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
 
-	cr_expect_eq(g.nbusy, 1);
+	cr_expect(eq(u64, g.nbusy, 1));
 }
 
 Test(placement, guard_starved_backs_off)
@@ -200,9 +203,9 @@ Test(placement, guard_starved_backs_off)
 	};
 	struct place_guard g = run_steps(steps, sizeof(steps) / sizeof(steps[0]));
 
-	cr_expect_eq(g.nstarved, 3);
-	cr_expect_eq(g.nquiet, 1);
-	cr_expect_eq(g.nbusy, 0, "backing off is not counted");
+	cr_expect(eq(u64, g.nstarved, 3));
+	cr_expect(eq(u64, g.nquiet, 1));
+	cr_expect(eq(u64, g.nbusy, 0), "backing off is not counted");
 }
 
 /* PLACE_CALM_NS after a back-off ended with no new starvation: the next one is 1 s again. */
@@ -232,13 +235,14 @@ Test(placement, guard_backoff_max)
 		cr_expect(placement_guard_step(&g, now, stops, stops), "round %d", i);
 		now += 5 * MS;
 		placement_guard_out(&g, now, true);
-		cr_expect_not(g.idle);
-		cr_expect_eq(g.until, now + (i < 6 ? (1ULL << i) * SEC : PLACE_BACKOFF_MAX_NS),
-			     "round %d", i);
+		cr_expect(eq(int, g.idle, false));
+		cr_expect(eq(u64, g.until,
+			     now + (i < 6 ? (1ULL << i) * SEC : PLACE_BACKOFF_MAX_NS)), "round %d",
+			  i);
 	}
-	cr_expect_eq(g.backoff, PLACE_BACKOFF_MAX_NS);
-	cr_expect_eq(g.nstarved, 20);
+	cr_expect(eq(u64, g.backoff, PLACE_BACKOFF_MAX_NS));
+	cr_expect(eq(u64, g.nstarved, 20));
 	placement_guard_out(&g, now, false);
-	cr_expect_eq(g.nquiet, 1);
-	cr_expect_eq(g.nstarved, 20);
+	cr_expect(eq(u64, g.nquiet, 1));
+	cr_expect(eq(u64, g.nstarved, 20));
 }

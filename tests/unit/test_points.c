@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
@@ -35,7 +36,7 @@ static const char *build_dir(void)
 	if (dir[0])
 		return dir;
 	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	cr_assert_gt(n, 0);
+	cr_assert(gt(long, n, 0));
 	dir[n] = '\0';
 	*strrchr(dir, '/') = '\0';
 	return dir;
@@ -49,7 +50,7 @@ static const char *bpath(const char *rel)
 	char *b = bufs[next++ % 4];
 
 	snprintf(b, PATH_MAX, "%s/%s", build_dir(), rel);
-	cr_assert_eq(access(b, R_OK), 0, "%s is missing: run `make unit`", b);
+	cr_assert(eq(int, access(b, R_OK), 0), "%s is missing: run `make unit`", b);
 	return b;
 }
 
@@ -69,7 +70,7 @@ static int src_text_line(const char *src, const char *key)
 		}
 	}
 	fclose(f);
-	cr_assert_fail("no %s in %s", key, src);
+	cr_fatal("no %s in %s", key, src);
 	return 0;
 }
 
@@ -112,7 +113,7 @@ static uint64_t nm_addr(const char *bin, const char *name)
 {
 	uint64_t a[2] = { 0, 0 };
 
-	cr_assert_eq(nm_addrs(bin, name, a, 2), 1, "nm: one %s in %s", name, bin);
+	cr_assert(eq(int, nm_addrs(bin, name, a, 2), 1), "nm: one %s in %s", name, bin);
 	return a[0];
 }
 
@@ -137,7 +138,7 @@ static int line_rows(const char *bin, const char *file, int line, uint64_t *out,
 			continue;
 		if (n && out[n - 1] == a)
 			continue;
-		cr_assert_lt(n, max);
+		cr_assert(lt(int, n, max));
 		out[n++] = a;
 	}
 	pclose(p);
@@ -182,8 +183,8 @@ static void fx_open(struct fx *f, const char *bin)
 	struct ptap_err err = { .pos = -1 };
 
 	memset(f, 0, sizeof(*f));
-	cr_assert_eq(elfmod__open(bin, &f->mod, &err), 0, "%s", err.msg);
-	cr_assert_eq(dbg__get(f->mod, NULL, &f->dbg, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, elfmod__open(bin, &f->mod, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, dbg__get(f->mod, NULL, &f->dbg, &err), 0), "%s", err.msg);
 }
 
 /* Resolve POINT with MAX_PROBES (0: default) and NO_INLINES; the return value. */
@@ -195,7 +196,7 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 	struct ptap_err perr = { .pos = -1 };
 	int r;
 
-	cr_assert_eq(probe_spec__parse(point, &spec, &perr), 0, "%s: %s", point, perr.msg);
+	cr_assert(eq(int, probe_spec__parse(point, &spec, &perr), 0), "%s: %s", point, perr.msg);
 	dwarf_sites_free(f->sites, f->n);
 	f->sites = NULL;
 	f->n = 0;
@@ -203,9 +204,10 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 	r = dwarf_points(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
 	probe_spec__free(spec);
 	if (r == 0) {
-		cr_assert_geq(f->n, 1);
+		cr_assert(ge(int, f->n, 1));
 		for (int i = 1; i < f->n; i++)
-			cr_assert_lt(f->sites[i - 1].vaddr, f->sites[i].vaddr, "sorted, distinct");
+			cr_assert(lt(u64, f->sites[i - 1].vaddr, f->sites[i].vaddr),
+				  "sorted, distinct");
 	}
 	return r;
 }
@@ -240,22 +242,22 @@ Test(points, func_O0_lands_after_the_prologue)
 	uint64_t sym = nm_addr(bin, "fx_add"), rows[MAXROWS];
 	struct fx f;
 
-	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1);
+	cr_assert(eq(int, line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1));
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "fx_add", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_gt(f.sites[0].vaddr, sym);
-	cr_assert_eq(f.sites[0].vaddr, rows[0], "site 0x%lx, first statement row 0x%lx",
-		     (unsigned long)f.sites[0].vaddr, (unsigned long)rows[0]);
-	cr_assert(f.sites[0].after_prologue);
-	cr_assert_not(f.sites[0].at_entry);
-	cr_assert_not(f.sites[0].inlined);
-	cr_assert(f.sites[0].has_die);
-	cr_assert_eq(dwarf_tag(&f.sites[0].fn), DW_TAG_subprogram);
+	cr_assert(eq(int, fx_points(&f, "fx_add", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(gt(u64, f.sites[0].vaddr, sym));
+	cr_assert(eq(u64, f.sites[0].vaddr, rows[0]), "site 0x%lx, first statement row 0x%lx",
+		  (unsigned long)f.sites[0].vaddr, (unsigned long)rows[0]);
+	cr_assert(eq(int, f.sites[0].after_prologue, true));
+	cr_assert(eq(int, f.sites[0].at_entry, false));
+	cr_assert(eq(int, f.sites[0].inlined, false));
+	cr_assert(eq(int, f.sites[0].has_die, true));
+	cr_assert(eq(int, dwarf_tag(&f.sites[0].fn), DW_TAG_subprogram));
 	cr_assert_str_eq(f.sites[0].func, "fx_add");
 	cr_assert_str_eq(f.sites[0].where, "fx_add");
 	cr_assert(ends_with(f.sites[0].file, "points_fx.c"), "%s", f.sites[0].file);
-	cr_assert_eq(f.sites[0].line, body);
+	cr_assert(eq(int, f.sites[0].line, body));
 	fx_close(&f);
 }
 
@@ -267,11 +269,11 @@ Test(points, func_O0_sample_first_statement)
 	struct fx f;
 
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "exec_query", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_gt(f.sites[0].vaddr, nm_addr(bin, "exec_query"));
-	cr_assert(f.sites[0].after_prologue);
-	cr_assert_eq(f.sites[0].line, first);
+	cr_assert(eq(int, fx_points(&f, "exec_query", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(gt(u64, f.sites[0].vaddr, nm_addr(bin, "exec_query")));
+	cr_assert(eq(int, f.sites[0].after_prologue, true));
+	cr_assert(eq(int, f.sites[0].line, first));
 	fx_close(&f);
 }
 
@@ -281,11 +283,11 @@ Test(points, func_O2_at_the_entry)
 	struct fx f;
 
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "fx_add", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "fx_add"));
-	cr_assert(f.sites[0].at_entry);
-	cr_assert_not(f.sites[0].after_prologue);
+	cr_assert(eq(int, fx_points(&f, "fx_add", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, nm_addr(bin, "fx_add")));
+	cr_assert(eq(int, f.sites[0].at_entry, true));
+	cr_assert(eq(int, f.sites[0].after_prologue, false));
 	cr_assert_str_eq(f.sites[0].where, "fx_add");
 	fx_close(&f);
 }
@@ -297,10 +299,10 @@ Test(points, func_O2_stack_arguments_stay_at_the_entry)
 	struct fx f;
 
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "query_stats", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "query_stats"));
-	cr_assert(f.sites[0].at_entry);
+	cr_assert(eq(int, fx_points(&f, "query_stats", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, nm_addr(bin, "query_stats")));
+	cr_assert(eq(int, f.sites[0].at_entry, true));
 	fx_close(&f);
 }
 
@@ -313,25 +315,25 @@ Test(points, func_plus_offset)
 	struct fx f;
 	int ni = insn_addrs(bin, sym, insn, 8);
 
-	cr_assert_geq(ni, 4);
+	cr_assert(ge(int, ni, 4));
 	for (int i = 0; i + 1 < ni && !mid; i++)
 		if (insn[i + 1] - insn[i] > 1)
 			mid = insn[i] + 1 - sym;
-	cr_assert_gt(mid, 0);
+	cr_assert(gt(long, mid, 0));
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "fx_add+%lu", (unsigned long)(insn[2] - sym));
-	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, insn[2]);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, insn[2]));
 	cr_assert_str_eq(f.sites[0].where, point);
 	cr_assert_not(f.sites[0].after_prologue, "FUNC+OFF is not moved");
-	cr_assert_not(f.sites[0].at_entry);
+	cr_assert(eq(int, f.sites[0].at_entry, false));
 
 	snprintf(point, sizeof(point), "fx_add+%ld", mid);
-	cr_assert_eq(fx_points(&f, point, 0, false), -EINVAL);
-	cr_assert(strstr(f.err.msg, "not an instruction boundary"), "%s", f.err.msg);
-	cr_assert_eq(fx_points(&f, "fx_add+100000", 0, false), -EINVAL);
-	cr_assert(strstr(f.err.msg, "outside fx_add"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), -EINVAL));
+	cr_assert_not_null(strstr(f.err.msg, "not an instruction boundary"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_add+100000", 0, false), -EINVAL));
+	cr_assert_not_null(strstr(f.err.msg, "outside fx_add"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -345,25 +347,25 @@ Test(points, src_line_in_two_inlined_instances)
 	char point[64];
 	struct fx f;
 
-	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2);
+	cr_assert(eq(int, line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2));
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "points_fx.c:%d", body);
-	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 2);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 2));
 	for (int i = 0; i < 2; i++) {
-		cr_assert_eq(f.sites[i].vaddr, rows[i]);
-		cr_assert(f.sites[i].inlined);
-		cr_assert_eq(dwarf_tag(&f.sites[i].fn), DW_TAG_inlined_subroutine);
+		cr_assert(eq(u64, f.sites[i].vaddr, rows[i]));
+		cr_assert(eq(int, f.sites[i].inlined, true));
+		cr_assert(eq(int, dwarf_tag(&f.sites[i].fn), DW_TAG_inlined_subroutine));
 		cr_assert_str_eq(f.sites[i].func, "fx_twice");
 		cr_assert_str_eq(f.sites[i].where, point);
-		cr_assert_eq(f.sites[i].line, body);
+		cr_assert(eq(int, f.sites[i].line, body));
 	}
 	/* A path with directories names the same file. */
 	snprintf(point, sizeof(point), "fixtures/points_fx.c:%d", body);
-	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 2);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 2));
 	snprintf(point, sizeof(point), "points_fx.c:%d", body);
-	cr_assert_eq(fx_points(&f, point, 0, true), -ENOENT, "--no-inlines leaves nothing");
+	cr_assert(eq(int, fx_points(&f, point, 0, true), -ENOENT), "--no-inlines leaves nothing");
 	fx_close(&f);
 }
 
@@ -376,14 +378,14 @@ Test(points, src_line_without_code_lists_nearby_lines)
 
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "points_fx.c:%d", body + 1);	/* a blank line */
-	cr_assert_eq(fx_points(&f, point, 0, false), -ENOENT);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), -ENOENT));
 	snprintf(want, sizeof(want), "no code at points_fx.c:%d; lines with code near it: ",
 		 body + 1);
-	cr_assert(strstr(f.err.msg, want), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, want), "%s", f.err.msg);
 	snprintf(want, sizeof(want), " %d, %d", body, body + 2);
-	cr_assert(strstr(f.err.msg, want), "%s", f.err.msg);
-	cr_assert_eq(fx_points(&f, "nosuch.c:3", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "no source file 'nosuch.c'"), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, want), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "nosuch.c:3", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "no source file 'nosuch.c'"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -395,20 +397,20 @@ Test(points, func_relative_line)
 	char point[64];
 	struct fx f;
 
-	cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1);
+	cr_assert(eq(int, line_rows(bin, "points_fx.c", body, rows, MAXROWS), 1));
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "fx_add:%d", body - decl);
-	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, rows[0]);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, rows[0]));
 	cr_assert_str_eq(f.sites[0].where, point);
-	cr_assert_eq(f.sites[0].line, body);
+	cr_assert(eq(int, f.sites[0].line, body));
 	/* The blank line after the body's first statement has no code. */
 	snprintf(point, sizeof(point), "fx_add:%d", body - decl + 1);
-	cr_assert_eq(fx_points(&f, point, 0, false), -ENOENT);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), -ENOENT));
 	snprintf(point, sizeof(point), "lines of fx_add with code near it: fx_add:%d",
 		 body - decl - 1);
-	cr_assert(strstr(f.err.msg, point), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, point), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -419,25 +421,28 @@ Test(points, func_at_src_chooses_the_file)
 	struct fx f;
 	int line;
 
-	cr_assert_eq(nm_addrs(bin, "fx_dup", dups, 2), 2);
+	cr_assert(eq(int, nm_addrs(bin, "fx_dup", dups, 2), 2));
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "fx_dup", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 2, "both static fx_dup");
-	cr_assert_eq(f.sites[0].vaddr, dups[0]);
-	cr_assert_eq(f.sites[1].vaddr, dups[1]);
+	cr_assert(eq(int, fx_points(&f, "fx_dup", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 2), "both static fx_dup");
+	cr_assert(eq(u64, f.sites[0].vaddr, dups[0]));
+	cr_assert(eq(u64, f.sites[1].vaddr, dups[1]));
 
-	cr_assert_eq(fx_points(&f, "fx_dup@points_fx2.c", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert(f.sites[0].vaddr == dups[0] || f.sites[0].vaddr == dups[1]);
+	cr_assert(eq(int, fx_points(&f, "fx_dup@points_fx2.c", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	/* one of the two (the checks below tell it is points_fx2.c's) */
+	cr_assert(eq(u64, f.sites[0].vaddr, f.sites[0].vaddr == dups[1] ? dups[1] : dups[0]),
+		  "%#lx: neither %#lx nor %#lx", (unsigned long)f.sites[0].vaddr,
+		  (unsigned long)dups[0], (unsigned long)dups[1]);
 	cr_assert(ends_with(f.sites[0].file, "points_fx2.c"), "%s", f.sites[0].file);
-	cr_assert(ends_with(dwarf_decl_file(&f.sites[0].fn), "points_fx2.c"));
-	cr_assert_eq(dwarf_decl_line(&f.sites[0].fn, &line), 0);
-	cr_assert_eq(line, src_line(FX2_SRC, "L:dup2_decl"));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "points_fx2.c"), true));
+	cr_assert(eq(int, dwarf_decl_line(&f.sites[0].fn, &line), 0));
+	cr_assert(eq(int, line, src_line(FX2_SRC, "L:dup2_decl")));
 
-	cr_assert_eq(fx_points(&f, "fx_dup@points_fx.c", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert(ends_with(dwarf_decl_file(&f.sites[0].fn), "/points_fx.c"));
-	cr_assert_eq(fx_points(&f, "fx_dup@nosuch.c", 0, false), -ENOENT);
+	cr_assert(eq(int, fx_points(&f, "fx_dup@points_fx.c", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "/points_fx.c"), true));
+	cr_assert(eq(int, fx_points(&f, "fx_dup@nosuch.c", 0, false), -ENOENT));
 	fx_close(&f);
 }
 
@@ -450,11 +455,11 @@ Test(points, glob_matches_every_function)
 	uint64_t dups[2];
 	struct fx f;
 
-	cr_assert_eq(nm_addrs(bin, "fx_dup", dups, 2), 2);
+	cr_assert(eq(int, nm_addrs(bin, "fx_dup", dups, 2), 2));
 	fx_open(&f, bin);
-	cr_assert_eq(fx_points(&f, "fx_*", 0, false), 0, "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_*", 0, false), 0), "%s", f.err.msg);
 	/* At -O2 fx_twice's instances start their callers: one site each. */
-	cr_assert_eq(f.n, 6);
+	cr_assert(eq(int, f.n, 6));
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		uint64_t a = nm_addr(bin, names[i]);
 		bool seen = false;
@@ -466,13 +471,13 @@ Test(points, glob_matches_every_function)
 	for (int k = 0, seen = 0; k < f.n; k++) {
 		seen += f.sites[k].vaddr == dups[0] || f.sites[k].vaddr == dups[1];
 		if (k == f.n - 1)
-			cr_assert_eq(seen, 2);
+			cr_assert(eq(int, seen, 2));
 	}
 
-	cr_assert_eq(fx_points(&f, "fx_*", 3, false), -E2BIG);
+	cr_assert(eq(int, fx_points(&f, "fx_*", 3, false), -E2BIG));
 	cr_assert_str_eq(f.err.msg, "'fx_*' matches 6 sites; at most 3 (raise it with "
 			 "--max-probes 6)");
-	cr_assert_eq(fx_points(&f, "zz_*", 0, false), -ENOENT);
+	cr_assert(eq(int, fx_points(&f, "zz_*", 0, false), -ENOENT));
 	fx_close(&f);
 }
 
@@ -482,15 +487,15 @@ static void check_twice(const char *bin, struct dwarf_site *s, const char *calle
 	uint64_t c = nm_addr(bin, caller);
 	char want[96];
 
-	cr_assert(s->inlined);
-	cr_assert(s->at_entry);
-	cr_assert(s->has_die);
-	cr_assert_eq(dwarf_tag(&s->fn), DW_TAG_inlined_subroutine);
+	cr_assert(eq(int, s->inlined, true));
+	cr_assert(eq(int, s->at_entry, true));
+	cr_assert(eq(int, s->has_die, true));
+	cr_assert(eq(int, dwarf_tag(&s->fn), DW_TAG_inlined_subroutine));
 	cr_assert_str_eq(die_name(&s->fn), "fx_twice");
 	cr_assert_str_eq(s->func, "fx_twice");
 	snprintf(want, sizeof(want), "fx_twice@%s+0x%lx", caller, (unsigned long)(s->vaddr - c));
 	cr_assert_str_eq(s->where, want);
-	cr_assert_geq(s->vaddr, c);
+	cr_assert(ge(u64, s->vaddr, c));
 }
 
 Test(points, inlined_instances_O0_and_O2)
@@ -504,29 +509,31 @@ Test(points, inlined_instances_O0_and_O2)
 		struct fx f;
 
 		/* Only inlined: no symbol, found by walking the CUs. */
-		cr_assert_eq(nm_addrs(bin, "fx_twice", none, 1), 0);
+		cr_assert(eq(int, nm_addrs(bin, "fx_twice", none, 1), 0));
 		fx_open(&f, bin);
-		cr_assert_eq(fx_points(&f, "fx_twice", 0, false), 0, "%s", f.err.msg);
-		cr_assert_eq(f.n, 2, "%s", bin);
+		cr_assert(eq(int, fx_points(&f, "fx_twice", 0, false), 0), "%s", f.err.msg);
+		cr_assert(eq(int, f.n, 2), "%s", bin);
 		check_twice(bin, &f.sites[0], "fx_caller1");
 		check_twice(bin, &f.sites[1], "fx_caller2");
 		if (v == 0) {
 			uint64_t rows[MAXROWS];
 
 			/* -O0: each instance starts at its first line's row. */
-			cr_assert_eq(line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2);
-			cr_assert_eq(f.sites[0].vaddr, rows[0]);
-			cr_assert_eq(f.sites[1].vaddr, rows[1]);
+			cr_assert(eq(int, line_rows(bin, "points_fx.c", body, rows, MAXROWS), 2));
+			cr_assert(eq(u64, f.sites[0].vaddr, rows[0]));
+			cr_assert(eq(u64, f.sites[1].vaddr, rows[1]));
 		} else {
 			/* -O2: the callers are the inlined body. */
-			cr_assert_eq(f.sites[0].vaddr, nm_addr(bin, "fx_caller1"));
-			cr_assert_eq(f.sites[1].vaddr, nm_addr(bin, "fx_caller2"));
+			cr_assert(eq(u64, f.sites[0].vaddr, nm_addr(bin, "fx_caller1")));
+			cr_assert(eq(u64, f.sites[1].vaddr, nm_addr(bin, "fx_caller2")));
 		}
-		cr_assert_eq(fx_points(&f, "fx_twice", 0, true), -ENOENT);
-		cr_assert(strstr(f.err.msg, "'fx_twice' exists only inlined") &&
-			  strstr(f.err.msg, "(2 instances) and --no-inlines"), "%s", f.err.msg);
-		cr_assert_eq(fx_points(&f, "fx_tw*", 0, false), 0, "%s", f.err.msg);
-		cr_assert_eq(f.n, 2);
+		cr_assert(eq(int, fx_points(&f, "fx_twice", 0, true), -ENOENT));
+		cr_assert_not_null(strstr(f.err.msg, "'fx_twice' exists only inlined"), "%s",
+				   f.err.msg);
+		cr_assert_not_null(strstr(f.err.msg, "(2 instances) and --no-inlines"), "%s",
+				   f.err.msg);
+		cr_assert(eq(int, fx_points(&f, "fx_tw*", 0, false), 0), "%s", f.err.msg);
+		cr_assert(eq(int, f.n, 2));
 		fx_close(&f);
 	}
 }
@@ -538,13 +545,13 @@ Test(points, unknown_function_names_the_nearest)
 	struct fx f;
 
 	fx_open(&f, bpath("tests/fixtures/points-O2"));
-	cr_assert_eq(fx_points(&f, "fx_adx", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "no function 'fx_adx' in ") &&
-		  strstr(f.err.msg, "; nearest: fx_add"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_adx", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "no function 'fx_adx' in "), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, "; nearest: fx_add"), "%s", f.err.msg);
 	/* fx_twice has no symbol: the suggestion comes from DWARF. */
-	cr_assert_eq(fx_points(&f, "fx_twicee", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "nearest: ") && strstr(f.err.msg, "fx_twice"), "%s",
-		  f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_twicee", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "nearest: "), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, "fx_twice"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -554,24 +561,25 @@ Test(points, return_probe_out_of_line_only)
 	struct fx f;
 
 	fx_open(&f, bpath("tests/fixtures/points-O2"));
-	cr_assert_eq(fx_points(&f, "fx_add%return", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert(!f.sites[0].inlined && f.sites[0].at_entry);
+	cr_assert(eq(int, fx_points(&f, "fx_add%return", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(int, f.sites[0].inlined, false));
+	cr_assert(eq(int, f.sites[0].at_entry, true));
 	cr_assert_str_eq(f.sites[0].where, "fx_add");
 	/* a glob keeps the out-of-line functions and leaves inlined instances out */
-	cr_assert_eq(fx_points(&f, "fx_*", 0, false), 0, "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_*", 0, false), 0), "%s", f.err.msg);
 	int outofline = 0;
 
 	for (int i = 0; i < f.n; i++)
 		outofline += !f.sites[i].inlined;
-	cr_assert_eq(fx_points(&f, "fx_*%return", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, outofline);
+	cr_assert(eq(int, fx_points(&f, "fx_*%return", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, outofline));
 	for (int i = 0; i < f.n; i++)
-		cr_assert(!f.sites[i].inlined, "%s", f.sites[i].where);
+		cr_assert_not(f.sites[i].inlined, "%s", f.sites[i].where);
 	/* only inlined: nothing to probe, said so */
-	cr_assert_eq(fx_points(&f, "fx_twice%return", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "exists only inlined") && strstr(f.err.msg, "no return"),
-		  "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "fx_twice%return", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "exists only inlined"), "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, "no return"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -582,19 +590,19 @@ Test(points, address)
 	char point[32];
 	struct fx f;
 
-	cr_assert_geq(insn_addrs(bin, sym, insn, 4), 2);
+	cr_assert(ge(int, insn_addrs(bin, sym, insn, 4), 2));
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "%#lx", (unsigned long)insn[1]);
-	cr_assert_eq(fx_points(&f, point, 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, insn[1]);
+	cr_assert(eq(int, fx_points(&f, point, 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, insn[1]));
 	cr_assert_str_eq(f.sites[0].func, "fx_add");
 	cr_assert_str_eq(f.sites[0].where, point);
-	cr_assert_not(f.sites[0].at_entry);
-	cr_assert(f.sites[0].has_die);
+	cr_assert(eq(int, f.sites[0].at_entry, false));
+	cr_assert(eq(int, f.sites[0].has_die, true));
 	if (insn[1] - insn[0] > 1) {
 		snprintf(point, sizeof(point), "%#lx", (unsigned long)insn[0] + 1);
-		cr_assert_eq(fx_points(&f, point, 0, false), -EINVAL);
+		cr_assert(eq(int, fx_points(&f, point, 0, false), -EINVAL));
 	}
 	fx_close(&f);
 }
@@ -608,25 +616,26 @@ Test(points, no_dwarf_uses_elf_symbols)
 
 	fx_open(&f, bin);
 	cr_assert_null(dbg__dwarf(f.dbg));
-	cr_assert_eq(elfmod__find_sym(f.mod, "exec_query", &es), 0);
+	cr_assert(eq(int, elfmod__find_sym(f.mod, "exec_query", &es), 0));
 	sym = es.vaddr;
-	cr_assert_eq(fx_points(&f, "exec_query", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, sym);
-	cr_assert_not(f.sites[0].has_die);
+	cr_assert(eq(int, fx_points(&f, "exec_query", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, sym));
+	cr_assert(eq(int, f.sites[0].has_die, false));
 	cr_assert_null(f.sites[0].file);
-	cr_assert(f.sites[0].at_entry);
-	cr_assert_eq(fx_points(&f, "exec*", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
+	cr_assert(eq(int, f.sites[0].at_entry, true));
+	cr_assert(eq(int, fx_points(&f, "exec*", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
 	cr_assert_str_eq(f.sites[0].func, "exec_query");
-	cr_assert_eq(fx_points(&f, "query_server.c:30", 0, false), -ENOTSUP);
-	cr_assert(strstr(f.err.msg, "'query_server.c:30' needs DWARF line info; ") &&
-		  strstr(f.err.msg, " has no debug info (build with -g or install its debug "
-			 "package)"), "%s", f.err.msg);
-	cr_assert_eq(fx_points(&f, "exec_query:2", 0, false), -ENOTSUP);
-	cr_assert_eq(fx_points(&f, "exec_query@query_server.c", 0, false), -ENOTSUP);
-	cr_assert_eq(fx_points(&f, "exec_qury", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "nearest: exec_query"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "query_server.c:30", 0, false), -ENOTSUP));
+	cr_assert_not_null(strstr(f.err.msg, "'query_server.c:30' needs DWARF line info; "), "%s",
+			   f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, " has no debug info (build with -g or install its "
+				  "debug package)"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "exec_query:2", 0, false), -ENOTSUP));
+	cr_assert(eq(int, fx_points(&f, "exec_query@query_server.c", 0, false), -ENOTSUP));
+	cr_assert(eq(int, fx_points(&f, "exec_qury", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "nearest: exec_query"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -638,7 +647,7 @@ static void libc_debug_file(struct elfmod *mod, char *path, size_t len)
 	const uint8_t *id;
 	size_t n, used;
 
-	cr_assert_eq(elfmod__build_id(mod, &id, &n), 0);
+	cr_assert(eq(int, elfmod__build_id(mod, &id, &n), 0));
 	used = snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
 	for (size_t i = 1; i < n; i++)
 		used += snprintf(path + used, len - used, "%02x", id[i]);
@@ -656,23 +665,24 @@ Test(points, libc_open64_through_its_debug_file)
 	fx_open(&f, LIBC);
 	libc_debug_file(f.mod, debug, sizeof(debug));
 	/* `make test` installs libc6-dbg (scripts/deps.sh): its absence is a failure */
-	cr_assert(debug[0], "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
+	cr_assert(ne(chr, debug[0], '\0'),
+		  "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
 	cr_assert_not_null(dbg__dwarf(f.dbg));
 	sym = nm_addr(debug, "__libc_open64");	/* .symtab of the debug file only */
-	cr_assert_eq(fx_points(&f, "__libc_open64", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, sym);
-	cr_assert(f.sites[0].has_die);
+	cr_assert(eq(int, fx_points(&f, "__libc_open64", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, sym));
+	cr_assert(eq(int, f.sites[0].has_die, true));
 	cr_assert(f.sites[0].at_entry, "optimized: parameters in registers");
 	cr_assert(ends_with(f.sites[0].file, "/open64.c"), "%s", f.sites[0].file);
 	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
 	/* An alias takes the DIE of the function it names. */
-	cr_assert_eq(fx_points(&f, "open64", 0, false), 0, "%s", f.err.msg);
-	cr_assert_eq(f.n, 1);
-	cr_assert_eq(f.sites[0].vaddr, sym);
+	cr_assert(eq(int, fx_points(&f, "open64", 0, false), 0), "%s", f.err.msg);
+	cr_assert(eq(int, f.n, 1));
+	cr_assert(eq(u64, f.sites[0].vaddr, sym));
 	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
-	cr_assert_eq(fx_points(&f, "__libc_opem64", 0, false), -ENOENT);
-	cr_assert(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
+	cr_assert(eq(int, fx_points(&f, "__libc_opem64", 0, false), -ENOENT));
+	cr_assert_not_null(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
@@ -691,7 +701,7 @@ static void collect(const struct list_func *f, void *priv)
 	struct listed *l = priv;
 	size_t used = 0;
 
-	cr_assert_lt(l->n, 64);
+	cr_assert(lt(int, l->n, 64));
 	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", f->name);
 	snprintf(l->file[l->n], sizeof(l->file[0]), "%s", f->file ? f->file : "");
 	l->impls[l->n][0] = '\0';
@@ -708,7 +718,7 @@ static int find_listed(struct listed *l, const char *name)
 	for (int i = 0; i < l->n; i++)
 		if (!strcmp(l->name[i], name))
 			return i;
-	cr_assert_fail("%s not listed", name);
+	cr_fatal("%s not listed", name);
 	return -1;
 }
 
@@ -720,40 +730,38 @@ Test(points, list_functions_with_file_and_line)
 
 	fx_open(&f, bpath("tests/fixtures/points-O2"));
 	l.n = 0;
-	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0);
-	cr_assert_eq(l.n, 6, "fx_add fx_caller1 fx_caller2 fx_dup fx_dup_entry fx_twice");
+	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0));
+	cr_assert(eq(int, l.n, 6), "fx_add fx_caller1 fx_caller2 fx_dup fx_dup_entry fx_twice");
 	for (i = 1; i < l.n; i++)
-		cr_assert_lt(strcmp(l.name[i - 1], l.name[i]), 0, "sorted, each name once");
+		cr_assert(lt(str, l.name[i - 1], l.name[i]), "sorted, each name once");
 	i = find_listed(&l, "fx_add");
 	cr_assert(ends_with(l.file[i], "/points_fx.c"), "%s", l.file[i]);
-	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:add_decl"));
+	cr_assert(eq(int, l.line[i], src_line(FX_SRC, "L:add_decl")));
 	i = find_listed(&l, "fx_twice");
-	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:twice_decl"));
+	cr_assert(eq(int, l.line[i], src_line(FX_SRC, "L:twice_decl")));
 	i = find_listed(&l, "fx_dup");
 	cr_assert(ends_with(l.file[i], "/points_fx.c"), "the first file wins: %s", l.file[i]);
-	cr_assert_eq(l.line[i], src_line(FX_SRC, "L:dup1_decl"));
+	cr_assert(eq(int, l.line[i], src_line(FX_SRC, "L:dup1_decl")));
 
 	l.n = 0;
-	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0);
-	cr_assert_eq(l.n, 2);
+	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0));
+	cr_assert(eq(int, l.n, 2));
 	cr_assert_str_eq(l.name[0], "fx_caller1");
 	cr_assert_str_eq(l.name[1], "fx_caller2");
 	fx_close(&f);
 
 	fx_open(&f, bpath("samples/query_server-stripped"));
 	l.n = 0;
-	cr_assert_eq(dwarf_list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0);
-	cr_assert_eq(l.n, 1);
+	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0));
+	cr_assert(eq(int, l.n, 1));
 	cr_assert_str_eq(l.name[0], "exec_query");
 	cr_assert_str_eq(l.file[0], "");
-	cr_assert_eq(l.line[0], 0);
+	cr_assert(eq(int, l.line[0], 0));
 	fx_close(&f);
 }
 
 /* ---- IFUNCs ------------------------------------------------------------------------ */
 
-/* From here on, cr_assert(eq(...)) prints both sides; a bare condition must be 0 or 1. */
-#include <criterion/new/assert.h>
 
 /*
  * The sample's text_len: its resolver pick_len can return len_bytes,

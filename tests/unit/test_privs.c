@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 
 #include "tracer/privs.h"
 
@@ -31,7 +32,7 @@ static void fx_fini(void)
 
 	privs_pretend(-1, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	cr_expect_eq(system(cmd), 0);
+	cr_expect(eq(int, system(cmd), 0));
 }
 
 TestSuite(privs, .init = fx_init, .fini = fx_fini);
@@ -67,7 +68,7 @@ static void fake_task(const struct fake *f)
 	uid_t eu = f->setuid_root ? 0 : f->uid;
 
 	snprintf(path, sizeof(path), "%s/%d", root, f->pid);
-	cr_assert_eq(mkdir(path, 0755), 0, "mkdir %s: %s", path, strerror(errno));
+	cr_assert(eq(int, mkdir(path, 0755), 0), "mkdir %s: %s", path, strerror(errno));
 	strcat(path, "/status");
 	fp = fopen(path, "w");
 	cr_assert_not_null(fp);
@@ -79,7 +80,7 @@ static void fake_task(const struct fake *f)
 	if (f->state != 'Z' && !f->kthread)
 		fprintf(fp, "VmPeak:\t    3840 kB\nVmSize:\t    3840 kB\n");
 	fprintf(fp, "Threads:\t%d\nSigQ:\t0/63455\n", f->threads ? f->threads : 1);
-	cr_assert_eq(fclose(fp), 0);
+	cr_assert(eq(int, fclose(fp), 0));
 }
 
 /* ROOT/sys/kernel/yama/ptrace_scope = SCOPE */
@@ -89,18 +90,18 @@ static void fake_yama(int scope)
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/yama", root);
-	cr_assert_eq(system(path), 0);
+	cr_assert(eq(int, system(path), 0));
 	snprintf(path, sizeof(path), "%s/sys/kernel/yama/ptrace_scope", root);
 	fp = fopen(path, "w");
 	cr_assert_not_null(fp);
 	fprintf(fp, "%d\n", scope);
-	cr_assert_eq(fclose(fp), 0);
+	cr_assert(eq(int, fclose(fp), 0));
 }
 
 #define expect_in(needle) \
-	cr_expect(strstr(msg, (needle)) != NULL, "'%s' not in message: %s", (needle), msg)
+	cr_expect_not_null(strstr(msg, (needle)), "'%s' not in message: %s", (needle), msg)
 #define expect_not_in(needle) \
-	cr_expect(strstr(msg, (needle)) == NULL, "'%s' in message: %s", (needle), msg)
+	cr_expect_null(strstr(msg, (needle)), "'%s' in message: %s", (needle), msg)
 
 /* ---- privs_check_target ---------------------------------------------------- */
 
@@ -108,9 +109,9 @@ Test(privs, missing_pid)
 {
 	struct privs_target t;
 
-	cr_assert_eq(privs_check_target(root, 4242, &t, msg, sizeof(msg)), -ESRCH);
+	cr_assert(eq(int, privs_check_target(root, 4242, &t, msg, sizeof(msg)), -ESRCH));
 	cr_expect_str_eq(msg, "no process 4242: check the pid (it may have exited)");
-	cr_expect_eq(t.pid, 4242);
+	cr_expect(eq(int, t.pid, 4242));
 }
 
 Test(privs, running_process_accepted)
@@ -118,13 +119,13 @@ Test(privs, running_process_accepted)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 500, .ppid = 1, .name = "server", .uid = 1000 });
-	cr_assert_eq(privs_check_target(root, 500, &t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 500, &t, msg, sizeof(msg)), 0), "%s", msg);
 	cr_expect_str_eq(msg, "");
-	cr_expect_eq(t.pid, 500);
-	cr_expect_eq(t.tgid, 500);
-	cr_expect_eq(t.state, 'S');
-	cr_expect_eq(t.tracer, 0);
-	cr_expect_eq(t.uid, 1000);
+	cr_expect(eq(int, t.pid, 500));
+	cr_expect(eq(int, t.tgid, 500));
+	cr_expect(eq(int, t.state, 'S'));
+	cr_expect(eq(int, t.tracer, 0));
+	cr_expect(eq(uint, t.uid, 1000));
 	cr_expect_str_eq(t.comm, "server");
 	cr_expect_str_eq(t.tracer_comm, "");
 }
@@ -134,10 +135,10 @@ Test(privs, zombie)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 101, .ppid = 100, .name = "child", .state = 'Z' });
-	cr_assert_eq(privs_check_target(root, 101, &t, msg, sizeof(msg)), -EPERM);
+	cr_assert(eq(int, privs_check_target(root, 101, &t, msg, sizeof(msg)), -EPERM));
 	cr_expect_str_eq(msg, "pid 101 is a zombie: it has exited and its parent (pid 100) has "
 			 "not reaped it; nothing to trace");
-	cr_expect_eq(t.state, 'Z');
+	cr_expect(eq(int, t.state, 'Z'));
 }
 
 /* A leader that called pthread_exit while its threads run: a zombie the kernel will not seize. */
@@ -147,7 +148,7 @@ Test(privs, zombie_leader_with_threads)
 
 	fake_task(&(struct fake){ .pid = 110, .ppid = 1, .name = "mt", .state = 'Z',
 				  .threads = 4 });
-	cr_assert_eq(privs_check_target(root, 110, &t, msg, sizeof(msg)), -EPERM);
+	cr_assert(eq(int, privs_check_target(root, 110, &t, msg, sizeof(msg)), -EPERM));
 	expect_in("pid 110 is a zombie: its main thread has exited while 3 other threads run");
 }
 
@@ -158,10 +159,10 @@ Test(privs, already_traced)
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "strace" });
 	fake_task(&(struct fake){ .pid = 123, .ppid = 456, .name = "target", .tracer = 456,
 				  .state = 't' });
-	cr_assert_eq(privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY);
+	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY));
 	cr_expect_str_eq(msg, "pid 123 is already traced by pid 456 (strace): stop that tracer "
 			 "(or detach it) first; a process has only one tracer");
-	cr_expect_eq(t.tracer, 456);
+	cr_expect(eq(int, t.tracer, 456));
 	cr_expect_str_eq(t.tracer_comm, "strace");
 }
 
@@ -170,7 +171,7 @@ Test(privs, already_traced_tracer_gone)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target", .tracer = 999 });
-	cr_assert_eq(privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY);
+	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY));
 	expect_in("pid 123 is already traced by pid 999 (?)");
 }
 
@@ -182,9 +183,9 @@ Test(privs, thread_not_leader)
 	fake_task(&(struct fake){ .pid = 700, .ppid = 1, .name = "app", .threads = 3 });
 	fake_task(&(struct fake){ .pid = 703, .tgid = 700, .ppid = 1, .name = "worker",
 				  .threads = 3 });
-	cr_assert_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), 0, "%s", msg);
-	cr_expect_eq(t.pid, 703);
-	cr_expect_eq(t.tgid, 700);
+	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), 0), "%s", msg);
+	cr_expect(eq(int, t.pid, 703));
+	cr_expect(eq(int, t.tgid, 700));
 	cr_expect_str_eq(t.comm, "worker");
 	privs_note_thread(&t, note, sizeof(note));
 	cr_expect_str_eq(note, "thread 703 belongs to process 700; tracing 700");
@@ -198,9 +199,9 @@ Test(privs, thread_of_traced_leader)
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "gdb" });
 	fake_task(&(struct fake){ .pid = 700, .ppid = 1, .name = "app", .tracer = 456 });
 	fake_task(&(struct fake){ .pid = 703, .tgid = 700, .ppid = 1, .name = "worker" });
-	cr_assert_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), -EBUSY);
+	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), -EBUSY));
 	expect_in("pid 700 is already traced by pid 456 (gdb)");
-	cr_expect_eq(t.tgid, 700);
+	cr_expect(eq(int, t.tgid, 700));
 }
 
 Test(privs, ptap_itself)
@@ -210,7 +211,7 @@ Test(privs, ptap_itself)
 	char want[128];
 
 	fake_task(&(struct fake){ .pid = me, .ppid = 1, .name = "ptap" });
-	cr_assert_eq(privs_check_target(root, me, &t, msg, sizeof(msg)), -EDEADLK);
+	cr_assert(eq(int, privs_check_target(root, me, &t, msg, sizeof(msg)), -EDEADLK));
 	snprintf(want, sizeof(want), "pid %d is ptap itself: give the pid of another process", me);
 	cr_expect_str_eq(msg, want);
 }
@@ -221,7 +222,7 @@ Test(privs, ptaps_own_tracer)
 
 	fake_task(&(struct fake){ .pid = 77, .ppid = 1, .name = "gdb" });
 	fake_task(&(struct fake){ .pid = getpid(), .ppid = 77, .name = "ptap", .tracer = 77 });
-	cr_assert_eq(privs_check_target(root, 77, &t, msg, sizeof(msg)), -EDEADLK);
+	cr_assert(eq(int, privs_check_target(root, 77, &t, msg, sizeof(msg)), -EDEADLK));
 	expect_in("pid 77 is tracing ptap (gdb)");
 }
 
@@ -230,7 +231,7 @@ Test(privs, kernel_thread)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 2, .name = "kthreadd", .kthread = true });
-	cr_assert_eq(privs_check_target(root, 2, &t, msg, sizeof(msg)), -EPERM);
+	cr_assert(eq(int, privs_check_target(root, 2, &t, msg, sizeof(msg)), -EPERM));
 	cr_expect_str_eq(msg, "pid 2 is a kernel thread (kthreadd): it has no user space to trace");
 }
 
@@ -238,7 +239,7 @@ Test(privs, null_message_buffer)
 {
 	struct privs_target t;
 
-	cr_expect_eq(privs_check_target(root, 4242, &t, NULL, 0), -ESRCH);
+	cr_expect(eq(int, privs_check_target(root, 4242, &t, NULL, 0), -ESRCH));
 }
 
 /* ---- privs_check_owner: a capable non-root ptap traces only its user's processes ---- */
@@ -249,14 +250,14 @@ Test(privs, owner_other_uid_with_file_cap)
 
 	fake_task(&(struct fake){ .pid = 900, .ppid = 1, .name = "victim", .uid = 1001 });
 	privs_pretend(1, 1000);
-	cr_assert_eq(privs_check_target(root, 900, &t, msg, sizeof(msg)), -EPERM);
+	cr_assert(eq(int, privs_check_target(root, 900, &t, msg, sizeof(msg)), -EPERM));
 	cr_expect_str_eq(msg, "pid 900 belongs to uid 1001: ptap has CAP_SYS_PTRACE but traces "
 			 "only its user's (uid 1000) processes; run ptap as that user or as root");
 	/* root, or no capability (the kernel decides): nothing refused here */
 	privs_pretend(1, 0);
-	cr_expect_eq(privs_check_owner(root, 900, msg, sizeof(msg)), 0);
+	cr_expect(eq(int, privs_check_owner(root, 900, msg, sizeof(msg)), 0));
 	privs_pretend(0, 1000);
-	cr_expect_eq(privs_check_owner(root, 900, msg, sizeof(msg)), 0);
+	cr_expect(eq(int, privs_check_owner(root, 900, msg, sizeof(msg)), 0));
 }
 
 /* Give the fake status file of PID to UID, as the kernel does for a dumpable
@@ -267,7 +268,7 @@ static void own_status(pid_t pid, uid_t uid)
 
 	snprintf(path, sizeof(path), "%s/%d/status", root, pid);
 	if (geteuid() == 0)
-		cr_assert_eq(chown(path, uid, getgid()), 0);
+		cr_assert(eq(int, chown(path, uid, getgid()), 0));
 }
 
 /* A thread id whose thread has other uids than its process (setresuid(2) on
@@ -285,15 +286,15 @@ Test(privs, owner_thread_other_uid_with_file_cap)
 	own_status(700, me);
 	own_status(703, me + 1);
 	privs_pretend(1, me);
-	cr_expect_eq(privs_check_target(root, 700, &t, msg, sizeof(msg)), 0, "%s", msg);
-	cr_assert_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), -EPERM);
+	cr_expect(eq(int, privs_check_target(root, 700, &t, msg, sizeof(msg)), 0), "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), -EPERM));
 	snprintf(want, sizeof(want), "pid 703 belongs to uid %u: ptap has CAP_SYS_PTRACE but "
 		 "traces only its user's (uid %u) processes; run ptap as that user or as root",
 		 me + 1, me);
 	cr_expect_str_eq(msg, want);
-	cr_expect_eq(t.tgid, 700);
+	cr_expect(eq(int, t.tgid, 700));
 	privs_pretend(1, 0);
-	cr_expect_eq(privs_check_target(root, 703, &t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_expect(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), 0), "%s", msg);
 }
 
 /* The user's own process after it exec'd a setuid-root program: real uid
@@ -303,15 +304,15 @@ Test(privs, owner_setuid_exec_with_file_cap)
 	fake_task(&(struct fake){ .pid = 902, .ppid = 1, .name = "passwd", .uid = 1000,
 				  .setuid_root = true });
 	privs_pretend(1, 1000);
-	cr_assert_eq(privs_check_owner(root, 902, msg, sizeof(msg)), -EPERM);
+	cr_assert(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), -EPERM));
 	cr_expect_str_eq(msg, "pid 902 runs with other credentials or is not dumpable (setuid, "
 			 "setgid, or prctl(PR_SET_DUMPABLE, 0)): ptap traces it only when run as "
 			 "root");
 	privs_pretend(1, 0);
-	cr_expect_eq(privs_check_owner(root, 902, msg, sizeof(msg)), 0, "root traces it");
+	cr_expect(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), 0), "root traces it");
 	privs_pretend(0, 1000);
-	cr_expect_eq(privs_check_owner(root, 902, msg, sizeof(msg)), 0,
-		     "without the capability the kernel decides (it refuses)");
+	cr_expect(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), 0),
+		  "without the capability the kernel decides (it refuses)");
 }
 
 /* /proc/PID/status belongs to root while the process is not dumpable (as root the test
@@ -324,16 +325,16 @@ Test(privs, owner_not_dumpable_with_file_cap)
 	snprintf(dir, sizeof(dir), "%s/901/status", root);
 	privs_pretend(1, 1000);
 	if (geteuid() == 0) {
-		cr_assert_eq(chown(dir, 1000, getgid()), 0);
-		cr_expect_eq(privs_check_owner(root, 901, msg, sizeof(msg)), 0, "%s", msg);
-		cr_assert_eq(chown(dir, 0, getgid()), 0);
-		cr_expect_eq(privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM);
+		cr_assert(eq(int, chown(dir, 1000, getgid()), 0));
+		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), 0), "%s", msg);
+		cr_assert(eq(int, chown(dir, 0, getgid()), 0));
+		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM));
 		expect_in("pid 901 runs with other credentials or is not dumpable");
 	} else {
 		/* not root: the file is ours, so dumpable; uid 1000 in it is not ours */
 		privs_pretend(1, getuid());
-		cr_expect_eq(privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM,
-			     "uid 1000 in status is not ours");
+		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM),
+			  "uid 1000 in status is not ours");
 	}
 }
 
@@ -348,7 +349,7 @@ static void yama_case(int scope, int have_cap, struct privs_target *t)
 	if (scope >= 0)
 		fake_yama(scope);
 	privs_pretend(have_cap, me);
-	cr_assert_eq(privs_check_target(root, 321, t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 321, t, msg, sizeof(msg)), 0), "%s", msg);
 	privs_explain_attach(root, t, -EPERM, msg, sizeof(msg));
 }
 
@@ -426,7 +427,7 @@ Test(privs, eperm_other_user)
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "theirs", .uid = 1000 });
 	fake_yama(1);
 	privs_pretend(0, 1001);
-	cr_assert_eq(privs_check_target(root, 123, &t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), 0), "%s", msg);
 	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
 	cr_expect_str_eq(msg, "pid 123 belongs to uid 1000: run ptap as that user or as root");
 	/* with CAP_SYS_PTRACE the uid is no cause: Yama 1 is not either, so nothing is blamed */
@@ -443,9 +444,9 @@ Test(privs, eperm_traced_meanwhile)
 
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target" });
 	privs_pretend(0, 0);
-	cr_assert_eq(privs_check_target(root, 123, &t, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), 0), "%s", msg);
 	snprintf(path, sizeof(path), "rm -r %s/123", root);
-	cr_assert_eq(system(path), 0);
+	cr_assert(eq(int, system(path), 0));
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target", .tracer = 456 });
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "strace" });
 	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
@@ -461,7 +462,7 @@ Test(privs, eperm_not_dumpable)
 		/* the file cannot be given to root: check the real /proc instead */
 		pid_t c = fork();
 
-		cr_assert_geq(c, 0);
+		cr_assert(ge(int, c, 0));
 		if (!c) {
 			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 			pause();
@@ -478,7 +479,7 @@ Test(privs, eperm_not_dumpable)
 	}
 	fake_task(&(struct fake){ .pid = 321, .ppid = 1, .name = "secret", .uid = 1000 });
 	snprintf(dir, sizeof(dir), "%s/321/status", root);
-	cr_assert_eq(chown(dir, 0, 0), 0);
+	cr_assert(eq(int, chown(dir, 0, 0), 0));
 	privs_pretend(0, 1000);
 	t = (struct privs_target){ .pid = 321, .tgid = 321 };
 	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
@@ -524,9 +525,9 @@ Test(privs, have_sys_ptrace_matches_capeff)
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
 			found = true;
 	fclose(f);
-	cr_assert(found);
-	cr_expect_eq(privs_have_sys_ptrace(), !!(eff & (1ULL << 19)));
+	cr_assert(eq(int, found, true));
+	cr_expect(eq(int, privs_have_sys_ptrace(), !!(eff & (1ULL << 19))));
 	privs_pretend(0, 0);
-	cr_expect_eq(privs_have_sys_ptrace(), !!(eff & (1ULL << 19)), "pretending changes only "
-		     "the diagnosis");
+	cr_expect(eq(int, privs_have_sys_ptrace(), !!(eff & (1ULL << 19))),
+		  "pretending changes only " "the diagnosis");
 }

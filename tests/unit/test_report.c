@@ -2,6 +2,7 @@
  * rendered as text and JSON and compared with golden output worked out by
  * hand (counts, ties, histogram buckets and bars, nearest-rank percentiles). */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +19,8 @@ static struct report *rep;
 
 static void setup(void)
 {
-	cr_assert_eq(json_doc__new(&doc), 0);
-	cr_assert_eq(report__new(&rep), 0);
+	cr_assert(eq(int, json_doc__new(&doc), 0));
+	cr_assert(eq(int, report__new(&rep), 0));
 }
 
 static void teardown(void)
@@ -36,9 +37,9 @@ static void add(const char *line)
 	struct ptap_err err = { .pos = -1 };
 	const struct json_val *v;
 
-	cr_assert_eq(json_doc__parse(doc, line, strlen(line), &v, &err), 0, "%s: %s", line,
-		     err.msg);
-	cr_assert_eq(report__add(rep, v), 0, "%s", line);
+	cr_assert(eq(int, json_doc__parse(doc, line, strlen(line), &v, &err), 0), "%s: %s", line,
+		  err.msg);
+	cr_assert(eq(int, report__add(rep, v), 0), "%s", line);
 }
 
 /* The report rendered (text or JSON); caller frees. */
@@ -49,7 +50,7 @@ static char *render(bool json)
 	FILE *f = open_memstream(&out, &len);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(json ? report__write_json(rep, f) : report__write_text(rep, f), 0);
+	cr_assert(eq(int, json ? report__write_json(rep, f) : report__write_text(rep, f), 0));
 	fclose(f);
 	return out;
 }
@@ -154,7 +155,7 @@ Test(report, text_golden)
 	char *out;
 
 	add_fixed_set();
-	cr_expect_eq(report__records(rep), 35);
+	cr_expect(eq(u64, report__records(rep), 35));
 	out = render(false);
 	cr_expect_str_eq(out, golden_text);
 	free(out);
@@ -173,71 +174,71 @@ Test(report, json_values)
 
 	add_fixed_set();
 	out = render(true);
-	cr_assert_eq(json_doc__new(&d2), 0);
-	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s at %d:\n%s", err.msg,
-		     err.pos, out);
-	cr_expect_eq(json_get(v, "records")->i, 35);
-	cr_expect_eq(json_get(v, "without_event")->i, 1);
-	cr_expect_eq(json_get(v, "first_ts")->i, 1000000000);
-	cr_expect_eq(json_get(v, "last_ts")->i, 3000000000);
-	cr_expect_eq(json_get(v, "span_ns")->i, 2000000000);
-	cr_assert_eq(json_get(v, "events")->arr.n, 3);
+	cr_assert(eq(int, json_doc__new(&d2), 0));
+	cr_assert(eq(int, json_doc__parse(d2, out, strlen(out), &v, &err), 0), "%s at %d:\n%s",
+		  err.msg, err.pos, out);
+	cr_expect(eq(i64, json_get(v, "records")->i, 35));
+	cr_expect(eq(i64, json_get(v, "without_event")->i, 1));
+	cr_expect(eq(i64, json_get(v, "first_ts")->i, 1000000000));
+	cr_expect(eq(long, json_get(v, "last_ts")->i, 3000000000));
+	cr_expect(eq(i64, json_get(v, "span_ns")->i, 2000000000));
+	cr_assert(eq(sz, json_get(v, "events")->arr.n, 3));
 
 	ev = &json_get(v, "events")->arr.v[0];
 	cr_expect_str_eq(json_get(ev, "event")->str.s, "exec_query");
-	cr_expect_eq(json_get(ev, "records")->i, 9);
-	cr_expect_eq(json_get(ev, "rate_per_s")->d, 4.5);
-	cr_expect_eq(json_get(json_get(ev, "kinds"), "entry")->i, 9);
-	cr_expect_eq(json_get(ev, "truncated")->i, 1);
-	cr_expect_eq(json_get(ev, "duration")->type, JSON_NULL);
-	cr_assert_eq(json_get(ev, "args")->arr.n, 2);
+	cr_expect(eq(i64, json_get(ev, "records")->i, 9));
+	cr_expect(eq(dbl, json_get(ev, "rate_per_s")->d, 4.5));
+	cr_expect(eq(i64, json_get(json_get(ev, "kinds"), "entry")->i, 9));
+	cr_expect(eq(i64, json_get(ev, "truncated")->i, 1));
+	cr_expect(eq(uint, json_get(ev, "duration")->type, JSON_NULL));
+	cr_assert(eq(sz, json_get(ev, "args")->arr.n, 2));
 	arg = &json_get(ev, "args")->arr.v[0];
 	cr_expect_str_eq(json_get(arg, "name")->str.s, "query_string");
-	cr_expect_eq(json_get(arg, "records")->i, 9);
-	cr_expect_eq(json_get(arg, "distinct")->i, 5);
+	cr_expect(eq(i64, json_get(arg, "records")->i, 9));
+	cr_expect(eq(i64, json_get(arg, "distinct")->i, 5));
 	top = json_get(arg, "top");
-	cr_assert_eq(top->arr.n, 5);
-	cr_expect_eq(json_get(&top->arr.v[0], "count")->i, 3);
+	cr_assert(eq(sz, top->arr.n, 5));
+	cr_expect(eq(i64, json_get(&top->arr.v[0], "count")->i, 3));
 	cr_expect_str_eq(json_get(&top->arr.v[0], "value")->str.s, "SELECT 1");
 	cr_expect_str_eq(json_get(&top->arr.v[1], "value")->str.s, "DELETE");
 	cr_expect_str_eq(json_get(&top->arr.v[2], "value")->str.s, "SELECT 2");
 	cr_expect_str_eq(json_get(json_get(&top->arr.v[3], "value"), "error")->str.s,
 			 "bad address 0x0");
 	arg = &json_get(ev, "args")->arr.v[1];
-	cr_expect_eq(json_get(arg, "records")->i, 8);
-	cr_expect_eq(json_get(&json_get(arg, "top")->arr.v[0], "value")->i, 8);
+	cr_expect(eq(i64, json_get(arg, "records")->i, 8));
+	cr_expect(eq(i64, json_get(&json_get(arg, "top")->arr.v[0], "value")->i, 8));
 
 	ev = &json_get(v, "events")->arr.v[1];
 	cr_expect_str_eq(json_get(ev, "event")->str.s, "query_done");
-	cr_expect_eq(json_get(ev, "rate_per_s")->i, 6);
+	cr_expect(eq(i64, json_get(ev, "rate_per_s")->i, 6));
 	dur = json_get(ev, "duration");
-	cr_expect_eq(json_get(dur, "count")->i, 12);
-	cr_expect_eq(json_get(dur, "min_ns")->i, 600);
-	cr_expect_eq(json_get(dur, "max_ns")->i, 9000);
-	cr_expect_eq(json_get(dur, "p50_ns")->i, 1500);
-	cr_expect_eq(json_get(dur, "p90_ns")->i, 3500);
-	cr_expect_eq(json_get(dur, "p99_ns")->i, 9000);
-	cr_expect_eq(json_get(dur, "mean_ns")->d, 27995.0 / 12);
+	cr_expect(eq(i64, json_get(dur, "count")->i, 12));
+	cr_expect(eq(i64, json_get(dur, "min_ns")->i, 600));
+	cr_expect(eq(i64, json_get(dur, "max_ns")->i, 9000));
+	cr_expect(eq(i64, json_get(dur, "p50_ns")->i, 1500));
+	cr_expect(eq(i64, json_get(dur, "p90_ns")->i, 3500));
+	cr_expect(eq(i64, json_get(dur, "p99_ns")->i, 9000));
+	cr_expect(eq(dbl, json_get(dur, "mean_ns")->d, 27995.0 / 12));
 	hist = json_get(dur, "hist");
-	cr_assert_eq(hist->arr.n, 5);
-	cr_expect_eq(json_get(&hist->arr.v[0], "lo_ns")->i, 512);
-	cr_expect_eq(json_get(&hist->arr.v[0], "hi_ns")->i, 1024);
-	cr_expect_eq(json_get(&hist->arr.v[0], "count")->i, 3);
-	cr_expect_eq(json_get(&hist->arr.v[1], "count")->i, 5);
-	cr_expect_eq(json_get(&hist->arr.v[2], "count")->i, 3);
-	cr_expect_eq(json_get(&hist->arr.v[3], "lo_ns")->i, 4096);
-	cr_expect_eq(json_get(&hist->arr.v[3], "count")->i, 0);
-	cr_expect_eq(json_get(&hist->arr.v[4], "hi_ns")->i, 16384);
-	cr_expect_eq(json_get(&hist->arr.v[4], "count")->i, 1);
+	cr_assert(eq(sz, hist->arr.n, 5));
+	cr_expect(eq(i64, json_get(&hist->arr.v[0], "lo_ns")->i, 512));
+	cr_expect(eq(i64, json_get(&hist->arr.v[0], "hi_ns")->i, 1024));
+	cr_expect(eq(i64, json_get(&hist->arr.v[0], "count")->i, 3));
+	cr_expect(eq(i64, json_get(&hist->arr.v[1], "count")->i, 5));
+	cr_expect(eq(i64, json_get(&hist->arr.v[2], "count")->i, 3));
+	cr_expect(eq(i64, json_get(&hist->arr.v[3], "lo_ns")->i, 4096));
+	cr_expect(eq(i64, json_get(&hist->arr.v[3], "count")->i, 0));
+	cr_expect(eq(i64, json_get(&hist->arr.v[4], "hi_ns")->i, 16384));
+	cr_expect(eq(i64, json_get(&hist->arr.v[4], "count")->i, 1));
 
 	ev = &json_get(v, "events")->arr.v[2];
 	arg = &json_get(ev, "args")->arr.v[0];
-	cr_expect_eq(json_get(arg, "distinct")->i, 12);
+	cr_expect(eq(i64, json_get(arg, "distinct")->i, 12));
 	top = json_get(arg, "top");
-	cr_assert_eq(top->arr.n, REPORT_TOP);
-	cr_expect_eq(json_get(&top->arr.v[0], "value")->i, 5);
-	cr_expect_eq(json_get(&top->arr.v[0], "count")->i, 2);
-	cr_expect_eq(json_get(&top->arr.v[9], "value")->i, 9);
+	cr_assert(eq(sz, top->arr.n, REPORT_TOP));
+	cr_expect(eq(i64, json_get(&top->arr.v[0], "value")->i, 5));
+	cr_expect(eq(i64, json_get(&top->arr.v[0], "count")->i, 2));
+	cr_expect(eq(i64, json_get(&top->arr.v[9], "value")->i, 9));
 	json_doc__free(d2);
 	free(out);
 }
@@ -341,10 +342,10 @@ Test(report, refuses_non_objects)
 	struct ptap_err err = { .pos = -1 };
 	const struct json_val *v;
 
-	cr_assert_eq(json_doc__parse(doc, "[1]", 3, &v, &err), 0);
-	cr_expect_eq(report__add(rep, v), -EINVAL);
-	cr_expect_eq(report__add(rep, NULL), -EINVAL);
-	cr_expect_eq(report__records(rep), 0);
+	cr_assert(eq(int, json_doc__parse(doc, "[1]", 3, &v, &err), 0));
+	cr_expect(eq(int, report__add(rep, v), -EINVAL));
+	cr_expect(eq(int, report__add(rep, NULL), -EINVAL));
+	cr_expect(eq(u64, report__records(rep), 0));
 }
 
 /* One duration a report: its histogram row and its statistics line. */
@@ -374,7 +375,7 @@ Test(report, duration_units_and_extreme_buckets)
 
 	for (size_t i = 0; i < ARRAY_SIZE(one_duration); i++) {
 		report__free(rep);
-		cr_assert_eq(report__new(&rep), 0);
+		cr_assert(eq(int, report__new(&rep), 0));
 		snprintf(line, sizeof(line), "{\"ts\":1,\"event\":\"e\",\"duration_ns\":%s}",
 			 one_duration[i].ns);
 		add(line);
@@ -418,7 +419,7 @@ Test(report, many_distinct_values)
 	 * 5000 = 714 * 7 + 2: residues 0 and 1 have 715 values, 2..6 have 714, so
 	 * 715 * (1 + 2) + 714 * (3 + 4 + 5 + 6 + 7) = 19995 records, 70 of them shown
 	 */
-	cr_expect_eq(report__records(rep), 19995);
+	cr_expect(eq(u64, report__records(rep), 19995));
 	cr_expect_not_null(strstr(out, "    ... 4990 more values in 19925 records\n"), "%s", out);
 	free(out);
 }
@@ -521,7 +522,7 @@ Test(report, by_context_text_golden)
 
 	report__set_mode(rep, REPORT_BY_CONTEXT);
 	add_ctx_set();
-	cr_expect_eq(report__records(rep), 16);	/* the clock line is not a record */
+	cr_expect(eq(u64, report__records(rep), 16));	/* the clock line is not a record */
 	out = render(false);
 	cr_expect_str_eq(out, ctx_golden_text);
 	free(out);
@@ -541,67 +542,67 @@ Test(report, by_context_json_values)
 	report__set_mode(rep, REPORT_BY_CONTEXT);
 	add_ctx_set();
 	out = render(true);
-	cr_assert_eq(json_doc__new(&d2), 0);
-	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s at %d:\n%s", err.msg,
-		     err.pos, out);
-	cr_expect_eq(json_get(v, "records")->i, 16);
-	cr_expect_eq(json_get(v, "syscall_records")->i, 14);
-	cr_expect_eq(json_get(v, "truncated")->i, 0);
-	cr_assert_eq(json_get(v, "clocks")->arr.n, 1);
+	cr_assert(eq(int, json_doc__new(&d2), 0));
+	cr_assert(eq(int, json_doc__parse(d2, out, strlen(out), &v, &err), 0), "%s at %d:\n%s",
+		  err.msg, err.pos, out);
+	cr_expect(eq(i64, json_get(v, "records")->i, 16));
+	cr_expect(eq(i64, json_get(v, "syscall_records")->i, 14));
+	cr_expect(eq(i64, json_get(v, "truncated")->i, 0));
+	cr_assert(eq(sz, json_get(v, "clocks")->arr.n, 1));
 	cr_expect_str_eq(json_get(v, "clocks")->arr.v[0].str.s, "monotonic");
-	cr_assert_eq(json_get(v, "contexts")->arr.n, 4);
+	cr_assert(eq(sz, json_get(v, "contexts")->arr.n, 4));
 
 	g = &json_get(v, "contexts")->arr.v[0];
 	ctx = json_get(json_get(g, "context"), "exec_query");
 	cr_expect_str_eq(json_get(ctx, "query_string")->str.s, "INSERT INTO t VALUES (1)");
 	rows = json_get(g, "syscalls");
-	cr_assert_eq(rows->arr.n, 3);
+	cr_assert(eq(sz, rows->arr.n, 3));
 	row = &rows->arr.v[0];
 	cr_expect_str_eq(json_get(row, "name")->str.s, "openat");
-	cr_expect_eq(json_get(row, "calls")->i, 1);
-	cr_expect_eq(json_get(row, "bytes")->type, JSON_NULL);
-	cr_expect_eq(json_get(row, "time_ns")->i, 20000);
+	cr_expect(eq(i64, json_get(row, "calls")->i, 1));
+	cr_expect(eq(uint, json_get(row, "bytes")->type, JSON_NULL));
+	cr_expect(eq(i64, json_get(row, "time_ns")->i, 20000));
 	row = &rows->arr.v[1];
 	cr_expect_str_eq(json_get(row, "name")->str.s, "pwrite64");
-	cr_expect_eq(json_get(row, "calls")->i, 3);
-	cr_expect_eq(json_get(row, "errors")->i, 1);
-	cr_expect_eq(json_get(row, "bytes")->i, 150);
-	cr_expect_eq(json_get(row, "time_ns")->i, 10000);
+	cr_expect(eq(i64, json_get(row, "calls")->i, 3));
+	cr_expect(eq(i64, json_get(row, "errors")->i, 1));
+	cr_expect(eq(i64, json_get(row, "bytes")->i, 150));
+	cr_expect(eq(i64, json_get(row, "time_ns")->i, 10000));
 	tot = json_get(g, "total");
-	cr_expect_eq(json_get(tot, "calls")->i, 5);
-	cr_expect_eq(json_get(tot, "errors")->i, 1);
-	cr_expect_eq(json_get(tot, "bytes")->i, 150);
-	cr_expect_eq(json_get(tot, "time_ns")->i, 2030000);
+	cr_expect(eq(i64, json_get(tot, "calls")->i, 5));
+	cr_expect(eq(i64, json_get(tot, "errors")->i, 1));
+	cr_expect(eq(i64, json_get(tot, "bytes")->i, 150));
+	cr_expect(eq(i64, json_get(tot, "time_ns")->i, 2030000));
 
 	g = &json_get(v, "contexts")->arr.v[1];
-	cr_expect_eq(json_get(json_get(json_get(g, "context"), "exec_query"), "len")->i, 8);
+	cr_expect(eq(i64, json_get(json_get(json_get(g, "context"), "exec_query"), "len")->i, 8));
 	cr_expect_null(json_get(json_get(g, "context"), "txn"));
 	tot = json_get(g, "total");
-	cr_expect_eq(json_get(tot, "calls")->i, 3);
-	cr_expect_eq(json_get(tot, "bytes")->i, 4113);
-	cr_expect_eq(json_get(tot, "time_ns")->i, 4500);
+	cr_expect(eq(i64, json_get(tot, "calls")->i, 3));
+	cr_expect(eq(i64, json_get(tot, "bytes")->i, 4113));
+	cr_expect(eq(i64, json_get(tot, "time_ns")->i, 4500));
 
 	/* both contexts of the record, whole */
 	g = &json_get(v, "contexts")->arr.v[2];
-	cr_expect_eq(json_get(json_get(g, "context"), "exec_query")->obj.n, 2);
-	cr_expect_eq(json_get(json_get(json_get(g, "context"), "txn"), "id")->i, 7);
-	cr_expect_eq(json_get(json_get(g, "total"), "bytes")->i, 10);
+	cr_expect(eq(sz, json_get(json_get(g, "context"), "exec_query")->obj.n, 2));
+	cr_expect(eq(i64, json_get(json_get(json_get(g, "context"), "txn"), "id")->i, 7));
+	cr_expect(eq(i64, json_get(json_get(g, "total"), "bytes")->i, 10));
 
 	g = &json_get(v, "contexts")->arr.v[3];
-	cr_expect_eq(json_get(g, "context")->type, JSON_NULL);
+	cr_expect(eq(uint, json_get(g, "context")->type, JSON_NULL));
 	rows = json_get(g, "syscalls");
-	cr_assert_eq(rows->arr.n, 4);
+	cr_assert(eq(sz, rows->arr.n, 4));
 	cr_expect_str_eq(json_get(&rows->arr.v[0], "name")->str.s, "mmap");
-	cr_expect_eq(json_get(&rows->arr.v[0], "errors")->i, 0);
-	cr_expect_eq(json_get(&rows->arr.v[1], "calls")->i, 2);
-	cr_expect_eq(json_get(&rows->arr.v[1], "errors")->i, 1);
-	cr_expect_eq(json_get(&rows->arr.v[1], "bytes")->i, 64);
+	cr_expect(eq(i64, json_get(&rows->arr.v[0], "errors")->i, 0));
+	cr_expect(eq(i64, json_get(&rows->arr.v[1], "calls")->i, 2));
+	cr_expect(eq(i64, json_get(&rows->arr.v[1], "errors")->i, 1));
+	cr_expect(eq(i64, json_get(&rows->arr.v[1], "bytes")->i, 64));
 	cr_expect_str_eq(json_get(&rows->arr.v[2], "name")->str.s, "exit_group");
-	cr_expect_eq(json_get(&rows->arr.v[2], "time_ns")->type, JSON_NULL);
+	cr_expect(eq(uint, json_get(&rows->arr.v[2], "time_ns")->type, JSON_NULL));
 	tot = json_get(g, "total");
-	cr_expect_eq(json_get(tot, "calls")->i, 5);
-	cr_expect_eq(json_get(tot, "errors")->i, 1);
-	cr_expect_eq(json_get(tot, "time_ns")->i, 2800);
+	cr_expect(eq(i64, json_get(tot, "calls")->i, 5));
+	cr_expect(eq(i64, json_get(tot, "errors")->i, 1));
+	cr_expect(eq(i64, json_get(tot, "time_ns")->i, 2800));
 	json_doc__free(d2);
 	free(out);
 }
@@ -669,7 +670,7 @@ Test(report, by_context_without_syscalls)
 			      "  total        1       0      -     -\n");
 	free(out);
 	report__free(rep);
-	cr_assert_eq(report__new(&rep), 0);
+	cr_assert(eq(int, report__new(&rep), 0));
 	report__set_mode(rep, REPORT_BY_CONTEXT);
 	add("{\"ts\":1,\"event\":\"f\",\"kind\":\"entry\",\"args\":{}}");
 	out = render(false);
@@ -684,7 +685,7 @@ static char *ctx_heading(const char *ctx)
 	char line[2048], *out, *nl, *h;
 
 	report__free(rep);
-	cr_assert_eq(report__new(&rep), 0);
+	cr_assert(eq(int, report__new(&rep), 0));
 	report__set_mode(rep, REPORT_BY_CONTEXT);
 	snprintf(line, sizeof(line), "{\"event\":\"read\",\"kind\":\"syscall\",\"context\":%s}",
 		 ctx);
@@ -744,7 +745,7 @@ Test(report, by_context_values_escaped_and_cut)
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		h = ctx_heading(cases[i].ctx);
-		cr_expect_str_eq(h, cases[i].heading, "case %zu", i);
+		cr_expect(eq(str, h, (char *)cases[i].heading), "case %zu", i);
 		free(h);
 	}
 }
@@ -785,7 +786,7 @@ Test(report, clock_line_skipped)
 
 	add("{\"kind\":\"clock\",\"clock\":\"monotonic\"}");
 	add("{\"ts\":1,\"event\":\"f\",\"kind\":\"entry\"}");
-	cr_expect_eq(report__records(rep), 1);
+	cr_expect(eq(u64, report__records(rep), 1));
 	out = render(false);
 	cr_expect_str_eq(out, "1 record of 1 event over 0.000000000 s\n"
 			      "clock: monotonic\n"
@@ -793,11 +794,11 @@ Test(report, clock_line_skipped)
 			      "f: 1 record, n/a (entry 1)\n");
 	free(out);
 	out = render(true);
-	cr_assert_eq(json_doc__new(&d2), 0);
-	cr_assert_eq(json_doc__parse(d2, out, strlen(out), &v, &err), 0, "%s", out);
-	cr_expect_eq(json_get(v, "records")->i, 1);
-	cr_expect_eq(json_get(v, "without_event")->i, 0);
-	cr_assert_eq(json_get(v, "clocks")->arr.n, 1);
+	cr_assert(eq(int, json_doc__new(&d2), 0));
+	cr_assert(eq(int, json_doc__parse(d2, out, strlen(out), &v, &err), 0), "%s", out);
+	cr_expect(eq(i64, json_get(v, "records")->i, 1));
+	cr_expect(eq(i64, json_get(v, "without_event")->i, 0));
+	cr_assert(eq(sz, json_get(v, "clocks")->arr.n, 1));
 	cr_expect_str_eq(json_get(v, "clocks")->arr.v[0].str.s, "monotonic");
 	json_doc__free(d2);
 	free(out);

@@ -3,6 +3,7 @@
  * the decoding of the common calls, strace's classes, symbolic formatting
  * and errno names. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -34,35 +35,38 @@ Test(sctable, sorted_unique_and_well_formed)
 	size_t n, i, j;
 	const struct sc_desc *t = arch_sc_table(&n);
 
-	cr_assert_geq(n, 360, "%zu entries", n);
+	cr_assert(ge(sz, n, 360), "%zu entries", n);
 	for (i = 0; i < n; i++) {
 		const struct sc_desc *d = &t[i];
 
 		cr_assert_not_null(d->name);
 		if (i > 0)
-			cr_assert_lt(t[i - 1].nr, d->nr, "%s (%ld) after %s (%ld)", d->name, d->nr,
-				     t[i - 1].name, t[i - 1].nr);
+			cr_assert(lt(long, t[i - 1].nr, d->nr), "%s (%ld) after %s (%ld)", d->name,
+				  d->nr, t[i - 1].name, t[i - 1].nr);
 		for (j = 0; j < i; j++)
 			cr_assert_str_neq(t[j].name, d->name);
-		cr_assert_leq(d->nargs, 6, "%s", d->name);
-		cr_assert_leq(d->ret, SR_NONE, "%s", d->name);
-		cr_assert_eq(d->classes & ~0x1ffu, 0, "%s", d->name);
+		cr_assert(le(int, d->nargs, 6), "%s", d->name);
+		cr_assert(le(int, d->ret, SR_NONE), "%s", d->name);
+		cr_assert(eq(uint, d->classes & ~0x1ffu, 0), "%s", d->name);
 		for (j = 0; j < 6; j++) {
 			if (j >= d->nargs) {
-				cr_assert_eq(d->args[j], SA_NONE, "%s arg %zu", d->name, j);
+				cr_assert(eq(int, d->args[j], SA_NONE), "%s arg %zu", d->name, j);
 				cr_assert_null(d->argnames[j], "%s arg %zu", d->name, j);
 				continue;
 			}
-			cr_assert_neq(d->args[j], SA_NONE, "%s arg %zu", d->name, j);
-			cr_assert_leq(d->args[j], SA_FCNTL_CMD, "%s arg %zu", d->name, j);
+			cr_assert(ne(int, d->args[j], SA_NONE), "%s arg %zu", d->name, j);
+			cr_assert(le(int, d->args[j], SA_FCNTL_CMD), "%s arg %zu", d->name, j);
 			/* a bare identifier: no macro got expanded into it */
 			cr_assert_not_null(d->argnames[j]);
-			for (const char *c = d->argnames[j]; *c; c++)
-				cr_assert(islower((unsigned char)*c) || *c == '_' ||
-					  (c > d->argnames[j] && isdigit((unsigned char)*c)),
-					  "%s: arg name '%s'", d->name, d->argnames[j]);
+			for (const char *c = d->argnames[j]; *c; c++) {
+				bool ident = islower((unsigned char)*c) || *c == '_' ||
+					     (c > d->argnames[j] && isdigit((unsigned char)*c));
+
+				cr_assert(ident, "%s: arg name '%s'", d->name, d->argnames[j]);
+			}
 			for (size_t k = 0; k < j; k++)
-				cr_assert_str_neq(d->argnames[k], d->argnames[j], "%s", d->name);
+				cr_assert(ne(str, (char *)d->argnames[k], (char *)d->argnames[j]),
+					  "%s", d->name);
 		}
 	}
 }
@@ -85,12 +89,12 @@ Test(sctable, numbers_are_the_headers)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(want); i++)
-		cr_assert_eq(get(want[i].name)->nr, want[i].nr, "%s", want[i].name);
+		cr_assert(eq(long, get(want[i].name)->nr, want[i].nr), "%s", want[i].name);
 	/* x86-64 facts, for a reader without the headers at hand */
-	cr_assert_eq(get("read")->nr, 0);
-	cr_assert_eq(get("pread64")->nr, 17);
-	cr_assert_eq(get("exit_group")->nr, 231);
-	cr_assert_eq(get("pidfd_send_signal")->nr, 424);
+	cr_assert(eq(long, get("read")->nr, 0));
+	cr_assert(eq(long, get("pread64")->nr, 17));
+	cr_assert(eq(long, get("exit_group")->nr, 231));
+	cr_assert(eq(long, get("pidfd_send_signal")->nr, 424));
 }
 
 /*
@@ -119,13 +123,13 @@ Test(sctable, every_call_of_the_kernel_header)
 			continue;
 		d = arch_sc_by_name(name);
 		cr_assert_not_null(d, "%s (%ld) is not in the table", name, nr);
-		cr_assert_str_eq(d->name, name, "%s came as an alias", name);
-		cr_assert_eq(d->nr, nr, "%s: %ld, the header says %ld", name, d->nr, nr);
-		cr_assert_eq(arch_sc_by_nr(nr), d, "%s", name);
+		cr_assert(eq(str, (char *)d->name, name), "%s came as an alias", name);
+		cr_assert(eq(long, d->nr, nr), "%s: %ld, the header says %ld", name, d->nr, nr);
+		cr_assert(eq(ptr, (void *)arch_sc_by_nr(nr), (void *)d), "%s", name);
 		seen++;
 	}
 	fclose(f);
-	cr_assert_eq(seen, n, "the header has %zu calls, the table %zu", seen, n);
+	cr_assert(eq(sz, seen, n), "the header has %zu calls, the table %zu", seen, n);
 }
 
 Test(sctable, by_name_and_by_nr_round_trip)
@@ -134,8 +138,9 @@ Test(sctable, by_name_and_by_nr_round_trip)
 	const struct sc_desc *t = arch_sc_table(&n);
 
 	for (i = 0; i < n; i++) {
-		cr_assert_eq(arch_sc_by_nr(t[i].nr), &t[i], "%s", t[i].name);
-		cr_assert_eq(arch_sc_by_name(t[i].name), &t[i], "%s", t[i].name);
+		cr_assert(eq(ptr, (void *)arch_sc_by_nr(t[i].nr), (void *)&t[i]), "%s", t[i].name);
+		cr_assert(eq(ptr, (void *)arch_sc_by_name(t[i].name), (void *)&t[i]),
+			  "%s", t[i].name);
 	}
 	cr_assert_null(arch_sc_by_nr(-1));
 	cr_assert_null(arch_sc_by_nr(335));	/* the gap before 424 */
@@ -315,14 +320,15 @@ Test(sctable, common_calls_decode)
 	for (i = 0; i < ARRAY_SIZE(common); i++) {
 		const struct sc_desc *d = get(common[i].name);
 
-		cr_assert_eq(d->classes, common[i].classes, "%s: classes %#x", d->name, d->classes);
-		cr_assert_eq(d->ret, common[i].ret, "%s: ret %d", d->name, d->ret);
-		cr_assert_eq(d->nargs, common[i].nargs, "%s: nargs %d", d->name, d->nargs);
+		cr_assert(eq(uint, d->classes, common[i].classes),
+			  "%s: classes %#x", d->name, d->classes);
+		cr_assert(eq(int, d->ret, common[i].ret), "%s: ret %d", d->name, d->ret);
+		cr_assert(eq(int, d->nargs, common[i].nargs), "%s: nargs %d", d->name, d->nargs);
 		for (j = 0; j < d->nargs; j++) {
-			cr_assert_eq(d->args[j], common[i].args[j], "%s arg %zu: %d", d->name, j,
-				     d->args[j]);
-			cr_assert_str_eq(d->argnames[j], common[i].names[j], "%s arg %zu",
-					 d->name, j);
+			cr_assert(eq(int, d->args[j], common[i].args[j]), "%s arg %zu: %d", d->name,
+				  j, d->args[j]);
+			cr_assert(eq(str, (char *)d->argnames[j], (char *)common[i].names[j]),
+				  "%s arg %zu", d->name, j);
 		}
 	}
 }
@@ -331,16 +337,17 @@ Test(sctable, the_examples_of_the_brief)
 {
 	const struct sc_desc *d = get("pread64");
 
-	cr_assert_eq(d->classes, SC_DESC);
-	cr_assert_eq(d->nargs, 4);
-	cr_assert_arr_eq(d->args, ((uint8_t[]){ SA_FD, SA_HEX, SA_SIZE, SA_OFF, 0, 0 }), 6);
+	cr_assert(eq(uint, d->classes, SC_DESC));
+	cr_assert(eq(int, d->nargs, 4));
+	cr_assert(eq(mem, ((struct cr_mem){ d->args, 6 }),
+		     ((struct cr_mem){ (uint8_t[]){ SA_FD, SA_HEX, SA_SIZE, SA_OFF, 0, 0 }, 6 })));
 	d = get("openat");
-	cr_assert_eq(d->classes, SC_FILE | SC_DESC);
-	cr_assert_eq(d->ret, SR_FD);
+	cr_assert(eq(uint, d->classes, SC_FILE | SC_DESC));
+	cr_assert(eq(int, d->ret, SR_FD));
 	d = get("mmap");
-	cr_assert_eq(d->classes, SC_MEMORY | SC_DESC);
-	cr_assert_eq(d->ret, SR_HEX);
-	cr_assert_eq(get("exit_group")->ret, SR_NONE);
+	cr_assert(eq(uint, d->classes, SC_MEMORY | SC_DESC));
+	cr_assert(eq(int, d->ret, SR_HEX));
+	cr_assert(eq(int, get("exit_group")->ret, SR_NONE));
 }
 
 /* ---- classes ------------------------------------------------------------- */
@@ -391,21 +398,21 @@ Test(sctable, open_mode_only_when_used)
 
 Test(sctable, class_names)
 {
-	cr_assert_eq(arch_sc_class("%file"), SC_FILE);
-	cr_assert_eq(arch_sc_class("%desc"), SC_DESC);
-	cr_assert_eq(arch_sc_class("%net"), SC_NET);
-	cr_assert_eq(arch_sc_class("%network"), SC_NET);
-	cr_assert_eq(arch_sc_class("%memory"), SC_MEMORY);
-	cr_assert_eq(arch_sc_class("%process"), SC_PROCESS);
-	cr_assert_eq(arch_sc_class("%signal"), SC_SIGNAL);
-	cr_assert_eq(arch_sc_class("%ipc"), SC_IPC);
-	cr_assert_eq(arch_sc_class("%creds"), SC_CREDS);
-	cr_assert_eq(arch_sc_class("%clock"), SC_CLOCK);
-	cr_assert_eq(arch_sc_class("file"), 0);
-	cr_assert_eq(arch_sc_class("%files"), 0);
-	cr_assert_eq(arch_sc_class("%"), 0);
-	cr_assert_eq(arch_sc_class(""), 0);
-	cr_assert_eq(arch_sc_class("%FILE"), 0);
+	cr_assert(eq(uint, arch_sc_class("%file"), SC_FILE));
+	cr_assert(eq(uint, arch_sc_class("%desc"), SC_DESC));
+	cr_assert(eq(uint, arch_sc_class("%net"), SC_NET));
+	cr_assert(eq(uint, arch_sc_class("%network"), SC_NET));
+	cr_assert(eq(uint, arch_sc_class("%memory"), SC_MEMORY));
+	cr_assert(eq(uint, arch_sc_class("%process"), SC_PROCESS));
+	cr_assert(eq(uint, arch_sc_class("%signal"), SC_SIGNAL));
+	cr_assert(eq(uint, arch_sc_class("%ipc"), SC_IPC));
+	cr_assert(eq(uint, arch_sc_class("%creds"), SC_CREDS));
+	cr_assert(eq(uint, arch_sc_class("%clock"), SC_CLOCK));
+	cr_assert(eq(uint, arch_sc_class("file"), 0));
+	cr_assert(eq(uint, arch_sc_class("%files"), 0));
+	cr_assert(eq(uint, arch_sc_class("%"), 0));
+	cr_assert(eq(uint, arch_sc_class(""), 0));
+	cr_assert(eq(uint, arch_sc_class("%FILE"), 0));
 }
 
 Test(sctable, class_members)
@@ -443,12 +450,13 @@ Test(sctable, class_members)
 		size_t c = class_count(bits);
 
 		for (j = 0; j < ARRAY_SIZE(rows[i].in) && rows[i].in[j]; j++)
-			cr_assert(get(rows[i].in[j])->classes & bits, "%s not in %s", rows[i].in[j],
-				  rows[i].cls);
+			cr_assert(ne(uint, get(rows[i].in[j])->classes & bits, 0), "%s not in %s",
+				  rows[i].in[j], rows[i].cls);
 		for (j = 0; j < ARRAY_SIZE(rows[i].out) && rows[i].out[j]; j++)
 			cr_assert_not(get(rows[i].out[j])->classes & bits, "%s in %s",
 				      rows[i].out[j], rows[i].cls);
-		cr_assert(c >= rows[i].lo && c <= rows[i].hi, "%s: %zu calls", rows[i].cls, c);
+		cr_assert(ge(sz, c, rows[i].lo), "%s", rows[i].cls);
+		cr_assert(le(sz, c, rows[i].hi), "%s", rows[i].cls);
 	}
 }
 
@@ -583,13 +591,13 @@ Test(sctable, format_values)
 		memset(buf, 'x', sizeof(buf));
 		n = arch_sc_format(fmt_rows[i].kind, fmt_rows[i].v, buf, sizeof(buf));
 		if (!fmt_rows[i].want) {
-			cr_assert_eq(n, 0, "row %zu (kind %u, %#llx): '%.*s'", i, fmt_rows[i].kind,
-				     (unsigned long long)fmt_rows[i].v, (int)n, buf);
+			cr_assert(eq(sz, n, 0), "row %zu (kind %u, %#llx): '%.*s'", i,
+				  fmt_rows[i].kind, (unsigned long long)fmt_rows[i].v, (int)n, buf);
 			continue;
 		}
-		cr_assert_str_eq(buf, fmt_rows[i].want, "row %zu (kind %u, %#llx)", i,
-				 fmt_rows[i].kind, (unsigned long long)fmt_rows[i].v);
-		cr_assert_eq(n, strlen(fmt_rows[i].want), "row %zu", i);
+		cr_assert(eq(str, buf, (char *)fmt_rows[i].want), "row %zu (kind %u, %#llx)", i,
+			  fmt_rows[i].kind, (unsigned long long)fmt_rows[i].v);
+		cr_assert(eq(sz, n, strlen(fmt_rows[i].want)), "row %zu", i);
 	}
 }
 
@@ -623,13 +631,15 @@ Test(sctable, format_buffer_too_small)
 			memset(buf, 'x', sizeof(buf));
 			n = arch_sc_format(rows[i].kind, rows[i].v, buf, len);
 			if (len <= want) {
-				cr_assert_eq(n, 0, "%s in %zu bytes: %zu", rows[i].want, len, n);
+				cr_assert(eq(sz, n, 0),
+					  "%s in %zu bytes: %zu", rows[i].want, len, n);
 				if (len)
-					cr_assert_eq(buf[0], '\0', "%s in %zu", rows[i].want, len);
+					cr_assert(eq(int, buf[0], '\0'),
+						  "%s in %zu", rows[i].want, len);
 				else
-					cr_assert_eq(buf[0], 'x');
+					cr_assert(eq(int, buf[0], 'x'));
 			} else {
-				cr_assert_eq(n, want, "%s in %zu bytes", rows[i].want, len);
+				cr_assert(eq(sz, n, want), "%s in %zu bytes", rows[i].want, len);
 				cr_assert_str_eq(buf, rows[i].want);
 			}
 		}
@@ -662,7 +672,8 @@ Test(sctable, errno_names)
 		if (!rows[i].want)
 			cr_assert_null(got, "%d: %s", rows[i].e, got);
 		else
-			cr_assert_str_eq(got ? got : "(null)", rows[i].want, "%d", rows[i].e);
+			cr_assert(eq(str, (char *)(got ? got : "(null)"), (char *)rows[i].want),
+				  "%d", rows[i].e);
 	}
 }
 
@@ -684,10 +695,10 @@ Test(sctable, errno_names_match_libc)
 			continue;
 		}
 		cr_assert_not_null(got, "%d: libc says %s", e, libc);
-		cr_assert_str_eq(got, libc, "%d", e);
+		cr_assert(eq(str, (char *)got, (char *)libc), "%d", e);
 		named++;
 	}
-	cr_assert_eq(named, 131);	/* 1..133 but for 41 and 58 */
+	cr_assert(eq(int, named, 131));	/* 1..133 but for 41 and 58 */
 }
 
 /* ---- a typo'd --syscalls name ---------------------------------------------- */
@@ -699,16 +710,16 @@ Test(sctable, nearest_syscall_names)
 	const char *names[512], *out[5];
 	int k;
 
-	cr_assert_leq(n, ARRAY_SIZE(names));
+	cr_assert(le(ulong, n, ARRAY_SIZE(names)));
 	for (i = 0; i < n; i++)
 		names[i] = t[i].name;
 	k = nearest_names("preed64", names, n, out, 5);
-	cr_assert_geq(k, 1);
+	cr_assert(ge(int, k, 1));
 	cr_assert_str_eq(out[0], "pread64");
 	k = nearest_names("opnat", names, n, out, 5);
-	cr_assert_geq(k, 1);
+	cr_assert(ge(int, k, 1));
 	cr_assert_str_eq(out[0], "openat");
 	k = nearest_names("clock_gettim", names, n, out, 5);
-	cr_assert_geq(k, 1);
+	cr_assert(ge(int, k, 1));
 	cr_assert_str_eq(out[0], "clock_gettime");
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_spec.c: probe spec parsing, errors with their columns,
  * synthesis and round trips. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ static void dp(struct dump *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	d->pos += vsnprintf(d->buf + d->pos, sizeof(d->buf) - d->pos, fmt, ap);
 	va_end(ap);
-	cr_assert_lt(d->pos, sizeof(d->buf));
+	cr_assert(lt(ulong, d->pos, sizeof(d->buf)));
 }
 
 static void dump_expr(struct dump *d, const struct arg_expr *e)
@@ -85,11 +86,11 @@ static void dump_type(struct dump *d, const struct probe_arg *a)
 	const struct fetch_type *t = &a->type;
 
 	if (!a->has_type) {
-		cr_assert_eq(t->kind, FT_DEFAULT);
+		cr_assert(eq(int, t->kind, FT_DEFAULT));
 		dp(d, "-");
 		return;
 	}
-	cr_assert_lt(t->kind, ARRAY_SIZE(kinds));
+	cr_assert(lt(ulong, t->kind, ARRAY_SIZE(kinds)));
 	if (t->kind == FT_BITFIELD)
 		dp(d, "BF(%u,%u,%u)", t->bits, t->bit_off, t->size);
 	else
@@ -102,15 +103,22 @@ static void dump_point(struct dump *d, const struct probe_point *pp)
 	case PP_FUNC:
 		dp(d, "FUNC(%s,src=%s,off=%ld,line=%d,ret=%d)", pp->func,
 		   pp->src ? pp->src : "-", pp->offset, pp->line, pp->retprobe);
-		cr_assert_eq(pp->addr, 0);
+		cr_assert(eq(u64, pp->addr, 0));
 		break;
 	case PP_SRCLINE:
 		dp(d, "SRC(%s:%d)", pp->src, pp->line);
-		cr_assert(!pp->func && !pp->offset && !pp->retprobe && !pp->addr);
+		cr_assert_null(pp->func);
+		cr_assert(eq(long, pp->offset, 0));
+		cr_assert(eq(int, pp->retprobe, false));
+		cr_assert(eq(u64, pp->addr, 0));
 		break;
 	case PP_ADDR:
 		dp(d, "ADDR(0x%llx)", (unsigned long long)pp->addr);
-		cr_assert(!pp->func && !pp->src && !pp->offset && !pp->line && !pp->retprobe);
+		cr_assert_null(pp->func);
+		cr_assert_null(pp->src);
+		cr_assert(eq(long, pp->offset, 0));
+		cr_assert(eq(int, pp->line, 0));
+		cr_assert(eq(int, pp->retprobe, false));
 		break;
 	default:
 		dp(d, "BAD-POINT(%d)", pp->kind);
@@ -248,11 +256,13 @@ Test(spec, accepts_every_form)
 		struct probe_spec *spec = NULL;
 		int ret = probe_spec__parse(good[i].in, &spec, &err);
 
-		cr_assert_eq(ret, 0, "'%s': %d %s (at %d)", good[i].in, ret, err.msg, err.pos);
+		cr_assert(eq(int, ret, 0),
+			  "'%s': %d %s (at %d)", good[i].in, ret, err.msg, err.pos);
 		cr_assert_not_null(spec);
-		cr_expect_str_eq(dump_spec(&d, spec), good[i].dump, "'%s'", good[i].in);
+		cr_expect(eq(str, (char *)dump_spec(&d, spec), (char *)good[i].dump),
+			  "'%s'", good[i].in);
 		cr_expect_str_eq(spec->text, good[i].in);
-		cr_assert_eq(err.pos, -1, "success must not touch ERR");
+		cr_assert(eq(int, err.pos, -1), "success must not touch ERR");
 		probe_spec__free(spec);
 	}
 }
@@ -372,12 +382,12 @@ Test(spec, rejects_with_message_and_column)
 		struct ptap_err err = { .pos = -2 };
 		int ret = probe_spec__parse(bad[i].in, &spec, &err);
 
-		cr_expect_eq(ret, -EINVAL, "'%s': %d", bad[i].in, ret);
+		cr_expect(eq(int, ret, -EINVAL), "'%s': %d", bad[i].in, ret);
 		cr_expect_null(spec, "'%s'", bad[i].in);
 		cr_expect_not_null(strstr(err.msg, bad[i].msg), "'%s': got '%s', want '%s'",
 				   bad[i].in, err.msg, bad[i].msg);
-		cr_expect_eq(err.pos, bad[i].pos, "'%s' (%s): column %d, want %d", bad[i].in,
-			     err.msg, err.pos, bad[i].pos);
+		cr_expect(eq(int, err.pos, bad[i].pos), "'%s' (%s): column %d, want %d", bad[i].in,
+			  err.msg, err.pos, bad[i].pos);
 	}
 }
 
@@ -385,7 +395,7 @@ Test(spec, null_err_is_fine)
 {
 	struct probe_spec *spec = NULL;
 
-	cr_assert_eq(probe_spec__parse("main+1:2", &spec, NULL), -EINVAL);
+	cr_assert(eq(int, probe_spec__parse("main+1:2", &spec, NULL), -EINVAL));
 	cr_assert_null(spec);
 	probe_spec__free(NULL);
 }
@@ -422,11 +432,11 @@ Test(spec, synthesizes_canonical_form)
 		char buf[256];
 		int n;
 
-		cr_assert_eq(probe_spec__parse(canonical[i].in, &spec, NULL), 0, "%s",
-			     canonical[i].in);
+		cr_assert(eq(int, probe_spec__parse(canonical[i].in, &spec, NULL), 0), "%s",
+			  canonical[i].in);
 		n = probe_spec__synthesize(spec, buf, sizeof(buf));
 		cr_expect_str_eq(buf, canonical[i].canon);
-		cr_expect_eq(n, (int)strlen(canonical[i].canon));
+		cr_expect(eq(int, n, (int)strlen(canonical[i].canon)));
 		probe_spec__free(spec);
 	}
 }
@@ -439,10 +449,11 @@ static void check_round_trip(const char *in)
 	struct probe_spec *s1 = NULL, *s2 = NULL;
 	char b1[512], b2[512];
 
-	cr_assert_eq(probe_spec__parse(in, &s1, NULL), 0, "%s", in);
-	cr_assert_lt(probe_spec__synthesize(s1, b1, sizeof(b1)), (int)sizeof(b1));
-	cr_assert_eq(probe_spec__parse(b1, &s2, NULL), 0, "'%s' -> '%s'", in, b1);
-	cr_expect_str_eq(dump_spec(&d2, s2), dump_spec(&d1, s1), "'%s' -> '%s'", in, b1);
+	cr_assert(eq(int, probe_spec__parse(in, &s1, NULL), 0), "%s", in);
+	cr_assert(lt(int, probe_spec__synthesize(s1, b1, sizeof(b1)), (int)sizeof(b1)));
+	cr_assert(eq(int, probe_spec__parse(b1, &s2, NULL), 0), "'%s' -> '%s'", in, b1);
+	cr_expect(eq(str, (char *)dump_spec(&d2, s2), (char *)dump_spec(&d1, s1)),
+		  "'%s' -> '%s'", in, b1);
 	probe_spec__synthesize(s2, b2, sizeof(b2));
 	cr_expect_str_eq(b2, b1);
 	probe_spec__free(s1);
@@ -462,11 +473,11 @@ Test(spec, synthesize_reports_needed_length)
 	struct probe_spec *spec = NULL;
 	char buf[8];
 
-	cr_assert_eq(probe_spec__parse("exec_query %di:string", &spec, NULL), 0);
+	cr_assert(eq(int, probe_spec__parse("exec_query %di:string", &spec, NULL), 0));
 	memset(buf, 'Z', sizeof(buf));
-	cr_expect_eq(probe_spec__synthesize(spec, buf, sizeof(buf)), 21);
+	cr_expect(eq(int, probe_spec__synthesize(spec, buf, sizeof(buf)), 21));
 	cr_expect_str_eq(buf, "exec_qu");
-	cr_expect_eq(probe_spec__synthesize(spec, NULL, 0), 21);
+	cr_expect(eq(int, probe_spec__synthesize(spec, NULL, 0), 21));
 	probe_spec__free(spec);
 }
 
@@ -475,10 +486,11 @@ Test(spec, arg_names)
 	struct probe_spec *spec = NULL;
 	char buf[16];
 
-	cr_assert_eq(probe_spec__parse("f %di n=%si %dx", &spec, NULL), 0);
+	cr_assert(eq(int, probe_spec__parse("f %di n=%si %dx", &spec, NULL), 0));
 	cr_expect_str_eq(probe_arg__name(&spec->args[0], 0, buf, sizeof(buf)), "arg1");
 	cr_expect_str_eq(probe_arg__name(&spec->args[1], 1, buf, sizeof(buf)), "n");
-	cr_expect_eq(probe_arg__name(&spec->args[1], 1, buf, sizeof(buf)), spec->args[1].name);
+	cr_expect(eq(ptr, (void *)probe_arg__name(&spec->args[1], 1, buf, sizeof(buf)),
+		     spec->args[1].name));
 	cr_expect_str_eq(probe_arg__name(&spec->args[2], 2, buf, sizeof(buf)), "arg3");
 	probe_spec__free(spec);
 }
@@ -490,20 +502,20 @@ Test(spec, var_at_file)
 	struct ptap_err err = { .pos = -1 };
 	char buf[128];
 
-	cr_assert_eq(probe_spec__parse("f counter@structs2.c g@dir/a-b.c->next[2] h", &spec, &err),
-		     0, "%s", err.msg);
-	cr_assert_eq(spec->nargs, 3);
+	cr_assert(eq(int, probe_spec__parse("f counter@structs2.c g@dir/a-b.c->next[2] h", &spec,
+					    &err), 0), "%s", err.msg);
+	cr_assert(eq(int, spec->nargs, 3));
 	cr_expect_str_eq(spec->args[0].expr->name, "counter");
 	cr_expect_str_eq(spec->args[0].expr->file, "structs2.c");
-	cr_expect_eq(spec->args[0].expr->nchain, 0);
+	cr_expect(eq(int, spec->args[0].expr->nchain, 0));
 	cr_expect_str_eq(spec->args[1].expr->file, "dir/a-b.c");
-	cr_assert_eq(spec->args[1].expr->nchain, 2);
+	cr_assert(eq(int, spec->args[1].expr->nchain, 2));
 	cr_expect_str_eq(spec->args[1].expr->chain[0].member, "next");
-	cr_expect_eq(spec->args[1].expr->chain[1].index, 2);
+	cr_expect(eq(long, spec->args[1].expr->chain[1].index, 2));
 	cr_expect_null(spec->args[2].expr->file);
 	probe_spec__synthesize(spec, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "f counter@structs2.c g@dir/a-b.c->next[2] h");
 	probe_spec__free(spec);
-	cr_expect_neq(probe_spec__parse("f counter@", &spec, &err), 0);
-	cr_expect(strstr(err.msg, "source file name expected"), "%s", err.msg);
+	cr_expect(ne(int, probe_spec__parse("f counter@", &spec, &err), 0));
+	cr_expect_not_null(strstr(err.msg, "source file name expected"), "%s", err.msg);
 }

@@ -1,8 +1,10 @@
 /* tests/unit/test_wait.c: arch_wait4_cancellable(), the loop's wait that a
  * signal handler ends without ptap blocking its signals around it. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,7 +33,7 @@ static pid_t child_exiting(int code, unsigned int after_ms)
 {
 	pid_t pid = fork();
 
-	cr_assert(pid >= 0);
+	cr_assert(ge(int, pid, 0), "fork: %s", strerror(errno));
 	if (pid == 0) {
 		usleep(after_ms * 1000);
 		_exit(code);
@@ -45,7 +47,7 @@ static void alarm_in(unsigned int ms, struct sigaction *sa)
 
 	sigemptyset(&sa->sa_mask);
 	sa->sa_flags |= SA_RESTART;
-	cr_assert_eq(sigaction(SIGALRM, sa, NULL), 0);
+	cr_assert(eq(int, sigaction(SIGALRM, sa, NULL), 0));
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
@@ -64,9 +66,9 @@ Test(wait, returns_the_pid_and_status)
 	int st = 0;
 	long r = arch_wait4_cancellable(pid, &st, 0, flags);
 
-	cr_assert_eq(r, pid);
-	cr_assert(WIFEXITED(st));
-	cr_assert_eq(WEXITSTATUS(st), 42);
+	cr_assert(eq(long, r, pid));
+	cr_assert(eq(int, WIFEXITED(st), true), "status %#x", st);
+	cr_assert(eq(int, WEXITSTATUS(st), 42));
 }
 
 /* A flag already set: no wait at all, the child is still there to reap. */
@@ -77,10 +79,10 @@ Test(wait, a_set_flag_returns_eintr_without_reaping)
 
 	usleep(50 * 1000);
 	flag_b = 1;
-	cr_assert_eq(arch_wait4_cancellable(pid, &st, 0, flags), -EINTR);
-	cr_assert_eq(st, -1);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	cr_assert_eq(WEXITSTATUS(st), 7);
+	cr_assert(eq(long, arch_wait4_cancellable(pid, &st, 0, flags), -EINTR));
+	cr_assert(eq(int, st, -1));
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	cr_assert(eq(int, WEXITSTATUS(st), 7));
 }
 
 /* A handler that cancels ends a wait that sleeps, though it runs with SA_RESTART. */
@@ -91,12 +93,12 @@ Test(wait, a_cancelling_handler_ends_the_wait)
 	int st = -1;
 
 	alarm_in(100, &sa);
-	cr_assert_eq(arch_wait4_cancellable(pid, &st, 0, flags), -EINTR);
-	cr_assert_eq(handled, 1);
-	cr_assert_eq(st, -1);
+	cr_assert(eq(long, arch_wait4_cancellable(pid, &st, 0, flags), -EINTR));
+	cr_assert(eq(int, handled, 1));
+	cr_assert(eq(int, st, -1));
 	kill(pid, SIGKILL);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	cr_assert(WIFSIGNALED(st));
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	cr_assert(eq(int, WIFSIGNALED(st), true), "status %#x", st);
 }
 
 /* Any other handler (SA_RESTART) leaves the wait alone: it goes on to the child's exit. */
@@ -107,9 +109,9 @@ Test(wait, other_handlers_do_not_end_the_wait)
 	int st = -1;
 
 	alarm_in(50, &sa);
-	cr_assert_eq(arch_wait4_cancellable(pid, &st, 0, flags), pid);
-	cr_assert_eq(handled, 1);
-	cr_assert_eq(WEXITSTATUS(st), 5);
+	cr_assert(eq(long, arch_wait4_cancellable(pid, &st, 0, flags), pid));
+	cr_assert(eq(int, handled, 1));
+	cr_assert(eq(int, WEXITSTATUS(st), 5));
 }
 
 /* No such child: wait4's own error, as -errno. */
@@ -117,5 +119,5 @@ Test(wait, errors_are_negative_errno)
 {
 	int st;
 
-	cr_assert_eq(arch_wait4_cancellable(1, &st, WNOHANG, flags), -ECHILD);
+	cr_assert(eq(long, arch_wait4_cancellable(1, &st, WNOHANG, flags), -ECHILD));
 }

@@ -3,6 +3,7 @@
  * its buffer, writes them by 64 KiB or when they are 100 ms old, and counts
  * the records a failed write lost. */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -176,10 +177,10 @@ static void no_alloc(size_t (*format)(const struct record *, char *, size_t),
 	for (int k = 0; k < 3; k++) {
 		size_t len = format(&s.r[k], buf, sizeof(buf));
 
-		cr_assert_gt(len, 0);
+		cr_assert(gt(sz, len, 0));
 		if (golden) {
-			cr_expect_str_eq(buf, golden[k], "%s record %d", what, k);
-			cr_expect_eq(len, strlen(golden[k]), "%s record %d", what, k);
+			cr_expect(eq(str, buf, (char *)golden[k]), "%s record %d", what, k);
+			cr_expect(eq(sz, len, strlen(golden[k])), "%s record %d", what, k);
 		}
 	}
 	before = mallinfo2();
@@ -193,10 +194,10 @@ static void no_alloc(size_t (*format)(const struct record *, char *, size_t),
 	counting = 0;
 	n = nallocs;
 	after = mallinfo2();
-	cr_expect_eq(n, 0, "%s: %lu allocations in 3000 records", what, n);
-	cr_expect_eq(after.uordblks, before.uordblks, "%s: heap in use %zu -> %zu", what,
-		     before.uordblks, after.uordblks);
-	cr_expect_gt(total, 3000 * 60, "%s: %zu bytes", what, total);
+	cr_expect(eq(ulong, n, 0), "%s: %lu allocations in 3000 records", what, n);
+	cr_expect(eq(sz, after.uordblks, before.uordblks), "%s: heap in use %zu -> %zu", what,
+		  before.uordblks, after.uordblks);
+	cr_expect(gt(sz, total, 3000 * 60), "%s: %zu bytes", what, total);
 }
 
 Test(writers, text_formats_without_allocating)
@@ -224,7 +225,7 @@ Test(writers, counter_counts)
 	p = malloc(100);
 	counting = 0;
 	free(p);
-	cr_expect_eq(nallocs, 1, "%lu", nallocs);
+	cr_expect(eq(ulong, nallocs, 1), "%lu", nallocs);
 }
 
 /* ---- tracer/output.c ------------------------------------------------------------ */
@@ -235,7 +236,7 @@ static void setup_path(void)
 {
 	int fd = mkstemp(path);
 
-	cr_assert_geq(fd, 0);
+	cr_assert(ge(int, fd, 0));
 	close(fd);
 }
 
@@ -248,8 +249,18 @@ static off_t file_size(void)
 {
 	struct stat st;
 
-	cr_assert_eq(stat(path, &st), 0);
+	cr_assert(eq(int, stat(path, &st), 0));
 	return st.st_size;
+}
+
+/* How many leading bytes of A and B agree (N if all): where a long comparison failed. */
+static size_t same_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
 }
 
 /*
@@ -266,7 +277,7 @@ Test(writers, output_holds_then_writes_by_64k, .init = setup_path, .fini = teard
 	int err = -1;
 	FILE *f;
 
-	cr_assert_eq(output__open(path, OUT_TEXT, sizeof(buf), &o), 0);
+	cr_assert(eq(int, output__open(path, OUT_TEXT, sizeof(buf), &o), 0));
 	output__header(o, "monotonic");
 	wlen = record__format_header_text("monotonic", want, sizeof(want));
 	nallocs = 0;
@@ -279,20 +290,22 @@ Test(writers, output_holds_then_writes_by_64k, .init = setup_path, .fini = teard
 		if (!first && file_size())
 			first = wlen + total;
 	}
-	cr_expect_eq(nallocs, 0, "%lu allocations", nallocs);
-	cr_expect_geq(first, 64 * 1024, "written after %zu bytes", first);
-	cr_expect_lt(first, 64 * 1024 + sizeof(buf));
-	cr_expect_eq((size_t)file_size(), first, "not in one write");
-	cr_expect_eq(output__close(o, &err), 0);
-	cr_expect_eq(err, 0);
+	cr_expect(eq(ulong, nallocs, 0), "%lu allocations", nallocs);
+	cr_expect(ge(sz, first, 64 * 1024), "written after %zu bytes", first);
+	cr_expect(lt(ulong, first, 64 * 1024 + sizeof(buf)));
+	cr_expect(eq(ulong, (size_t)file_size(), first), "not in one write");
+	cr_expect(eq(u64, output__close(o, &err), 0));
+	cr_expect(eq(int, err, 0));
 	f = fopen(path, "r");
-	cr_assert(f);
+	cr_assert_not_null(f);
 	{
 		static char got[1 << 20];
 		size_t n = fread(got, 1, sizeof(got), f);
 
-		cr_expect_eq(n, wlen + total);
-		cr_expect(!memcmp(got, want, wlen + total), "the file is not the records");
+		cr_expect(eq(sz, n, wlen + total));
+		cr_expect(eq(sz, same_prefix(got, want, wlen + total), wlen + total),
+			  "the file is not the records: it differs from byte %zu on",
+			  same_prefix(got, want, wlen + total));
 	}
 	fclose(f);
 }
@@ -305,25 +318,25 @@ Test(writers, output_writes_records_100ms_old, .init = setup_path, .fini = teard
 	off_t size = 0;
 	int err;
 
-	cr_assert_eq(output__open(path, OUT_JSON, 4096, &o), 0);
+	cr_assert(eq(int, output__open(path, OUT_JSON, 4096, &o), 0));
 	output__header(o, "monotonic");
 	recs_set(&s, 0);
 	output__record(o, &s.r[0]);
-	cr_expect_eq(file_size(), 0, "the clock line and a record held");
+	cr_expect(eq(i64, file_size(), 0), "the clock line and a record held");
 	s.r[0].ts += 99999999;
 	output__record(o, &s.r[0]);
-	cr_expect_eq(file_size(), 0, "a record 99.999999 ms after the first one held");
+	cr_expect(eq(i64, file_size(), 0), "a record 99.999999 ms after the first one held");
 	s.r[0].ts += 1;
 	output__record(o, &s.r[0]);
 	size = file_size();
-	cr_expect_gt(size, 0, "three records, the first 100 ms old: held");
+	cr_expect(gt(i64, size, 0), "three records, the first 100 ms old: held");
 	s.r[0].ts += 1000;
 	output__record(o, &s.r[0]);
-	cr_expect_eq(file_size(), size);
+	cr_expect(eq(i64, file_size(), size));
 	s.r[0].ts -= 5000;	/* before the record held (a syscall's entry): out */
 	output__record(o, &s.r[0]);
-	cr_expect_gt(file_size(), size);
-	cr_expect_eq(output__close(o, &err), 0);
+	cr_expect(gt(i64, file_size(), size));
+	cr_expect(eq(u64, output__close(o, &err), 0));
 }
 
 /* output__flush() writes what is held, at once. */
@@ -338,21 +351,21 @@ Test(writers, output_flush_writes_what_is_held, .init = setup_path, .fini = tear
 	int err = -1;
 	FILE *f;
 
-	cr_assert_eq(output__open(path, OUT_TEXT, 4096, &o), 0);
+	cr_assert(eq(int, output__open(path, OUT_TEXT, 4096, &o), 0));
 	output__header(o, "monotonic");
 	recs_set(&s, 1);
 	output__record(o, &s.r[0]);
-	cr_expect_eq(file_size(), 0);
+	cr_expect(eq(i64, file_size(), 0));
 	output__flush(o);
 	f = fopen(path, "r");
-	cr_assert(f);
+	cr_assert_not_null(f);
 	got[fread(got, 1, sizeof(got) - 1, f)] = '\0';
 	fclose(f);
 	cr_expect_str_eq(got, want);
 	output__flush(o);	/* nothing held: nothing written */
-	cr_expect_eq(file_size(), (off_t)strlen(want));
-	cr_expect_eq(output__close(o, &err), 0);
-	cr_expect_eq(err, 0);
+	cr_expect(eq(long, file_size(), (off_t)strlen(want)));
+	cr_expect(eq(u64, output__close(o, &err), 0));
+	cr_expect(eq(int, err, 0));
 }
 
 /* A full disk: every record is counted lost (the clock line is not one), with its errno. */
@@ -362,15 +375,15 @@ Test(writers, output_counts_records_lost)
 	struct recs s;
 	int err = 0;
 
-	cr_assert_eq(output__open("/dev/full", OUT_TEXT, 4096, &o), 0);
+	cr_assert(eq(int, output__open("/dev/full", OUT_TEXT, 4096, &o), 0));
 	output__header(o, "monotonic");
 	for (uint64_t i = 0; i < 1000; i++) {
 		recs_set(&s, i);
 		output__record(o, &s.r[i % 3]);
 	}
-	cr_expect_eq(output__error(o), ENOSPC, "a failed write is seen before the close");
-	cr_expect_eq(output__close(o, &err), 1000);
-	cr_expect_eq(err, ENOSPC);
+	cr_expect(eq(int, output__error(o), ENOSPC), "a failed write is seen before the close");
+	cr_expect(eq(u64, output__close(o, &err), 1000));
+	cr_expect(eq(int, err, ENOSPC));
 }
 
 /* The log messages of a test, captured. */
@@ -398,10 +411,10 @@ Test(writers, output_waits_for_a_slow_nonblocking_reader)
 	double secs = 0;
 	pid_t pid;
 
-	cr_assert_eq(pipe(p), 0);
-	cr_assert_eq(pipe(res), 0);
+	cr_assert(eq(int, pipe(p), 0));
+	cr_assert(eq(int, pipe(res), 0));
 	pid = fork();
-	cr_assert_geq(pid, 0);
+	cr_assert(ge(int, pid, 0));
 	if (pid == 0) {	/* the reader: late, then counts the lines */
 		char buf[65536];
 		ssize_t n;
@@ -414,26 +427,27 @@ Test(writers, output_waits_for_a_slow_nonblocking_reader)
 		_exit(write(res[1], &lines, sizeof(lines)) == sizeof(lines) ? 0 : 1);
 	}
 	close(p[0]);
-	cr_assert_eq(fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0);
+	cr_assert(eq(int, fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK), 0));
 	saved = dup(STDOUT_FILENO);
-	cr_assert_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+	cr_assert(eq(int, dup2(p[1], STDOUT_FILENO), STDOUT_FILENO));
 	log_set_sink(capture);
-	cr_assert_eq(output__open(NULL, OUT_TEXT, 4096, &o), 0);
+	cr_assert(eq(int, output__open(NULL, OUT_TEXT, 4096, &o), 0));
 	output__header(o, "monotonic");
 	for (uint64_t i = 0; i < 5000; i++) {	/* about 500 KB: the pipe holds 64 KiB */
 		recs_set(&s, i);
 		output__record(o, &s.r[i % 3]);
 	}
-	cr_expect_eq(output__close(o, &err), 0, "records lost");
-	cr_expect_eq(err, 0, "%s", strerror(err));
+	cr_expect(eq(u64, output__close(o, &err), 0), "records lost");
+	cr_expect(eq(int, err, 0), "%s", strerror(err));
 	log_set_sink(NULL);
 	dup2(saved, STDOUT_FILENO);
 	close(p[1]);
-	cr_assert_eq(read(res[0], &lines, sizeof(lines)), (ssize_t)sizeof(lines));
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	cr_expect_eq(lines, 5001, "%lu lines read", lines);
-	cr_expect_eq(sscanf(logged, "waited %lf s in all for the output to take 5000 records",
-			    &secs), 1, "%s", logged);
-	cr_expect(secs >= 0.45 && secs < 5, "waited %.3f s", secs);
-	cr_expect(strstr(logged, "no record was dropped"), "%s", logged);
+	cr_assert(eq(long, read(res[0], &lines, sizeof(lines)), (ssize_t)sizeof(lines)));
+	cr_assert(eq(int, waitpid(pid, &st, 0), pid));
+	cr_expect(eq(ulong, lines, 5001), "%lu lines read", lines);
+	cr_expect(eq(int, sscanf(logged, "waited %lf s in all for the output to take 5000 records",
+				 &secs), 1), "%s", logged);
+	cr_expect(ge(dbl, secs, 0.45), "waited %.3f s", secs);
+	cr_expect(lt(dbl, secs, 5), "waited %.3f s", secs);
+	cr_expect_not_null(strstr(logged, "no record was dropped"), "%s", logged);
 }
