@@ -127,12 +127,12 @@ test_langs_attach_refused() {
 			line='unwind: 6 calls, args sum 15, caught 2, returned 20'
 			;;
 		esac
-		rm -f "$TMP/fifo" "$TMP/out" "$TMP/rec"
-		mkfifo "$TMP/fifo"
-		"$bin" "$([[ $bin == */go/* ]] && echo 2500 || echo 6)" wait <"$TMP/fifo" \
+		rm -f "$TMP/langs.fifo" "$TMP/out" "$TMP/rec"
+		mkfifo "$TMP/langs.fifo"
+		"$bin" "$([[ $bin == */go/* ]] && echo 2500 || echo 6)" wait <"$TMP/langs.fifo" \
 			>"$TMP/out" 2>&1 &
 		pid=$!
-		exec 7>"$TMP/fifo"	# the program's open of its stdin returns
+		exec 7>"$TMP/langs.fifo"	# the program's open of its stdin returns
 		wait_for grep -q ': ready$' "$TMP/out"
 		maps=$(cat "/proc/$pid/maps")
 		rc=0
@@ -151,4 +151,5 @@ test_langs_attach_refused() {
 		expect_eq "$bin: output" "$(printf '%s\n%s' "${line%%:*}: ready" "$line")" \
 			"$(cat "$TMP/out")"
 	done
+	rm -f "$TMP/langs.fifo"	# the directory is every test's
 }
