@@ -385,8 +385,7 @@ Test(escape, utf8_whole_len_drops_a_cut_character)
 	for (size_t i = 0; i < ARRAY_SIZE(wholes); i++) {
 		size_t got = utf8_whole_len(wholes[i].in, wholes[i].len);
 
-		cr_expect_eq(got, wholes[i].whole, "%s: %zu, want %zu", wholes[i].what, got,
-			     wholes[i].whole);
+		cr_expect(eq(sz, got, wholes[i].whole), "%s", wholes[i].what);
 	}
 }
 
@@ -410,11 +409,11 @@ Test(escape, utf8_whole_len_every_cut)
 			memcpy(in + run, chars[i], n);
 			size_t w = utf8_whole_len(in, run + n);
 
-			cr_expect_eq(w, run + n, "char %zu whole: %zu, want %zu", i, w, run + n);
+			cr_expect(eq(sz, w, run + n), "char %zu whole", i);
 			for (size_t k = 1; k < n; k++) {
 				w = utf8_whole_len(in, run + k);
-				cr_expect_eq(w, run, "char %zu cut after %zu of %zu bytes: %zu, want %zu",
-					     i, k, n, w, run);
+				cr_expect(eq(sz, w, run), "char %zu cut after %zu of %zu bytes",
+					  i, k, n);
 				escape_str(in, w, ESC_TEXT, out, sizeof(out), NULL);
 				cr_expect_null(strstr(out, "\\x"), "char %zu: %s", i, out);
 			}

@@ -974,21 +974,25 @@ Test(maptab, load_gate_rows)
 	const struct map_entry *e;
 	int fd = memfd_create("maps", 0);
 
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, maps_text, sizeof(maps_text) - 1), (ssize_t)sizeof(maps_text) - 1);
-	cr_assert_eq(maptab__parse_maps_str(mt, no_gate), 0);	/* replaced, not added to */
-	cr_assert_eq(maptab__load_gate(mt, fd), 0);
-	cr_assert_eq(maptab__count(mt), 1, "%zu rows", maptab__count(mt));
+	cr_assert(ge(int, fd, 0));
+	cr_assert(eq(long, write(fd, maps_text, sizeof(maps_text) - 1),
+		     (ssize_t)sizeof(maps_text) - 1));
+	cr_assert(eq(int, maptab__parse_maps_str(mt, no_gate), 0));	/* replaced, not added to */
+	cr_assert(eq(int, maptab__load_gate(mt, fd), 0));
+	cr_assert(eq(sz, maptab__count(mt), 1));
 	e = maptab__at(mt, 0);
-	cr_expect_eq(e->start, 0xffffffffff600000ULL, "start %#llx", (unsigned long long)e->start);
-	cr_expect_eq(e->end, 0xffffffffff601000ULL, "end %#llx", (unsigned long long)e->end);
-	cr_expect_eq(e->prot, PROT_EXEC, "prot %d", e->prot);
-	cr_expect_eq(e->flags, MAP_PRIVATE | MAP_ANONYMOUS, "flags %#x", e->flags);
+	cr_expect(eq(u64, e->start, 0xffffffffff600000ULL), "start %#llx",
+		  (unsigned long long)e->start);
+	cr_expect(eq(u64, e->end, 0xffffffffff601000ULL), "end %#llx",
+		  (unsigned long long)e->end);
+	cr_expect(eq(int, e->prot, PROT_EXEC));
+	cr_expect(eq(int, e->flags, MAP_PRIVATE | MAP_ANONYMOUS), "flags %#x", e->flags);
 	cr_expect_str_eq(e->path, "[vsyscall]");
-	cr_assert_eq(ftruncate(fd, 0), 0);
-	cr_assert_eq(pwrite(fd, no_gate, sizeof(no_gate) - 1, 0), (ssize_t)sizeof(no_gate) - 1);
-	cr_assert_eq(maptab__load_gate(mt, fd), 0);
-	cr_expect_eq(maptab__count(mt), 0, "%zu rows", maptab__count(mt));
+	cr_assert(eq(int, ftruncate(fd, 0), 0));
+	cr_assert(eq(long, pwrite(fd, no_gate, sizeof(no_gate) - 1, 0),
+		     (ssize_t)sizeof(no_gate) - 1));
+	cr_assert(eq(int, maptab__load_gate(mt, fd), 0));
+	cr_expect(eq(sz, maptab__count(mt), 0));
 	close(fd);
 	maptab__free(mt);
 }

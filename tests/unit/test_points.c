@@ -803,9 +803,9 @@ Test(points, ifunc_sample_sites_at_its_implementations)
 		cr_assert(eq(int, f.n, 3));
 		cr_assert(eq(str, f.sites[0].func, "text_len"));
 		cr_assert(eq(int, fx_points(&f, "text_len+2", 0, false), -EINVAL));
-		cr_assert(strstr(f.err.msg, "'text_len' is an IFUNC of ") != NULL, "%s", f.err.msg);
+		cr_assert_not_null(strstr(f.err.msg, "'text_len' is an IFUNC of "), "%s", f.err.msg);
 		cr_assert(eq(int, fx_points(&f, "pick_len", 0, false), -EINVAL));
-		cr_assert(strstr(f.err.msg, "is an IFUNC's resolver") != NULL, "%s", f.err.msg);
+		cr_assert_not_null(strstr(f.err.msg, "is an IFUNC's resolver"), "%s", f.err.msg);
 		fx_close(&f);
 	}
 }
@@ -874,7 +874,8 @@ Test(points, libc_strlen_at_its_implementations)
 
 	fx_open(&f, LIBC);
 	libc_debug_file(f.mod, debug, sizeof(debug));
-	cr_assert(debug[0] != '\0', "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
+	cr_assert(ne(chr, debug[0], '\0'),
+		  "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
 	snprintf(cmd, sizeof(cmd), "readelf -Ws '%s' 2>/dev/null | awk '$4 == \"IFUNC\" && "
 		 "$8 == \"strlen\" { print $3; exit }'", debug);
 	p = popen(cmd, "r");
@@ -888,18 +889,18 @@ Test(points, libc_strlen_at_its_implementations)
 	for (int i = 0; i < n; i++) {
 		cr_assert(eq(u64, f.sites[i].vaddr, want[i]), "site %d", i);
 		cr_assert(eq(str, f.sites[i].func, "strlen"));
-		cr_assert(strncmp(f.sites[i].where, "strlen->__strlen_", 17) == 0, "%s",
+		cr_assert(eq(int, strncmp(f.sites[i].where, "strlen->__strlen_", 17), 0), "%s",
 			  f.sites[i].where);
 	}
 	cr_assert(eq(u64, want[0], nm_addr(debug, "__strlen_sse2")), "the baseline one is there");
 	/* time's resolver returns a vDSO function it looks up: refused, with why */
 	cr_assert(eq(int, fx_points(&f, "time", 0, false), -ENOTSUP));
-	cr_assert(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: its "
-			 "resolver (at 0x") != NULL, "%s", f.err.msg);
+	cr_assert_not_null(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: "
+				  "its resolver (at 0x"), "%s", f.err.msg);
 	/* a glob leaves time out (dwarf_points() counts why) and keeps the others */
 	cr_assert(eq(int, fx_points(&f, "time*", 0, false), 0), "%s", f.err.msg);
 	for (int i = 0; i < f.n; i++)
-		cr_assert(strcmp(f.sites[i].func, "time") != 0, "%s", f.sites[i].where);
+		cr_assert(ne(str, f.sites[i].func, "time"), "%s", f.sites[i].where);
 	cr_assert(gt(int, f.n, 2));
 	fx_close(&f);
 }
@@ -917,13 +918,13 @@ Test(points, list_ifunc_with_implementations)
 	cr_assert(eq(str, l.impls[i], "len_bytes len_fast len_words"));
 	cr_assert(eq(str, l.file[i], ""));
 	for (i = 0; i < l.n; i++)
-		cr_assert(strcmp(l.name[i], "pick_len") != 0, "the resolver is not listed");
+		cr_assert(ne(str, l.name[i], "pick_len"), "the resolver is not listed");
 	fx_close(&f);
 
 	fx_open(&f, LIBC);
 	l.n = 0;
 	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
 	cr_assert(eq(int, l.n, 1));
-	cr_assert(strstr(l.impls[0], "? its resolver (at 0x") == l.impls[0], "%s", l.impls[0]);
+	cr_assert(eq(int, strncmp(l.impls[0], "? its resolver (at 0x", 21), 0), "%s", l.impls[0]);
 	fx_close(&f);
 }

@@ -23,10 +23,10 @@ static const char *sample_path(const char *rel)
 	static char path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) / 2);
 
-	cr_assert_gt(n, 0);
+	cr_assert(gt(long, n, 0));
 	path[n] = '\0';
 	snprintf(strrchr(path, '/'), sizeof(path) - n, "/%s", rel);
-	cr_assert_eq(access(path, R_OK), 0, "%s is missing: run `make unit`", path);
+	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run `make unit`", path);
 	return path;
 }
 
@@ -43,7 +43,7 @@ static void rx_open(struct rx *x, const char *rel)
 	struct ptap_err err = { .pos = -1 };
 
 	memset(x, 0, sizeof(*x));
-	cr_assert_eq(elfmod__open(sample_path(rel), &x->mod, &err), 0, "%s", err.msg);
+	cr_assert(eq(int, elfmod__open(sample_path(rel), &x->mod, &err), 0), "%s", err.msg);
 }
 
 /* Resolve PROBE in X's module (skips counted when SKIPS); the return value. */
@@ -58,7 +58,8 @@ static int rx_resolve(struct rx *x, const char *probe, bool skips)
 	x->n = 0;
 	memset(&x->skips, 0, sizeof(x->skips));
 	x->err = (struct ptap_err){ .pos = -1 };
-	cr_assert_eq(probe_spec__parse(probe, &spec, &x->err), 0, "%s: %s", probe, x->err.msg);
+	cr_assert(eq(int, probe_spec__parse(probe, &spec, &x->err), 0), "%s: %s", probe,
+		  x->err.msg);
 	r = resolve_probes(x->mod, spec, &o, &x->rps, &x->n, &x->err);
 	probe_spec__free(spec);
 	return r;
@@ -74,7 +75,7 @@ static void rx_close(struct rx *x)
 /* TEXT contains PART (both printed when not). */
 static void expect_in(const char *text, const char *part)
 {
-	cr_assert(strstr(text, part) != NULL, "'%s' is not in '%s'", part, text);
+	cr_assert_not_null(strstr(text, part), "'%s' is not in '%s'", part, text);
 }
 
 /* The functions of X's sites, in order, space-separated. */

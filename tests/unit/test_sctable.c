@@ -387,13 +387,13 @@ Test(sctable, open_mode_only_when_used)
 
 		args[d->nr == SYS_openat ? 2 : 1] = rows[i].flags;
 		n = arch_sc_nargs(d, args);
-		cr_expect_eq(n, rows[i].nargs, "%s flags %#llx: %u arguments, want %u",
-			     rows[i].name, (unsigned long long)rows[i].flags, n, rows[i].nargs);
+		cr_expect(eq(uint, n, rows[i].nargs), "%s flags %#llx", rows[i].name,
+			  (unsigned long long)rows[i].flags);
 	}
 	/* others keep every argument, mq_open's mode and attr too */
-	cr_expect_eq(arch_sc_nargs(get("mq_open"), (uint64_t[6]){ 0x100, O_RDONLY }), 4);
-	cr_expect_eq(arch_sc_nargs(get("mkdirat"), (uint64_t[6]){ 0 }), 3);
-	cr_expect_eq(arch_sc_nargs(get("pread64"), (uint64_t[6]){ 0 }), 4);
+	cr_expect(eq(uint, arch_sc_nargs(get("mq_open"), (uint64_t[6]){ 0x100, O_RDONLY }), 4));
+	cr_expect(eq(uint, arch_sc_nargs(get("mkdirat"), (uint64_t[6]){ 0 }), 3));
+	cr_expect(eq(uint, arch_sc_nargs(get("pread64"), (uint64_t[6]){ 0 }), 4));
 }
 
 Test(sctable, class_names)
