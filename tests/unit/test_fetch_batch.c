@@ -20,6 +20,7 @@
 #include "probes/fetch.h"
 #include "probes/spec.h"
 #include "tracer/mem.h"
+#include "tests/unit/unit_paths.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -550,17 +551,6 @@ Test(fetch_batch, takes_the_tracers_writes)
 
 /* ---- a program from DWARF (build/samples/query_server-O0) -------------------- */
 
-static const char *sample_path(const char *rel)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) / 2);
-
-	cr_assert(gt(long, n, 0));
-	path[n] = '\0';
-	snprintf(strrchr(path, '/'), sizeof(path) - n, "/%s", rel);
-	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run `make unit`", path);
-	return path;
-}
 
 /*
  * At -O0 desc lives in a stack slot: desc->source_text:string is a load of
@@ -583,7 +573,7 @@ Test(fetch_plan, dwarf_member_of_a_stack_slot, .init = setup)
 	int n, calls, left;
 	char buf[64];
 
-	cr_assert(eq(int, elfmod__open(sample_path("samples/query_server-O0"), &mod, &err), 0),
+	cr_assert(eq(int, elfmod__open(unit_path("samples/query_server-O0"), &mod, &err), 0),
 		  "%s", err.msg);
 	cr_assert(eq(int, probe_spec__parse("exec_query desc->source_text:string desc->nrows len",
 					    &spec, &err), 0), "%s", err.msg);

@@ -12,21 +12,10 @@
 #include "arch/arch.h"
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
+#include "tests/unit/unit_paths.h"
 
 #define LIBC	"/lib/x86_64-linux-gnu/libc.so.6"
 
-/* A file of build/samples (next to the unit binary), which `make unit` builds. */
-static const char *sample_path(const char *rel)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) / 2);
-
-	cr_assert(gt(sz, (size_t)(n > 0 ? n : 0), 0));
-	path[n] = '\0';
-	snprintf(strrchr(path, '/'), sizeof(path) - n, "/samples/%s", rel);
-	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run `make unit`", path);
-	return path;
-}
 
 static enum elfmod_runtime runtime_of(const char *path)
 {
@@ -51,21 +40,21 @@ Test(langs, runtime_markers)
 		const char *sample;
 		enum elfmod_runtime rt;
 	} cases[] = {
-		{ "go/app", ELFMOD_RT_GO },
-		{ "go/app-nodwarf", ELFMOD_RT_GO },
-		{ "go/app-stripped", ELFMOD_RT_GO },
-		{ "rust/unwind", ELFMOD_RT_RUST },
-		{ "rust/unwind-nodwarf", ELFMOD_RT_RUST },
-		{ "rust/unwind-v0", ELFMOD_RT_RUST },
-		{ "rust/unwind-nomark", ELFMOD_RT_NONE },
-		{ "rust/unwind-v0-nomark", ELFMOD_RT_NONE },
-		{ "query_server", ELFMOD_RT_NONE },
-		{ "query_server-stripped", ELFMOD_RT_NONE },
-		{ "cxx_throw", ELFMOD_RT_NONE },
+		{ "samples/go/app", ELFMOD_RT_GO },
+		{ "samples/go/app-nodwarf", ELFMOD_RT_GO },
+		{ "samples/go/app-stripped", ELFMOD_RT_GO },
+		{ "samples/rust/unwind", ELFMOD_RT_RUST },
+		{ "samples/rust/unwind-nodwarf", ELFMOD_RT_RUST },
+		{ "samples/rust/unwind-v0", ELFMOD_RT_RUST },
+		{ "samples/rust/unwind-nomark", ELFMOD_RT_NONE },
+		{ "samples/rust/unwind-v0-nomark", ELFMOD_RT_NONE },
+		{ "samples/query_server", ELFMOD_RT_NONE },
+		{ "samples/query_server-stripped", ELFMOD_RT_NONE },
+		{ "samples/cxx_throw", ELFMOD_RT_NONE },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect(eq(int, runtime_of(sample_path(cases[i].sample)), cases[i].rt), "%s",
+		cr_expect(eq(int, runtime_of(unit_path(cases[i].sample)), cases[i].rt), "%s",
 			  cases[i].sample);
 	cr_expect(eq(int, runtime_of(LIBC), ELFMOD_RT_NONE), "libc");
 }

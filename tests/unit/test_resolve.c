@@ -16,19 +16,8 @@
 #include "dwarf/resolve.h"
 #include "probes/err.h"
 #include "probes/spec.h"
+#include "tests/unit/unit_paths.h"
 
-/* $(O)/REL: the samples are built next to the unit binary. */
-static const char *sample_path(const char *rel)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) / 2);
-
-	cr_assert(gt(long, n, 0));
-	path[n] = '\0';
-	snprintf(strrchr(path, '/'), sizeof(path) - n, "/%s", rel);
-	cr_assert(eq(int, access(path, R_OK), 0), "%s is missing: run `make unit`", path);
-	return path;
-}
 
 struct rx {
 	struct elfmod *mod;
@@ -43,7 +32,7 @@ static void rx_open(struct rx *x, const char *rel)
 	struct ptap_err err = { .pos = -1 };
 
 	memset(x, 0, sizeof(*x));
-	cr_assert(eq(int, elfmod__open(sample_path(rel), &x->mod, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, elfmod__open(unit_path(rel), &x->mod, &err), 0), "%s", err.msg);
 }
 
 /* Resolve PROBE in X's module (skips counted when SKIPS); the return value. */
