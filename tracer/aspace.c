@@ -13,6 +13,7 @@ int aspace__new(pid_t pid, struct aspace **out)
 {
 	struct aspace *as = calloc(1, sizeof(*as));
 
+	*out = NULL;
 	if (!as)
 		return -ENOMEM;
 	as->refs = 1;

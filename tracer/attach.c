@@ -244,7 +244,7 @@ static bool under_seccomp(pid_t pid)
 static int setup_aspace(struct session *s, const struct tids *l, struct thread **inj)
 {
 	struct thread *rec = NULL;
-	struct aspace *as;
+	struct aspace *as = NULL;	/* aspace__new() leaves it so when it fails */
 	int r = aspace__new(l->tgid, &as);
 
 	if (r == 0)

@@ -6,8 +6,12 @@
  *
  *   vfork_hold MS N   N vforks (calling hold_once() before each), prints
  *                     READY first, then "VFORKS n", BYTES-OK and
- *                     EXIT-SUCCESS; exit 0 */
+ *                     EXIT-SUCCESS; exit 0
+ *   vfork_hold MS N kill   the first child kills its parent (SIGKILL) after
+ *                     the MS: the process ends while a tracer attaches */
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,10 +27,11 @@ __attribute__((noinline)) long hold_once(long i)
 int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 500, n = argc > 2 ? atol(argv[2]) : 4;
+	int kill_parent = argc > 3 && !strcmp(argv[3], "kill");
 	static volatile long done;	/* static: vfork's child shares the frame */
 
-	if (argc > 3 || ms <= 0 || ms >= 1000000 || n <= 0) {
-		fprintf(stderr, "usage: vfork_hold [MS [N]]  (500 4)\n");
+	if (argc > 4 || (argc > 3 && !kill_parent) || ms <= 0 || ms >= 1000000 || n <= 0) {
+		fprintf(stderr, "usage: vfork_hold [MS [N [kill]]]  (500 4)\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -44,6 +49,8 @@ int main(int argc, char **argv)
 			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 			nanosleep(&ts, NULL);
+			if (kill_parent)
+				kill(getppid(), SIGKILL);
 			_exit(0);
 		}
 		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&

@@ -221,7 +221,9 @@ test_attach_duration() {
 		2>"$TMP/err" || rc=$?
 	t1=$(date +%s%N)
 	expect_eq "ptap exit status" 0 "$rc"
-	[ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "took $(( (t1 - t0) / 1000000 )) ms"
+	# ended by itself, not hung; how soon is make bench's to measure (under ASan
+	# on a loaded machine 0.5 s of tracing took 1.8 s in all)
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || fail "took $(( (t1 - t0) / 1000000 )) ms"
 	untraced "$TARGET"
 	finish_target "$TMP/out"
 	records "$TMP/rec" | grep -q . || fail "no records"
