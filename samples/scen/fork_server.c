@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +73,9 @@ static void backend(void)
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGTERM, on_stop);
 	signal(SIGUSR1, SIG_IGN);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);	/* a test that killed the server leaves none */
+	if (getppid() == 1)
+		stop = 1;
 	while (!stop) {
 		serve_query(n++, "backend");
 		nap(1000000);
