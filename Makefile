@@ -11,8 +11,8 @@ CFLAGS	?= -g -O2
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
 ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
 
-SRCS	:= $(wildcard probes/*.c dwarf/*.c arch/$(ARCH)/*.c tracer/*.c)
-LIBOBJS	:= $(patsubst %.c,$(O)/%.o,$(filter-out tracer/main.c,$(SRCS)))
+SRCS	:= $(wildcard probes/*.c dwarf/*.c arch/$(ARCH)/*.c tracer/*.c tracer/*/*.c cmd/*.c)
+LIBOBJS	:= $(patsubst %.c,$(O)/%.o,$(filter-out cmd/main.c,$(SRCS)))
 UNITSRCS := $(wildcard tests/unit/*.c)
 UNITOBJS := $(patsubst %.c,$(O)/%.o,$(UNITSRCS))
 BENCHSRCS := $(wildcard tests/bench/*.c)
@@ -37,7 +37,7 @@ $(O)/%.o: %.c | deps
 $(O)/libptap.a: $(LIBOBJS)
 	$(Q)rm -f $@; $(AR) rcs $@ $^
 
-$(O)/ptap: $(O)/tracer/main.o $(O)/libptap.a
+$(O)/ptap: $(O)/cmd/main.o $(O)/libptap.a
 	$(Q_LD)$(CC) -o $@ $^ $(PKG_LIBS)
 
 $(O)/unit: $(UNITOBJS) $(O)/libptap.a
@@ -372,11 +372,11 @@ bench:
 # probes/ and arch/ depend on nothing of ours (DESIGN.md, "Layers").  A failed unit-test
 # assertion prints the values it compared (scripts/lint-asserts.pl).
 lint:
-	$(Q)! grep -n '#include "\(tracer\|dwarf\)/' probes/*.[ch] arch/*.h arch/*/*.[ch] 2>/dev/null
+	$(Q)! grep -n '#include "\(tracer\|dwarf\|cmd\)/' probes/*.[ch] arch/*.h arch/*/*.[ch] 2>/dev/null
 	$(Q)! grep -n '#include "arch/' probes/*.[ch] 2>/dev/null
 	$(Q)perl scripts/lint-asserts.pl tests/unit/*.c
 
 clean:
 	rm -rf $(O)
 
--include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/tracer/main.d $(O)/bench/writers.d
+-include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/cmd/main.d $(O)/bench/writers.d

@@ -11,7 +11,7 @@
 #include "dwarf/resolve.h"
 #include "probes/fetch.h"
 #include "probes/record.h"
-#include "tracer/syscall.h"
+#include "tracer/events/syscall.h"
 
 struct thread;
 struct proc;
@@ -37,7 +37,7 @@ struct probe {
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
 	size_t ent_len;			/* bytes of one frame's entry arguments */
-	/* --context (tracer/syscall.h) */
+	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
 	int req;			/* the -e it comes from (cmd_record.c) */
 	const char *glob;		/* that -e as written when its point is a glob (its
@@ -47,7 +47,7 @@ struct probe {
 	int *ctx_sel;			/* that context's NSEL argument indexes */
 };
 
-/* OUT_PERFETTO: Chrome trace-event JSON (tracer/output.c, probes/perfetto.h). */
+/* OUT_PERFETTO: Chrome trace-event JSON (tracer/events/output.c, probes/perfetto.h). */
 enum out_format { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
 
 /* How map changes are seen (DESIGN.md, "The map table"). */
@@ -57,7 +57,7 @@ enum mmap_tracking {
 	MMAP_SYSCALL,	/* attached, --mmap-tracking=syscall: a stop at every syscall */
 };
 
-/* Where ptap runs (--cpu, tracer/placement.h). */
+/* Where ptap runs (--cpu, tracer/host/placement.h). */
 enum cpu_policy {
 	CPU_FREE,	/* wherever the scheduler puts it */
 	CPU_FOLLOW,	/* on the CPU of the threads it stops (SCHED_IDLE, guarded) */
@@ -76,7 +76,7 @@ struct session {
 	bool attach;			/* -p: attached, detached at the end */
 	bool no_follow;			/* --no-follow: children are let go */
 	bool events_task;		/* --events task: fork, exec and exit records */
-	bool events_mmap;		/* --events mmap: map-table changes (tracer/mmapev.h) */
+	bool events_mmap;		/* --events mmap: map-table changes (tracer/events/mmapev.h) */
 	struct mmapev *mmapev;		/* their state, while tracing with events_mmap */
 	bool retprobes;			/* a return probe: threads get a shadow stack */
 	enum mmap_tracking mmap_tracking;
@@ -86,7 +86,7 @@ struct session {
 	struct probe *probes;
 	int nprobes;
 
-	/* --syscalls and --context (tracer/syscall.c) */
+	/* --syscalls and --context (tracer/events/syscall.c) */
 	uint8_t sc_on[SC_NR_MAX / 8];	/* the selected syscall numbers */
 	int nsc;
 	size_t sc_buflen;		/* bytes of one decoded argument's text */

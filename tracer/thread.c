@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "probes/log.h"
-#include "tracer/aspace.h"
-#include "tracer/ptrace.h"
+#include "tracer/space/aspace.h"
+#include "tracer/engine/ptrace.h"
 #include "tracer/session.h"
-#include "tracer/shadow.h"
-#include "tracer/syscall.h"
+#include "tracer/engine/shadow.h"
+#include "tracer/events/syscall.h"
 #include "tracer/thread.h"
 
 static size_t slot_of(const struct session *s, pid_t tid)

@@ -1,4 +1,4 @@
-/* samples/scen/jump_sites.c: jump sites (tracer/aspace.h).  Prints the first
+/* samples/scen/jump_sites.c: jump sites (tracer/space/aspace.h).  Prints the first
  * byte of each function as it is in memory at main() ("FIRST jump_plain e9":
  * launched, ptap planted before main), then calls jump_plain(i),
  * jump_riprel(i) and jump_looped(i, 3) for i = 1 .. N, in this process and in

@@ -18,7 +18,7 @@
 
 #include "probes/perfetto.h"
 #include "probes/record.h"
-#include "tracer/output.h"
+#include "tracer/events/output.h"
 
 /* ---- counting allocations --------------------------------------------------
  * The executable's malloc, calloc and realloc interpose libc's (libc's own

@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_core.c: the core dump reader (dwarf/core.h) on a mutated
  * core: open it, walk its ranges, read from each and the exec'd file name;
- * then `ptap maps --core` (tracer/mapview.h) on it, both outputs. */
+ * then `ptap maps --core` (tracer/space/mapview.h) on it, both outputs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "dwarf/core.h"
 #include "probes/err.h"
 #include "tests/fuzz/fuzz.h"
-#include "tracer/mapview.h"
+#include "tracer/space/mapview.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

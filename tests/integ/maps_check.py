@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/integ/maps_check.py: check `ptap maps` output (tracer/mapview.h's
+"""tests/integ/maps_check.py: check `ptap maps` output (tracer/space/mapview.h's
 formats) against the kernel's view, readelf, a sample's expectations or a
 core file's own headers.  Prints what differs on stderr and exits 1; on
 success one line on stdout saying what was compared.

@@ -1,4 +1,4 @@
-# --cpu (tracer/placement.c): where ptap runs changes no record, and never
+# --cpu (tracer/host/placement.c): where ptap runs changes no record, and never
 # the traced command's own scheduling policy or affinity.
 
 # policy_of PID: SCHED_OTHER, SCHED_IDLE ... as chrt names it

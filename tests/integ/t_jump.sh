@@ -1,4 +1,4 @@
-# Jump sites (tracer/aspace.h): launched, a probe whose first instructions
+# Jump sites (tracer/space/aspace.h): launched, a probe whose first instructions
 # allow it jumps to a trampoline holding the int3; one whose bytes a branch
 # of its function lands in stays an int3.  samples/scen/jump_sites prints
 # the first byte of each function as ptap left it, checks every result its

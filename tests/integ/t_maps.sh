@@ -1,6 +1,6 @@
 # `ptap maps` (issue 8): the map table of a live process and of a core dump,
 # checked against /proc/PID/maps, smaps, readelf and what samples/scen/maps_zoo
-# states (tracer/mapview.h has the formats; tests/integ/maps_check.py compares).
+# states (tracer/space/mapview.h has the formats; tests/integ/maps_check.py compares).
 
 MAPS_ZOO=$(realpath "$S/scen/maps_zoo")
 LIBPLUGIN=$(realpath "$S/libplugin.so")

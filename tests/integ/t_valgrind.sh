@@ -10,7 +10,7 @@
 # with a context and detaching are the same code; the launch path runs
 # under ASan instead (make integ-asan).  What valgrind does not know that
 # ptap uses, PROCMAP_QUERY and PTRACE_GET_SYSCALL_INFO, ptap zeroes before
-# the kernel fills it (tracer/maptab.c, tracer/ptrace.c).
+# the kernel fills it (tracer/space/maptab.c, tracer/engine/ptrace.c).
 
 # vg LOG PTAP-ARGS...: ptap under memcheck, its errors and definite leaks in LOG.
 vg() {

@@ -20,7 +20,7 @@
 
 #include "dwarf/core.h"
 #include "probes/err.h"
-#include "tracer/mapview.h"
+#include "tracer/space/mapview.h"
 
 #if defined(__x86_64__)
 #define TC_EM	EM_X86_64

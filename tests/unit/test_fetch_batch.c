@@ -1,7 +1,7 @@
 /* tests/unit/test_fetch_batch.c: planned reads (probes/fetch.c: the first
  * read of a program, batches served back to the programs) against a fake
  * memory with an unmapped page, a DWARF program from build/samples, and
- * tracer/mem.c's mem_readv() on this process's own memory. */
+ * tracer/space/mem.c's mem_readv() on this process's own memory. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/spec.h"
-#include "tracer/mem.h"
+#include "tracer/space/mem.h"
 #include "tests/unit/unit_paths.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,4 +1,4 @@
-/* tests/unit/test_maptab.c: tracer/maptab.c, replaying real loader syscall
+/* tests/unit/test_maptab.c: tracer/space/maptab.c, replaying real loader syscall
  * sequences (recorded with strace) and checking the table range by range. */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "tracer/maptab.h"
+#include "tracer/space/maptab.h"
 
 #define R	PROT_READ
 #define RW	(PROT_READ | PROT_WRITE)

@@ -1,4 +1,4 @@
-/* tests/unit/test_mapview.c: tracer/mapview.c -- this test process's own
+/* tests/unit/test_mapview.c: tracer/space/mapview.c -- this test process's own
  * table against /proc/self/maps and the loader (dl_iterate_phdr: each
  * object's load bias), both ways of reading it, --rss, a pid that does not
  * exist, and the exact text and JSON of a table built by hand. */
@@ -18,7 +18,7 @@
 
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
-#include "tracer/mapview.h"
+#include "tracer/space/mapview.h"
 
 /*
  * Whether a row of this process's own table named PATH may move between two

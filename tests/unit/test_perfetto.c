@@ -1,5 +1,5 @@
 /* tests/unit/test_perfetto.c: records as Chrome trace-event JSON (probes/perfetto.c) against
- * golden strings, and the whole document tracer/output.c writes: sorted, with track names. */
+ * golden strings, and the whole document tracer/events/output.c writes: sorted, with track names. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "probes/perfetto.h"
 #include "probes/record.h"
-#include "tracer/output.h"
+#include "tracer/events/output.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -265,7 +265,7 @@ Test(perfetto, truncation)
 	cr_expect_str_eq(buf, "");
 }
 
-/* ---- the document (tracer/output.c) --------------------------------------- */
+/* ---- the document (tracer/events/output.c) --------------------------------------- */
 
 static char *read_all(const char *path)
 {

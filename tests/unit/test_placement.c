@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "tracer/placement.h"
+#include "tracer/host/placement.h"
 
 #define MS 1000000ULL
 #define SEC 1000000000ULL

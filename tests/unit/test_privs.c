@@ -1,4 +1,4 @@
-/* tests/unit/test_privs.c: tracer/privs.c against fake /proc trees (status files and the Yama
+/* tests/unit/test_privs.c: tracer/host/privs.c against fake /proc trees (status files and the Yama
  * sysctl written into a mkdtemp directory), checking the messages' text. */
 #include <errno.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "tracer/privs.h"
+#include "tracer/host/privs.h"
 
 static char root[64];
 static char msg[1024];

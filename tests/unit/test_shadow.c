@@ -5,7 +5,7 @@
 #include <criterion/new/assert.h>
 #include <string.h>
 
-#include "tracer/shadow.h"
+#include "tracer/engine/shadow.h"
 
 #define TRAMP	0x7000ULL
 

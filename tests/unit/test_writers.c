@@ -1,5 +1,5 @@
 /* tests/unit/test_writers.c: the record writers on the hit path -- formatting
- * (text, JSON, perfetto) allocates nothing; tracer/output.c holds records in
+ * (text, JSON, perfetto) allocates nothing; tracer/events/output.c holds records in
  * its buffer, writes them by 64 KiB or when they are 100 ms old, and counts
  * the records a failed write lost. */
 #include <criterion/criterion.h>
@@ -18,7 +18,7 @@
 #include "probes/log.h"
 #include "probes/perfetto.h"
 #include "probes/record.h"
-#include "tracer/output.h"
+#include "tracer/events/output.h"
 
 /* ---- counting allocations --------------------------------------------------
  * The unit binary's malloc, calloc and realloc are these: they count the
@@ -228,7 +228,7 @@ Test(writers, counter_counts)
 	cr_expect(eq(ulong, nallocs, 1), "%lu", nallocs);
 }
 
-/* ---- tracer/output.c ------------------------------------------------------------ */
+/* ---- tracer/events/output.c ------------------------------------------------------------ */
 
 static char path[] = "/tmp/ptap-test-writers.XXXXXX";
 

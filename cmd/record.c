@@ -1,0 +1,1059 @@
+/* cmd/record.c: `ptap record` -- parse the options, resolve every
+ * probe before anything runs (bad input exits 2 with the target untouched),
+ * launch the command, run the loop, exit with the command's status. */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dwarf/debuginfo.h"
+#include "dwarf/elfmod.h"
+#include "dwarf/points.h"
+#include "dwarf/resolve.h"
+#include "probes/err.h"
+#include "probes/log.h"
+#include "probes/record.h"
+#include "probes/spec.h"
+#include "tracer/engine/attach.h"
+#include "cmd/cmd.h"
+#include "tracer/engine/launch.h"
+#include "tracer/host/libpath.h"
+#include "tracer/engine/loop.h"
+#include "tracer/events/mmapev.h"
+#include "tracer/events/output.h"
+#include "tracer/host/placement.h"
+#include "tracer/engine/plant.h"
+#include "tracer/host/privs.h"
+#include "tracer/session.h"
+#include "tracer/engine/shadow.h"
+#include "tracer/events/syscall.h"
+
+#define STRING_MAX_DEFAULT	256
+#define STRING_MAX_LIMIT	(1 << 20)
+
+struct probe_req {
+	const char *text;	/* -e PROBE */
+	const char *module;	/* the -x before it, or NULL: the command */
+	char *path;		/* MODULE found (libpath_find()), owned; NULL: none */
+};
+
+struct record_opts {
+	struct probe_req *reqs;
+	int nreqs;
+	const char *cur_module;
+	char **cmd;
+	const char *debuginfo_dir;
+	int max_probes;
+	bool no_inlines;
+	bool no_jumps;		/* --no-jumps: every site an int3 */
+	pid_t *pids;		/* -p */
+	int npids;
+	double duration;	/* --duration, 0: none */
+	const char *user;	/* -u USER, else NULL */
+	struct launch_user run_as;	/* USER looked up */
+};
+
+static const char record_usage[] =
+	"usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]\n"
+	"       ptap record [OPTIONS] -e PROBE [-e PROBE ...] -p PID[,PID...]\n"
+	"       ptap record [OPTIONS] --syscalls LIST [-e PROBE ...] -- COMMAND [ARG...]\n"
+	"  -e, --event PROBE     [EVENT=]POINT [ARG...]   (perf probe syntax)\n"
+	"                        POINT: FUNC[@SRC][+OFF|:RELLINE] | SRC:LINE | 0xADDR;\n"
+	"                        FUNC may be a glob (* ? [..])\n"
+	"                        ARG: [NAME=]VAR[->M|.M|[I]...] | *VAR | VAR@FILE.c |\n"
+	"                             $params | $vars | %REG | $argN | +OFF(ARG) | @SYMBOL,\n"
+	"                             then [:TYPE]  (TYPE: s8..s64 u8..u64 x8..x64 string;\n"
+	"                             DWARF variables print by their type without one)\n"
+	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND,\n"
+	"                        or the first PID's executable)\n"
+	"  -p, --pid PID[,PID]   attach to running processes (all their threads); detach\n"
+	"                        cleanly on SIGINT, SIGTERM, SIGHUP or --duration\n"
+	"  -u, --user USER       run COMMAND as USER (uid, gid and groups; root only);\n"
+	"                        ptap itself stays root\n"
+	"      --no-follow       do not trace children (fork, vfork, clone): no records,\n"
+	"                        breakpoints removed from them\n"
+	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
+	"                        a jump to a trampoline that holds the int3 (no register\n"
+	"                        written at a hit); this makes every probe a plain int3\n"
+	"      --events KINDS    also record, KINDS a comma list (repeatable):\n"
+	"                        task: fork, exec and exit of traced processes;\n"
+	"                        mmap: map changes (mmap, munmap, mprotect, mremap, and\n"
+	"                        the mappings present at attach and exec), with each\n"
+	"                        file's dev:inode and ELF build-id\n"
+	"      --duration SECS   stop tracing after SECS seconds\n"
+	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
+	"                        dlclose) or syscall (at every mmap: slower)\n"
+	"  -o, --output FILE     write records to FILE (default: stdout)\n"
+	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
+	"      --string-max N    read at most N bytes of a string (default 256)\n"
+	"      --cpu POLICY      where ptap runs: follow (default: on the CPU of the thread\n"
+	"                        it stopped, so hits cost about what they do pinned to one\n"
+	"                        CPU; needs CAP_SYS_NICE or RLIMIT_NICE 20, else as free)\n"
+	"                        or free (wherever the scheduler puts it)\n"
+	"      --syscalls LIST   also record these syscalls (names as strace has them, and\n"
+	"                        %file %desc %net %memory %process %signal %ipc %creds\n"
+	"                        %clock), with decoded arguments, result and duration\n"
+	"      --context EVENT[:ARG,...]  every syscall record carries what EVENT (an -e\n"
+	"                        probe) recorded last on its thread, while EVENT's function\n"
+	"                        is on the stack (repeatable)\n"
+	"      --clock CLOCK     monotonic (default), realtime, boottime or tai; the output's\n"
+	"                        first line names it\n"
+	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
+	"                        (DIR/.build-id/NN/REST.debug, DIR/PATH, .gnu_debuglink)\n"
+	"      --max-probes N    at most N sites per probe (default 128)\n"
+	"      --no-inlines      probe only out-of-line copies of functions\n"
+	"  -v, --verbose         more messages (repeat for more)\n";
+
+/* Print ERR for the probe TEXT, with a caret under the column when known. */
+static void show_probe_err(const char *text, const struct ptap_err *err)
+{
+	pr_err("bad probe '%s': %s\n", text, err->msg);
+	if (err->pos >= 0 && (size_t)err->pos <= strlen(text))
+		fprintf(stderr, "  %s\n  %*s^\n", text, err->pos, "");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("ptap: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\n", stderr);
+	fputs(record_usage, stderr);
+	return 2;
+}
+
+static int parse_clock(struct session *s, const char *name)
+{
+	static const struct { const char *name; clockid_t id; } clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC }, { "realtime", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+	};
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(name, clocks[i].name)) {
+			s->clock = clocks[i].id;
+			s->clock_name = clocks[i].name;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* --context EVENT[:ARG,...] */
+static int add_context(struct session *s, const char *arg)
+{
+	struct ctx_def *c = realloc(s->ctxs, (s->nctxs + 1) * sizeof(*c));
+	char *colon, *tok, *save = NULL;
+
+	if (!c)
+		return -ENOMEM;
+	s->ctxs = c;
+	c = &s->ctxs[s->nctxs];
+	memset(c, 0, sizeof(*c));
+	c->event = strdup(arg);
+	if (!c->event)
+		return -ENOMEM;
+	s->nctxs++;
+	colon = strchr(c->event, ':');
+	if (!colon)
+		return c->event[0] ? 0 : -EINVAL;
+	*colon = '\0';
+	for (tok = strtok_r(colon + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **w = realloc(c->want, (c->nwant + 1) * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		c->want = w;
+		c->want[c->nwant++] = tok;
+	}
+	return c->event[0] && c->nwant ? 0 : -EINVAL;
+}
+
+static int add_req(struct record_opts *o, const char *text)
+{
+	struct probe_req *r = realloc(o->reqs, (o->nreqs + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	o->reqs = r;
+	o->reqs[o->nreqs++] = (struct probe_req){ .text = text, .module = o->cur_module };
+	return 0;
+}
+
+enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
+       OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
+       OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
+       OPT_NO_JUMPS };
+
+/* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
+static int parse_pids(struct record_opts *o, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		pid_t *n;
+
+		if (end == p || v <= 0 || v > INT_MAX || (*end && *end != ','))
+			return -EINVAL;
+		n = realloc(o->pids, (o->npids + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		o->pids = n;
+		o->pids[o->npids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return o->npids ? 0 : -EINVAL;
+}
+
+/* --events KIND[,KIND...]: task, mmap (added to the ones given before).  0 or -EINVAL. */
+static int parse_events(struct session *s, const char *arg)
+{
+	const char *p = arg;
+
+	do {
+		size_t n = strcspn(p, ",");
+
+		if (n == 4 && !strncmp(p, "task", 4))
+			s->events_task = true;
+		else if (n == 4 && !strncmp(p, "mmap", 4))
+			s->events_mmap = true;
+		else
+			return -EINVAL;
+		p += n;
+	} while (*p++ == ',');
+	return 0;
+}
+
+/* 0, or the exit status for a usage error. */
+static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "string-max", required_argument, NULL, OPT_STRING_MAX },
+		{ "clock", required_argument, NULL, OPT_CLOCK },
+		{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
+		{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "mmap-tracking", required_argument, NULL, OPT_MMAP_TRACKING },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "context", required_argument, NULL, OPT_CONTEXT },
+		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char *end;
+	double d;
+	long n;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (add_req(o, optarg) < 0)
+				return 1;
+			break;
+		case 'x':
+			o->cur_module = optarg;
+			break;
+		case 'o':
+			s->out_path = optarg;
+			break;
+		case 'p':
+			if (parse_pids(o, optarg) < 0)
+				return usage_error("-p %s: give process ids, separated by commas",
+						   optarg);
+			s->attach = true;
+			break;
+		case 'u':
+			o->user = optarg;
+			break;
+		case OPT_NO_JUMPS:
+			o->no_jumps = true;
+			break;
+		case OPT_NO_FOLLOW:
+			s->no_follow = true;
+			break;
+		case OPT_SYSCALLS:
+			if (syscall_select(s, optarg) < 0)
+				return 2;
+			break;
+		case OPT_CONTEXT:
+			if (add_context(s, optarg) < 0)
+				return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]",
+						   optarg);
+			break;
+		case OPT_CPU:
+			if (!strcmp(optarg, "follow"))
+				s->cpu = CPU_FOLLOW;
+			else if (!strcmp(optarg, "free"))
+				s->cpu = CPU_FREE;
+			else
+				return usage_error("--cpu %s: use follow or free", optarg);
+			break;
+		case OPT_EVENTS:
+			if (parse_events(s, optarg) < 0)
+				return usage_error("--events %s: give a comma list of task (fork, "
+						   "exec, exit) and mmap (map changes)", optarg);
+			break;
+		case OPT_DURATION:
+			d = strtod(optarg, &end);
+			if (*end || !(d > 0) || d > 1e7)
+				return usage_error("--duration %s: give seconds, more than 0", optarg);
+			o->duration = d;
+			break;
+		case OPT_MMAP_TRACKING:
+			if (!strcmp(optarg, "rbrk"))
+				s->mmap_tracking = MMAP_RBRK;
+			else if (!strcmp(optarg, "syscall"))
+				s->mmap_tracking = MMAP_SYSCALL;
+			else
+				return usage_error("--mmap-tracking %s: use rbrk or syscall", optarg);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				s->format = OUT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				s->format = OUT_JSON;
+			else if (!strcmp(optarg, "perfetto"))
+				s->format = OUT_PERFETTO;
+			else
+				return usage_error("--format %s: use text, json or perfetto", optarg);
+			break;
+		case OPT_STRING_MAX:
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > STRING_MAX_LIMIT)
+				return usage_error("--string-max %s: give a number from 1 to 1048576",
+						   optarg);
+			s->string_max = (size_t)n;
+			break;
+		case OPT_DEBUGINFO_DIR:
+			o->debuginfo_dir = optarg;
+			break;
+		case OPT_MAX_PROBES:
+			n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 100000)
+				return usage_error("--max-probes %s: give a number from 1 to 100000",
+						   optarg);
+			o->max_probes = (int)n;
+			break;
+		case OPT_NO_INLINES:
+			o->no_inlines = true;
+			break;
+		case OPT_CLOCK:
+			if (parse_clock(s, optarg) < 0)
+				return usage_error("--clock %s: use monotonic, realtime, boottime or "
+						   "tai", optarg);
+			break;
+		case 'v':
+			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			exit(0);
+		default:
+			fputs(record_usage, stderr);
+			return 2;
+		}
+	}
+	if (s->attach && optind < argc)
+		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
+	if (s->attach && o->user)
+		return usage_error("-u %s runs a launched COMMAND as that user: an attached "
+				   "process (-p) keeps its own", o->user);
+	if (!s->attach && optind >= argc)
+		return usage_error("%sno command: give it after --, or attach with -p PID", "");
+	if (!o->nreqs && !s->nsc)
+		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
+	if (s->nctxs && !s->nsc)
+		return usage_error("%s--context tags syscall records: give --syscalls too", "");
+	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
+		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
+				   "command's maps are tracked through a seccomp filter", "");
+	if (s->attach && s->mmap_tracking == MMAP_SECCOMP)
+		s->mmap_tracking = MMAP_RBRK;
+	o->cmd = s->attach ? NULL : &argv[optind];
+	for (int i = 0; i < o->nreqs; i++) {
+		struct probe_req *req = &o->reqs[i];
+		char path[4096];
+
+		if (!req->module)
+			continue;
+		if (libpath_find(req->module, o->pids, o->npids, path, sizeof(path)) < 0) {
+			pr_err("-x %s: no such file, nor a library of that name %s the dynamic "
+			       "loader's directories: give its path\n", req->module,
+			       s->attach ? "mapped by the process or in" : "in");
+			return 2;
+		}
+		req->path = strdup(path);
+		if (!req->path)
+			return usage_error("%sout of memory", "");
+		req->module = req->path;
+	}
+	return 0;
+}
+
+/* Modules opened for resolution, once per path. */
+struct modcache {
+	const char *path[64];
+	struct elfmod *mod[64];
+	int n;
+};
+
+static int modcache_get(struct modcache *mc, const char *path, struct elfmod **out,
+			struct ptap_err *err)
+{
+	for (int i = 0; i < mc->n; i++)
+		if (!strcmp(mc->path[i], path)) {
+			*out = mc->mod[i];
+			return 0;
+		}
+	if (mc->n == 64)
+		return ptap_err_set(err, -1, -E2BIG, "too many binaries (at most 64)");
+	int r = elfmod__open(path, out, err);
+
+	if (r < 0)
+		return r;
+	mc->path[mc->n] = path;
+	mc->mod[mc->n++] = *out;
+	return 0;
+}
+
+static void modcache_exit(struct modcache *mc)
+{
+	for (int i = 0; i < mc->n; i++)
+		elfmod__close(mc->mod[i]);
+	mc->n = 0;
+}
+
+/*
+ * EVENT= if given, else the site ("exec_query", "exec_query+4" ->
+ * "exec_query_4"); a return probe's is perf's FUNC__return.
+ */
+static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
+{
+	const char *base = spec->event ? spec->event :
+			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
+	char *name = NULL;
+
+	if (asprintf(&name, "%s%s", base, rp->retprobe && !spec->event ? "__return" : "") < 0)
+		return NULL;
+
+	/* "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42" */
+	for (char *c = name; c && *c && !spec->event; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			*c = '_';
+	return name;
+}
+
+/* A return probe's shadow frame: the values, then the buffers of those fetched at the entry. */
+static int retprobe_setup(struct session *s, struct probe *p)
+{
+	int n = p->rp.nargs;
+	size_t off = n * sizeof(struct fetch_val);
+
+	s->retprobes = true;
+	p->ent_off = calloc(n ? n : 1, sizeof(*p->ent_off));
+	if (!p->ent_off)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		if (p->rp.at_return[i])
+			continue;
+		p->ent_off[i] = off;
+		off += (fetch_prog__buflen(&p->rp.progs[i], s->string_max) + 7) & ~(size_t)7;
+	}
+	p->ent_len = off;
+	if (p->rp.noreturn)
+		pr_warn("%s: %s is declared noreturn: it never returns, so this probe records "
+			"nothing\n", p->event, p->rp.func);
+	return 0;
+}
+
+static int probe_setup(struct session *s, struct probe *p, const struct probe_spec *spec,
+		       struct elfmod *mod)
+{
+	int n = p->rp.nargs;
+	size_t total = 0;
+
+	p->event = event_name(spec, &p->rp);
+	p->module = strdup(elfmod__path(mod));
+	p->dev = elfmod__dev(mod);
+	p->ino = elfmod__ino(mod);
+	/* Everything one hit needs, allocated now: the hit path allocates nothing. */
+	p->vals = calloc(n ? n : 1, sizeof(*p->vals));
+	p->types = calloc(n ? n : 1, sizeof(*p->types));
+	p->bufs = calloc(n ? n : 1, sizeof(*p->bufs));
+	if (!p->event || !p->module || !p->vals || !p->types || !p->bufs)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		total += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+	p->strbuf = malloc(total ? total : 1);
+	if (!p->strbuf)
+		return -ENOMEM;
+	total = 0;
+	for (int i = 0; i < n; i++) {
+		p->types[i] = p->rp.progs[i].type;
+		p->bufs[i] = p->strbuf + total;
+		total += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+	}
+	return p->rp.retprobe ? retprobe_setup(s, p) : 0;
+}
+
+/* Resolve SPEC in MOD into as many probes as it has sites, appended to S->probes. */
+static int add_probes(struct session *s, struct elfmod *mod, const struct probe_spec *spec,
+		      const struct resolve_opts *ro, bool rbrk, struct ptap_err *err)
+{
+	struct resolved_probe *rps = NULL;
+	int n = 0, done = 0;
+	int r = resolve_probes(mod, spec, ro, &rps, &n, err);
+
+	if (r == 0) {
+		struct probe *p = realloc(s->probes, (s->nprobes + n) * sizeof(*p));
+
+		if (!p)
+			r = -ENOMEM;
+		else
+			s->probes = p;
+	}
+	for (; r == 0 && done < n; done++) {
+		struct probe *p = &s->probes[s->nprobes++];
+
+		memset(p, 0, sizeof(*p));
+		p->rp = rps[done];
+		p->rbrk = rbrk;
+		r = probe_setup(s, p, spec, mod);
+	}
+	/* the ones not moved into S->probes */
+	for (int i = done; i < n; i++)
+		resolved_probe__exit(&rps[i]);
+	free(rps);
+	return r;
+}
+
+static bool is_glob(const struct probe_spec *spec)
+{
+	return spec->point.kind == PP_FUNC && spec->point.func &&
+	       strpbrk(spec->point.func, "*?[") != NULL;
+}
+
+/*
+ * "ptap: 'sqlite3*': 1 of 1370 sites left out: cannot probe
+ * sqlite3MemoryBarrier: its first instruction ..." -- once per glob, with the
+ * first few reasons (-v: each one, as it is found).
+ */
+static void report_skips(const char *text, const struct site_skips *sk, int kept)
+{
+	char list[SITE_SKIPS_SHOWN * 404] = "";
+	size_t used = 0;
+
+	for (int i = 0; i < sk->n && i < SITE_SKIPS_SHOWN; i++)
+		used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? "; " : "",
+				 sk->first[i]);
+	pr_warn("'%s': %d of %d sites cannot be probed and are left out: %s%s\n", text, sk->n,
+		sk->n + kept, list, sk->n > SITE_SKIPS_SHOWN ? "; ... (-v lists them all)" : "");
+}
+
+/* Resolve one -e into as many probes as it has sites, appended to S->probes. */
+static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
+		       const struct probe_req *req, const char *cmd_path)
+{
+	struct site_skips skips = { .n = 0 };
+	struct resolve_opts ro = { .debuginfo_dir = o->debuginfo_dir,
+				   .max_probes = o->max_probes, .no_inlines = o->no_inlines,
+				   .skips = &skips };
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	struct elfmod *mod, *exe = NULL;
+	int r = probe_spec__parse(req->text, &spec, &err);
+
+	if (r == 0)
+		r = modcache_get(mc, req->module ? req->module : cmd_path, &mod, &err);
+	/* A library's globals may live in the command's executable (copy
+	 * relocations); a command that is not ELF (a script) has none. */
+	if (r == 0 && req->module) {
+		struct ptap_err ignored = { .pos = -1 };
+
+		if (modcache_get(mc, cmd_path, &exe, &ignored) < 0)
+			exe = NULL;
+		ro.exe = exe;
+	}
+	if (r == 0) {
+		int first = s->nprobes;
+
+		r = add_probes(s, mod, spec, &ro, false, &err);
+		for (int i = first; i < s->nprobes; i++) {
+			s->probes[i].req = (int)(req - o->reqs);
+			if (is_glob(spec))
+				s->probes[i].glob = req->text;
+		}
+		if (r == 0 && skips.n)
+			report_skips(req->text, &skips, s->nprobes - first);
+	}
+	if (r < 0 && err.msg[0])
+		show_probe_err(req->text, &err);
+	else if (r < 0)
+		pr_err("probe '%s': %s\n", req->text, strerror(-r));
+	probe_spec__free(spec);
+	return r;
+}
+
+static void probes_free(struct session *s)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		resolved_probe__exit(&p->rp);
+		free(p->event);
+		free(p->module);
+		free(p->vals);
+		free(p->types);
+		free(p->bufs);
+		free(p->strbuf);
+		free(p->ent_off);
+		free(p->ctx_sel);
+	}
+	for (int i = 0; i < s->nctxs; i++) {
+		free(s->ctxs[i].event);
+		free(s->ctxs[i].want);
+		free(s->ctxs[i].names);
+		free(s->ctxs[i].vals);
+		free(s->ctxs[i].types);
+	}
+	free(s->ctxs);
+	free(s->ctx_rec);
+	free(s->probes);
+	s->probes = NULL;
+	s->nprobes = 0;
+}
+
+/*
+ * Attached: ptap's own probe on the dynamic loader at LOADER (see
+ * attach_loader_path()), so a dlopen or dlclose re-reads the maps.
+ */
+static void add_rbrk_probe(struct session *s, struct modcache *mc, const char *loader)
+{
+	struct resolve_opts ro = { .max_probes = 8, .no_inlines = true };
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	struct elfmod *mod;
+	int r = probe_spec__parse("r_brk=_dl_debug_state", &spec, &err);
+
+	if (r == 0)
+		r = modcache_get(mc, loader, &mod, &err);
+	if (r == 0)
+		r = add_probes(s, mod, spec, &ro, true, &err);
+	probe_spec__free(spec);
+	if (r < 0)
+		pr_warn("no breakpoint on %s's r_brk (%s): libraries loaded from now on are not "
+			"probed; --mmap-tracking=syscall sees them\n", loader,
+			err.msg[0] ? err.msg : strerror(-r));
+}
+
+struct scope_arg {
+	struct modcache *mc;
+	const struct record_opts *o;
+	const char *cmd_path;
+};
+
+/*
+ * --context EVENT on a function's entry: ptap's own return probe on that
+ * function (EVENT's -e as FUNC%return, its arguments fetched at the entry)
+ * scopes the context to the call.  The index of its first probe, or -errno
+ * when the return cannot be probed (said at -v).
+ */
+static int add_scope(struct session *s, const char *event, void *arg)
+{
+	const struct scope_arg *sa = arg;
+	struct resolve_opts ro = { .debuginfo_dir = sa->o->debuginfo_dir,
+				   .max_probes = sa->o->max_probes, .no_inlines = true };
+	struct ptap_err err = { .pos = -1 };
+	struct probe_spec *spec = NULL;
+	const struct probe_req *req = NULL;
+	struct elfmod *mod;
+	int r, first = s->nprobes;
+
+	for (int i = 0; i < s->nprobes && !req; i++)
+		if (!strcmp(s->probes[i].event, event) && !s->probes[i].rbrk)
+			req = &sa->o->reqs[s->probes[i].req];
+	if (!req)
+		return -ENOENT;
+	r = probe_spec__parse(req->text, &spec, &err);
+	if (r == 0 && (spec->point.kind != PP_FUNC || spec->point.offset || spec->point.line ||
+		       spec->point.retprobe))
+		r = ptap_err_set(&err, -1, -EINVAL, "not a function's entry");
+	if (r == 0) {
+		spec->point.retprobe = true;
+		r = modcache_get(sa->mc, req->module ? req->module : sa->cmd_path, &mod, &err);
+	}
+	if (r == 0)
+		r = add_probes(s, mod, spec, &ro, false, &err);
+	probe_spec__free(spec);
+	if (r < 0 || s->nprobes == first) {
+		pr_debug("--context %s: no return probe: %s\n", event,
+			 err.msg[0] ? err.msg : strerror(r < 0 ? -r : ENOENT));
+		return r < 0 ? r : -ENOENT;
+	}
+	return first;
+}
+
+static int resolve_all(struct session *s, const struct record_opts *o, const char *cmd_path)
+{
+	struct modcache mc = { .n = 0 };
+	struct scope_arg sa = { &mc, o, cmd_path };
+	char loaders[4][PATH_MAX];
+	int r = 0, nloaders = 0;
+
+	for (int i = 0; i < o->nreqs && r == 0; i++)
+		r = resolve_one(s, &mc, o, &o->reqs[i], cmd_path);
+	for (int i = 0; r == 0 && s->mmap_tracking == MMAP_RBRK && i < o->npids; i++) {
+		char path[PATH_MAX];
+		bool seen = false;
+
+		if (attach_loader_path(o->pids[i], path, sizeof(path)) < 0)
+			continue;	/* static, or gone: attach says which */
+		for (int j = 0; j < nloaders; j++)
+			seen |= !strcmp(loaders[j], path);
+		if (seen || nloaders == 4)
+			continue;
+		snprintf(loaders[nloaders++], PATH_MAX, "%s", path);
+		add_rbrk_probe(s, &mc, path);
+	}
+	if (r == 0)
+		r = syscall_contexts_setup(s, add_scope, &sa);
+	if (r == 0)
+		plant_decide_jumps(s, !o->no_jumps && !s->attach);
+	modcache_exit(&mc);
+	dbg__cache_clear();	/* the probes keep copies of what they need */
+	return r;
+}
+
+/* The longest record any probe can produce, so one buffer fits them all. */
+static size_t record_buflen(const struct session *s)
+{
+	size_t max = 0;
+
+	for (int i = 0; i < s->nprobes; i++) {
+		const struct probe *p = &s->probes[i];
+		size_t n = 0;
+
+		/* each argument: its escaped name, its longest value, separators */
+		for (int j = 0; j < p->rp.nargs; j++)
+			n += strlen(p->rp.names[j]) * 6 + 16 +
+			     value__max_len(&p->types[j], s->string_max);
+		max = n > max ? n : max;
+	}
+	if (s->nsc) {	/* a syscall: 7 values of up to sc_buflen bytes, then the contexts */
+		static const struct fetch_type fd = { .kind = FT_FD, .size = 4 };
+		size_t n = 7 * (64 + value__max_len(&fd, s->string_max < 256 ? 256 : s->string_max));
+
+		for (int i = 0; i < s->nprobes; i++)
+			if (s->probes[i].ctx1)
+				for (int j = 0; j < s->probes[i].rp.nargs; j++)
+					n += strlen(s->probes[i].rp.names[j]) * 6 + 16 +
+					     strlen(s->probes[i].event) * 6 +
+					     value__max_len(&s->probes[i].types[j], s->string_max);
+		max = n > max ? n : max;
+	}
+	if (s->events_mmap && mmapev_max_len() > max)
+		max = mmapev_max_len();
+	return max + 1024;
+}
+
+static volatile pid_t forward_cmd_pid;
+
+/*
+ * SIGINT/SIGTERM/SIGHUP sent to ptap go to the command.  A terminal's ^C
+ * (si_code SI_KERNEL) already reached the command through its process group:
+ * do not send it twice.  Once the command is gone, the loop passes the signal
+ * to every traced process left (see loop_stop_sig).
+ */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t pid = loop_forward_pid;
+
+	loop_stop_sig = sig;
+	if (pid > 0 && (si->si_code != SI_KERNEL || pid != forward_cmd_pid))
+		kill(pid, sig);
+	loop_signal(uc);
+}
+
+/* Attached (SIGINT, SIGTERM, SIGHUP) or --duration (SIGALRM): tracing ends. */
+static void end_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	loop_end = 1;
+	loop_signal(uc);
+}
+
+/*
+ * The handlers only set flags and end the loop's wait (loop_signal()).
+ * SA_RESTART: no other system call of ptap's is cut short by them.
+ */
+static void signals_setup(bool attach, double duration)
+{
+	struct sigaction fwd = { .sa_sigaction = forward_signal,
+				 .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigaction end = { .sa_sigaction = end_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	const struct sigaction *on_stop = attach ? &end : &fwd;
+
+	sigemptyset(&fwd.sa_mask);
+	sigemptyset(&end.sa_mask);
+	sigaction(SIGINT, on_stop, NULL);
+	sigaction(SIGTERM, on_stop, NULL);
+	sigaction(SIGHUP, on_stop, NULL);
+	sigaction(SIGALRM, &end, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
+	if (duration > 0) {
+		struct itimerval it = { .it_value = {
+			.tv_sec = (time_t)duration,
+			.tv_usec = (suseconds_t)((duration - (double)(time_t)duration) * 1e6) } };
+
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+}
+
+/*
+ * A glob's sites never planted (those of S->probes[I..J)), in one message:
+ * how many, and the first few with why (once when all have one reason).
+ */
+static void report_unplanted_glob(const struct session *s, int i, int j)
+{
+	char list[3 * 200] = "", nowhy[PATH_MAX + 64];
+	const struct probe *first = NULL;
+	bool one_why = true;
+	int n = 0;
+	size_t used = 0;
+
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		first = first ? first : p;
+		one_why &= !strcmp(first->why, p->why);
+	}
+	if (!first)
+		return;
+	snprintf(nowhy, sizeof(nowhy), "%s was not mapped executable by the %s", first->module,
+		 s->attach ? "process" : "command");
+	for (int k = i; k < j; k++) {
+		const struct probe *p = &s->probes[k];
+
+		if (p->planted)
+			continue;
+		if (n < 3 && used < sizeof(list))
+			used += snprintf(list + used, sizeof(list) - used, "%s%s%s%s",
+					 n ? (one_why ? ", " : "; ") : "", p->event,
+					 one_why ? "" : ": ", one_why ? "" : p->why[0] ? p->why : nowhy);
+		n++;
+	}
+	if (one_why && !first->why[0])
+		pr_warn("'%s': %d of %d sites never planted: %s\n", first->glob, n, j - i, nowhy);
+	else if (one_why)
+		pr_warn("'%s': %d of %d sites never planted: %s (%s%s)\n", first->glob, n, j - i,
+			first->why, list, n > 3 ? ", ..." : "");
+	else
+		pr_warn("'%s': %d of %d sites never planted: %s%s\n", first->glob, n, j - i, list,
+			n > 3 ? "; ..." : "");
+}
+
+static void report_unplanted(const struct session *s)
+{
+	for (int i = 0, j; i < s->nprobes; i = j) {
+		const struct probe *p = &s->probes[i];
+
+		for (j = i + 1; p->glob && j < s->nprobes && s->probes[j].glob == p->glob; j++)
+			;
+		if (p->glob) {
+			report_unplanted_glob(s, i, j);
+			continue;
+		}
+		if (p->hidden)
+			continue;
+		if (!p->planted && p->why[0] && !p->rbrk)
+			pr_warn("%s: never planted: %s\n", p->event, p->why);
+		else if (!p->planted && !p->rbrk)
+			pr_warn("%s: never planted: %s was not mapped executable by the %s\n",
+				p->event, p->module, s->attach ? "process" : "command");
+	}
+}
+
+/* Return probes' calls whose return was not recorded, and why. */
+static void report_returns(const struct session *s)
+{
+	if (s->ret_full)
+		pr_warn("%lu calls' returns not recorded: more than %d probed calls nested in one "
+			"thread, or their entry arguments over %u MiB (--string-max)\n",
+			(unsigned long)s->ret_full, SHADOW_MAX_DEPTH, SHADOW_DATA >> 20);
+	if (s->ret_unwound)
+		pr_info("%lu probed calls left by longjmp: no return to record\n",
+			(unsigned long)s->ret_unwound);
+	if (s->ret_unmatched)
+		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp, or "
+			"made by a thread that ended (signal handlers on other stacks, "
+			"coroutines?)\n",
+			(unsigned long)s->ret_unmatched);
+}
+
+static int exit_status(const struct session *s)
+{
+	if (!s->cmd_exited)
+		return 1;
+	if (WIFEXITED(s->cmd_status))
+		return WEXITSTATUS(s->cmd_status);
+	return 128 + WTERMSIG(s->cmd_status);
+}
+
+static int run(struct session *s, const struct record_opts *o, const char *cmd_path)
+{
+	uint64_t lost;
+	int r, err = 0;
+
+	r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
+	if (r < 0) {
+		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
+		return 2;
+	}
+	output__header(s->out, s->clock_name);
+	if (s->events_mmap && mmapev__new(&s->mmapev) < 0) {
+		pr_err("out of memory\n");
+		output__close(s->out, &err);
+		return 2;
+	}
+	signals_setup(s->attach, o->duration);
+	if (s->attach) {
+		r = attach_pids(s, o->pids, o->npids);
+		if (r < 0) {
+			output__close(s->out, &err);
+			return 2;
+		}
+	} else {
+		r = launch_command_as(s, cmd_path, o->cmd, o->user ? &o->run_as : NULL);
+		if (r == -ECHILD) {		/* it exited before exec: it said why */
+			output__close(s->out, &err);
+			return exit_status(s);
+		}
+		if (r < 0) {
+			pr_err("cannot start %s: %s\n", o->cmd[0], strerror(-r));
+			output__close(s->out, &err);
+			return 1;
+		}
+		loop_forward_pid = forward_cmd_pid = s->cmd_pid;
+	}
+	placement_init(s);	/* after the launch: the command keeps ptap's scheduling */
+	r = loop_run(s);
+	placement_fini(s);
+	if (r < 0)
+		pr_err("tracing stopped: %s\n", strerror(-r));
+	lost = output__close(s->out, &err);
+	mmapev__free(s->mmapev);
+	s->mmapev = NULL;
+	if (lost && err != EPIPE)
+		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
+		       s->out_path ? s->out_path : "stdout", strerror(err));
+	report_unplanted(s);
+	report_returns(s);
+	if (s->attach)
+		return r < 0 ? 1 : 0;
+	return exit_status(s);
+}
+
+/*
+ * Attached without -x: the probes live in the first process's executable.
+ * What attaching will check comes first: a ptap with CAP_SYS_PTRACE reads
+ * nothing (not even the path) of a process it is going to refuse.
+ */
+static int attach_exe(pid_t pid, char *path, size_t len)
+{
+	struct privs_target pt;
+	char link[40], msg[512];
+	ssize_t n;
+
+	if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
+		pr_err("%s\n", msg);
+		return -EPERM;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, path, len - 1);
+	if (n < 0) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM) {
+			/* the kernel's rules for reading it are those of attaching (less Yama) */
+			privs_explain_attach("/proc", &pt, -EPERM, msg, sizeof(msg));
+			pr_err("%s\n", msg);
+		} else {
+			pr_err("pid %d: %s\n", pid,
+			       e == ENOENT ? "no executable (a kernel thread?)" : strerror(e));
+		}
+		return -e;
+	}
+	path[n] = '\0';
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		path[n - 10] = '\0';
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC, .cpu = CPU_FOLLOW,
+			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT };
+	struct record_opts o = { 0 };
+	char cmd_path[4096];
+	int r = parse_args(&s, &o, argc, argv);
+
+	if (r)
+		goto out;
+	if (o.user) {
+		char msg[512];
+
+		if (launch_user_lookup(o.user, &o.run_as, msg, sizeof(msg)) < 0) {
+			pr_err("%s\n", msg);
+			r = 2;
+			goto out;
+		}
+	}
+	if (s.attach) {
+		r = attach_exe(o.pids[0], cmd_path, sizeof(cmd_path)) < 0 ? 2 : 0;
+	} else {
+		r = launch_find(o.cmd[0], cmd_path, sizeof(cmd_path));
+		if (r < 0) {
+			pr_err("%s: %s\n", o.cmd[0],
+			       r == -EACCES ? "Permission denied" : "command not found");
+			r = r == -EACCES ? 126 : 127;
+		}
+	}
+	if (r)
+		goto out;
+	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, &o, cmd_path);
+out:
+	probes_free(&s);
+	for (int i = 0; i < o.nreqs; i++)
+		free(o.reqs[i].path);
+	free(o.reqs);
+	free(o.pids);
+	launch_user_free(&o.run_as);
+	free(s.threads);
+	free(s.deferred);
+	return r;
+}

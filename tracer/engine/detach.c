@@ -1,0 +1,495 @@
+/* tracer/engine/detach.c: letting traced processes go as they were (DESIGN.md,
+ * "Detach"; RELIABILITY.md 1.11).  Every thread is stopped first: a byte is
+ * put back only while no thread can be inside the code it belongs to, a
+ * scratch page is unmapped only once no thread runs in it, and a thread is
+ * detached from a stop whose meaning we know. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/space/aspace.h"
+#include "tracer/engine/attach.h"
+#include "tracer/engine/hit.h"
+#include "tracer/engine/inject.h"
+#include "tracer/engine/loop.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
+#include "tracer/engine/plant.h"
+#include "tracer/engine/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/thread.h"
+
+/* How long to wait for every thread to stop before letting go of the rest. */
+#define STOP_ALL_TIMEOUT_NS	5000000000ULL
+
+/*
+ * Put back ST's original byte if it is still ours: our int3 is there, and
+ * for a live site in the mapping it was planted in; for a dead one (whose
+ * mapping ptap no longer vouches for), followed by the rest of the
+ * instruction it replaced.  A jump site's bytes likewise, when they are
+ * still its jump -- but only when no thread of AS runs (not RUNNING): a
+ * jump is several bytes, and another CPU could fetch them half written.
+ * With threads running, the jump stays and its trampoline stops trapping.
+ */
+static void restore_site(struct aspace *as, const struct site *st, bool live, bool running)
+{
+	const struct map_entry *e = maptab__find(as->mt, st->addr);
+	uint8_t now[ARCH_MAX_INSN];
+
+	if (st->jump.len && running) {	/* its trampoline's int3 becomes a nop */
+		static const uint8_t nop = 0x90;
+
+		if (pread(as->memfd, now, ARCH_BP_LEN, (off_t)st->slot) == ARCH_BP_LEN &&
+		    !memcmp(now, arch_bp_insn, ARCH_BP_LEN) &&
+		    mem_write(as->memfd, st->slot, &nop, 1) < 0)
+			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
+				(unsigned long)st->slot);
+		return;
+	}
+	if (!e || (live && e->gen != st->map_gen))
+		return;
+	if (st->jump.len) {	/* the jump goes; its trampoline stays for who is in it */
+		uint8_t patch[ARCH_JUMP_MAX], was[ARCH_JUMP_MAX];
+
+		if (arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
+		    pread(as->memfd, was, st->jump.len, (off_t)st->addr) == st->jump.len &&
+		    !memcmp(was, patch, st->jump.len) &&
+		    mem_write(as->memfd, st->addr, st->jump.bytes, st->jump.len) < 0)
+			pr_warn("pid %d: cannot restore the code at 0x%lx\n", as->pid,
+				(unsigned long)st->addr);
+		return;
+	}
+	/* through the open /proc/PID/mem: it reaches the memory after the leader exited */
+	if (pread(as->memfd, now, st->insn.len, (off_t)st->addr) != st->insn.len ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
+		return;
+	if (!live && memcmp(now + ARCH_BP_LEN, st->insn.bytes + ARCH_BP_LEN,
+			    st->insn.len - ARCH_BP_LEN))
+		return;
+	if (mem_write(as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN) < 0)
+		pr_warn("pid %d: cannot restore the byte at 0x%lx\n", as->pid,
+			(unsigned long)st->addr);
+}
+
+void detach_restore_bytes(struct aspace *as, bool running)
+{
+	for (size_t i = 0; i < as->nsites; i++)
+		restore_site(as, &as->sites[i], true, running);
+	for (size_t i = 0; i < as->ndead; i++)
+		restore_site(as, &as->dead[i], false, running);
+	as->unplanted = true;
+}
+
+static void unplant_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as && !t->as->unplanted)
+		detach_restore_bytes(t->as, true);
+}
+
+void detach_unplant_all(struct session *s)
+{
+	s->unplanted = true;
+	thread__for_each(s, unplant_one, NULL);
+	pr_info("tracing ended: breakpoints removed; waiting for the command to finish\n");
+}
+
+/* Can a system call be run through T now without changing what T does next? */
+static bool can_inject(const struct thread *t)
+{
+	return t->stopped && t->as && !t->gstop && !t->pending_sig &&
+	       (t->stop_kind == STOP_EVENT || t->stop_kind == STOP_SC_EXIT ||
+		t->stop_kind == STOP_SIGNAL);
+}
+
+/* Unmap T's address space's scratch pages through T.  No thread may be in them. */
+static void unmap_scratch(struct session *s, struct thread *t)
+{
+	struct aspace *as = t->as;
+
+	while (as->nscratch > 0) {
+		const struct scratch *sc = &as->scratch[as->nscratch - 1];
+		uint64_t args[6] = { sc->start, sc->len };
+		long ret;
+
+		if (inject_syscall(s, t, SYS_munmap, args, &ret) < 0 || ret < 0) {
+			pr_debug("pid %d: scratch page 0x%lx left mapped\n", t->tgid,
+				 (unsigned long)sc->start);
+			return;
+		}
+		maptab__remove(as->mt, sc->start, sc->start + sc->len);
+		as->nscratch--;
+	}
+}
+
+void detach_child(struct session *s, struct thread *c)
+{
+	c->stop_kind = c->stop_kind ? c->stop_kind : STOP_EVENT;
+	hit_restore_returns(c);
+	if (c->as && c->as->refs == 1 && can_inject(c))
+		unmap_scratch(s, c);
+	pt_detach(c->tid, 0);
+	thread__remove(s, c);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* One wait status while stopping everything: note the stop, resume nothing. */
+static void detach_event(struct session *s, pid_t pid, int st)
+{
+	struct ptrace_syscall_info info;
+	struct thread *t;
+	siginfo_t si;
+	int sig, ev;
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		loop_gone(s, pid, st);
+		return;
+	}
+	t = thread__find(s, pid);
+	if (!t) {
+		loop_unknown(s, pid, st);
+		t = thread__find(s, pid);
+		if (t)
+			t->stop_kind = STOP_EVENT;
+		return;
+	}
+	t->stopped = true;
+	sig = WSTOPSIG(st);
+	ev = st >> 16;
+	if (sig == (SIGTRAP | 0x80)) {
+		t->stop_kind = pt_syscall_info(t->tid, &info) > 0 &&
+			       info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SC_EXIT : STOP_SC_ENTRY;
+		t->exec_pending = false;
+		return;
+	}
+	switch (ev) {
+	case PTRACE_EVENT_STOP:
+		t->stop_kind = STOP_EVENT;
+		t->gstop = is_stop_signal(sig);
+		return;
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		t->stop_kind = ev == PTRACE_EVENT_VFORK ? STOP_VFORK : STOP_OTHER;
+		loop_clone_child(s, t, ev);
+		return;
+	case PTRACE_EVENT_EXEC:
+		t->stop_kind = STOP_OTHER;
+		loop_exec(s, t);
+		return;
+	case PTRACE_EVENT_SECCOMP:
+		t->stop_kind = STOP_SC_ENTRY;
+		return;
+	case 0:
+		break;
+	default:
+		t->stop_kind = STOP_OTHER;
+		return;
+	}
+	t->stop_kind = STOP_SIGNAL;
+	/* Our int3: recorded, and the thread left at the probe address. */
+	if (sig == SIGTRAP && t->as && pt_getsiginfo(t->tid, &si) == 0 &&
+	    arch_is_bp_trap(si.si_code) && hit_handle(s, t) != -ENOENT)
+		return;
+	hit_slot_signal(s, t, sig);
+	t->pending_sig = sig;
+}
+
+static void interrupt_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (!t->stopped)
+		pt_interrupt(t->tid);	/* ESRCH: exiting, its exit status is on the way */
+}
+
+/* A zombie thread (a leader that called pthread_exit) never stops: do not wait for it. */
+static bool is_zombie(const struct thread *t)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", t->tgid, t->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+static void count_running(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	*(size_t *)arg += !t->stopped && !is_zombie(t);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Take in stops until every thread is stopped (or time is up), interrupting
+ * the running ones when INTERRUPT (and new children as they come).
+ */
+static void wait_stops(struct session *s, bool interrupt)
+{
+	const struct timespec ms = { 0, 1000000 };
+	uint64_t deadline = mono_ns() + STOP_ALL_TIMEOUT_NS;
+
+	if (interrupt)
+		thread__for_each(s, interrupt_one, NULL);
+	for (;;) {
+		size_t running = 0;
+		int st;
+		pid_t pid;
+
+		if (session__undefer(s, &pid, &st)) {
+			detach_event(s, pid, st);
+			continue;
+		}
+		thread__for_each(s, count_running, &running);
+		if (!running)
+			return;
+		pid = waitpid(-1, &st, __WALL | WNOHANG);
+		if (pid > 0) {
+			detach_event(s, pid, st);
+			if (interrupt)	/* a child that came meanwhile must stop too */
+				thread__for_each(s, interrupt_one, NULL);
+			continue;
+		}
+		if (pid < 0 && errno != EINTR)
+			return;
+		if (mono_ns() > deadline) {
+			pr_warn("%zu thread(s) did not stop within 5 s; letting them go as they are\n",
+				running);
+			return;
+		}
+		nanosleep(&ms, NULL);
+	}
+}
+
+/* Is SIG pending for thread T itself (SigPnd in its /proc status)? */
+static bool sig_pending(const struct thread *t, int sig)
+{
+	char path[64], line[128];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->tgid, t->tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mask & (1ULL << (sig - 1));
+}
+
+static void release_trap(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	if (!t->stopped || !t->as || !sig_pending(t, SIGTRAP))
+		return;
+	t->stopped = false;
+	if (pt_cont(t->tid, 0) == 0)
+		++*(int *)arg;
+}
+
+/*
+ * A thread that hit an int3 just before it was interrupted reports the
+ * interrupt (or a group-stop) first, its SIGTRAP still queued: detached so,
+ * the SIGTRAP would kill it.  Let each such thread take its SIGTRAP now, as
+ * a hit (recorded and rewound, see detach_event()).
+ */
+static void drain_traps(struct session *s)
+{
+	for (int round = 0; round < 3; round++) {
+		int n = 0;
+
+		thread__for_each(s, release_trap, &n);
+		if (!n)
+			return;
+		wait_stops(s, false);
+	}
+}
+
+/*
+ * A new child whose parent's clone event never came (the parent died in
+ * between): a thread shares its process's memory; a process got a copy of
+ * its parent's, int3s included.
+ */
+static void adopt_orphan(struct session *s, struct thread *t, void *arg)
+{
+	char path[64], line[128];
+	pid_t tgid = 0, ppid = 0;
+	struct thread *p;
+	FILE *f;
+
+	(void)arg;
+	if (t->as)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", t->tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "Tgid: %d", &tgid);
+		sscanf(line, "PPid: %d", &ppid);
+	}
+	if (f)
+		fclose(f);
+	p = thread__find(s, tgid && tgid != t->tid ? tgid : ppid);
+	if (!p || !p->as)
+		return;
+	t->tgid = tgid ? tgid : t->tid;
+	if (t->tgid == p->tgid) {
+		t->as = aspace__get(p->as);
+	} else if (aspace__clone(p->as, t->tid, &t->as) == 0) {
+		t->as->unplanted = false;
+		plant_fork_fixup(s, t);
+	}
+}
+
+static void unslot_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->stopped && t->as)
+		hit_slot_signal(s, t, 0);
+}
+
+static void restore_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as && !t->as->unplanted)
+		detach_restore_bytes(t->as, false);
+}
+
+/*
+ * Can T unmap its address space's scratch pages as it stands?  As
+ * can_inject(), and also in a group-stop (kill -STOP): the munmap runs the
+ * thread out of it, but the detach puts it back (ptrace(2): a tracee let go
+ * while its process is stopped stops again), so it stays as it was.
+ */
+static bool can_unmap_through(const struct thread *t)
+{
+	return can_inject(t) || (t->stopped && t->as && t->gstop && !t->pending_sig &&
+				 t->stop_kind == STOP_EVENT);
+}
+
+static void unmap_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)arg;
+	if (t->as && t->as->nscratch && can_unmap_through(t))
+		unmap_scratch(s, t);
+}
+
+/* Has T's address space scratch pages still mapped that T could run a munmap for, once moved? */
+static bool can_move_to_inject(const struct thread *t)
+{
+	return t->stopped && t->as && t->as->nscratch && !t->gstop && !can_unmap_through(t) &&
+	       t->stop_kind != STOP_VFORK && t->stop_kind != STOP_NONE;
+}
+
+/*
+ * One thread of each address space whose scratch pages are still mapped
+ * (none of its threads could run the munmap where it stopped) is let run
+ * into an interrupt stop, where it can: one with a signal on its way
+ * delivers it now, with its siginfo, as detaching would have (a handler
+ * starts; a SIGCHLD to a forking server is the common case); one at a fork
+ * event or a syscall entry goes on with its call (a blocking call is
+ * interrupted and restarted, as at the attach).  Every byte of ours is back
+ * already, so what the thread runs meanwhile is its own code.  ARG counts
+ * the threads moved.
+ */
+static void move_to_inject(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	if (!can_move_to_inject(t) || t->as->moving)
+		return;
+	t->as->moving = true;
+	t->stopped = false;
+	if (pt_cont(t->tid, t->pending_sig) < 0)
+		return;		/* gone: its exit status is on the way */
+	t->pending_sig = 0;
+	pt_interrupt(t->tid);
+	++*(int *)arg;
+}
+
+static void moved_clear(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as)
+		t->as->moving = false;
+}
+
+/* Unmap the scratch pages no stopped thread could unmap where it stood. */
+static void unmap_moved(struct session *s)
+{
+	for (int round = 0; round < 3; round++) {
+		int n = 0;
+
+		thread__for_each(s, move_to_inject, &n);
+		thread__for_each(s, moved_clear, NULL);
+		if (!n)
+			return;
+		wait_stops(s, false);
+		drain_traps(s);
+		thread__for_each(s, unmap_one, NULL);
+	}
+}
+
+/* Detach the leaders (ARG true) or the other threads (false). */
+static void detach_one(struct session *s, struct thread *t, void *arg)
+{
+	bool leaders = *(bool *)arg;
+
+	if ((t->tid == t->tgid) != leaders)
+		return;
+	if (t->stopped)
+		pt_detach(t->tid, t->gstop ? 0 : t->pending_sig);
+	thread__remove(s, t);
+}
+
+void detach_all(struct session *s)
+{
+	bool leaders = false;
+
+	s->detaching = true;
+	wait_stops(s, true);
+	drain_traps(s);
+	thread__for_each(s, adopt_orphan, NULL);
+	thread__for_each(s, unslot_one, NULL);
+	/* a thread not stopped cannot be mid-trampoline: writes are safe */
+	hit_restore_all(s);
+	thread__for_each(s, restore_one, NULL);
+	thread__for_each(s, unmap_one, NULL);
+	unmap_moved(s);
+	/* a leader's exit is reported only once its threads are gone: them first */
+	thread__for_each(s, detach_one, &leaders);
+	leaders = true;
+	thread__for_each(s, detach_one, &leaders);
+	s->detaching = false;
+}

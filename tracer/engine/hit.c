@@ -1,0 +1,689 @@
+/* tracer/engine/hit.c: the hit path.  GETREGS, fetch (process_vm_readv), record,
+ * SETREGS, CONT: one ptrace stop, no allocation, the int3 never removed
+ * (removing it would let other threads run past unrecorded). */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "probes/record.h"
+#include "tracer/space/aspace.h"
+#include "tracer/engine/attach.h"
+#include "tracer/engine/hit.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
+#include "tracer/events/output.h"
+#include "tracer/engine/plant.h"
+#include "tracer/engine/ptrace.h"
+#include "tracer/session.h"
+#include "tracer/engine/shadow.h"
+#include "tracer/events/syscall.h"
+#include "tracer/thread.h"
+
+static ssize_t fetch_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	const struct thread *t = priv;
+
+	return mem_read(t->tid, addr, buf, len);
+}
+
+static int emu_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t n = fetch_read(priv, addr, buf, len);
+
+	return n < 0 ? (int)n : (size_t)n == len ? 0 : -EFAULT;
+}
+
+static int emu_write(void *priv, uint64_t addr, const void *buf, size_t len)
+{
+	const struct thread *t = priv;
+
+	return mem_write(t->as->memfd, addr, buf, len);
+}
+
+/*
+ * ---- One read of target memory per hit ----
+ *
+ * Before the programs of a hit run, the first read of each one (its address
+ * comes from registers: a string argument, a pointer's member) is planned
+ * into a batch; the batch is read in one process_vm_readv; the programs then
+ * read from it, and from the target only what depends on memory just read.
+ * The batch lives on the hit's stack: the hit path allocates nothing.
+ */
+#define HIT_BATCH_READS	64
+#define HIT_BATCH_BYTES	16384
+
+struct hit_batch {
+	const struct thread *t;
+	struct fetch_batch b;
+	struct fetch_batch_ent ent[HIT_BATCH_READS];
+	char area[HIT_BATCH_BYTES];
+};
+
+static void hit_batch_init(struct hit_batch *hb, const struct thread *t)
+{
+	hb->t = t;
+	fetch_batch__init(&hb->b, hb->ent, HIT_BATCH_READS, hb->area, sizeof(hb->area));
+}
+
+/* The programs' read_mem at a hit: from the batch when it holds the bytes, else from the target. */
+static ssize_t batch_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	const struct hit_batch *hb = priv;
+	ssize_t n = fetch_batch__read(&hb->b, addr, buf, len);
+
+	return n >= 0 ? n : mem_read(hb->t->tid, addr, buf, len);
+}
+
+/* Plan the first reads of P's arguments: all, or those fetched at the return or at the entry. */
+enum { ARGS_ALL, ARGS_ENTRY, ARGS_RETURN };
+
+static void batch_plan_args(struct hit_batch *hb, const struct session *s, struct probe *p,
+			    const struct fetch_ctx *ctx, int which)
+{
+	for (int i = 0; i < p->rp.nargs; i++)
+		if (which == ARGS_ALL || p->rp.at_return[i] == (which == ARGS_RETURN))
+			fetch_batch__plan(&hb->b, &p->rp.progs[i], ctx, p->bufs[i], s->string_max);
+}
+
+/* Plan what ret_enter() reads: the return address's slot and the arguments fetched at the entry. */
+static void batch_plan_ret_enter(struct hit_batch *hb, const struct session *s,
+				 const struct thread *t, struct probe *p, const struct fetch_ctx *ctx)
+{
+	struct fetch_ctx regs_only = *ctx;
+	struct fetch_val slot;
+	char slotbuf[8];
+
+	if (!t->shadow || !t->as->tramp)
+		return;
+	regs_only.read_mem = NULL;	/* a slot found through memory is not planned */
+	fetch_prog__run(&p->rp.ra_prog, &regs_only, &slot, slotbuf, sizeof(slotbuf));
+	if (!slot.err)
+		fetch_batch__add(&hb->b, &(struct fetch_read){ .addr = slot.u, .len = 8 });
+	batch_plan_args(hb, s, p, ctx, ARGS_ENTRY);
+}
+
+/* Read the batch: one process_vm_readv (and one more past each range that faults). */
+static void hit_batch_read(struct hit_batch *hb)
+{
+	struct iovec local[HIT_BATCH_READS], remote[HIT_BATCH_READS];
+	size_t got[HIT_BATCH_READS];
+	unsigned int n = hb->b.n;
+
+	for (unsigned int i = 0; i < n; i++) {
+		local[i] = (struct iovec){ .iov_base = hb->ent[i].data, .iov_len = hb->ent[i].len };
+		remote[i] = (struct iovec){ .iov_base = (void *)(uintptr_t)hb->ent[i].addr,
+					    .iov_len = hb->ent[i].len };
+	}
+	if (n)
+		mem_readv(hb->t->tid, local, remote, n, got);
+	for (unsigned int i = 0; i < n; i++)
+		hb->ent[i].got = got[i];
+}
+
+static void emit_record(struct session *s, struct thread *t, const struct site *st,
+			struct probe *p, const struct fetch_ctx *ctx, uint64_t ts)
+{
+	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
+			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
+			      .nargs = (unsigned int)p->rp.nargs,
+			      .names = (const char *const *)p->rp.names, .types = p->types,
+			      .vals = p->vals };
+
+	for (int i = 0; i < p->rp.nargs; i++)
+		fetch_prog__run(&p->rp.progs[i], ctx, &p->vals[i], p->bufs[i], s->string_max);
+	output__record(s->out, &rec);
+	syscall_ctx_note(s, t, p);
+}
+
+/* ---- return probes ------------------------------------------------------- */
+
+static int ra_read(void *priv, uint64_t addr, uint64_t *val)
+{
+	const struct thread *t = priv;
+
+	return mem_read(t->tid, addr, val, sizeof(*val)) == sizeof(*val) ? 0 : -EFAULT;
+}
+
+static int ra_write(void *priv, uint64_t addr, uint64_t val)
+{
+	const struct thread *t = priv;
+
+	return mem_write(t->as->memfd, addr, &val, sizeof(val));
+}
+
+/* Which stack SLOT is on, for the shadow stack: the end of the mapping holding it (a stack
+ * grows down from there), 0 when ptap does not know it (the main stack grown past its mapping). */
+static uint64_t stack_id(const struct thread *t, uint64_t slot)
+{
+	const struct map_entry *e = maptab__find(t->as->mt, slot);
+
+	return e ? e->end : 0;
+}
+
+/*
+ * A return probe's entry: the arguments it prints that are fetched now go
+ * into a new shadow frame, and the return address on the stack is swapped
+ * for the trampoline.  Nothing is recorded until the function returns.
+ * CTX reads through HB, the hit's batch, which learns of the swap.
+ */
+static void ret_enter(struct session *s, struct thread *t, const struct site *st,
+		      struct probe *p, struct hit_batch *hb, const struct fetch_ctx *ctx,
+		      uint64_t ts)
+{
+	struct shadow_frame *f;
+	struct fetch_val slot, *vals;
+	char slotbuf[8];
+	uint64_t ra, stack, tramp = t->as->tramp;
+	void *data;
+
+	if (!t->shadow || !tramp)
+		return;
+	fetch_prog__run(&p->rp.ra_prog, ctx, &slot, slotbuf, sizeof(slotbuf));
+	if (slot.err || ctx->read_mem(ctx->priv, slot.u, &ra, sizeof(ra)) != sizeof(ra)) {
+		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
+			 (unsigned long)slot.u);
+		return;
+	}
+	stack = stack_id(t, slot.u);
+	/* a loop came back to a site past the prologue: the call is taken over already */
+	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, stack, p))
+		return;
+	f = shadow__push(t->shadow, slot.u, stack, ra == tramp, p->ent_len, &data,
+			 &s->ret_unwound);
+	if (!f) {
+		s->ret_full++;
+		return;
+	}
+	f->ra = ra;
+	f->ts = ts;
+	f->addr = st->addr;
+	f->bias = st->bias;
+	f->p = p;
+	vals = data;
+	for (int i = 0; i < p->rp.nargs; i++)
+		if (!p->rp.at_return[i])
+			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], (char *)data + p->ent_off[i],
+					s->string_max);
+	if (ra == tramp)
+		return;
+	if (ra_write(t, slot.u, tramp) < 0)
+		shadow__pop(t->shadow);
+	else	/* a return probe after this one at the site reads the trampoline there */
+		fetch_batch__wrote(&hb->b, slot.u, &tramp, sizeof(tramp));
+}
+
+/*
+ * The return record of frame F of SH: $retval and the rest fetched at the
+ * return through CTX (its registers, its memory; the bias is F's), the
+ * others as fetched at the entry.
+ */
+static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
+			const struct shadow_frame *f, const struct fetch_ctx *ctx, uint64_t ts,
+			uint64_t ra)
+{
+	struct probe *p = f->p;
+	const struct fetch_val *ent = shadow__data(sh, f);
+	struct fetch_ctx fctx = *ctx;
+	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
+			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
+			      .ret_addr = ra, .duration = ts - f->ts, .has_duration = true,
+			      .nargs = (unsigned int)p->rp.nargs,
+			      .names = (const char *const *)p->rp.names, .types = p->types,
+			      .vals = p->vals };
+
+	fctx.bias = f->bias;
+	for (int i = 0; i < p->rp.nargs; i++) {
+		if (p->rp.at_return[i])
+			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
+					s->string_max);
+		else
+			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
+	}
+	output__record(s->out, &rec);
+	syscall_ctx_note(s, t, p);
+}
+
+/*
+ * T returned to the trampoline (REGS: its registers there) through frame I
+ * of SH: remove it -- and the frames of a chain of tail calls sharing its
+ * slot, below it -- recording them unless !RECORD.  The real return address.
+ */
+static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, long i,
+			const arch_regs_t *regs, bool record)
+{
+	uint64_t tramp = t->as->tramp, ts, ra;
+	uint64_t dregs[ARCH_DWARF_NREGS_ALL];
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .read_mem = batch_read };
+	struct hit_batch hb;
+	bool fp = false;
+	long j;
+
+	/* a tail call's frame shares its slot with its caller's: one return for both */
+	for (j = i; j > 0 && sh->frames[j].ra == tramp && sh->frames[j - 1].slot == sh->frames[j].slot;
+	     j--)
+		fp |= sh->frames[j].p->rp.fpregs_ret;
+	fp |= sh->frames[j].p->rp.fpregs_ret;
+	ra = sh->frames[j].ra;
+	ts = session__now(s);
+	arch_regs_to_dwarf(regs, dregs);
+	if (record && fp) {
+		arch_fpregs_t fpr;
+
+		if (pt_getfpregs(t->tid, &fpr) == 0) {
+			arch_fpregs_to_dwarf(&fpr, dregs);
+			ctx.nregs = ARCH_DWARF_NREGS_ALL;
+		}
+	}
+	if (record) {
+		/* what the records read at the return, at once */
+		hit_batch_init(&hb, t);
+		ctx.priv = &hb;
+		for (long k = i; k >= j; k--) {
+			ctx.bias = sh->frames[k].bias;
+			if (!sh->frames[k].p->hidden)
+				batch_plan_args(&hb, s, sh->frames[k].p, &ctx, ARGS_RETURN);
+		}
+		hit_batch_read(&hb);
+	}
+	for (long k = i; record && k >= j; k--)
+		if (!sh->frames[k].p->hidden)	/* a --context scope: no record */
+			emit_return(s, t, sh, &sh->frames[k], &ctx, ts, ra);
+	shadow__remove(sh, (size_t)j, (size_t)(i - j + 1));
+	return ra;
+}
+
+/* Where else a return to the trampoline at SLOT may have its address: the newest swap of it. */
+struct elsewhere {
+	const struct thread *t;
+	uint64_t slot;
+	struct thread *o;	/* a thread of T's address space (T too) */
+	long frame, limbo;	/* its frame of SLOT, or its limbo entry (-1: none) */
+	uint64_t ts;		/* when that swap was made */
+};
+
+static void find_elsewhere(struct session *s, struct thread *o, void *arg)
+{
+	struct elsewhere *e = arg;
+	long i;
+
+	(void)s;
+	if (o->as != e->t->as || !o->shadow)
+		return;
+	/* T's own frames are matched by shadow__match(): only its limbo here */
+	i = o == e->t ? -1 : shadow__find(o->shadow, e->slot);
+	if (i >= 0 && (!e->o || o->shadow->frames[i].ts > e->ts)) {
+		*e = (struct elsewhere){ e->t, e->slot, o, i, -1, o->shadow->frames[i].ts };
+		return;
+	}
+	i = shadow__limbo_index(o->shadow, e->slot);
+	if (i >= 0 && (!e->o || o->shadow->limbo[i].ts > e->ts))
+		*e = (struct elsewhere){ e->t, e->slot, o, -1, i, o->shadow->limbo[i].ts };
+}
+
+/*
+ * T returned to the trampoline (REGS: its registers there): pop its frame --
+ * and the frames of a chain of tail calls sharing the slot -- record them
+ * unless !RECORD, and point REGS at the real return address.  A return no
+ * frame of T matches is one of a call taken as unwound (in a limbo: not
+ * recorded) or made by another thread (a coroutine moved from thread to
+ * thread; one that ended left its calls to a sibling's limbo): the newest
+ * swap of the slot is the one returned through.  0, or -ENOENT when none is
+ * known (never expected: said loudly).
+ */
+static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, bool record)
+{
+	struct shadow *sh = t->shadow;
+	uint64_t sp = arch_regs_sp(regs);
+	struct elsewhere e = { .t = t, .slot = sp - 8 };
+	long i = sh ? shadow__match(sh, sp, &s->ret_unwound) : -1;
+
+	if (i >= 0) {
+		arch_regs_set_pc(regs, ret_pop(s, t, sh, i, regs, record));
+		return 0;
+	}
+	thread__for_each(s, find_elsewhere, &e);
+	if (e.o && e.frame >= 0) {
+		arch_regs_set_pc(regs, ret_pop(s, t, e.o->shadow, e.frame, regs, record));
+		return 0;
+	}
+	if (e.o) {
+		s->ret_unmatched++;
+		arch_regs_set_pc(regs, shadow__limbo_take(e.o->shadow, e.limbo));
+		return 0;
+	}
+	pr_err("tid %d: returned to ptap's trampoline (sp 0x%lx) with no return address "
+	       "known: this is a bug in ptap\n", t->tid, (unsigned long)sp);
+	return -ENOENT;
+}
+
+struct gather {
+	struct shadow_entry *e;
+	size_t n, cap;
+	int err;
+};
+
+static void gather_one(struct session *s, struct thread *t, void *arg)
+{
+	struct gather *g = arg;
+
+	(void)s;
+	if (t->shadow && t->as && t->as->tramp &&
+	    shadow__entries(t->shadow, t, &g->e, &g->n, &g->cap) < 0)
+		g->err = -ENOMEM;
+}
+
+static void restore_each(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as)
+		hit_restore_returns(t);
+}
+
+void hit_restore_all(struct session *s)
+{
+	struct gather g = { 0 };
+
+	thread__for_each(s, gather_one, &g);
+	if (!g.err) {
+		shadow_entries_sort(g.e, g.n);
+		for (size_t i = 0; i < g.n; i++) {
+			struct thread *t = g.e[i].owner;
+
+			shadow_entry_restore(&g.e[i], t->as->tramp, ra_read, ra_write, t);
+		}
+	}
+	free(g.e);
+	/* what is left (all of it without the memory to sort): thread by thread */
+	thread__for_each(s, restore_each, NULL);
+}
+
+/* T is gone: what its shadow stack holds may be returned through by a sibling (a coroutine). */
+static void bequeath_to(struct session *s, struct thread *o, void *arg)
+{
+	struct thread *t = arg;
+
+	(void)s;
+	if (o != t && o->as == t->as && o->shadow && (t->shadow->depth || t->shadow->nlimbo))
+		shadow__bequeath(t->shadow, o->shadow);	/* to one: T's is empty after */
+}
+
+void hit_thread_gone(struct session *s, struct thread *t)
+{
+	if (t->shadow && t->as && (t->shadow->depth || t->shadow->nlimbo))
+		thread__for_each(s, bequeath_to, t);
+}
+
+/* Put back every return address T's shadow stack took over. */
+void hit_restore_returns(struct thread *t)
+{
+	if (t->shadow && t->as && t->as->tramp)
+		shadow__restore(t->shadow, t->as->tramp, ra_read, ra_write, t);
+	else if (t->shadow)
+		shadow__clear(t->shadow);
+}
+
+/*
+ * A trap on an int3 of a site that was dropped (see aspace__find_dead()).
+ * If the site still describes the memory (its module mapped there, its slot
+ * intact), it is live again: returns 1 and the caller handles the hit.  Else
+ * if the bytes there are the site's int3 followed by the rest of its
+ * instruction, the int3 is ours, outlived: the original byte goes back and
+ * the instruction runs again, unrecorded: 0.  -ENOENT: not ours.
+ */
+static int heal_dead_site(struct session *s, struct thread *t, arch_regs_t *regs,
+			  uint64_t addr)
+{
+	const struct site *d = aspace__find_dead(t->as, addr);
+	uint8_t now[ARCH_MAX_INSN];
+	struct site live;
+
+	if (d) {
+		live = *d;
+		if (plant_site_in_memory(t, &live) && aspace__add_site(t->as, &live) == 0)
+			return 1;
+	}
+	if (!d || mem_read(t->tid, addr, now, d->insn.len) != d->insn.len ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN) ||
+	    memcmp(now + ARCH_BP_LEN, d->insn.bytes + ARCH_BP_LEN, d->insn.len - ARCH_BP_LEN))
+		return -ENOENT;
+	if (mem_write(t->as->memfd, addr, d->insn.bytes, ARCH_BP_LEN) < 0)
+		return -ENOENT;
+	pr_debug("tid %d: removed an outlived breakpoint at 0x%lx\n", t->tid, (unsigned long)addr);
+	arch_regs_set_pc(regs, addr);
+	if (pt_setregs(t->tid, regs) < 0)
+		return -ENOENT;
+	if (!s->detaching)
+		thread__resume(t, 0);
+	return 0;
+}
+
+/* Is this hit the re-run of the call a signal handler interrupted (see hit_slot_signal())? */
+static bool is_rehit(struct thread *t, const arch_regs_t *regs)
+{
+	uint64_t sp = arch_regs_sp(regs), was = arch_regs_sp(&t->rehit_regs);
+
+	if (!t->rehit)
+		return false;
+	if (!memcmp(regs, &t->rehit_regs, sizeof(*regs))) {
+		t->rehit = false;
+		return true;
+	}
+	/* unwound past it: the handler jumped away (one on an alternate stack above did not) */
+	if (sp > was && shadow_same_stack(sp, stack_id(t, sp), was, stack_id(t, was)))
+		t->rehit = false;
+	return false;
+}
+
+/* The probe of ST that step K of record_hit() records (entries, then return probes), or NULL. */
+static struct probe *hit_probe(const struct session *s, const struct site *st, int k)
+{
+	int i = k < st->nprobes ? k : 2 * st->nprobes - 1 - k;
+	struct probe *p = st->probes[i];
+
+	if (p->rbrk || p->rp.retprobe != (k >= st->nprobes) || (p->rp.retprobe && s->detaching))
+		return NULL;	/* detaching: its return would never be seen */
+	return p;
+}
+
+static void record_hit(struct session *s, struct thread *t, const struct site *st,
+		       const arch_regs_t *regs)
+{
+	uint64_t ts, dregs[ARCH_DWARF_NREGS_ALL];
+	struct hit_batch hb;
+	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .bias = st->bias,
+				 .read_mem = batch_read, .priv = &hb };
+	int fp_from = -1;	/* the step from which the xmm registers are in DREGS */
+	bool fp_done = false;
+
+	ts = session__now(s);
+	arch_regs_to_dwarf(regs, dregs);
+	hit_batch_init(&hb, t);
+	/*
+	 * Entry records in the probes' order; return probes' frames pushed
+	 * backwards, so that they pop, and record, in the probes' order too.
+	 * First, what all of them read from memory, at once.
+	 */
+	for (int k = 0; k < 2 * st->nprobes; k++) {
+		struct probe *p = hit_probe(s, st, k);
+
+		if (!p)
+			continue;
+		/* xmm registers cost a second ptrace call: only for probes that read them */
+		if (p->rp.fpregs && !fp_done) {
+			arch_fpregs_t fp;
+
+			/* unread, they stay out of reach: an error value, never a 0 */
+			if (pt_getfpregs(t->tid, &fp) == 0) {
+				arch_fpregs_to_dwarf(&fp, dregs);
+				ctx.nregs = ARCH_DWARF_NREGS_ALL;
+				fp_from = k;
+			}
+			fp_done = true;
+		}
+		if (p->rp.retprobe)
+			batch_plan_ret_enter(&hb, s, t, p, &ctx);
+		else
+			batch_plan_args(&hb, s, p, &ctx, ARGS_ALL);
+	}
+	hit_batch_read(&hb);
+	ctx.nregs = ARCH_DWARF_NREGS;
+	for (int k = 0; k < 2 * st->nprobes; k++) {
+		struct probe *p = hit_probe(s, st, k);
+
+		if (!p)
+			continue;
+		if (k == fp_from)	/* the probes before it ran without them, as they always did */
+			ctx.nregs = ARCH_DWARF_NREGS_ALL;
+		if (p->rp.retprobe)
+			ret_enter(s, t, st, p, &hb, &ctx, ts);
+		else
+			emit_record(s, t, st, p, &ctx, ts);
+	}
+}
+
+static bool site_is_rbrk(const struct site *st)
+{
+	for (int i = 0; i < st->nprobes; i++)
+		if (st->probes[i]->rbrk)
+			return true;
+	return false;
+}
+
+/*
+ * A jump site's trampoline trapped: the pc is past its int3, on the
+ * relocated instructions, and the thread simply goes on -- no register
+ * written, whether the hit is recorded or not (detaching, unplanted: the
+ * trampoline stays until the jump is gone).
+ */
+static int jump_hit(struct session *s, struct thread *t, const struct site *st,
+		    const arch_regs_t *regs)
+{
+	if (!t->quiet && !t->as->unplanted && !s->detaching)
+		record_hit(s, t, st, regs);
+	if (!s->detaching)
+		thread__resume(t, 0);
+	return 0;
+}
+
+int hit_handle(struct session *s, struct thread *t)
+{
+	arch_regs_t regs;
+	struct site *st;
+	uint64_t addr;
+	int r = pt_getregs(t->tid, &regs);
+
+	if (r < 0)
+		return r;
+	addr = arch_bp_addr(arch_regs_pc(&regs));
+	if (addr == t->as->tramp && addr) {
+		r = ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted);
+		if (r == 0)
+			r = pt_setregs(t->tid, &regs);
+		if (r == 0 && !s->detaching)
+			thread__resume(t, 0);
+		return r;
+	}
+	st = aspace__find_site(t->as, addr);
+	if (!st && (st = aspace__find_jump(t->as, addr)))
+		return jump_hit(s, t, st, &regs);
+	if (!st && aspace__is_tramp(t->as, addr)) {	/* of a dropped site: on, unrecorded */
+		if (!s->detaching)
+			thread__resume(t, 0);
+		return 0;
+	}
+	if (!st && (r = heal_dead_site(s, t, &regs, addr)) <= 0)
+		return r;
+	if (!st)
+		st = aspace__find_site(t->as, addr);
+	if (!t->quiet && !t->as->unplanted && !is_rehit(t, &regs))
+		record_hit(s, t, st, &regs);
+
+	arch_regs_set_pc(&regs, st->addr);
+	/* Detaching, or the int3 removed since it trapped: the original instruction runs. */
+	if (t->as->unplanted)	/* the byte went back while T trapped (or failed to) */
+		mem_write(t->as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN);
+	if (s->detaching || t->as->unplanted) {
+		r = pt_setregs(t->tid, &regs);
+		if (r == 0 && !s->detaching)
+			thread__resume(t, 0);
+		return r;
+	}
+	/* The dynamic loader changed the maps (attached: dlopen, dlclose). */
+	if (site_is_rbrk(st)) {
+		r = attach_rbrk_resync(s, t);
+		if (r < 0)
+			return r;
+		st = aspace__find_site(t->as, addr);
+		if (!st) {	/* the loader unmapped itself?  Run the original. */
+			r = pt_setregs(t->tid, &regs);
+			if (r == 0)
+				thread__resume(t, 0);
+			return r;
+		}
+	}
+	if (st->slot) {
+		arch_regs_set_pc(&regs, st->slot);
+	} else if ((r = arch_emulate(&st->insn, &regs, emu_read, emu_write, t)) < 0) {
+		/* The instruction itself would have faulted (a bad stack): let it. */
+		pr_debug("tid %d: emulating '%s' at 0x%lx failed: %s\n", t->tid, st->insn.text,
+			 (unsigned long)st->addr, strerror(-r));
+		arch_regs_set_pc(&regs, st->addr);
+		pt_setregs(t->tid, &regs);
+		thread__resume(t, SIGSEGV);
+		return 0;
+	}
+	r = pt_setregs(t->tid, &regs);
+	if (r < 0)
+		return r;
+	thread__resume(t, 0);
+	return 0;
+}
+
+/*
+ * T stopped for signal SIG.  If its pc is in an out-of-line slot, move it
+ * back to the probed code, so that the signal frame, a handler and a core
+ * dump never see ptap's scratch page (which goes away at detach):
+ * at the slot's start, the instruction has not run and the pc goes back to
+ * the probe address; after it, the pc goes on to the next instruction.  When
+ * the handler returns, the call re-runs through the probe with the very same
+ * registers: that hit is not recorded again (one that jumped away leaves a
+ * state no later call matches).  A fault raised by the copy itself
+ * (SIGSEGV ...) is the original instruction's fault, at the original address.
+ */
+void hit_slot_signal(struct session *s, struct thread *t, int sig)
+{
+	const struct site *st;
+	arch_regs_t regs;
+	uint64_t pc;
+
+	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
+		return;
+	pc = arch_regs_pc(&regs);
+	/* about to run the trampoline: return now, so the signal frame holds the real address */
+	if (pc == t->as->tramp && pc) {
+		if (ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted) == 0)
+			pt_setregs(t->tid, &regs);
+		return;
+	}
+	st = aspace__site_by_slot(t->as, pc);
+	if (!st || st->jump.len)	/* a jump site's trampoline: the code runs on from there */
+		return;
+	if (pc == st->slot) {
+		arch_regs_set_pc(&regs, st->addr);
+		/* as the int3 stop will show them when the handler returns here */
+		t->rehit = sig != 0;
+		t->rehit_regs = regs;
+		arch_regs_set_pc(&t->rehit_regs, st->addr + ARCH_BP_LEN);
+	} else if (pc == st->slot + st->insn.len) {
+		arch_regs_set_pc(&regs, st->addr + st->insn.len);
+	} else {
+		return;
+	}
+	pt_setregs(t->tid, &regs);
+}

@@ -1,0 +1,486 @@
+/* tracer/engine/plant.c: placing probe sites.  A probe's runtime address in a
+ * mapping M of its module is M.start + (file_offset - M.pgoff), where
+ * file_offset comes from the PT_LOAD that holds the link-time address
+ * (dwarf/elfmod.h).  The out-of-line copy of the displaced instruction goes
+ * into a scratch page that ptap maps within reach (+-2 GiB) of the module. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "probes/array.h"
+#include "tracer/space/aspace.h"
+#include "tracer/engine/inject.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
+#include "tracer/engine/plant.h"
+#include "tracer/session.h"
+#include "tracer/thread.h"
+
+#define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */
+
+/* Can code in [LO, HI) and a slot at SLOT reach each other with rel32? */
+static bool reachable(uint64_t slot, uint64_t lo, uint64_t hi)
+{
+	int64_t a = (int64_t)(slot + ARCH_SLOT_SIZE - lo), b = (int64_t)(hi - slot);
+
+	return a <= (int64_t)ARCH_OOL_REACH && a >= -(int64_t)ARCH_OOL_REACH &&
+	       b <= (int64_t)ARCH_OOL_REACH && b >= -(int64_t)ARCH_OOL_REACH;
+}
+
+/* mmap a scratch page at GAP in T's process, only if the range is free.  0, or -errno. */
+static int scratch_mmap(struct session *s, struct thread *t, uint64_t gap)
+{
+	uint64_t args[6] = { gap, SCRATCH_LEN, PROT_READ | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, (uint64_t)-1, 0 };
+	long ret;
+	int r = inject_syscall(s, t, SYS_mmap, args, &ret);
+
+	if (r < 0)
+		return r;
+	if (ret < 0)
+		return (int)ret;
+	if ((uint64_t)ret != gap) {	/* a kernel without MAP_FIXED_NOREPLACE (< 4.17) */
+		args[0] = ret;
+		args[1] = SCRATCH_LEN;
+		inject_syscall(s, t, SYS_munmap, args, &ret);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/*
+ * Map a new scratch page reachable from [LO, HI).  0, or -errno.  The gap
+ * comes from the table ptap keeps; when the kernel finds something there
+ * (EEXIST: a mapping the table does not have yet, e.g. made by another
+ * thread since), the gap is chosen again from the live map table, a few
+ * times, before giving up.
+ */
+static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
+		       struct scratch **out)
+{
+	struct aspace *as = t->as;
+	struct map_entry e = { .prot = PROT_READ | PROT_EXEC,
+			       .flags = MAP_PRIVATE | MAP_ANONYMOUS, .path = "[ptap]" };
+	struct maptab *live = NULL;
+	uint64_t gap = 0;
+	int r, tries = 0;
+
+	/* room first: a page mapped must be in as->scratch, or detach would leave it */
+	r = array_grow((void **)&as->scratch, &as->scratch_cap, sizeof(*as->scratch),
+		       as->nscratch + 1);
+	if (r < 0)
+		return r;
+	do {
+		const struct maptab *mt = as->mt;
+
+		if (tries) {
+			if (!live && !(live = maptab__new()))
+				return -ENOMEM;
+			r = maptab__load_proc(live, t->tid);
+			if (r < 0)
+				break;
+			mt = live;
+		}
+		r = maptab__find_gap(mt, lo, hi, SCRATCH_LEN, ARCH_OOL_REACH, SCRATCH_MIN, &gap);
+		if (r == 0)
+			r = scratch_mmap(s, t, gap);
+		if (r == -EEXIST)
+			pr_debug("pid %d: 0x%lx is taken (a mapping ptap had not seen): another gap\n",
+				 t->tgid, gap);
+	} while (r == -EEXIST && ++tries < 4);
+	maptab__free(live);
+	if (r < 0)
+		return r;
+	as->scratch[as->nscratch] = (struct scratch){ .start = gap, .len = SCRATCH_LEN };
+	*out = &as->scratch[as->nscratch++];
+	e.start = gap;
+	e.end = gap + SCRATCH_LEN;
+	return maptab__insert(as->mt, &e);
+}
+
+static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
+		      uint64_t *slot)
+{
+	struct aspace *as = t->as;
+	struct scratch *sc = NULL;
+	int r;
+
+	for (size_t i = 0; i < as->nscratch && !sc; i++) {
+		struct scratch *c = &as->scratch[i];
+
+		if (c->used + ARCH_SLOT_SIZE <= c->len && reachable(c->start + c->used, lo, hi))
+			sc = c;
+	}
+	if (!sc && (r = scratch_map(s, t, lo, hi, &sc)) < 0)
+		return r;
+	*slot = sc->start + sc->used;
+	sc->used += ARCH_SLOT_SIZE;
+	return 0;
+}
+
+/* The span of every mapping of file (DEV, INO): what a slot must reach. */
+static void module_span(const struct maptab *mt, uint64_t dev, uint64_t ino, uint64_t *lo,
+			uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < maptab__count(mt); i++) {
+		const struct map_entry *e = maptab__at(mt, i);
+
+		if (e->ino == ino && e->dev == dev) {
+			*lo = e->start < *lo ? e->start : *lo;
+			*hi = e->end > *hi ? e->end : *hi;
+		}
+	}
+}
+
+/* The site of probe P at ADDR: the instruction moved to its runtime address. */
+static void site_init(struct site *st, struct probe *p, uint64_t addr, uint64_t gen)
+{
+	memset(st, 0, sizeof(*st));
+	st->addr = addr;
+	st->bias = addr - p->rp.vaddr;
+	st->map_gen = gen;
+	st->probes[0] = p;
+	st->nprobes = 1;
+	st->insn = p->rp.insn;
+	st->insn.pc = addr;
+	if (st->insn.step != ARCH_STEP_OOL && st->insn.step != ARCH_STEP_RET)
+		st->insn.target += st->bias;
+}
+
+/* Say why P could not be planted at ADDR, and keep the reason for the summary. */
+static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, const char *fmt,
+		      const char *arg)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), fmt, arg);
+	snprintf(p->why, sizeof(p->why), "%s", why);
+	if (p->glob) {		/* told with the glob's other sites: report_glob_fails() */
+		p->fail_addr = addr;
+		pr_info("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
+			t->tgid, why);
+		return 0;
+	}
+	pr_warn("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
+		t->tgid, why);
+	return 0;
+}
+
+#define GLOB_FAILS_SHOWN	3
+
+/*
+ * The sites of each glob that one plant_range() could not plant in T's
+ * process, in one message per glob: how many, and the first few with why
+ * (once when they all failed for one reason; -v: each one).  A glob's
+ * probes are next to each other in S->probes.
+ */
+static void report_glob_fails(struct session *s, const struct thread *t)
+{
+	for (int i = 0, j; i < s->nprobes; i = j) {
+		const char *glob = s->probes[i].glob;
+		char list[GLOB_FAILS_SHOWN * 256] = "";
+		const struct probe *first = NULL;
+		bool one_why = true;
+		size_t used = 0;
+		int nfail = 0;
+
+		for (j = i; j < s->nprobes && s->probes[j].glob == glob; j++)
+			if (glob && s->probes[j].fail_addr) {
+				first = first ? first : &s->probes[j];
+				one_why &= !strcmp(first->why, s->probes[j].why);
+			}
+		for (int k = i; first && k < j; k++) {
+			struct probe *p = &s->probes[k];
+
+			if (!p->fail_addr)
+				continue;
+			if (nfail < GLOB_FAILS_SHOWN && used < sizeof(list))
+				used += snprintf(list + used, sizeof(list) - used, "%s%s at 0x%lx%s%s",
+						 nfail ? (one_why ? ", " : "; ") : "", p->event,
+						 (unsigned long)p->fail_addr, one_why ? "" : ": ",
+						 one_why ? "" : p->why);
+			nfail++;
+			p->fail_addr = 0;
+		}
+		if (nfail && one_why)
+			pr_warn("'%s': %d of %d sites not planted in pid %d: %s (%s%s)\n", glob, nfail,
+				j - i, t->tgid, first->why, list,
+				nfail > GLOB_FAILS_SHOWN ? ", ..." : "");
+		else if (nfail)
+			pr_warn("'%s': %d of %d sites not planted in pid %d: %s%s\n", glob, nfail,
+				j - i, t->tgid, list, nfail > GLOB_FAILS_SHOWN ? "; ..." : "");
+	}
+}
+
+/*
+ * ST's slot, reachable from its module: the out-of-line copy of its
+ * instruction, or for a jump site its trampoline (the jump itself is
+ * written by the caller, once the site is in the table).
+ */
+static int prepare_slot(struct session *s, struct thread *t, struct site *st,
+			uint64_t dev, uint64_t ino)
+{
+	uint8_t buf[ARCH_SLOT_SIZE];
+	uint64_t lo, hi;
+	int r;
+
+	module_span(t->as->mt, dev, ino, &lo, &hi);
+	r = slot_alloc(s, t, lo, hi, &st->slot);
+	if (r == 0)
+		r = st->jump.len ? arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf,
+							 sizeof(buf))
+				 : arch_ool_build(&st->insn, st->slot, buf, sizeof(buf));
+	if (r >= 0)
+		r = mem_write(t->as->memfd, st->slot, buf, sizeof(buf));
+	if (r >= 0 && st->jump.len)
+		aspace__set_slot_owner(t->as, st->slot, st->addr);
+	return r < 0 ? r : 0;
+}
+
+/* The return probes' trampoline of T's address space: a slot of int3s. */
+static int tramp_alloc(struct session *s, struct thread *t, uint64_t near)
+{
+	uint8_t buf[ARCH_SLOT_SIZE];
+	uint64_t slot;
+	int r = slot_alloc(s, t, near, near + 1, &slot);
+
+	for (size_t i = 0; r == 0 && i + ARCH_BP_LEN <= sizeof(buf); i += ARCH_BP_LEN)
+		memcpy(buf + i, arch_bp_insn, ARCH_BP_LEN);
+	if (r == 0)
+		r = mem_write(t->as->memfd, slot, buf, sizeof(buf));
+	if (r == 0)
+		t->as->tramp = slot;
+	return r;
+}
+
+/* A return probe needs the trampoline: 1 when it is there, else as plant_one(). */
+static int need_tramp(struct session *s, struct thread *t, struct probe *p, uint64_t addr)
+{
+	int r;
+
+	if (!p->rp.retprobe || t->as->tramp)
+		return 1;
+	if (t->as->no_inject)
+		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
+				  "could kill it for the mmap of ptap's return trampoline", "");
+	r = tramp_alloc(s, t, addr);
+	if (r < 0)
+		return r == -ESRCH ? r : plant_fail(p, t, addr, "no return trampoline: %s",
+						    strerror(-r));
+	return 1;
+}
+
+/*
+ * Write the site's code: the int3, or for a jump site the jump.  -errno.
+ * A jump is written whole, in one write, where nothing runs yet.
+ */
+static int write_site(struct aspace *as, const struct site *st)
+{
+	uint8_t patch[ARCH_JUMP_MAX];
+	int r;
+
+	if (!st->jump.len)
+		return mem_write(as->memfd, st->addr, arch_bp_insn, ARCH_BP_LEN);
+	r = arch_jump_patch(&st->jump, st->addr, st->slot, patch);
+	return r < 0 ? r : mem_write(as->memfd, st->addr, patch, st->jump.len);
+}
+
+/* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
+static int plant_one(struct session *s, struct thread *t, struct probe *p,
+		     const struct map_entry *e, uint64_t addr, bool fresh)
+{
+	struct aspace *as = t->as;
+	uint8_t now[ARCH_JUMP_MAX > ARCH_MAX_INSN ? ARCH_JUMP_MAX : ARCH_MAX_INSN];
+	uint64_t dev = e->dev, ino = e->ino;
+	struct site st;
+	size_t len;
+	int r;
+
+	if (e->flags & MAP_SHARED)
+		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
+				  "and other processes", p->module);
+	site_init(&st, p, addr, e->gen);
+	if (p->rp.jump.len && fresh && !as->no_inject)
+		st.jump = p->rp.jump;
+	len = st.jump.len ? st.jump.len : st.insn.len;
+	if (mem_read(t->tid, addr, now, len) != (ssize_t)len ||
+	    memcmp(now, st.jump.len ? st.jump.bytes : st.insn.bytes, len))
+		return plant_fail(p, t, addr, "the code there differs from %s (patched or "
+				  "relocated)", p->module);
+	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
+		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
+				  "could kill it for the mmap of ptap's out-of-line copy", "");
+	if ((r = need_tramp(s, t, p, addr)) <= 0)
+		return r;
+	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
+		if (r == -ESRCH)
+			return r;
+		pr_debug("%s: no trampoline at 0x%lx (%s): an int3 instead\n", p->event,
+			 (unsigned long)addr, strerror(-r));
+		memset(&st.jump, 0, sizeof(st.jump));
+		st.slot = 0;
+	}
+	if (!st.jump.len && st.insn.step == ARCH_STEP_OOL &&
+	    (r = prepare_slot(s, t, &st, dev, ino)) < 0)
+		return r == -ESRCH ? r : plant_fail(p, t, addr, "no out-of-line copy: %s",
+						    strerror(-r));
+	/* The site first: a hit on a byte not in the table would be "not ours". */
+	r = aspace__add_site(as, &st);
+	if (r == 0 && (r = write_site(as, &st)) < 0)
+		aspace__remove_site(as, addr);
+	if (r < 0)
+		return plant_fail(p, t, addr, "cannot write the breakpoint: %s", strerror(-r));
+	p->planted++;
+	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
+		 st.jump.len ? "jump" : st.slot ? "out of line" : "emulated");
+	return 1;
+}
+
+/* Another probe at an address already planted: the same int3 serves both. */
+static int site_add_probe(struct site *st, struct probe *p)
+{
+	for (int i = 0; i < st->nprobes; i++)
+		if (st->probes[i] == p)
+			return 0;
+	if (st->nprobes == SITE_MAX_PROBES) {
+		snprintf(p->why, sizeof(p->why), "more than %d probes at 0x%lx", SITE_MAX_PROBES,
+			 (unsigned long)st->addr);
+		return 0;
+	}
+	st->probes[st->nprobes++] = p;
+	p->planted++;
+	return 1;
+}
+
+static bool same_file(const struct probe *p, const struct probe *q)
+{
+	return p->dev == q->dev && p->ino == q->ino;
+}
+
+void plant_decide_jumps(struct session *s, bool allow)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		if (!allow || p->rbrk)
+			p->rp.jump.len = 0;
+	}
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		for (int j = 0; j < s->nprobes && p->rp.jump.len; j++) {
+			const struct probe *q = &s->probes[j];
+
+			if (same_file(p, q) && q->rp.vaddr > p->rp.vaddr &&
+			    q->rp.vaddr < p->rp.vaddr + p->rp.jump.len)
+				p->rp.jump.len = 0;
+		}
+	}
+	for (int i = 0; i < s->nprobes; i++)
+		for (int j = 0; j < s->nprobes; j++)
+			if (same_file(&s->probes[i], &s->probes[j]) &&
+			    s->probes[i].rp.vaddr == s->probes[j].rp.vaddr &&
+			    !s->probes[j].rp.jump.len)
+				s->probes[i].rp.jump.len = 0;
+}
+
+/* Where P lands in executable mapping E, or 0 when E does not hold it. */
+static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
+{
+	if (!(e->prot & PROT_EXEC) || e->ino != p->ino || e->dev != p->dev || !e->ino)
+		return 0;
+	if (p->rp.file_off < e->pgoff || p->rp.file_off - e->pgoff >= e->end - e->start)
+		return 0;
+	return e->start + (p->rp.file_off - e->pgoff);
+}
+
+int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh)
+{
+	int planted = 0, r = 0;
+
+	if (t->as->unplanted || s->unplanted)
+		return 0;
+	for (int i = 0; i < s->nprobes && r >= 0; i++) {
+		struct probe *p = &s->probes[i];
+
+		/* Index, not pointer: planting may map a scratch page and change the table. */
+		for (size_t j = 0; j < maptab__count(t->as->mt) && r >= 0; j++) {
+			const struct map_entry *e = maptab__at(t->as->mt, j);
+			uint64_t addr;
+
+			if (e->end <= lo || e->start >= hi)
+				continue;
+			addr = probe_addr_in(p, e);
+			if (!addr)
+				continue;
+			if (aspace__find_site(t->as, addr)) {
+				r = need_tramp(s, t, p, addr);
+				if (r > 0)
+					planted += site_add_probe(aspace__find_site(t->as, addr), p);
+				continue;
+			}
+			r = plant_one(s, t, p, e, addr, fresh);
+			if (r > 0)
+				planted += r;
+		}
+	}
+	report_glob_fails(s, t);
+	return r < 0 ? r : planted;
+}
+
+bool plant_site_in_memory(struct thread *c, struct site *st)
+{
+	const struct map_entry *e = maptab__find(c->as->mt, st->addr);
+	uint8_t want[ARCH_SLOT_SIZE], now[ARCH_SLOT_SIZE];
+
+	if (!e || probe_addr_in(st->probes[0], e) != st->addr)
+		return false;
+	st->map_gen = e->gen;
+	if (st->jump.len) {
+		uint8_t patch[ARCH_JUMP_MAX];
+
+		return arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
+		       mem_read(c->tid, st->addr, now, st->jump.len) == st->jump.len &&
+		       !memcmp(now, patch, st->jump.len) &&
+		       arch_jump_tramp_build(&st->jump, st->addr, st->slot, want, sizeof(want)) > 0 &&
+		       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
+		       !memcmp(now, want, sizeof(now));
+	}
+	if (mem_read(c->tid, st->addr, now, ARCH_BP_LEN) != ARCH_BP_LEN ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
+		return false;
+	if (!st->slot)
+		return true;
+	return arch_ool_build(&st->insn, st->slot, want, sizeof(want)) >= 0 &&
+	       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
+	       !memcmp(now, want, sizeof(now));
+}
+
+int plant_fork_fixup(struct session *s, struct thread *c)
+{
+	struct aspace *as = c->as;
+	size_t i = 0, j = 0;
+	int r = maptab__load_proc(as->mt, c->tgid);
+
+	(void)s;
+	if (r < 0)
+		return r;
+	while (i < as->nsites) {
+		if (plant_site_in_memory(c, &as->sites[i]))
+			i++;
+		else
+			aspace__kill_site(as, i);	/* an int3 left there heals on a hit */
+	}
+	/* Scratch pages the parent mapped after the fork are not in the child. */
+	for (i = 0; i < as->nscratch; i++)
+		if (maptab__find(as->mt, as->scratch[i].start))
+			as->scratch[j++] = as->scratch[i];
+	as->nscratch = j;
+	return 0;
+}
