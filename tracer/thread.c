@@ -10,6 +10,7 @@
 #include "probes/log.h"
 #include "tracer/space/aspace.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/stop.h"
 #include "tracer/session.h"
 #include "tracer/engine/shadow.h"
 #include "tracer/events/syscall.h"

@@ -17,17 +17,6 @@ struct session;
 struct shadow;
 struct sc_call;
 
-/* The ptrace stop a thread is in, for choosing one to run a syscall through. */
-enum thread_stop {
-	STOP_NONE,
-	STOP_EVENT,		/* PTRACE_EVENT_STOP (interrupt, group-stop, new child) */
-	STOP_SC_ENTRY,		/* syscall-entry (or seccomp) stop: no injection here */
-	STOP_SC_EXIT,		/* syscall-exit stop */
-	STOP_SIGNAL,		/* signal-delivery stop */
-	STOP_OTHER,		/* fork/exec/... event stops */
-	STOP_VFORK,		/* a vfork event: resumed, it waits for the child's exec or exit */
-};
-
 struct thread {
 	pid_t tid, tgid;
 	struct aspace *as;	/* NULL while a new child waits for its parent's event */
@@ -42,7 +31,9 @@ struct thread {
 	bool sysmode;		/* resume with PTRACE_SYSCALL always (--mmap-tracking=syscall) */
 	bool detach_at_stop;	/* let go at its first stop (a child not followed) */
 	bool gstop;		/* in a group-stop (kill -STOP), seen at its event stop */
-	int stop_kind;		/* enum thread_stop: what kind of ptrace stop it is in */
+	int stop_kind;		/* enum stop_kind (engine/stop.h): the stop it is in, as
+				 * attach and detach saw it (for choosing a thread to
+				 * run a syscall through) */
 	int pending_sig;	/* a real signal to pass on when it is detached */
 	/*
 	 * A hit not to record again: the call a signal interrupted at its probe

@@ -17,84 +17,27 @@
 #include "arch/arch.h"
 #include "probes/log.h"
 #include "tracer/space/aspace.h"
-#include "tracer/engine/attach.h"
+#include "tracer/engine/detach.h"
 #include "tracer/engine/hit.h"
 #include "tracer/engine/inject.h"
-#include "tracer/engine/loop.h"
+#include "tracer/engine/tasks.h"
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/stop.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
 /* How long to wait for every thread to stop before letting go of the rest. */
 #define STOP_ALL_TIMEOUT_NS	5000000000ULL
 
-/*
- * Put back ST's original byte if it is still ours: our int3 is there, and
- * for a live site in the mapping it was planted in; for a dead one (whose
- * mapping ptap no longer vouches for), followed by the rest of the
- * instruction it replaced.  A jump site's bytes likewise, when they are
- * still its jump -- but only when no thread of AS runs (not RUNNING): a
- * jump is several bytes, and another CPU could fetch them half written.
- * With threads running, the jump stays and its trampoline stops trapping.
- */
-static void restore_site(struct aspace *as, const struct site *st, bool live, bool running)
-{
-	const struct map_entry *e = maptab__find(as->mt, st->addr);
-	uint8_t now[ARCH_MAX_INSN];
-
-	if (st->jump.len && running) {	/* its trampoline's int3 becomes a nop */
-		static const uint8_t nop = 0x90;
-
-		if (pread(as->memfd, now, ARCH_BP_LEN, (off_t)st->slot) == ARCH_BP_LEN &&
-		    !memcmp(now, arch_bp_insn, ARCH_BP_LEN) &&
-		    mem_write(as->memfd, st->slot, &nop, 1) < 0)
-			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
-				(unsigned long)st->slot);
-		return;
-	}
-	if (!e || (live && e->gen != st->map_gen))
-		return;
-	if (st->jump.len) {	/* the jump goes; its trampoline stays for who is in it */
-		uint8_t patch[ARCH_JUMP_MAX], was[ARCH_JUMP_MAX];
-
-		if (arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
-		    pread(as->memfd, was, st->jump.len, (off_t)st->addr) == st->jump.len &&
-		    !memcmp(was, patch, st->jump.len) &&
-		    mem_write(as->memfd, st->addr, st->jump.bytes, st->jump.len) < 0)
-			pr_warn("pid %d: cannot restore the code at 0x%lx\n", as->pid,
-				(unsigned long)st->addr);
-		return;
-	}
-	/* through the open /proc/PID/mem: it reaches the memory after the leader exited */
-	if (pread(as->memfd, now, st->insn.len, (off_t)st->addr) != st->insn.len ||
-	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
-		return;
-	if (!live && memcmp(now + ARCH_BP_LEN, st->insn.bytes + ARCH_BP_LEN,
-			    st->insn.len - ARCH_BP_LEN))
-		return;
-	if (mem_write(as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN) < 0)
-		pr_warn("pid %d: cannot restore the byte at 0x%lx\n", as->pid,
-			(unsigned long)st->addr);
-}
-
-void detach_restore_bytes(struct aspace *as, bool running)
-{
-	for (size_t i = 0; i < as->nsites; i++)
-		restore_site(as, &as->sites[i], true, running);
-	for (size_t i = 0; i < as->ndead; i++)
-		restore_site(as, &as->dead[i], false, running);
-	as->unplanted = true;
-}
-
 static void unplant_one(struct session *s, struct thread *t, void *arg)
 {
 	(void)s;
 	(void)arg;
 	if (t->as && !t->as->unplanted)
-		detach_restore_bytes(t->as, true);
+		plant_restore(t->as, true);
 }
 
 void detach_unplant_all(struct session *s)
@@ -109,7 +52,7 @@ static bool can_inject(const struct thread *t)
 {
 	return t->stopped && t->as && !t->gstop && !t->pending_sig &&
 	       (t->stop_kind == STOP_EVENT || t->stop_kind == STOP_SC_EXIT ||
-		t->stop_kind == STOP_SIGNAL);
+		t->stop_kind == STOP_SIGNAL || t->stop_kind == STOP_BREAKPOINT);
 }
 
 /* Unmap T's address space's scratch pages through T.  No thread may be in them. */
@@ -134,7 +77,8 @@ static void unmap_scratch(struct session *s, struct thread *t)
 
 void detach_child(struct session *s, struct thread *c)
 {
-	c->stop_kind = c->stop_kind ? c->stop_kind : STOP_EVENT;
+	if (c->stop_kind == STOP_NONE)	/* its first stop, before its parent's event */
+		c->stop_kind = STOP_EVENT;
 	hit_restore_returns(c);
 	if (c->as && c->as->refs == 1 && can_inject(c))
 		unmap_scratch(s, c);
@@ -142,71 +86,57 @@ void detach_child(struct session *s, struct thread *c)
 	thread__remove(s, c);
 }
 
-static bool is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
 /* One wait status while stopping everything: note the stop, resume nothing. */
-static void detach_event(struct session *s, pid_t pid, int st)
+static void detach_event(struct session *s, pid_t pid, int status)
 {
-	struct ptrace_syscall_info info;
 	struct thread *t;
-	siginfo_t si;
-	int sig, ev;
+	struct stop st;
 
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		loop_gone(s, pid, st);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		tasks_exited(s, pid, status);
 		return;
 	}
 	t = thread__find(s, pid);
 	if (!t) {
-		loop_unknown(s, pid, st);
+		tasks_unknown(s, pid, status);
 		t = thread__find(s, pid);
 		if (t)
 			t->stop_kind = STOP_EVENT;
 		return;
 	}
 	t->stopped = true;
-	sig = WSTOPSIG(st);
-	ev = st >> 16;
-	if (sig == (SIGTRAP | 0x80)) {
-		t->stop_kind = pt_syscall_info(t->tid, &info) > 0 &&
-			       info.op == PTRACE_SYSCALL_INFO_EXIT ? STOP_SC_EXIT : STOP_SC_ENTRY;
+	stop_classify(t->tid, status, &st);
+	t->stop_kind = st.kind;
+	switch (st.kind) {
+	case STOP_SC_ENTRY:
+	case STOP_SC_EXIT:
+	case STOP_SC_UNREAD:
 		t->exec_pending = false;
 		return;
-	}
-	switch (ev) {
-	case PTRACE_EVENT_STOP:
-		t->stop_kind = STOP_EVENT;
-		t->gstop = is_stop_signal(sig);
+	case STOP_EVENT:
+		t->gstop = st.group;
 		return;
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-	case PTRACE_EVENT_CLONE:
-		t->stop_kind = ev == PTRACE_EVENT_VFORK ? STOP_VFORK : STOP_OTHER;
-		loop_clone_child(s, t, ev);
+	case STOP_CLONE:
+	case STOP_VFORK:
+		tasks_clone_child(s, t, st.ev);
 		return;
-	case PTRACE_EVENT_EXEC:
-		t->stop_kind = STOP_OTHER;
-		loop_exec(s, t);
+	case STOP_EXEC:
+		tasks_exec(s, t);
 		return;
-	case PTRACE_EVENT_SECCOMP:
-		t->stop_kind = STOP_SC_ENTRY;
-		return;
-	case 0:
+	case STOP_BREAKPOINT:	/* ours: recorded, and the thread left at the probe address */
+		if (t->as && hit_handle(s, t) != -ENOENT)
+			return;
+		t->stop_kind = STOP_SIGNAL;
 		break;
-	default:
-		t->stop_kind = STOP_OTHER;
+	case STOP_SIGNAL:
+		break;
+	case STOP_NONE:
+	case STOP_SECCOMP:
+	case STOP_OTHER:
 		return;
 	}
-	t->stop_kind = STOP_SIGNAL;
-	/* Our int3: recorded, and the thread left at the probe address. */
-	if (sig == SIGTRAP && t->as && pt_getsiginfo(t->tid, &si) == 0 &&
-	    arch_is_bp_trap(si.si_code) && hit_handle(s, t) != -ENOENT)
-		return;
-	hit_slot_signal(s, t, sig);
-	t->pending_sig = sig;
+	hit_slot_signal(s, t, st.sig);
+	t->pending_sig = st.sig;
 }
 
 static void interrupt_one(struct session *s, struct thread *t, void *arg)
@@ -383,7 +313,7 @@ static void restore_one(struct session *s, struct thread *t, void *arg)
 	(void)s;
 	(void)arg;
 	if (t->as && !t->as->unplanted)
-		detach_restore_bytes(t->as, false);
+		plant_restore(t->as, false);
 }
 
 /*

@@ -12,7 +12,7 @@
 #include "probes/log.h"
 #include "probes/record.h"
 #include "tracer/space/aspace.h"
-#include "tracer/engine/attach.h"
+#include "tracer/engine/mapsync.h"
 #include "tracer/engine/hit.h"
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
@@ -616,7 +616,7 @@ int hit_handle(struct session *s, struct thread *t)
 	}
 	/* The dynamic loader changed the maps (attached: dlopen, dlclose). */
 	if (site_is_rbrk(st)) {
-		r = attach_rbrk_resync(s, t);
+		r = mapsync_rbrk(s, t);
 		if (r < 0)
 			return r;
 		st = aspace__find_site(t->as, addr);

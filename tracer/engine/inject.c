@@ -15,6 +15,7 @@
 #include "tracer/engine/inject.h"
 #include "tracer/space/mem.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/stop.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
@@ -67,34 +68,39 @@ static int run_to_syscall_exit(struct session *s, struct thread *t)
 	int r = pt_syscall(t->tid, 0);
 
 	while (r == 0) {
-		struct ptrace_syscall_info info;
-		int st, ev;
-		pid_t pid = waitpid(-1, &st, __WALL);
+		struct stop st;
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL);
 
 		if (pid < 0) {
 			r = errno == EINTR ? 0 : -errno;
 			continue;
 		}
 		if (pid != t->tid) {
-			r = session__defer(s, pid, st);
+			r = session__defer(s, pid, status);
 			continue;
 		}
-		ev = WIFSTOPPED(st) ? st >> 16 : 0;
-		if (!WIFSTOPPED(st) || ev == PTRACE_EVENT_EXEC) {
-			session__defer(s, pid, st);
+		if (WIFSTOPPED(status))
+			stop_classify(t->tid, status, &st);
+		if (!WIFSTOPPED(status) || st.kind == STOP_EXEC) {
+			session__defer(s, pid, status);
 			return -ESRCH;
 		}
-		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
-			if (pt_syscall_info(t->tid, &info) > 0) {
-				if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
-					entered = true;
-				else if (info.op == PTRACE_SYSCALL_INFO_EXIT && entered)
-					return 0;
-			}
-		} else if (ev == PTRACE_EVENT_SECCOMP) {
+		switch (st.kind) {
+		case STOP_SC_ENTRY:
+		case STOP_SECCOMP:	/* our call may be one the filter traces */
 			entered = true;
-		} else if (ev == 0) {
-			hold_signal(t, WSTOPSIG(st));
+			break;
+		case STOP_SC_EXIT:
+			if (entered)
+				return 0;
+			break;
+		case STOP_BREAKPOINT:
+		case STOP_SIGNAL:
+			hold_signal(t, st.sig);
+			break;
+		default:
+			break;
 		}
 		r = pt_syscall(t->tid, 0);
 	}

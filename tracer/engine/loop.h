@@ -28,15 +28,4 @@ void loop_signal(void *ucontext);
 /* Run until no traced thread is left.  0, or -errno for a fatal error. */
 int loop_run(struct session *s);
 
-/* The pieces of the loop that detach_all() reuses while it stops everything. */
-struct thread;
-/* PID exited or was killed (a wait status): forget it (and record the exit). */
-void loop_gone(struct session *s, pid_t pid, int status);
-/* A stop of an unknown PID: a new child whose parent's event has not come yet. */
-void loop_unknown(struct session *s, pid_t pid, int status);
-/* T is at its fork/vfork/clone event EV: the child, registered, not resumed (or NULL). */
-struct thread *loop_clone_child(struct session *s, struct thread *t, int ev);
-/* T is at its exec event: the new image's tables (T resumed unless S->detaching). */
-void loop_exec(struct session *s, struct thread *t);
-
 #endif

@@ -1,11 +1,13 @@
-/* tracer/engine/mapsync.c: the map table fed by the target's own syscalls.  Each
- * change is applied at the syscall's exit stop, when its result is known
- * and before the target runs another instruction, so a library's probes
- * are planted before any of its code runs. */
+/* tracer/engine/mapsync.c: the map table kept in sync with the process
+ * (mapsync.h).  A syscall's change is applied at its exit stop, when its
+ * result is known and before the target runs another instruction, so a
+ * library's probes are planted before any of its code runs; at r_brk the
+ * fresh /proc maps are compared with the table. */
 #include <errno.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -171,5 +173,84 @@ int mapsync_on_exit(struct session *s, struct thread *t, const struct ptrace_sys
 	if (r < 0 && r != -ESRCH)
 		pr_warn("pid %d: map table update for syscall %ld failed: %s\n", t->tgid, t->sc_nr,
 			strerror(-r));
+	return r == -ESRCH ? r : 0;
+}
+
+/* Same mapping: same range of the same file at the same offset. */
+static bool same_mapping(const struct map_entry *a, const struct map_entry *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->dev == b->dev && a->ino == b->ino && a->flags == b->flags;
+}
+
+static bool is_scratch(const struct aspace *as, uint64_t addr)
+{
+	for (size_t i = 0; i < as->nscratch; i++)
+		if (addr >= as->scratch[i].start && addr < as->scratch[i].start + as->scratch[i].len)
+			return true;
+	return false;
+}
+
+int mapsync_rbrk(struct session *s, struct thread *t)
+{
+	struct aspace *as = t->as;
+	struct maptab *fresh = maptab__new();
+	bool *exec_new = NULL;
+	size_t i;
+	/* through T: the leader may have exited (pthread_exit) while the rest runs */
+	int r = fresh ? maptab__load_proc(fresh, t->tid) : -ENOMEM;
+
+	if (r == 0 && !(exec_new = calloc(maptab__count(fresh) + 1, sizeof(*exec_new))))
+		r = -ENOMEM;
+	if (r < 0) {
+		maptab__free(fresh);
+		pr_debug("pid %d: cannot re-read the maps at r_brk: %s\n", t->tgid, strerror(-r));
+		return 0;
+	}
+	/* gone or replaced: forget, with the sites planted there */
+	for (i = 0; i < maptab__count(as->mt);) {
+		const struct map_entry *e = maptab__at(as->mt, i);
+		const struct map_entry *f = maptab__find(fresh, e->start);
+		uint64_t lo = e->start, hi = e->end;
+
+		if (is_scratch(as, lo) || (f && same_mapping(e, f))) {
+			if (f && f->prot != e->prot) {	/* mprotect: same pages, same gen */
+				maptab__protect(as->mt, lo, hi, f->prot);
+				mmapev_entry(s, t, "mprotect", f);
+			}
+			i++;
+			continue;
+		}
+		mmapev_entry(s, t, "munmap", e);
+		maptab__remove(as->mt, lo, hi);
+		aspace__drop_stale_sites(as, lo, hi);
+	}
+	/*
+	 * New: first into the table, every one of them; then plant in what is
+	 * executable.  Planting may place a scratch page, and a gap chosen
+	 * while a library's later segments are still missing from the table
+	 * lies in them (MAP_FIXED_NOREPLACE then fails with EEXIST).
+	 */
+	for (i = 0; i < maptab__count(fresh) && r >= 0; i++) {
+		const struct map_entry *f = maptab__at(fresh, i);
+		const struct map_entry *e = maptab__find(as->mt, f->start);
+
+		if ((e && same_mapping(e, f)) || is_scratch(as, f->start))
+			continue;
+		r = maptab__insert(as->mt, f);
+		if (r == 0) {
+			mmapev_entry(s, t, "mmap", f);
+			aspace__drop_stale_sites(as, f->start, f->end);
+		}
+		exec_new[i] = r == 0 && (f->prot & PROT_EXEC);
+	}
+	for (i = 0; i < maptab__count(fresh) && r >= 0; i++) {
+		const struct map_entry *f = maptab__at(fresh, i);
+
+		if (exec_new[i])
+			r = plant_range(s, t, f->start, f->end, false);
+	}
+	free(exec_new);
+	maptab__free(fresh);
 	return r == -ESRCH ? r : 0;
 }

@@ -484,3 +484,61 @@ int plant_fork_fixup(struct session *s, struct thread *c)
 	as->nscratch = j;
 	return 0;
 }
+
+/*
+ * Put back ST's original byte if it is still ours: our int3 is there, and
+ * for a live site in the mapping it was planted in; for a dead one (whose
+ * mapping ptap no longer vouches for), followed by the rest of the
+ * instruction it replaced.  A jump site's bytes likewise, when they are
+ * still its jump -- but only when no thread of AS runs (not RUNNING): a
+ * jump is several bytes, and another CPU could fetch them half written.
+ * With threads running, the jump stays and its trampoline stops trapping.
+ */
+static void restore_site(struct aspace *as, const struct site *st, bool live, bool running)
+{
+	const struct map_entry *e = maptab__find(as->mt, st->addr);
+	uint8_t now[ARCH_MAX_INSN];
+
+	if (st->jump.len && running) {	/* its trampoline's int3 becomes a nop */
+		static const uint8_t nop = 0x90;
+
+		if (pread(as->memfd, now, ARCH_BP_LEN, (off_t)st->slot) == ARCH_BP_LEN &&
+		    !memcmp(now, arch_bp_insn, ARCH_BP_LEN) &&
+		    mem_write(as->memfd, st->slot, &nop, 1) < 0)
+			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
+				(unsigned long)st->slot);
+		return;
+	}
+	if (!e || (live && e->gen != st->map_gen))
+		return;
+	if (st->jump.len) {	/* the jump goes; its trampoline stays for who is in it */
+		uint8_t patch[ARCH_JUMP_MAX], was[ARCH_JUMP_MAX];
+
+		if (arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
+		    pread(as->memfd, was, st->jump.len, (off_t)st->addr) == st->jump.len &&
+		    !memcmp(was, patch, st->jump.len) &&
+		    mem_write(as->memfd, st->addr, st->jump.bytes, st->jump.len) < 0)
+			pr_warn("pid %d: cannot restore the code at 0x%lx\n", as->pid,
+				(unsigned long)st->addr);
+		return;
+	}
+	/* through the open /proc/PID/mem: it reaches the memory after the leader exited */
+	if (pread(as->memfd, now, st->insn.len, (off_t)st->addr) != st->insn.len ||
+	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
+		return;
+	if (!live && memcmp(now + ARCH_BP_LEN, st->insn.bytes + ARCH_BP_LEN,
+			    st->insn.len - ARCH_BP_LEN))
+		return;
+	if (mem_write(as->memfd, st->addr, st->insn.bytes, ARCH_BP_LEN) < 0)
+		pr_warn("pid %d: cannot restore the byte at 0x%lx\n", as->pid,
+			(unsigned long)st->addr);
+}
+
+void plant_restore(struct aspace *as, bool running)
+{
+	for (size_t i = 0; i < as->nsites; i++)
+		restore_site(as, &as->sites[i], true, running);
+	for (size_t i = 0; i < as->ndead; i++)
+		restore_site(as, &as->dead[i], false, running);
+	as->unplanted = true;
+}

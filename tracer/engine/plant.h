@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct aspace;
 struct session;
 struct site;
 struct thread;
@@ -43,5 +44,15 @@ bool plant_site_in_memory(struct thread *c, struct site *st);
  * holds.  0 or -errno.
  */
 int plant_fork_fixup(struct session *s, struct thread *c);
+
+/*
+ * Put back the original bytes of every site of AS that is still ours (the
+ * byte is our int3 in the mapping it was planted in) and mark AS unplanted.
+ * RUNNING: threads of AS may be running.  Each int3's byte goes back in one
+ * write; a jump site's several bytes cannot, so its jump stays and its
+ * trampoline's int3 becomes a nop (launched, tracing over: the code runs as
+ * it would, untrapped).  Else every jump goes too.
+ */
+void plant_restore(struct aspace *as, bool running);
 
 #endif

@@ -1,0 +1,218 @@
+/* tracer/engine/tasks.c: threads and processes coming and going (tasks.h):
+ * a new child registered at its parent's clone event, with its address
+ * space shared or copied; an exec, which replaces the address space; an
+ * exit; a stop from a tid not yet known.  Shared by the main loop and by
+ * detach_all(), which must follow them too while it stops everything. */
+#include <errno.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "arch/arch.h"
+#include "probes/log.h"
+#include "tracer/engine/hit.h"
+#include "tracer/engine/plant.h"
+#include "tracer/engine/ptrace.h"
+#include "tracer/engine/shadow.h"
+#include "tracer/engine/tasks.h"
+#include "tracer/events/mmapev.h"
+#include "tracer/events/taskrec.h"
+#include "tracer/host/privs.h"
+#include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
+#include "tracer/thread.h"
+
+void tasks_exited(struct session *s, pid_t pid, int status)
+{
+	struct thread *t = thread__find(s, pid);
+
+	if (pid == s->cmd_pid) {
+		s->cmd_status = status;
+		s->cmd_exited = true;
+	}
+	if (t && t->tid == t->tgid)
+		taskrec_exit(s, t, status);
+	if (t)
+		hit_thread_gone(s, t);
+	if (t)
+		thread__remove(s, t);
+}
+
+/* Other threads of an exec'ing process are gone (ptrace(2), "execve(2) under ptrace"). */
+static void drop_siblings(struct session *s, struct thread *t, void *arg)
+{
+	const struct thread *leader = arg;
+
+	if (t != leader && t->tgid == leader->tgid)
+		thread__remove(s, t);
+}
+
+/*
+ * A ptap holding CAP_SYS_PTRACE (not root) has just seen T exec a program
+ * that runs with other credentials (setuid, setgid, file capabilities: the
+ * kernel let them take effect because ptap's capability was in its tracer
+ * credentials).  Its user could not trace that program without ptap, so let
+ * it go before anything of the new image is read: nothing planted in it yet.
+ * True when T is gone from S.
+ */
+static bool exec_refused(struct session *s, struct thread *t)
+{
+	char msg[512];
+
+	if (privs_check_owner("/proc", t->tgid, msg, sizeof(msg)) == 0)
+		return false;
+	pr_warn("%s; not traced after its exec\n", msg);
+	pt_detach(t->tid, 0);
+	thread__remove(s, t);
+	return true;
+}
+
+void tasks_exec(struct session *s, struct thread *t)
+{
+	struct aspace *as;
+	int r;
+
+	thread__for_each(s, drop_siblings, t);
+	if (exec_refused(s, t))
+		return;
+	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
+		aspace__put(t->as);
+		t->as = NULL;
+		r = aspace__new(t->tgid, &as);
+		t->as = r == 0 ? as : NULL;
+	} else {
+		r = aspace__reset(t->as, t->tgid);
+	}
+	if (r == 0)
+		r = maptab__load_proc(t->as->mt, t->tgid);
+	if (r < 0)
+		pr_warn("pid %d: cannot read the map table after exec: %s; its probes stay unplanted\n",
+			t->tgid, strerror(-r));
+	thread__read_comm(t);
+	t->sc_nr = -1;
+	if (t->shadow)			/* the old image's stack is gone */
+		shadow__clear(t->shadow);
+	taskrec_exec(s, t);
+	if (r == 0)
+		mmapev_table(s, t);	/* the new image's mappings */
+	if (t->quiet && t->as)		/* not followed: its new image gets no probes */
+		t->as->unplanted = true;
+	if (t->quiet && s->attach && !s->detaching) {
+		/* a vfork child, not followed, left its parent's memory: let it go */
+		pt_detach(t->tid, 0);
+		thread__remove(s, t);
+		return;
+	}
+	t->exec_pending = r == 0 && !s->detaching;
+	t->want_exit = t->exec_pending;	/* plant at the execve exit, before any user code runs */
+	if (!s->detaching)
+		thread__resume(t, 0);
+}
+
+static bool is_clone_family(long nr)
+{
+	return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+/* The child's address space: shared (CLONE_VM), else a copy holding the same int3s. */
+static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
+{
+	struct aspace *as;
+
+	if (flags & CLONE_VM)
+		return aspace__get(t->as);
+	if (aspace__clone(t->as, pid, &as) == 0)
+		return as;	/* checked against the child's memory by plant_fork_fixup() */
+	/* Left running, the child would die on its first inherited int3. */
+	pr_err("pid %d: cannot copy the probe table for its child %d; killing the child\n",
+	       t->tgid, pid);
+	kill(pid, SIGKILL);
+	return NULL;
+}
+
+/*
+ * The flags of the clone T is inside (at its event stop), read from its
+ * registers: attached, no seccomp stop saw the call.  From the event alone
+ * when they cannot be read.
+ */
+static uint64_t clone_flags_now(struct thread *t, int ev)
+{
+	uint64_t flags = ev == PTRACE_EVENT_VFORK ? CLONE_VM | CLONE_VFORK :
+			 ev == PTRACE_EVENT_CLONE ? CLONE_VM | CLONE_THREAD : 0;
+	arch_regs_t regs;
+	uint64_t v;
+
+	if (ev != PTRACE_EVENT_CLONE || pt_getregs(t->tid, &regs) < 0)
+		return flags;
+	/* its first argument: the flags (clone), or its struct clone_args (clone3) */
+	if (arch_syscall_nr(&regs) == SYS_clone)
+		return arch_syscall_arg(&regs, 0);
+	if (arch_syscall_nr(&regs) == SYS_clone3 &&
+	    mem_read(t->tid, arch_syscall_arg(&regs, 0), &v, sizeof(v)) == sizeof(v))
+		return v;
+	return flags;
+}
+
+struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
+{
+	unsigned long msg = 0;
+	uint64_t flags = t->clone_flags;
+	struct thread *c;
+	pid_t pid;
+
+	if (pt_geteventmsg(t->tid, &msg) < 0 || !msg)
+		return NULL;
+	pid = (pid_t)msg;
+	if (!is_clone_family(t->sc_nr))		/* not seen at its seccomp stop */
+		flags = clone_flags_now(t, ev);
+	t->sc_nr = -1;
+	c = thread__find(s, pid);
+	if (!c)
+		c = thread__add(s, pid, pid, NULL);
+	if (!c)
+		return NULL;
+	c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
+	c->sysmode = t->sysmode;
+	c->quiet = t->quiet || (s->no_follow && !(flags & CLONE_THREAD));
+	aspace__put(c->as);	/* seized while attaching, before this event came */
+	c->as = child_aspace(t, pid, flags);
+	memcpy(c->comm, t->comm, sizeof(c->comm));
+	/* a fork child's stack is a copy: it returns through the trampoline too */
+	if (c->shadow && t->shadow && !(flags & CLONE_VM))
+		shadow__copy(c->shadow, t->shadow);
+	if (c->as && !(flags & CLONE_VM)) {
+		if (plant_fork_fixup(s, c) < 0)
+			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
+		/* not followed, or tracing is over: no breakpoint may stay in it */
+		/* (its return addresses go back in detach_child() when it is let go;
+		 * kept traced, its returns through the trampoline just go unrecorded) */
+		if (c->quiet || c->as->unplanted) {
+			plant_restore(c->as, false);	/* it has not run yet */
+			c->detach_at_stop = s->attach && c->quiet;
+		}
+	}
+	if (!(flags & CLONE_THREAD))
+		taskrec_fork(s, t, pid);
+	return c;
+}
+
+/* A stop from a tid we do not know: a new child whose parent's event is still to come. */
+void tasks_unknown(struct session *s, pid_t pid, int st)
+{
+	struct thread *t;
+
+	if (!WIFSTOPPED(st))
+		return;
+	t = thread__add(s, pid, pid, NULL);
+	if (!t) {
+		pr_err("out of memory tracking new thread %d\n", pid);
+		return;
+	}
+	t->stopped = true;
+}
