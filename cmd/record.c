@@ -32,6 +32,7 @@
 #include "tracer/host/placement.h"
 #include "tracer/engine/plant.h"
 #include "tracer/host/privs.h"
+#include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/engine/shadow.h"
 #include "tracer/events/syscall.h"

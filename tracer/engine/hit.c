@@ -19,6 +19,7 @@
 #include "tracer/events/output.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/engine/shadow.h"
 #include "tracer/events/syscall.h"

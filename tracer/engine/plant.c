@@ -17,6 +17,7 @@
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
 #include "tracer/engine/plant.h"
+#include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
 

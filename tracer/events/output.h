@@ -5,10 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracer/session.h"
-
 struct record;
 struct output;
+
+/* OUT_PERFETTO: Chrome trace-event JSON (tracer/events/output.c, probes/perfetto.h). */
+enum out_format { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
+
 
 /*
  * Open PATH (NULL: stdout) for FMT records; BUFLEN bounds one formatted

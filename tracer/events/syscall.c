@@ -22,6 +22,7 @@
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
 #include "tracer/events/output.h"
+#include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/engine/shadow.h"
 #include "tracer/events/syscall.h"

@@ -1,0 +1,43 @@
+/* tracer/probe.h: one probe as a record run holds it -- a -e resolved
+ * against one module (dwarf/resolve.h), with the scratch its hits use, sized
+ * at start so that the hit path never allocates.  The session owns the
+ * array (session.h: probes, nprobes); cmd/record.c fills it. */
+#ifndef PTAP_TRACER_PROBE_H
+#define PTAP_TRACER_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf/resolve.h"
+#include "probes/fetch.h"
+
+/* One resolved probe (one -e, one site in its module). */
+struct probe {
+	char *event;			/* record name */
+	char *module;			/* path of the ELF file it lives in */
+	uint64_t dev, ino;		/* that file's identity, matched against mappings */
+	struct resolved_probe rp;	/* link-time address, instruction, fetch programs */
+	/* scratch for one hit, sized at start so the hit path never allocates */
+	struct fetch_val *vals;
+	char *strbuf;			/* the arguments' buffers, one allocation */
+	char **bufs;			/* NARGS: each one's fetch_prog__buflen() bytes */
+	struct fetch_type *types;	/* NARGS, for records */
+	uint64_t planted;		/* sites planted, over all address spaces */
+	char why[160];			/* why the last planting failed, for the summary */
+	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
+	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
+	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
+	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
+	size_t ent_len;			/* bytes of one frame's entry arguments */
+	/* --context (tracer/events/syscall.h) */
+	bool hidden;			/* ptap's own scope probe: no record, no warning */
+	int req;			/* the -e it comes from (cmd_record.c) */
+	const char *glob;		/* that -e as written when its point is a glob (its
+					 * sites' failures are told together), else NULL */
+	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
+					 * unscoped context's event), 0: none */
+	int *ctx_sel;			/* that context's NSEL argument indexes */
+};
+
+#endif
