@@ -620,13 +620,94 @@ static ssize_t note_read(void *priv, uint64_t addr, void *buf, size_t len)
 
 /* fetch_prog__run(); with FR (planning: CTX reads through note_read()), the tail says what
  * it wants to read ahead. */
+/*
+ * A composite program's value is in the buffer, from its BLOB_OFF: a
+ * struct or a char array is the value itself (1, VAL done); otherwise its
+ * first bytes are the scalar *TOP (0).  -EINVAL: the pieces end before it.
+ */
+static int composite_value(const struct fetch_prog *prog, const struct eval *ev,
+			   char *strbuf, size_t buflen, size_t strmax, struct fetch_val *val,
+			   uint64_t *top)
+{
+	const struct fetch_type *t = &prog->type;
+	size_t off = prog->blob_off < ev->extent ? prog->blob_off : ev->extent;
+	size_t extent = ev->extent - off, rest = buflen - off;
+
+	if (prog->blob_off > ev->extent)
+		return -EINVAL;
+	if (t->kind == FT_STRUCT) {
+		val->str = strbuf + off;
+		val->len = t->len < extent ? t->len : extent;
+		return 1;
+	}
+	if (t->kind == FT_CHARS) {
+		chars_from_buf(t, strbuf + off, extent, strmax, val);
+		return 1;
+	}
+	*top = le_bytes(strbuf + off, rest < 8 ? rest : 8);
+	return 0;
+}
+
+/*
+ * VAL from the program's result TOP, as its type T says: the string or
+ * bytes TOP points to (into STRBUF, STRMAX at most), or TOP as an integer.
+ * 0, or -EINVAL when a string type has no buffer.
+ */
+static int typed_value(const struct fetch_type *t, const struct fetch_ctx *ctx, uint64_t top,
+		       char *strbuf, size_t strmax, struct fetch_val *val, struct first_read *fr)
+{
+	size_t n;
+
+	switch (t->kind) {
+	case FT_STRING:
+	case FT_USTRING:
+		if (strmax && !strbuf)
+			return -EINVAL;
+		if (!top) {	/* a NULL char *: printed as NULL, as the program means it */
+			val->null = true;
+			val->str = strbuf;
+			return 0;
+		}
+		if (fr)
+			fr->want = strmax;
+		if (read_cstr(ctx, top, strbuf, strmax, val) == 0) {
+			scan_len(ctx, top + strmax, strmax, FETCH_STRLEN_SCAN, false, val);
+			untruncated(val);
+		}
+		return 0;
+	case FT_CHARS:
+		n = t->len < strmax ? t->len : strmax;
+		if (n && !strbuf)
+			return -EINVAL;
+		if (fr)
+			fr->want = n;
+		if (read_cstr(ctx, top, strbuf, n, val) == 0 && t->len > strmax) {
+			size_t more = t->len - n, scan = more < FETCH_STRLEN_SCAN ? more :
+							  FETCH_STRLEN_SCAN;
+
+			scan_len(ctx, top + n, n, scan, more <= FETCH_STRLEN_SCAN, val);
+			untruncated(val);
+		}
+		return 0;
+	case FT_STRUCT:
+		n = t->len < FETCH_MAX_BLOB ? t->len : FETCH_MAX_BLOB;
+		if (n && !strbuf)
+			return -EINVAL;
+		if (fr)
+			fr->want = n;
+		read_blob(ctx, top, strbuf, n, val);
+		return 0;
+	}
+	val->u = fetch_int(t, top);
+	return 0;
+}
+
 static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax, struct first_read *fr)
 {
-	const struct fetch_type *t = &prog->type;
 	struct eval ev = { .ctx = ctx, .val = val };
 	size_t buflen = 0;
-	uint64_t top;
+	uint64_t top = 0;
 	int ret;
 
 	memset(val, 0, sizeof(*val));
@@ -649,74 +730,19 @@ static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		if (ret)
 			goto bad;
 	}
-	if (prog->composite) {
-		/* The value is in the buffer (from BLOB_OFF); the stack is left as is. */
-		size_t off = prog->blob_off < ev.extent ? prog->blob_off : ev.extent;
-		size_t extent = ev.extent - off, rest = buflen - off;
-
-		if (prog->blob_off > ev.extent)
+	if (prog->composite) {	/* the stack is left as is */
+		ret = composite_value(prog, &ev, strbuf, buflen, strmax, val, &top);
+		if (ret < 0)
 			goto bad;
-		if (t->kind == FT_STRUCT) {
-			val->str = strbuf + off;
-			val->len = t->len < extent ? t->len : extent;
+		if (ret > 0)
 			return 0;
-		}
-		if (t->kind == FT_CHARS) {
-			chars_from_buf(t, strbuf + off, extent, strmax, val);
-			return 0;
-		}
-		top = le_bytes(strbuf + off, rest < 8 ? rest : 8);
-	} else {
-		if (!ev.sp)
-			goto bad;
+	} else if (ev.sp) {
 		top = ev.v[ev.sp - 1];
+	} else {
+		goto bad;
 	}
-	switch (t->kind) {
-	case FT_STRING:
-	case FT_USTRING:
-		if (strmax && !strbuf)
-			goto bad;
-		if (!top) {	/* a NULL char *: printed as NULL, as the program means it */
-			val->null = true;
-			val->str = strbuf;
-			return 0;
-		}
-		if (fr)
-			fr->want = strmax;
-		if (read_cstr(ctx, top, strbuf, strmax, val) == 0) {
-			scan_len(ctx, top + strmax, strmax, FETCH_STRLEN_SCAN, false, val);
-			untruncated(val);
-		}
+	if (typed_value(&prog->type, ctx, top, strbuf, strmax, val, fr) == 0)
 		return 0;
-	case FT_CHARS: {
-		size_t n = t->len < strmax ? t->len : strmax;
-
-		if (n && !strbuf)
-			goto bad;
-		if (fr)
-			fr->want = n;
-		if (read_cstr(ctx, top, strbuf, n, val) == 0 && t->len > strmax) {
-			size_t more = t->len - n, scan = more < FETCH_STRLEN_SCAN ? more :
-							  FETCH_STRLEN_SCAN;
-
-			scan_len(ctx, top + n, n, scan, more <= FETCH_STRLEN_SCAN, val);
-			untruncated(val);
-		}
-		return 0;
-	}
-	case FT_STRUCT: {
-		size_t n = t->len < FETCH_MAX_BLOB ? t->len : FETCH_MAX_BLOB;
-
-		if (n && !strbuf)
-			goto bad;
-		if (fr)
-			fr->want = n;
-		read_blob(ctx, top, strbuf, n, val);
-		return 0;
-	}
-	}
-	val->u = fetch_int(t, top);
-	return 0;
 bad:
 	memset(val, 0, sizeof(*val));
 	val->err = -EINVAL;
