@@ -85,10 +85,11 @@ $(S)/libplugin.so: samples/plugin.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -iquote . -O2 -g -fPIC -shared -o $@ $<
 
-# Scenario targets (issue 4, RELIABILITY.md section 3): samples/scen/NAME.c
-# is a self-checking program (samples/selfcheck.h), linked with
-# samples/scen/NAME_$(ARCH).S when there is one; samples/scen/libNAME.c is a
-# shared library.  Same flags for all, so a new scenario needs no rule.
+# Scenario targets (issue 4): samples/scen/NAME.c puts a tracer in one hard
+# case (threads, signals, fork, exec, mappings, detach) and checks itself
+# (samples/selfcheck.h), linked with samples/scen/NAME_$(ARCH).S when there is
+# one; samples/scen/libNAME.c is a shared library.  Same flags for all, so a
+# new scenario needs no rule.
 SCEN_PROGS := $(filter-out samples/scen/lib%,$(wildcard samples/scen/*.c))
 SCEN_LIBS := $(wildcard samples/scen/lib*.c)
 SCEN_SAMPLES := $(patsubst samples/scen/%.c,$(S)/scen/%,$(SCEN_PROGS)) \

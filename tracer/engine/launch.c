@@ -132,7 +132,7 @@ static int install_filter(struct sock_fprog *prog)
  * is left.  Real uid and gid everywhere (a setuid ptap), no capability in any
  * set (a ptap with file capabilities), no_new_privs (ptap's tracer
  * credentials hold CAP_SYS_PTRACE then, so the kernel would let a setuid
- * exec in the traced tree take effect: DESIGN.md "Privileges"), and dumpable
+ * exec in the traced tree take effect: README.md, "How it works"), and dumpable
  * again (a process started with file capabilities is not, and its /proc
  * files then belong to root: ptap could not open its child's).  0 or -1.
  */
