@@ -39,7 +39,7 @@ struct probe {
 	size_t ent_len;			/* bytes of one frame's entry arguments */
 	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
-	int req;			/* the -e it comes from (cmd_record.c) */
+	int req;			/* the -e it comes from (cmd/record.c) */
 	const char *glob;		/* that -e as written when its point is a glob (its
 					 * sites' failures are told together), else NULL */
 	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
@@ -50,7 +50,7 @@ struct probe {
 /* OUT_PERFETTO: Chrome trace-event JSON (tracer/events/output.c, probes/perfetto.h). */
 enum out_format { OUT_TEXT, OUT_JSON, OUT_PERFETTO };
 
-/* How map changes are seen (DESIGN.md, "The map table"). */
+/* How map changes are seen (README.md, "How it works"). */
 enum mmap_tracking {
 	MMAP_SECCOMP,	/* launched: a seccomp filter stops the map syscalls */
 	MMAP_RBRK,	/* attached: a breakpoint on the dynamic loader's r_brk re-reads the maps */
