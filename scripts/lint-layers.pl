@@ -88,11 +88,11 @@ sub include_graph
 	my %g;
 
 	for my $file (sort keys %$files) {
-		my $a = module($file);
-		$g{$a} //= {};
+		my $u = module($file);
+		$g{$u} //= {};
 		for my $inc (grep { $_->{quoted} } @{$files->{$file}}) {
-			my $b = module($inc->{name});
-			push @{$g{$a}{$b}}, "$file:$inc->{line}: $inc->{text}" if $b ne $a;
+			my $v = module($inc->{name});
+			push @{$g{$u}{$v}}, "$file:$inc->{line}: $inc->{text}" if $v ne $u;
 		}
 	}
 	return \%g;
@@ -122,10 +122,10 @@ sub call_graph
 		$g{$m} //= {};
 	}
 	fatal("no object in $objdir: build it first (make $objdir/libptap.a)\n") unless %g;
-	for my $a (keys %uses) {
-		for my $sym (sort @{$uses{$a}}) {
-			my $b = $defs{$sym};
-			push @{$g{$a}{$b}}, $sym if defined $b && $b ne $a;
+	for my $u (keys %uses) {
+		for my $sym (sort @{$uses{$u}}) {
+			my $v = $defs{$sym};
+			push @{$g{$u}{$v}}, $sym if defined $v && $v ne $u;
 		}
 	}
 	return \%g;
@@ -241,16 +241,16 @@ sub report_cycles
 			push @edges, [ @walk[$i, $i + 1] ] unless $done{"@walk[$i, $i + 1]"}++;
 		}
 		my $inwalk = @edges;
-		for my $a (@$scc) {
-			for my $b (sort grep { $in{$_} } keys %{$g->{$a}}) {
-				push @edges, [ $a, $b ] unless $done{"$a $b"}++;
+		for my $u (@$scc) {
+			for my $v (sort grep { $in{$_} } keys %{$g->{$u}}) {
+				push @edges, [ $u, $v ] unless $done{"$u $v"}++;
 			}
 		}
 		my $text = "$kind cycle: " . join(' -> ', @walk) . "\n";
 		for my $i (0 .. $#edges) {
-			my ($a, $b) = @{$edges[$i]};
+			my ($u, $v) = @{$edges[$i]};
 			$text .= "  and among the same modules:\n" if $i == $inwalk;
-			$text .= "  $a -> $b:\n" . $fmt->($g->{$a}{$b});
+			$text .= "  $u -> $v:\n" . $fmt->($g->{$u}{$v});
 		}
 		push @out, $text;
 	}
@@ -273,10 +273,10 @@ sub check_layers
 	my ($kind, $g, $fmt) = @_;
 	my @out;
 
-	for my $a (sort keys %$g) {
-		my $top = topdir($a);
-		for my $b (sort keys %{$g->{$a}}) {
-			my $to = topdir($b);
+	for my $u (sort keys %$g) {
+		my $top = topdir($u);
+		for my $v (sort keys %{$g->{$u}}) {
+			my $to = topdir($v);
 			my $why;
 			for my $rule (@LAYERS) {
 				my ($from, @not) = @$rule;
@@ -284,7 +284,7 @@ sub check_layers
 					if $top eq $from && grep { $_ eq $to } @not;
 			}
 			$why //= "nothing outside cmd/ uses cmd/" if $to eq 'cmd' && $top ne 'cmd';
-			push @out, "layers: $why: $kind $a -> $b:\n" . $fmt->($g->{$a}{$b}) if $why;
+			push @out, "layers: $why: $kind $u -> $v:\n" . $fmt->($g->{$u}{$v}) if $why;
 		}
 	}
 	return @out;
