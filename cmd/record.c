@@ -233,6 +233,195 @@ static int parse_events(struct session *s, const char *arg)
 	return 0;
 }
 
+struct choice {
+	const char *name;
+	int val;
+};
+
+/* The value of NAME in CHOICES (ended by a NULL name), or -EINVAL. */
+static int choose(const struct choice *choices, const char *name)
+{
+	for (; choices->name; choices++)
+		if (!strcmp(name, choices->name))
+			return choices->val;
+	return -EINVAL;
+}
+
+/* ARG as a decimal number from LO to HI into *OUT: 0 or -EINVAL. */
+static int parse_long(const char *arg, long lo, long hi, long *out)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*end || n < lo || n > hi)
+		return -EINVAL;
+	*out = n;
+	return 0;
+}
+
+/* --duration SECS: 0 or -EINVAL. */
+static int parse_duration(struct record_opts *o, const char *arg)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (*end || !(d > 0) || d > 1e7)
+		return -EINVAL;
+	o->duration = d;
+	return 0;
+}
+
+/*
+ * One option C (as getopt_long() returns it) with its argument ARG, into S and O.  0, or the
+ * exit status for a usage error.
+ */
+static int parse_opt(struct session *s, struct record_opts *o, int c, const char *arg)
+{
+	static const struct choice cpus[] = {
+		{ "follow", CPU_FOLLOW }, { "free", CPU_FREE }, { NULL, 0 }
+	};
+	static const struct choice trackings[] = {
+		{ "rbrk", MMAP_RBRK }, { "syscall", MMAP_SYSCALL }, { NULL, 0 }
+	};
+	static const struct choice formats[] = {
+		{ "text", OUT_TEXT }, { "json", OUT_JSON }, { "perfetto", OUT_PERFETTO }, { NULL, 0 }
+	};
+	long n;
+	int v;
+
+	switch (c) {
+	case 'e':
+		return add_req(o, arg) < 0 ? 1 : 0;
+	case 'x':
+		o->cur_module = arg;
+		return 0;
+	case 'p':
+		if (parse_pids(o, arg) < 0)
+			return usage_error("-p %s: give process ids, separated by commas", arg);
+		s->attach = true;
+		return 0;
+	case 'u':
+		o->user = arg;
+		return 0;
+	case 'o':
+		s->out_path = arg;
+		return 0;
+	case OPT_NO_JUMPS:
+		o->no_jumps = true;
+		return 0;
+	case OPT_NO_FOLLOW:
+		s->no_follow = true;
+		return 0;
+	case OPT_SYSCALLS:
+		return syscall_select(s, arg) < 0 ? 2 : 0;
+	case OPT_CONTEXT:
+		if (add_context(s, arg) < 0)
+			return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]", arg);
+		return 0;
+	case OPT_CPU:
+		if ((v = choose(cpus, arg)) < 0)
+			return usage_error("--cpu %s: use follow or free", arg);
+		s->cpu = v;
+		return 0;
+	case OPT_EVENTS:
+		if (parse_events(s, arg) < 0)
+			return usage_error("--events %s: give a comma list of task (fork, exec, exit) "
+					   "and mmap (map changes)", arg);
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(o, arg) < 0)
+			return usage_error("--duration %s: give seconds, more than 0", arg);
+		return 0;
+	case OPT_MMAP_TRACKING:
+		if ((v = choose(trackings, arg)) < 0)
+			return usage_error("--mmap-tracking %s: use rbrk or syscall", arg);
+		s->mmap_tracking = v;
+		return 0;
+	case OPT_FORMAT:
+		if ((v = choose(formats, arg)) < 0)
+			return usage_error("--format %s: use text, json or perfetto", arg);
+		s->format = v;
+		return 0;
+	case OPT_STRING_MAX:
+		if (parse_long(arg, 1, STRING_MAX_LIMIT, &n) < 0)
+			return usage_error("--string-max %s: give a number from 1 to 1048576", arg);
+		s->string_max = (size_t)n;
+		return 0;
+	case OPT_DEBUGINFO_DIR:
+		o->debuginfo_dir = arg;
+		return 0;
+	case OPT_MAX_PROBES:
+		if (parse_long(arg, 1, 100000, &n) < 0)
+			return usage_error("--max-probes %s: give a number from 1 to 100000", arg);
+		o->max_probes = (int)n;
+		return 0;
+	case OPT_NO_INLINES:
+		o->no_inlines = true;
+		return 0;
+	case OPT_CLOCK:
+		if (parse_clock(s, arg) < 0)
+			return usage_error("--clock %s: use monotonic, realtime, boottime or tai", arg);
+		return 0;
+	case 'v':
+		log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+		return 0;
+	case 'h':
+		fputs(record_usage, stdout);
+		exit(0);
+	default:
+		fputs(record_usage, stderr);
+		return 2;
+	}
+}
+
+/* The options that do not go together, once all are read.  0, or the exit status. */
+static int check_opts(const struct session *s, const struct record_opts *o, int argc,
+		      char **argv)
+{
+	if (s->attach && optind < argc)
+		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
+	if (s->attach && o->user)
+		return usage_error("-u %s runs a launched COMMAND as that user: an attached "
+				   "process (-p) keeps its own", o->user);
+	if (!s->attach && optind >= argc)
+		return usage_error("%sno command: give it after --, or attach with -p PID", "");
+	if (!o->nreqs && !s->nsc)
+		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
+	if (s->nctxs && !s->nsc)
+		return usage_error("%s--context tags syscall records: give --syscalls too", "");
+	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
+		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
+				   "command's maps are tracked through a seccomp filter", "");
+	return 0;
+}
+
+/*
+ * Each -x BINARY as a path (libpath_find(): a path, or a library the dynamic loader would
+ * find, or one the attached processes map).  0, or the exit status after saying which is
+ * missing.
+ */
+static int find_modules(const struct session *s, struct record_opts *o)
+{
+	for (int i = 0; i < o->nreqs; i++) {
+		struct probe_req *req = &o->reqs[i];
+		char path[4096];
+
+		if (!req->module)
+			continue;
+		if (libpath_find(req->module, o->pids, o->npids, path, sizeof(path)) < 0) {
+			pr_err("-x %s: no such file, nor a library of that name %s the dynamic "
+			       "loader's directories: give its path\n", req->module,
+			       s->attach ? "mapped by the process or in" : "in");
+			return 2;
+		}
+		req->path = strdup(path);
+		if (!req->path)
+			return usage_error("%sout of memory", "");
+		req->module = req->path;
+	}
+	return 0;
+}
+
 /* 0, or the exit status for a usage error. */
 static int parse_args(struct session *s, struct record_opts *o, int argc, char **argv)
 {
@@ -260,155 +449,18 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	char *end;
-	double d;
-	long n;
-	int c;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (add_req(o, optarg) < 0)
-				return 1;
-			break;
-		case 'x':
-			o->cur_module = optarg;
-			break;
-		case 'o':
-			s->out_path = optarg;
-			break;
-		case 'p':
-			if (parse_pids(o, optarg) < 0)
-				return usage_error("-p %s: give process ids, separated by commas",
-						   optarg);
-			s->attach = true;
-			break;
-		case 'u':
-			o->user = optarg;
-			break;
-		case OPT_NO_JUMPS:
-			o->no_jumps = true;
-			break;
-		case OPT_NO_FOLLOW:
-			s->no_follow = true;
-			break;
-		case OPT_SYSCALLS:
-			if (syscall_select(s, optarg) < 0)
-				return 2;
-			break;
-		case OPT_CONTEXT:
-			if (add_context(s, optarg) < 0)
-				return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]",
-						   optarg);
-			break;
-		case OPT_CPU:
-			if (!strcmp(optarg, "follow"))
-				s->cpu = CPU_FOLLOW;
-			else if (!strcmp(optarg, "free"))
-				s->cpu = CPU_FREE;
-			else
-				return usage_error("--cpu %s: use follow or free", optarg);
-			break;
-		case OPT_EVENTS:
-			if (parse_events(s, optarg) < 0)
-				return usage_error("--events %s: give a comma list of task (fork, "
-						   "exec, exit) and mmap (map changes)", optarg);
-			break;
-		case OPT_DURATION:
-			d = strtod(optarg, &end);
-			if (*end || !(d > 0) || d > 1e7)
-				return usage_error("--duration %s: give seconds, more than 0", optarg);
-			o->duration = d;
-			break;
-		case OPT_MMAP_TRACKING:
-			if (!strcmp(optarg, "rbrk"))
-				s->mmap_tracking = MMAP_RBRK;
-			else if (!strcmp(optarg, "syscall"))
-				s->mmap_tracking = MMAP_SYSCALL;
-			else
-				return usage_error("--mmap-tracking %s: use rbrk or syscall", optarg);
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				s->format = OUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				s->format = OUT_JSON;
-			else if (!strcmp(optarg, "perfetto"))
-				s->format = OUT_PERFETTO;
-			else
-				return usage_error("--format %s: use text, json or perfetto", optarg);
-			break;
-		case OPT_STRING_MAX:
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > STRING_MAX_LIMIT)
-				return usage_error("--string-max %s: give a number from 1 to 1048576",
-						   optarg);
-			s->string_max = (size_t)n;
-			break;
-		case OPT_DEBUGINFO_DIR:
-			o->debuginfo_dir = optarg;
-			break;
-		case OPT_MAX_PROBES:
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 100000)
-				return usage_error("--max-probes %s: give a number from 1 to 100000",
-						   optarg);
-			o->max_probes = (int)n;
-			break;
-		case OPT_NO_INLINES:
-			o->no_inlines = true;
-			break;
-		case OPT_CLOCK:
-			if (parse_clock(s, optarg) < 0)
-				return usage_error("--clock %s: use monotonic, realtime, boottime or "
-						   "tai", optarg);
-			break;
-		case 'v':
-			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			exit(0);
-		default:
-			fputs(record_usage, stderr);
-			return 2;
-		}
-	}
-	if (s->attach && optind < argc)
-		return usage_error("%s: give either -p PID or -- COMMAND, not both", argv[optind]);
-	if (s->attach && o->user)
-		return usage_error("-u %s runs a launched COMMAND as that user: an attached "
-				   "process (-p) keeps its own", o->user);
-	if (!s->attach && optind >= argc)
-		return usage_error("%sno command: give it after --, or attach with -p PID", "");
-	if (!o->nreqs && !s->nsc)
-		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
-	if (s->nctxs && !s->nsc)
-		return usage_error("%s--context tags syscall records: give --syscalls too", "");
-	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
-		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
-				   "command's maps are tracked through a seccomp filter", "");
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vh", longopts, NULL)) != -1)
+		if ((ret = parse_opt(s, o, c, optarg)))
+			return ret;
+	ret = check_opts(s, o, argc, argv);
+	if (ret)
+		return ret;
 	if (s->attach && s->mmap_tracking == MMAP_SECCOMP)
 		s->mmap_tracking = MMAP_RBRK;
 	o->cmd = s->attach ? NULL : &argv[optind];
-	for (int i = 0; i < o->nreqs; i++) {
-		struct probe_req *req = &o->reqs[i];
-		char path[4096];
-
-		if (!req->module)
-			continue;
-		if (libpath_find(req->module, o->pids, o->npids, path, sizeof(path)) < 0) {
-			pr_err("-x %s: no such file, nor a library of that name %s the dynamic "
-			       "loader's directories: give its path\n", req->module,
-			       s->attach ? "mapped by the process or in" : "in");
-			return 2;
-		}
-		req->path = strdup(path);
-		if (!req->path)
-			return usage_error("%sout of memory", "");
-		req->module = req->path;
-	}
-	return 0;
+	return find_modules(s, o);
 }
 
 /* Modules opened for resolution, once per path. */

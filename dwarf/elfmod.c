@@ -17,7 +17,7 @@
 #include "probes/nearest.h"
 
 /*
- * ptap is built for x86-64 only (DESIGN.md); the tracer can pass
+ * ptap is built for x86-64 only (arch/ has x86_64 alone); the tracer can pass
  * arch_e_machine to elfmod__open_machine() once there is a second arch.
  */
 #define ELFMOD_NATIVE_MACHINE	EM_X86_64

@@ -1,5 +1,5 @@
 /* samples/selfcheck.h: what every scenario target (samples/scen/) does to
- * prove a tracer left it as it was (RELIABILITY.md section 3): it keeps the
+ * prove a tracer left it as it was: it keeps the
  * first bytes of each probed function (read from its file, else copied from
  * memory before tracing starts) and compares them at the end, printing
  * BYTES-OK or BYTES-CORRUPT; it can wait for a tracer to come and go

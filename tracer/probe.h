@@ -32,7 +32,7 @@ struct probe {
 	size_t ent_len;			/* bytes of one frame's entry arguments */
 	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
-	int req;			/* the -e it comes from (cmd_record.c) */
+	int req;			/* the -e it comes from (cmd/record.c) */
 	const char *glob;		/* that -e as written when its point is a glob (its
 					 * sites' failures are told together), else NULL */
 	int ctx1;			/* 1 + the context it feeds (a scope probe, or an

@@ -11,8 +11,8 @@
 #include "probes/fetch.h"
 #include "probes/record.h"
 #include "tracer/events/output.h"
-#include "tracer/events/syscall.h"
 
+struct ctx_def;
 struct probe;
 struct thread;
 struct proc;
@@ -20,7 +20,7 @@ struct aspace;
 struct output;
 struct mmapev;
 
-/* How map changes are seen (DESIGN.md, "The map table"). */
+/* How map changes are seen (README.md, "How it works"). */
 enum mmap_tracking {
 	MMAP_SECCOMP,	/* launched: a seccomp filter stops the map syscalls */
 	MMAP_RBRK,	/* attached: a breakpoint on the dynamic loader's r_brk re-reads the maps */
@@ -34,6 +34,8 @@ enum cpu_policy {
 };
 
 struct placement;
+
+#define SC_NR_MAX	1024	/* syscall numbers --syscalls' selection covers (sc_on) */
 
 struct session {
 	/* options */

@@ -13,7 +13,6 @@
 #include "tracer/engine/stop.h"
 #include "tracer/session.h"
 #include "tracer/engine/shadow.h"
-#include "tracer/events/syscall.h"
 #include "tracer/thread.h"
 
 static size_t slot_of(const struct session *s, pid_t tid)
@@ -90,10 +89,8 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	t->tgid = tgid;
 	t->as = as ? aspace__get(as) : NULL;
 	t->sc_nr = -1;
-	if ((s->retprobes && !(t->shadow = shadow__new())) || syscall_thread_init(s, t) < 0) {
+	if (s->retprobes && !(t->shadow = shadow__new())) {
 		aspace__put(t->as);
-		shadow__free(t->shadow);
-		syscall_thread_free(t);
 		free(t);
 		return NULL;
 	}
@@ -120,8 +117,6 @@ void thread__remove(struct session *s, struct thread *t)
 		}
 	}
 	s->nthreads--;
-	syscall_unfinished(s, t);	/* never seen to return: recorded so */
-	syscall_thread_free(t);
 	aspace__put(t->as);
 	shadow__free(t->shadow);
 	free(t);

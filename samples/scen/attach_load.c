@@ -1,5 +1,5 @@
 /* samples/scen/attach_load.c: a target for attaching and detaching while it
- * works (RELIABILITY.md section 3, scenarios 6, 14, 20, 21, 22).
+ * works (scenarios 6, 14, 20, 21 and 22 of tests/integ/t_attach.sh).
  *
  *   attach_load spawn SECONDS   threads born and dying all the time, each
  *                               calling probe_me(SEQ, "spawn") a few times

@@ -1,5 +1,5 @@
 /* samples/scen/attach_target.c: a running process to attach to (scenario 24,
- * RELIABILITY.md 3.G, and attach/detach tests).
+ * already-traced: refused attaches; and attach/detach tests).
  * usage: attach_target SECONDS [STATUS]
  * Lets any tracer of its user attach (Yama 1), keeps probe_me's first bytes,
  * then 2 threads call probe_me(i, "x") with i = 0, 1, ... sleeping 1 ms after

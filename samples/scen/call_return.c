@@ -1,7 +1,7 @@
-/* samples/scen/call_return.c: RELIABILITY.md 3.5.  Calls callret_self(i)
- * (call next; next: pop %rax; ret) for i = 0 .. ITER-1 (100000) and checks
- * each time that it returned its own address + 5: the return address its
- * call pushed, which a tracer running that call out of line must fix up.
+/* samples/scen/call_return.c: scenario 5, call-return-address.  Calls
+ * callret_self(i) (call next; next: pop %rax; ret) for i = 0 .. ITER-1 (100000)
+ * and checks each time that it returned its own address + 5: the return address
+ * its call pushed, which a tracer running that call out of line must fix up.
  * On fd 3, if open: "calls N".  Exit 0 when every check passed, 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>

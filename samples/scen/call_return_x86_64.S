@@ -1,5 +1,5 @@
 /* samples/scen/call_return_x86_64.S: a probed function whose first
- * instruction is a call to the next one (RELIABILITY.md 3.5), for
+ * instruction is a call to the next one (scenario 5), for
  * call_return.c.  Position independent. */
 
 	.text

@@ -1,11 +1,11 @@
-/* samples/scen/clone_vm.c: RELIABILITY.md 3.16.  clone(CLONE_VM | SIGCHLD):
- * a child process sharing the parent's memory (not a thread).  Both call
- * probe_me(i, NAME) for i = 0 .. ITER-1 (10000) at the same time, NAME
+/* samples/scen/clone_vm.c: scenario 16, clone-vm-process.  clone(CLONE_VM |
+ * SIGCHLD): a child process sharing the parent's memory (not a thread).  Both
+ * call probe_me(i, NAME) for i = 0 .. ITER-1 (10000) at the same time, NAME
  * "parent" or "child"; once the child has exited, the parent makes ITER/10
  * more calls (i going on), which a tracer that took the child's end for the
- * end of the shared memory would lose.  On fd 3, if open: "parent PID
- * CALLS" and "child PID CALLS".  Exit 0 when every check passed, 1
- * otherwise (2: usage or setup). */
+ * end of the shared memory would lose.  On fd 3, if open: "parent PID CALLS"
+ * and "child PID CALLS".  Exit 0 when every check passed, 1 otherwise (2:
+ * usage or setup). */
 #define _GNU_SOURCE		/* clone */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* samples/scen/dlopen_cycle.c: scenario 17 (RELIABILITY.md 3.E), a probed
+/* samples/scen/dlopen_cycle.c: scenario 17, dlopen-cycle: a probed
  * library loaded and unloaded again and again, at changing addresses.
  * usage: dlopen_cycle LIB_A LIB_B FILLER [CYCLES]  (default 200)
  * LIB_A and LIB_B are two copies (two files) of libdlc.so; FILLER is

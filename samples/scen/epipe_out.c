@@ -1,4 +1,4 @@
-/* samples/scen/epipe_out.c: scenario 22 (RELIABILITY.md 3.F), a tracer whose
+/* samples/scen/epipe_out.c: scenario 22, epipe-output: a tracer whose
  * record stream is closed early (`ptap ... | head -c 4096`).
  * usage: epipe_out [N]  (default 1000000)
  * Calls probe_me(i, "epipe") for i = 0..N-1, checks every result, prints its

@@ -1,14 +1,14 @@
-/* samples/scen/exec_chain.c: RELIABILITY.md 3.10.  exec_chain [MAX [MODE]]
- * (50, main): generation G (1 .. MAX; the first one) calls probe_me(i,
- * "g<G>") for its ten i = (G-1)*10 .. G*10-1, then execs /proc/self/exe
- * as "exec_chain MAX MODE G+1"; the last one exits with status MAX.  MODE
- * main: the main thread does all of it.  MODE thread: the main thread makes
- * the first five calls, then a second thread the other five and the exec,
- * while the main thread waits in pthread_join and a third thread calls
- * probe_me(-1, "spin") without end.  Records: MAX*10 with s="g..", i in
- * order.  On fd 3 (kept across the execs), if open, the last generation
- * writes "calls N" (not counting the spins) and "generations MAX".  Exit
- * MAX when every check passed, 1 otherwise (2: usage, 3: exec failed). */
+/* samples/scen/exec_chain.c: scenario 10, exec-chain.  exec_chain [MAX [MODE]]
+ * (50, main): generation G (1 .. MAX; the first one) calls probe_me(i, "g<G>")
+ * for its ten i = (G-1)*10 .. G*10-1, then execs /proc/self/exe as "exec_chain
+ * MAX MODE G+1"; the last one exits with status MAX.  MODE main: the main
+ * thread does all of it.  MODE thread: the main thread makes the first five
+ * calls, then a second thread the other five and the exec, while the main
+ * thread waits in pthread_join and a third thread calls probe_me(-1, "spin")
+ * without end.  Records: MAX*10 with s="g..", i in order.  On fd 3 (kept
+ * across the execs), if open, the last generation writes "calls N" (not
+ * counting the spins) and "generations MAX".  Exit MAX when every check
+ * passed, 1 otherwise (2: usage, 3: exec failed). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

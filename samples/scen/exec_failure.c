@@ -1,10 +1,10 @@
-/* samples/scen/exec_failure.c: RELIABILITY.md 3.9.  Calls probe_me(i,
- * "before") for i = 0 .. 9, then execve()s that fail: /nonexistent (ENOENT),
- * /dev/null (EACCES) and an executable text file with no #! (ENOEXEC, which
- * gets further into the kernel's exec) from the main thread, /nonexistent
- * from a second thread; then probe_me(i, "after") for i = 10 .. 109.  A failed exec must
- * not drop the probes: 110 records, i in order.  On fd 3, if open: "calls
- * N".  Exit 0 when every check passed, 1 otherwise. */
+/* samples/scen/exec_failure.c: scenario 9, exec-failure-keeps-probes.  Calls
+ * probe_me(i, "before") for i = 0 .. 9, then execve()s that fail: /nonexistent
+ * (ENOENT), /dev/null (EACCES) and an executable text file with no #!
+ * (ENOEXEC, which gets further into the kernel's exec) from the main thread,
+ * /nonexistent from a second thread; then probe_me(i, "after") for i = 10 ..
+ * 109.  A failed exec must not drop the probes: 110 records, i in order.  On
+ * fd 3, if open: "calls N".  Exit 0 when every check passed, 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

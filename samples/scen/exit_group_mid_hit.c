@@ -1,9 +1,9 @@
-/* samples/scen/exit_group_mid_hit.c: RELIABILITY.md 3.8.  THREADS threads
- * (16) call probe_me(i, "h<k>") for i = 0, 1, ... without end; MS
- * milliseconds (100) after they start, another thread (not the leader)
- * calls _exit(3) while they are in the middle of it.  Just before, it writes
- * on fd 3, if open: one line "thread K TID DONE" per thread (DONE: the calls
- * that had returned, so recorded), "calls TOTAL", and "exit_at SEC.NSEC"
+/* samples/scen/exit_group_mid_hit.c: scenario 8, exit-group-mid-hit.  THREADS
+ * threads (16) call probe_me(i, "h<k>") for i = 0, 1, ... without end; MS
+ * milliseconds (100) after they start, another thread (not the leader) calls
+ * _exit(3) while they are in the middle of it.  Just before, it writes on fd
+ * 3, if open: one line "thread K TID DONE" per thread (DONE: the calls that
+ * had returned, so recorded), "calls TOTAL", and "exit_at SEC.NSEC"
  * (CLOCK_REALTIME).  The bytes check runs then too, so with a tracer still
  * there it says nothing.  Exit 3 (2: usage). */
 #include <errno.h>

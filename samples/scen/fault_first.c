@@ -1,4 +1,4 @@
-/* samples/scen/fault_first.c: scenario 12 (RELIABILITY.md 3.C), a probed
+/* samples/scen/fault_first.c: scenario 12, fault-in-first-insn: a probed
  * function whose first instruction faults.
  * usage: fault_first [N]  (default 1000)
  * fault_load's first instruction is `mov (%rdi),%rax` (fault_first_x86_64.S).

@@ -1,4 +1,4 @@
-/* samples/scen/fork_inherit.c: scenario 15 (RELIABILITY.md 3.D), children
+/* samples/scen/fork_inherit.c: scenario 15, fork-inherit: children
  * inherit the probed code.
  * usage: fork_inherit [CHILDREN [CALLS]]  (defaults 50 and 100)
  * The parent calls probe_me(-1, "parent"), then forks CHILDREN children, all

@@ -1,4 +1,4 @@
-/* samples/scen/group_stop.c: scenario 13 (RELIABILITY.md 3.C), a traced
+/* samples/scen/group_stop.c: scenario 13, group-stop: a traced
  * process stopped by SIGSTOP, seen by its real parent.
  * usage: group_stop [N]  (default 1000)
  * The launcher (the process started) forks the worker and waits for it with

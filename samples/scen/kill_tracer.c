@@ -1,4 +1,4 @@
-/* samples/scen/kill_tracer.c: scenario 23 (RELIABILITY.md 3.F), the tracer
+/* samples/scen/kill_tracer.c: scenario 23, sigkill-tracer: the tracer
  * killed by SIGKILL while the traced processes hit the probe.
  * usage: kill_tracer [SECONDS]  (default 30)
  * Forks one child; parent and child call probe_me(i, "parent"/"child") as

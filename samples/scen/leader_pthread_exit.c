@@ -1,8 +1,8 @@
-/* samples/scen/leader_pthread_exit.c: RELIABILITY.md 3.7.  main starts
- * WORKERS threads (3) and calls pthread_exit(), leaving a zombie leader; the
- * workers call probe_me(i, "w<k>") for MS milliseconds (1000), and the last
- * one to finish calls exit(5).  On fd 3, if open: one line "thread K TID
- * CALLS" per worker, then "calls TOTAL".  Exit 5 when every check passed,
+/* samples/scen/leader_pthread_exit.c: scenario 7, leader-pthread-exit.  main
+ * starts WORKERS threads (3) and calls pthread_exit(), leaving a zombie
+ * leader; the workers call probe_me(i, "w<k>") for MS milliseconds (1000), and
+ * the last one to finish calls exit(5).  On fd 3, if open: one line "thread K
+ * TID CALLS" per worker, then "calls TOTAL".  Exit 5 when every check passed,
  * 1 otherwise (2: usage). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* samples/scen/mprotect_toggle.c: scenario 18 (RELIABILITY.md 3.E), the
+/* samples/scen/mprotect_toggle.c: scenario 18, mprotect-toggle: the
  * protection of the probed code's page changing under calls.
  * usage: mprotect_toggle [TOGGLES]  (default 10000)
  * One thread mprotects the page of probe_me read-write-execute and back to

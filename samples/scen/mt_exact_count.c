@@ -1,9 +1,9 @@
-/* samples/scen/mt_exact_count.c: RELIABILITY.md 3.1.  THREADS threads (8),
- * released together by a barrier, each call probe_me(i, "t<k>") for i = 0 ..
- * ITER-1 (100000).  A tracer recording probe_me must give exactly ITER records
- * per thread, i in order, the string of that thread.  On fd 3, if open: one
- * line "thread K TID CALLS" per thread, then "calls TOTAL".  Exit 0 when
- * every check passed, 1 otherwise. */
+/* samples/scen/mt_exact_count.c: scenario 1, mt-exact-count.  THREADS threads
+ * (8), released together by a barrier, each call probe_me(i, "t<k>") for i = 0
+ * ..  ITER-1 (100000).  A tracer recording probe_me must give exactly ITER
+ * records per thread, i in order, the string of that thread.  On fd 3, if
+ * open: one line "thread K TID CALLS" per thread, then "calls TOTAL".  Exit 0
+ * when every check passed, 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* samples/scen/own_sigtrap.c: scenario 11 (RELIABILITY.md 3.C), the
+/* samples/scen/own_sigtrap.c: scenario 11, own-sigtrap: the
  * program's own SIGTRAPs next to a tracer's breakpoints.
  * usage: own_sigtrap [N]  (default 1000)
  * Has a SIGTRAP handler; in one loop it calls raise(SIGTRAP), executes an

@@ -1,4 +1,4 @@
-/* samples/scen/pidns_init.c: scenario 25 (RELIABILITY.md 3.G), the init of a
+/* samples/scen/pidns_init.c: scenario 25, pidns-init: the init of a
  * pid namespace with 5 children that call the probed function.
  * usage: unshare --pid --fork --mount-proc pidns_init
  * Prints "init PID" (1 in a new namespace), forks 5 children that each print

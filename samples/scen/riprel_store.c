@@ -1,9 +1,9 @@
-/* samples/scen/riprel_store.c: RELIABILITY.md 3.4.  Calls riprel_store(i)
- * (its first instruction: mov %edi, riprel_slot(%rip)) for i = 0 .. ITER-1
- * (1000000) through riprel_call, which checks every register around the
- * call, and checks after each call that riprel_slot is i, and at the end
- * that the canaries on both sides of it are unchanged.  On fd 3, if open:
- * "calls N".  Exit 0 when every check passed, 1 otherwise. */
+/* samples/scen/riprel_store.c: scenario 4, riprel-store-integrity.  Calls
+ * riprel_store(i) (its first instruction: mov %edi, riprel_slot(%rip)) for i =
+ * 0 .. ITER-1 (1000000) through riprel_call, which checks every register
+ * around the call, and checks after each call that riprel_slot is i, and at
+ * the end that the canaries on both sides of it are unchanged.  On fd 3, if
+ * open: "calls N".  Exit 0 when every check passed, 1 otherwise. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

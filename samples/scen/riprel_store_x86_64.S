@@ -1,5 +1,5 @@
 /* samples/scen/riprel_store_x86_64.S: a probed function whose first
- * instruction stores through rip (RELIABILITY.md 3.4), the guarded slot it
+ * instruction stores through rip (scenario 4), the guarded slot it
  * stores to, and a caller that checks every register around the call.
  * Position independent. */
 

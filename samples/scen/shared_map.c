@@ -1,4 +1,4 @@
-/* samples/scen/shared_map.c: scenario 19 (RELIABILITY.md 3.E), probed code
+/* samples/scen/shared_map.c: scenario 19, shared-mapping-refused: probed code
  * in a shared file mapping, which a breakpoint would write to the file.
  * usage: shared_map FILE [N]  (default 100)
  * FILE is a copy of this program.  It is mapped twice, MAP_SHARED: a

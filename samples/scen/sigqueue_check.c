@@ -1,5 +1,5 @@
 /* samples/scen/sigqueue_check.c: signals reach the program as they were
- * sent, while a tracer handles probe hits (RELIABILITY.md 1.10; issue 4).
+ * sent, while a tracer handles probe hits (issue 4).
  * A child sigqueue()s SIGRTMIN (queued, in order) to its parent N times
  * (argv[1], default 500) with si_value = 1..N; meanwhile the parent's main
  * thread calls probe_me() in a loop.  The handler checks si_code

@@ -1,5 +1,5 @@
 /* samples/scen/task_events.c: what `ptap record --events task` records: the
- * forks, execs and exits of the traced processes (CONTRACT4, issue 4).
+ * forks, execs and exits of the traced processes (issue 4).
  * usage: task_events EXEC_PATH
  * EXEC_PATH is an absolute path to a copy of this program.  The parent
  * calls probe_me(0, "parent") and runs a thread to its end (no task record:

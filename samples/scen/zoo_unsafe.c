@@ -1,9 +1,9 @@
-/* samples/scen/zoo_unsafe.c: RELIABILITY.md 3.3.  THREADS threads (4) each
- * call the four unsafe_* functions of zoo_unsafe_x86_64.S ITER times (2000),
- * with x = i, and check what a correct tracer must leave as it is: int3's
- * SIGTRAP reaches the handler exactly once per call with rip just past the
- * int3; ud2's SIGILL reaches the handler with rip and si_addr at the
- * function; the lock-incremented counter ends at ITER x THREADS; the flags
+/* samples/scen/zoo_unsafe.c: scenario 3, zoo-unsafe-first-insn.  THREADS
+ * threads (4) each call the four unsafe_* functions of zoo_unsafe_x86_64.S
+ * ITER times (2000), with x = i, and check what a correct tracer must leave as
+ * it is: int3's SIGTRAP reaches the handler exactly once per call with rip
+ * just past the int3; ud2's SIGILL reaches the handler with rip and si_addr at
+ * the function; the lock-incremented counter ends at ITER x THREADS; the flags
  * pushf saves have TF clear.  On fd 3, if open: "NAME CALLS" per function.
  * Exit 0 when every check passed, 1 otherwise. */
 #define _GNU_SOURCE		/* REG_RIP */

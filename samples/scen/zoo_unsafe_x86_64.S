@@ -1,5 +1,5 @@
 /* samples/scen/zoo_unsafe_x86_64.S: functions whose first instruction a
- * tracer cannot simply run out of line (RELIABILITY.md 3.3), for
+ * tracer cannot simply run out of line (scenario 3), for
  * zoo_unsafe.c.  Position independent. */
 
 	.data

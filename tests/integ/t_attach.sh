@@ -1,5 +1,6 @@
-# Attaching to running processes (-p) and letting them go (RELIABILITY.md
-# section 3: scenarios 6, 14, 20, 21, 22 in attach mode), with
+# Attaching to running processes (-p) and letting them go (scenarios 6
+# attach-to-spawner, 14 syscall-restart-across-attach, 20 sigint-under-load,
+# 21 detach-group-stopped and 22 epipe-output, in attach mode), with
 # samples/scen/attach_load as the target.
 
 AL=$O/samples/scen/attach_load

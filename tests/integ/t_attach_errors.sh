@@ -1,5 +1,5 @@
-# Attach mode (-p): refused attaches (scenario 24, RELIABILITY.md 3.G; CONTRACT4
-# "Attach errors ... exit 2 with a message naming the cause and the fix"), a
+# Attach mode (-p): refused attaches (scenario 24, already-traced: exit 2 with
+# a message naming the cause and the fix, README.md "How it works"), a
 # thread id that is not a leader, and a clean attach and detach.  The target is
 # samples/scen/attach_target: 2 threads calling probe_me every ms.
 

@@ -1,4 +1,6 @@
-# PID namespaces (scenario 25, RELIABILITY.md 1.16, 1.17 and 3.G).
+# PID namespaces (scenario 25, pidns-init): ptap, outside the namespace,
+# records pids as its own namespace sees them (as ptrace reports them), and
+# the kernel killing the whole namespace at once does not hang it.
 
 PIDNS_INIT=$S/scen/pidns_init
 

@@ -1,4 +1,4 @@
-# The privilege boundary (issue 9, item 4; DESIGN.md "Privileges"): as an
+# The privilege boundary (issue 9, item 4; README.md, "How it works"): as an
 # unprivileged user ptap traces that user's processes and nothing else, also
 # when a copy of it holds CAP_SYS_PTRACE as a file capability; a launched
 # command never holds ptap's privileges; root runs the command as another

@@ -1,11 +1,10 @@
-# Hostile scenarios of RELIABILITY.md section 3 (C signals, D fork, E
-# mappings, F tracer termination), launch mode, and the --events task
-# records of CONTRACT4.  Each target (samples/scen/) checks itself and says
-# on fd 3 what a tracer should have recorded; the tests compare.  A process
-# ptap launched keeps its breakpoints until it exits, so its own byte check
-# reads BYTES-CORRUPT for the probed functions (README: it reads 0xcc there);
-# BYTES-OK is required where the breakpoints must be gone: --no-follow
-# children, and after EPIPE on the output.
+# Hostile scenarios 11-23 (signals, fork, mappings, tracer termination), launch
+# mode, and the --events task records (issue 4).  Each target (samples/scen/)
+# checks itself and says on fd 3 what a tracer should have recorded; the tests
+# compare.  A process ptap launched keeps its breakpoints until it exits, so
+# its own byte check reads BYTES-CORRUPT for the probed functions (README: it
+# reads 0xcc there); BYTES-OK is required where the breakpoints must be gone:
+# --no-follow children, and after EPIPE on the output.
 
 SC=$S/scen
 
@@ -169,9 +168,9 @@ test_racy_scen_fork_follow() {
 	done
 }
 
-# 15 fork-inherit, --no-follow (CONTRACT4; not in the engine yet): no child
-# record, no child killed by a breakpoint left in its memory (SIGTRAP), and
-# each child finds its probed function's bytes as in the file (BYTES-OK).
+# 15 fork-inherit, --no-follow: no child record, no child killed by a
+# breakpoint left in its memory (SIGTRAP), and each child finds its probed
+# function's bytes as in the file (BYTES-OK).
 test_racy_scen_fork_no_follow() {
 	local rc want
 	want=$(sig_status "$SC/fork_inherit")
@@ -257,9 +256,9 @@ test_scen_shared_mapping_refused() {
 	sig_stderr_clean "$TMP/err"
 }
 
-# 22 epipe-output: the record stream goes to `head -c 4096`.  ptap must not
-# die of SIGPIPE; it removes its breakpoints (CONTRACT4) and the command
-# runs to its end: its status (9), all calls, BYTES-OK.
+# 22 epipe-output: the record stream goes to `head -c 4096`.  ptap must not die
+# of SIGPIPE; it removes its breakpoints (README.md, "How it works") and the
+# command runs to its end: its status (9), all calls, BYTES-OK.
 test_racy_scen_epipe_output() {
 	local rc want t=$SC/epipe_out n=200000
 	want=$(sig_status "$t" $n)
@@ -326,10 +325,9 @@ test_racy_scen_sigkill_tracer() {
 	done
 }
 
-# --events task (CONTRACT4; not in the engine yet): a fork, a vfork + exec
-# and a fork killed by SIGKILL give fork, exec and exit records with the
-# right pids, filename and status; a thread gives none.  The command's own
-# exec at launch may be recorded or not.
+# --events task: a fork, a vfork + exec and a fork killed by SIGKILL give fork,
+# exec and exit records with the right pids, filename and status; a thread
+# gives none.  The command's own exec at launch may be recorded or not.
 test_scen_task_events() {
 	local rc=0 want te=$TMP/te_exec parent
 	cp "$SC/task_events" "$te"

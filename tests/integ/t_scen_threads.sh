@@ -1,6 +1,7 @@
-# RELIABILITY.md section 3, scenarios 1, 3-5, 7-10 and 16 in launch mode:
-# the self-checking targets of samples/scen/ under `ptap record`.  Each
-# target states on fd 3 what it called; the records must match that.
+# Hostile scenarios 1, 3-5, 7-10 and 16 (counting, first instructions,
+# threads, exec, clone) in launch mode: the self-checking targets of
+# samples/scen/ under `ptap record`.  Each target states on fd 3 what it
+# called; the records must match that.
 
 SC=$S/scen
 # ptap options scen_record passes before -e (a test sets them for itself)
@@ -97,7 +98,8 @@ scen_stated_threads() {
 		"$TMP/sc_stated" | sort
 }
 
-# 3.1: 8 threads x 100000 calls, each recorded once, in order, with its string.
+# 1 mt-exact-count: 8 threads x 100000 calls, each recorded once, in order,
+# with its string.
 test_mt_exact_count() {
 	local t=$SC/mt_exact_count
 	scen_record 'probe_me a s' "$t" 100000 8
@@ -111,10 +113,11 @@ test_mt_exact_count() {
 	no_leftovers "$t"
 }
 
-# 3.3: int3, ud2, lock inc and pushf as first instructions, each probed alone:
-# either refused before anything runs, or every call recorded (4 threads x
-# 2000, x in order) with the target's own checks passing (its signal handlers
-# run once per call with the right rip, the counter is exact, TF is clear).
+# 3 zoo-unsafe-first-insn: int3, ud2, lock inc and pushf as first instructions,
+# each probed alone: either refused before anything runs, or every call
+# recorded (4 threads x 2000, x in order) with the target's own checks passing
+# (its signal handlers run once per call with the right rip, the counter is
+# exact, TF is clear).
 test_zoo_unsafe_first_insn() {
 	local t=$SC/zoo_unsafe f want_rc
 	want_rc=$(scen_untraced_rc "$t" 2000 4)
@@ -139,8 +142,9 @@ test_zoo_unsafe_first_insn() {
 	no_leftovers "$t"
 }
 
-# 3.4: mov %edi, slot(%rip) first, 10^6 calls: slot right after every call,
-# the canaries around it and every register of the caller unchanged.
+# 4 riprel-store-integrity: mov %edi, slot(%rip) first, 10^6 calls: slot right
+# after every call, the canaries around it and every register of the caller
+# unchanged.
 test_riprel_store_integrity() {
 	local t=$SC/riprel_store
 	scen_record 'riprel_store a=%di:s32' "$t" 1000000
@@ -153,8 +157,8 @@ test_riprel_store_integrity() {
 	no_leftovers "$t"
 }
 
-# 3.5: call next; next: pop %rax first: returns its own address + 5 on all
-# 100000 calls, not an address in ptap's scratch page.
+# 5 call-return-address: call next; next: pop %rax first: returns its own
+# address + 5 on all 100000 calls, not an address in ptap's scratch page.
 test_call_return_address() {
 	local t=$SC/call_return
 	scen_record 'callret_self a=%di:s64' "$t" 100000
@@ -167,8 +171,9 @@ test_call_return_address() {
 	no_leftovers "$t"
 }
 
-# 3.7: main calls pthread_exit(); 3 workers call probe_me for 0.5 s, the last
-# one calls exit(5): status 5, every call recorded, no hang on the zombie leader.
+# 7 leader-pthread-exit: main calls pthread_exit(); 3 workers call probe_me for
+# 0.5 s, the last one calls exit(5): status 5, every call recorded, no hang on
+# the zombie leader.
 test_racy_leader_pthread_exit() {
 	local t=$SC/leader_pthread_exit r want_rc
 	want_rc=$(scen_untraced_rc "$t" 50)
@@ -185,9 +190,10 @@ test_racy_leader_pthread_exit() {
 	done
 }
 
-# 3.8: 16 threads hammer probe_me; 100 ms in, another thread calls _exit(3).
-# Status 3, ptap gone within 2 s, nothing on stderr; per thread, the records
-# count 0, 1, 2 ... and cover at least every call that had returned.
+# 8 exit-group-mid-hit: 16 threads hammer probe_me; 100 ms in, another thread
+# calls _exit(3).  Status 3, ptap gone within 2 s, nothing on stderr; per
+# thread, the records count 0, 1, 2 ... and cover at least every call that had
+# returned.
 test_racy_exit_group_mid_hit() {
 	local t=$SC/exit_group_mid_hit r want_rc end
 	want_rc=$(scen_untraced_rc "$t" 4 10)
@@ -226,8 +232,9 @@ test_racy_exit_group_mid_hit() {
 	done
 }
 
-# 3.9: execve()s that fail (ENOENT, EACCES, ENOEXEC; one from a second
-# thread) keep the probes: 10 calls before, 100 after, all recorded.
+# 9 exec-failure-keeps-probes: execve()s that fail (ENOENT, EACCES, ENOEXEC;
+# one from a second thread) keep the probes: 10 calls before, 100 after, all
+# recorded.
 test_exec_failure_keeps_probes() {
 	local t=$SC/exec_failure
 	scen_record 'probe_me a s' "$t"
@@ -274,7 +281,8 @@ scen_exec_chain_check() {
 	} END { exit bad }' "$TMP/sc_gens" >&2 || fail "records of the wrong thread"
 }
 
-# 3.10: 50 generations of re-exec, 10 calls each: 500 records, status 50.
+# 10 exec-chain: 50 generations of re-exec, 10 calls each: 500 records,
+# status 50.
 test_exec_chain() {
 	local t=$SC/exec_chain
 	scen_record 'probe_me a s' "$t" 50 main
@@ -284,8 +292,8 @@ test_exec_chain() {
 	no_leftovers "$t"
 }
 
-# 3.10, a non-leader thread execs (the leader waits in pthread_join, a third
-# thread is in probe_me without end): the same 500 records, status 50.
+# 10 exec-chain, a non-leader thread execs (the leader waits in pthread_join, a
+# third thread is in probe_me without end): the same 500 records, status 50.
 test_racy_exec_chain_from_thread() {
 	local t=$SC/exec_chain r want_rc
 	want_rc=$(scen_untraced_rc "$t" 50 thread)
@@ -299,7 +307,7 @@ test_racy_exec_chain_from_thread() {
 	done
 }
 
-# 3.10 with --events task (CONTRACT4): one exec record per re-exec, one exit.
+# 10 exec-chain with --events task: one exec record per re-exec, one exit.
 test_exec_chain_task_events() {
 	local t=$SC/exec_chain
 	SCEN_OPTS=(--events task)
@@ -320,9 +328,9 @@ scen_clone_vm_check() {
 	expect_diff "$TMP/sc_want" "$TMP/sc_got"
 }
 
-# 3.16: clone(CLONE_VM | SIGCHLD): a process sharing its parent's memory.
-# Both call probe_me 10000 times at once, the parent 1000 more after the
-# child's exit: all 21000 recorded, each with its own pid.
+# 16 clone-vm-process: clone(CLONE_VM | SIGCHLD): a process sharing its
+# parent's memory.  Both call probe_me 10000 times at once, the parent 1000
+# more after the child's exit: all 21000 recorded, each with its own pid.
 test_racy_clone_vm_process() {
 	local t=$SC/clone_vm r want_rc
 	want_rc=$(scen_untraced_rc "$t")
@@ -336,9 +344,9 @@ test_racy_clone_vm_process() {
 	done
 }
 
-# 3.16 with --no-follow (CONTRACT4): the child is not recorded, but its
-# memory is the parent's, so the parent's probes must stay: 11000 records of
-# the parent, none of the child, which must not die of a SIGTRAP either.
+# 16 clone-vm-process with --no-follow: the child is not recorded, but its
+# memory is the parent's, so the parent's probes must stay: 11000 records of the
+# parent, none of the child, which must not die of a SIGTRAP either.
 test_racy_clone_vm_process_no_follow() {
 	local t=$SC/clone_vm r want_rc
 	want_rc=$(scen_untraced_rc "$t")

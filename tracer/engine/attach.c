@@ -1,7 +1,8 @@
 /* tracer/engine/attach.c: attaching to running processes.  PTRACE_SEIZE every
  * thread (options set atomically, no SIGSTOP sent), PTRACE_INTERRUPT to stop
  * them, the map table from PROCMAP_QUERY or /proc/PID/maps, plant, resume.
- * No seccomp filter: it could never be removed (RELIABILITY.md 1.13).  Map
+ * No seccomp filter: it could never be removed, and once ptap is gone every
+ * call it stops fails with ENOSYS (SECCOMP_RET_TRACE without a tracer).  Map
  * changes are seen at the dynamic loader's r_brk, or at syscall stops. */
 #include <dirent.h>
 #include <elf.h>
@@ -25,6 +26,7 @@
 #include "tracer/engine/plant.h"
 #include "tracer/host/privs.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/tasks.h"
 #include "tracer/engine/stop.h"
 #include "tracer/session.h"
 #include "tracer/engine/mapsync.h"
@@ -139,7 +141,7 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 				pr_err("%s\n", msg);
 				return r;
 			}
-			t = thread__add(s, tid, pt->tgid, NULL);
+			t = tasks_add(s, tid, pt->tgid, NULL);
 			if (!t) {
 				closedir(d);
 				return -ENOMEM;
@@ -207,7 +209,7 @@ static void first_stops(struct session *s, const struct tids *l)
 				continue;
 			}
 			if (WIFEXITED(st) || WIFSIGNALED(st)) {
-				thread__remove(s, t);
+				tasks_forget(s, t);
 				continue;
 			}
 			t->stopped = true;

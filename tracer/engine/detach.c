@@ -1,5 +1,5 @@
-/* tracer/engine/detach.c: letting traced processes go as they were (DESIGN.md,
- * "Detach"; RELIABILITY.md 1.11).  Every thread is stopped first: a byte is
+/* tracer/engine/detach.c: letting traced processes go as they were (README.md,
+ * "How it works").  Every thread is stopped first: a byte is
  * put back only while no thread can be inside the code it belongs to, a
  * scratch page is unmapped only once no thread runs in it, and a thread is
  * detached from a stop whose meaning we know. */
@@ -83,7 +83,7 @@ void detach_child(struct session *s, struct thread *c)
 	if (c->as && c->as->refs == 1 && can_inject(c))
 		unmap_scratch(s, c);
 	pt_detach(c->tid, 0);
-	thread__remove(s, c);
+	tasks_forget(s, c);
 }
 
 /* One wait status while stopping everything: note the stop, resume nothing. */
@@ -400,7 +400,7 @@ static void detach_one(struct session *s, struct thread *t, void *arg)
 		return;
 	if (t->stopped)
 		pt_detach(t->tid, t->gstop ? 0 : t->pending_sig);
-	thread__remove(s, t);
+	tasks_forget(s, t);
 }
 
 void detach_all(struct session *s)

@@ -9,8 +9,8 @@ struct session;
 struct thread;
 
 /*
- * Let every traced thread go, leaving each process as it was (DESIGN.md,
- * "Detach"): stop them all, handle what they were doing (a hit is recorded
+ * Let every traced thread go, leaving each process as it was (README.md,
+ * "How it works"): stop them all, handle what they were doing (a hit is recorded
  * and rewound, a thread in an out-of-line slot is moved back), restore every
  * byte that is still ours, unmap the scratch pages, and detach non-leaders
  * first, each with its pending signal; group-stopped ones stay stopped.

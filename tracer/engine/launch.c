@@ -23,6 +23,7 @@
 #include "tracer/space/aspace.h"
 #include "tracer/engine/launch.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/tasks.h"
 #include "tracer/session.h"
 #include "tracer/events/syscall.h"
 #include "tracer/engine/mapsync.h"
@@ -132,7 +133,7 @@ static int install_filter(struct sock_fprog *prog)
  * is left.  Real uid and gid everywhere (a setuid ptap), no capability in any
  * set (a ptap with file capabilities), no_new_privs (ptap's tracer
  * credentials hold CAP_SYS_PTRACE then, so the kernel would let a setuid
- * exec in the traced tree take effect: DESIGN.md "Privileges"), and dumpable
+ * exec in the traced tree take effect: README.md, "How it works"), and dumpable
  * again (a process started with file capabilities is not, and its /proc
  * files then belong to root: ptap could not open its child's).  0 or -1.
  */
@@ -283,7 +284,7 @@ int launch_command_as(struct session *s, const char *path, char *const argv[],
 	}
 	s->cmd_pid = pid;
 	r = aspace__new(pid, &as);
-	t = r == 0 ? thread__add(s, pid, pid, as) : NULL;
+	t = r == 0 ? tasks_add(s, pid, pid, as) : NULL;
 	aspace__put(as);
 	if (!t)
 		return r ? r : -ENOMEM;

@@ -2,7 +2,7 @@
  * probe's entry ptap swaps the return address on the target's stack for its
  * trampoline (an int3 in the scratch page) and keeps the real one here, with
  * the entry time and the arguments fetched at the entry; the trampoline's
- * trap pops it (DESIGN.md, "The flow of one hit").  Allocated whole when the
+ * trap pops it (README.md, "Usage": return probes).  Allocated whole when the
  * thread is added: pushing and popping never allocate. */
 #ifndef PTAP_TRACER_ENGINE_SHADOW_H
 #define PTAP_TRACER_ENGINE_SHADOW_H

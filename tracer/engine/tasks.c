@@ -20,6 +20,7 @@
 #include "tracer/engine/shadow.h"
 #include "tracer/engine/tasks.h"
 #include "tracer/events/mmapev.h"
+#include "tracer/events/syscall.h"
 #include "tracer/events/taskrec.h"
 #include "tracer/host/privs.h"
 #include "tracer/session.h"
@@ -27,6 +28,25 @@
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
 #include "tracer/thread.h"
+
+struct thread *tasks_add(struct session *s, pid_t tid, pid_t tgid, struct aspace *as)
+{
+	struct thread *t = thread__add(s, tid, tgid, as);
+
+	if (t && syscall_thread_init(s, t) < 0) {
+		syscall_thread_free(t);
+		thread__remove(s, t);
+		return NULL;
+	}
+	return t;
+}
+
+void tasks_forget(struct session *s, struct thread *t)
+{
+	syscall_unfinished(s, t);	/* never seen to return: recorded so */
+	syscall_thread_free(t);
+	thread__remove(s, t);
+}
 
 void tasks_exited(struct session *s, pid_t pid, int status)
 {
@@ -41,7 +61,7 @@ void tasks_exited(struct session *s, pid_t pid, int status)
 	if (t)
 		hit_thread_gone(s, t);
 	if (t)
-		thread__remove(s, t);
+		tasks_forget(s, t);
 }
 
 /* Other threads of an exec'ing process are gone (ptrace(2), "execve(2) under ptrace"). */
@@ -50,7 +70,7 @@ static void drop_siblings(struct session *s, struct thread *t, void *arg)
 	const struct thread *leader = arg;
 
 	if (t != leader && t->tgid == leader->tgid)
-		thread__remove(s, t);
+		tasks_forget(s, t);
 }
 
 /*
@@ -69,7 +89,7 @@ static bool exec_refused(struct session *s, struct thread *t)
 		return false;
 	pr_warn("%s; not traced after its exec\n", msg);
 	pt_detach(t->tid, 0);
-	thread__remove(s, t);
+	tasks_forget(s, t);
 	return true;
 }
 
@@ -106,7 +126,7 @@ void tasks_exec(struct session *s, struct thread *t)
 	if (t->quiet && s->attach && !s->detaching) {
 		/* a vfork child, not followed, left its parent's memory: let it go */
 		pt_detach(t->tid, 0);
-		thread__remove(s, t);
+		tasks_forget(s, t);
 		return;
 	}
 	t->exec_pending = r == 0 && !s->detaching;
@@ -174,7 +194,7 @@ struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
 	t->sc_nr = -1;
 	c = thread__find(s, pid);
 	if (!c)
-		c = thread__add(s, pid, pid, NULL);
+		c = tasks_add(s, pid, pid, NULL);
 	if (!c)
 		return NULL;
 	c->tgid = flags & CLONE_THREAD ? t->tgid : pid;
@@ -209,7 +229,7 @@ void tasks_unknown(struct session *s, pid_t pid, int st)
 
 	if (!WIFSTOPPED(st))
 		return;
-	t = thread__add(s, pid, pid, NULL);
+	t = tasks_add(s, pid, pid, NULL);
 	if (!t) {
 		pr_err("out of memory tracking new thread %d\n", pid);
 		return;

@@ -7,8 +7,18 @@
 
 #include <sys/types.h>
 
+struct aspace;
 struct session;
 struct thread;
+
+/*
+ * A new thread TID of process TGID in S's table, its address space AS (a
+ * reference taken; NULL: not known yet), with its --syscalls buffers.
+ * NULL on ENOMEM.
+ */
+struct thread *tasks_add(struct session *s, pid_t tid, pid_t tgid, struct aspace *as);
+/* Forget T: a listed syscall it was inside is recorded as unfinished. */
+void tasks_forget(struct session *s, struct thread *t);
 
 /* PID exited or was killed (a wait status): forget it (and record the exit). */
 void tasks_exited(struct session *s, pid_t pid, int status);

@@ -1,8 +1,8 @@
-/* tracer/events/syscall.h: `--syscalls` records and `--context` (DESIGN.md, "Syscall
- * correlation").  A listed syscall is decoded at its entry stop (seccomp stop
- * when launched, syscall-entry stop when attached) into the thread's
- * in-flight call, and recorded at its exit stop with its result, its
- * duration and the contexts current on the thread. */
+/* tracer/events/syscall.h: `--syscalls` records and `--context` (README.md,
+ * "Syscalls, and which call made them").  A listed syscall is decoded at its
+ * entry stop (seccomp stop when launched, syscall-entry stop when attached)
+ * into the thread's in-flight call, and recorded at its exit stop with its
+ * result, its duration and the contexts current on the thread. */
 #ifndef PTAP_TRACER_EVENTS_SYSCALL_H
 #define PTAP_TRACER_EVENTS_SYSCALL_H
 
@@ -15,8 +15,6 @@ struct session;
 struct thread;
 struct probe;
 struct ptrace_syscall_info;
-
-#define SC_NR_MAX	1024	/* syscall numbers the selection covers */
 
 /* One --context EVENT[:ARG,...]. */
 struct ctx_def {

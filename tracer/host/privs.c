@@ -1,5 +1,5 @@
 /* tracer/host/privs.c: attach diagnostics -- may ptap attach to a pid, and if not, why and what to
- * do (DESIGN.md "Privileges", RELIABILITY.md 1.17).  Reads /proc under a given root and
+ * do (README.md, "How it works").  Reads /proc under a given root and
  * ptap's capability sets (libcap); never calls ptrace. */
 #include <errno.h>
 #include <limits.h>

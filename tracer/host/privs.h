@@ -1,7 +1,6 @@
 /* tracer/host/privs.h: may this process attach to that one, and if not, why --
- * in words that name the cause and the fix (DESIGN.md "Privileges",
- * RELIABILITY.md 1.17).  Reads /proc and the capability sets (libcap); never
- * calls ptrace. */
+ * in words that name the cause and the fix (README.md, "How it works").
+ * Reads /proc and the capability sets (libcap); never calls ptrace. */
 #ifndef PTAP_TRACER_HOST_PRIVS_H
 #define PTAP_TRACER_HOST_PRIVS_H
 

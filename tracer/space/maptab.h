@@ -108,13 +108,13 @@ int maptab__load_gate(struct maptab *mt, int maps_fd);
 
 /*
  * The two halves of maptab__load_proc(), for tests.  Each replaces the table
- * only on success.  load_procmap_query() walks MAPS_FD (an open
+ * only on success.  maptab__load_procmap_query() walks MAPS_FD (an open
  * /proc/PID/maps) with the ioctl: 0, -ENOTTY/-EINVAL (kernel without it) or
- * -errno.  parse_maps() reads /proc/PID/maps text from F (entries at or above
- * MAPTAB_USER_LIMIT, i.e. [vsyscall], are skipped as the ioctl skips them):
- * 0, -EINVAL (a malformed or unsorted line), -ENOMEM, -EIO.  Both derive dev
- * as makedev(major, minor), comparable with st_dev; special names ("[heap]",
- * "[vdso]") are kept as PATH with dev = ino = 0 and MAP_ANONYMOUS.
+ * -errno.  maptab__parse_maps() reads /proc/PID/maps text from F (entries at
+ * or above MAPTAB_USER_LIMIT, i.e. [vsyscall], are skipped as the ioctl skips
+ * them): 0, -EINVAL (a malformed or unsorted line), -ENOMEM, -EIO.  Both
+ * derive dev as makedev(major, minor), comparable with st_dev; special names
+ * ("[heap]", "[vdso]") are kept as PATH with dev = ino = 0 and MAP_ANONYMOUS.
  */
 int maptab__load_procmap_query(struct maptab *mt, int maps_fd);
 /*
