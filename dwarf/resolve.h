@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "dwarf/var.h"
+#include "dwarf/tpool.h"
 #include "probes/fetch.h"
 
 struct elfmod;

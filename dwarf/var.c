@@ -24,42 +24,6 @@
 
 #define ARRAY_MAX_ELEMS		64	/* an array printed whole: at most this many */
 
-/* ---- allocation pool ---------------------------------------------------- */
-
-void *tpool_alloc(struct tpool *pool, size_t size)
-{
-	void *p;
-
-	if (pool->n == pool->cap) {
-		size_t cap = pool->cap ? pool->cap * 2 : 16;
-		void **ptrs = realloc(pool->ptrs, cap * sizeof(*ptrs));
-
-		if (!ptrs)
-			return NULL;
-		pool->ptrs = ptrs;
-		pool->cap = cap;
-	}
-	p = calloc(1, size ? size : 1);
-	if (p)
-		pool->ptrs[pool->n++] = p;
-	return p;
-}
-
-char *tpool_strdup(struct tpool *pool, const char *s)
-{
-	char *p = tpool_alloc(pool, strlen(s) + 1);
-
-	return p ? strcpy(p, s) : NULL;
-}
-
-void tpool_free(struct tpool *pool)
-{
-	for (size_t i = 0; i < pool->n; i++)
-		free(pool->ptrs[i]);
-	free(pool->ptrs);
-	memset(pool, 0, sizeof(*pool));
-}
-
 /* ---- types -------------------------------------------------------------- */
 
 static bool die_type(Dwarf_Die *die, Dwarf_Die *out)

@@ -8,6 +8,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "dwarf/tpool.h"
 #include "probes/fetch.h"
 
 struct dbg;
@@ -16,16 +17,6 @@ struct elfmod;
 struct arg_expr;
 struct probe_arg;
 struct ptap_err;
-
-/* Allocations that live as long as a resolved probe (type descriptors). */
-struct tpool {
-	void **ptrs;
-	size_t n, cap;
-};
-
-void *tpool_alloc(struct tpool *pool, size_t size);	/* zeroed; NULL on ENOMEM */
-char *tpool_strdup(struct tpool *pool, const char *s);
-void tpool_free(struct tpool *pool);
 
 struct var_ctx {
 	struct dbg *dbg;
