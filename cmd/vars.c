@@ -10,7 +10,7 @@
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
-#include "dwarf/var.h"
+#include "dwarf/varlist.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
@@ -32,37 +32,25 @@ static const char vars_usage[] =
 	"%REG, global, const, pieces, expr (computed), or optimized out / cannot fetch:\n"
 	"WHY.  Globals are listed only with --globals.\n";
 
-struct vars_print {
-	const struct var_ctx *vc;
-	int shown;
-};
-
-static int print_var(const struct var_info *v, void *priv)
+static int print_var(const struct varlist_var *v, void *priv)
 {
-	struct vars_print *vp = priv;
-	char type[160], loc[160];
+	int *shown = priv;
 
-	var_describe(vp->vc, v, type, sizeof(type), loc, sizeof(loc));
-	printf("\t%s%s%s\t[%s]\n", type, type[0] && type[strlen(type) - 1] == '*' ? "" : " ",
-	       v->name, loc);
-	vp->shown++;
+	printf("\t%s%s%s\t[%s]\n", v->type,
+	       v->type[0] && v->type[strlen(v->type) - 1] == '*' ? "" : " ", v->name, v->loc);
+	(*shown)++;
 	return 0;
 }
 
 static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_site *site,
 		       bool globals)
 {
-	struct tpool pool = { 0 };
-	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &pool };
-	struct vars_print vp = { .vc = &vc };
-
-	Dwarf_Die fn = site->fn;
-	Dwarf_Addr entry;
+	uint64_t off;
+	int shown = 0;
 
 	/* Where exactly: FUNC+OFF from the function's entry, as perf probe -V says it. */
-	if (site->has_die && !site->inlined && dwarf_entrypc(&fn, &entry) == 0 &&
-	    site->vaddr - dbg__bias(dbg) > entry)
-		printf("%s+%lu", site->func, (unsigned long)(site->vaddr - dbg__bias(dbg) - entry));
+	if (varlist__func_offset(dbg, site, &off))
+		printf("%s+%lu", site->func, (unsigned long)off);
 	else
 		printf("%s", site->where);
 	if (site->file)
@@ -70,9 +58,8 @@ static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct d
 	printf("\n");
 	if (!site->has_die)
 		printf("\t(no DWARF for this function: only %%REG, $argN, +OFF(...) and @SYMBOL)\n");
-	else if (var_walk(&vc, globals, print_var, &vp) == 0 && !vp.shown)
+	else if (varlist__walk(dbg, mod, site, globals, print_var, &shown) == 0 && !shown)
 		printf("\t(no variables)\n");
-	tpool_free(&pool);
 }
 
 enum { OPT_GLOBALS = 256, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES, OPT_NO_INLINES };

@@ -21,7 +21,7 @@
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
-#include "dwarf/var.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"

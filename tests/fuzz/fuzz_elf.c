@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_elf.c: ELF and DWARF loading on a mutated binary: what
  * `ptap list`, `ptap vars` and probe resolution do with it (dwarf/elfmod.h,
- * dwarf/debuginfo.h, dwarf/points.h, dwarf/var.h, dwarf/resolve.h), and the
+ * dwarf/debuginfo.h, dwarf/points.h, dwarf/varlist.h, dwarf/resolve.h), and the
  * map table's view of its first bytes (elfimage__from_mem). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
-#include "dwarf/var.h"
+#include "dwarf/varlist.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 #include "tests/fuzz/fuzz.h"
@@ -32,12 +32,10 @@ static void keep_func(const struct list_func *lf, void *priv)
 		f->name[f->n++] = strdup(lf->name);
 }
 
-static int describe_var(const struct var_info *v, void *priv)
+static int describe_var(const struct varlist_var *v, void *priv)
 {
-	const struct var_ctx *vc = priv;
-	char type[160], loc[160];
-
-	var_describe(vc, v, type, sizeof(type), loc, sizeof(loc));
+	(void)v;
+	(void)priv;
 	return 0;
 }
 
@@ -53,15 +51,9 @@ static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 	if (probe_spec__parse(point, &spec, NULL) < 0)
 		return;
 	if (dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
-		for (int i = 0; i < n; i++) {
-			struct tpool pool = { 0 };
-			struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &sites[i],
-					      .pool = &pool };
-
+		for (int i = 0; i < n; i++)
 			if (sites[i].has_die)
-				var_walk(&vc, true, describe_var, &vc);
-			tpool_free(&pool);
-		}
+				varlist__walk(dbg, mod, &sites[i], true, describe_var, NULL);
 		dwarf_sites_free(sites, n);
 	}
 	probe_spec__free(spec);
