@@ -332,3 +332,58 @@ unsigned int die_count_children(Dwarf_Die *die, int tag)
 		while (dwarf_siblingof(&c, &c) == 0);
 	return n;
 }
+
+/* ---- functions ---------------------------------------------------------- */
+
+/* The name of DIE, through DW_AT_abstract_origin / DW_AT_specification. */
+const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+/* Does DIE describe code (DW_AT_low_pc or DW_AT_ranges on the DIE itself)? */
+bool die_has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * Where the code of FN is entered (a DWARF address): DW_AT_entry_pc, else
+ * DW_AT_low_pc, else for an inlined instance the lowest range start, for a
+ * subprogram split into hot and cold parts its first range (the hot part,
+ * which GCC lists first).  0, or -ENOENT when FN has no code.
+ */
+int die_func_entry(Dwarf_Die *fn, bool inlined, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, start, end, first, low;
+	ptrdiff_t off;
+
+	off = dwarf_ranges(fn, 0, &base, &start, &end);
+	if (off <= 0)
+		return -ENOENT;
+	first = low = start;
+	while ((off = dwarf_ranges(fn, off, &base, &start, &end)) > 0)
+		if (start < low)
+			low = start;
+	if (dwarf_entrypc(fn, entry) == 0)
+		return 0;
+	*entry = inlined ? low : first;
+	return 0;
+}
+
+/* The range [*START, *END) of FN holding PC (DWARF addresses).  0 or -ENOENT. */
+int die_range_holding(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr *rstart, Dwarf_Addr *rend)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(fn, off, &base, &start, &end)) > 0)
+		if (pc >= start && pc < end) {
+			*rstart = start;
+			*rend = end;
+			return 0;
+		}
+	return -ENOENT;
+}

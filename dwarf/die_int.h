@@ -35,6 +35,14 @@ bool bitfield_container(Dwarf_Word pos, Dwarf_Word bits, Dwarf_Word limit, uint3
 			uint8_t *size, uint8_t *shift);
 unsigned int die_count_children(Dwarf_Die *die, int tag);
 
+/* The name of DIE, through DW_AT_abstract_origin / DW_AT_specification. */
+const char *die_name(Dwarf_Die *die);
+bool die_has_code(Dwarf_Die *die);		/* DW_AT_low_pc or DW_AT_ranges */
+/* Where the code of FN is entered (a DWARF address).  0, or -ENOENT. */
+int die_func_entry(Dwarf_Die *fn, bool inlined, Dwarf_Addr *entry);
+/* The range [*RSTART, *REND) of FN holding PC.  0 or -ENOENT. */
+int die_range_holding(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr *rstart, Dwarf_Addr *rend);
+
 /* ---- dwarf/typename.c --------------------------------------------------- */
 
 /* The C spelling of TYPE_DIE (NULL: void) into BUF; returns BUF. */
