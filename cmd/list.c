@@ -100,7 +100,7 @@ int cmd_list(int argc, char **argv)
 		elfmod__close(mod);
 		return 2;
 	}
-	r = dwarf_list_funcs(dbg, mod, glob, print_func, &count);
+	r = points__list_funcs(dbg, mod, glob, print_func, &count);
 	if (r < 0) {
 		pr_err("cannot list the functions of %s: %s\n", bin, strerror(-r));
 		status = 2;

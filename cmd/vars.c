@@ -42,7 +42,7 @@ static int print_var(const struct varlist_var *v, void *priv)
 	return 0;
 }
 
-static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_site *site,
+static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct point_site *site,
 		       bool globals)
 {
 	uint64_t off;
@@ -79,7 +79,7 @@ int cmd_vars(int argc, char **argv)
 	struct ptap_err err = { .pos = -1 };
 	const char *bin = NULL, *dir = NULL;
 	struct probe_spec *spec = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	struct elfmod *mod = NULL;
 	char binpath[4096];
 	struct dbg *dbg;
@@ -130,7 +130,7 @@ int cmd_vars(int argc, char **argv)
 	if (r == 0)
 		r = dbg__get(mod, dir, &dbg, &err);
 	if (r == 0)
-		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err);
+		r = points__find(dbg, mod, &spec->point, &po, &sites, &n, &err);
 	if (r < 0) {
 		pr_err("%s: %s\n", argv[optind], err.msg[0] ? err.msg : strerror(-r));
 		if (err.pos >= 0)
@@ -145,7 +145,7 @@ int cmd_vars(int argc, char **argv)
 		print_site(dbg, mod, &sites[i], globals);
 	r = 0;
 out:
-	dwarf_sites_free(sites, n);
+	points__free(sites, n);
 	probe_spec__free(spec);
 	dbg__cache_clear();
 	elfmod__close(mod);

@@ -94,8 +94,8 @@ out:
  * assembly (no FILE); compiler-made parts (foo.cold) and IFUNC resolvers
  * are left out, IFUNC symbols come with their implementations.
  */
-int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
-		     void (*cb)(const struct list_func *f, void *priv), void *priv)
+int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
+		       void (*cb)(const struct list_func *f, void *priv), void *priv)
 {
 	struct pctx c = { .dbg = dbg, .mod = mod };
 	struct fwalk w = { .c = &c, .pat = glob, .glob = glob && points_is_glob(glob),

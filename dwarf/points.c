@@ -62,8 +62,8 @@ bool src_match(const char *path, const char *src)
 	return src[0] != '/' && path[pl - sl - 1] == '/';
 }
 
-int points_check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
-			  struct ptap_err *err)
+int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
+			   struct ptap_err *err)
 {
 	uint64_t pc = start;
 
@@ -190,7 +190,7 @@ static int cmp_rec(const void *pa, const void *pb)
  * Sort, drop duplicates, enforce --max-probes, check each site decodes and
  * starts an instruction, fill in file and line; hand the array out.
  */
-static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
+static int finish_sites(struct pctx *c, struct point_site **sites, int *n)
 {
 	size_t i, k = 0;
 	int r;
@@ -214,7 +214,7 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 		struct ptap_err why = { .pos = -1 };
 		struct site_rec *sr = &c->recs[i];
 
-		r = points_check_boundary(c->mod, sr->from, sr->s.vaddr, &why);
+		r = points__check_boundary(c->mod, sr->from, sr->s.vaddr, &why);
 		if (r == 0)
 			r = check_decodes(c->mod, sr->s.vaddr, sr->s.where, &why);
 		if (r < 0 && !c->lenient)
@@ -253,7 +253,7 @@ static int finish_sites(struct pctx *c, struct dwarf_site **sites, int *n)
 	return 0;
 }
 
-void dwarf_sites_free(struct dwarf_site *sites, int n)
+void points__free(struct point_site *sites, int n)
 {
 	for (int i = 0; sites && i < n; i++) {
 		free(sites[i].func);
@@ -293,8 +293,8 @@ static void describe(const struct probe_point *pp, char *buf, size_t len)
 		snprintf(buf + n, len - n, ":%d", pp->line);
 }
 
-int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
-		 const struct point_opts *o, struct dwarf_site **sites, int *n,
+int points__find(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
+		 const struct point_opts *o, struct point_site **sites, int *n,
 		 struct ptap_err *err)
 {
 	struct pctx c = { .dbg = dbg, .mod = mod, .pp = pp, .err = err };

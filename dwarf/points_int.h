@@ -59,12 +59,12 @@ struct nearlines {
 
 /* A site being collected. */
 struct site_rec {
-	struct dwarf_site s;
+	struct point_site s;
 	uint64_t from;		/* an instruction start before S.vaddr in the same code range */
 	int seq;		/* insertion order: of two sites at one address the first wins */
 };
 
-/* One dwarf_points() or dwarf_list_funcs() call. */
+/* One points__find() or points__list_funcs() call. */
 struct pctx {
 	struct dbg *dbg;
 	const struct elfmod *mod;

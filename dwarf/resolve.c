@@ -120,7 +120,7 @@ static bool is_rust_mangled(const char *name)
  * the runtime its module holds (RT, from elfmod__runtime()), else its symbol's
  * mangling.
  */
-static enum fn_lang site_lang(const struct dwarf_site *site, enum elfmod_runtime rt)
+static enum fn_lang site_lang(const struct point_site *site, enum elfmod_runtime rt)
 {
 	if (site->has_die) {
 		switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
@@ -148,7 +148,7 @@ static enum fn_lang site_lang(const struct dwarf_site *site, enum elfmod_runtime
  * Refuse a return probe on SITE when its language's runtime walks the stack
  * by return addresses.  Without DWARF for SITE, say how the language was told.
  */
-static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
+static int check_ret_lang(const struct point_site *site, enum elfmod_runtime rt,
 			  const struct elfmod *mod, struct ptap_err *err)
 {
 	const char *base = strrchr(elfmod__path(mod), '/');
@@ -190,7 +190,7 @@ static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
 static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 			  enum elfmod_runtime rt, struct ptap_err *err)
 {
-	const struct dwarf_site *site = vc->site;
+	const struct point_site *site = vc->site;
 	int r;
 
 	rp->retprobe = true;
@@ -210,7 +210,7 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
  * preempting the goroutine there, which would record one call twice.  Only
  * FUNC's own entry moves (not FUNC+OFF, FUNC:RELLINE, FUNC%return or inlined copies).
  */
-static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mod,
+static void skip_go_stack_check(struct point_site *site, const struct elfmod *mod,
 				const struct probe_spec *spec, enum elfmod_runtime rt)
 {
 	uint8_t code[64];
@@ -233,10 +233,10 @@ static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mo
 }
 
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
-			const struct elfmod *exe, const struct dwarf_site *entry,
+			const struct elfmod *exe, const struct point_site *entry,
 			const struct probe_spec *spec, enum elfmod_runtime rt, struct ptap_err *err)
 {
-	struct dwarf_site site = *entry;
+	struct point_site site = *entry;
 	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &site, .pool = &rp->pool,
 			      .exe = exe };
 	int r;
@@ -273,7 +273,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	struct site_skips local = { .n = 0 }, *skips = o->skips ? o->skips : &local;
 	struct ptap_err first = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	enum elfmod_runtime rt = ELFMOD_RT_NONE;
 	int nsites = 0, k = 0, first_r = 0, r;
 	struct dbg *dbg;
@@ -288,12 +288,12 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 			po.at_entry = false;
 	r = dbg__get(mod, o->debuginfo_dir, &dbg, err);
 	if (r == 0)
-		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &nsites, err);
+		r = points__find(dbg, mod, &spec->point, &po, &sites, &nsites, err);
 	if (r < 0)
 		return r;
 	rps = calloc(nsites, sizeof(*rps));
 	if (!rps) {
-		dwarf_sites_free(sites, nsites);
+		points__free(sites, nsites);
 		return -ENOMEM;
 	}
 	/* where DWARF does not tell a site's language; once: it reads every symbol name */
@@ -339,7 +339,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 				 "%s%s", spec->point.func, skips->n, skips->n == 1 ? "" : "s",
 				 skips->n > 1 ? "the first: " : "", first.msg);
 	}
-	dwarf_sites_free(sites, nsites);
+	points__free(sites, nsites);
 	if (r < 0) {
 		resolved_probes_free(rps, k);
 		return r;

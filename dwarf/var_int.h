@@ -15,7 +15,7 @@
 #include "probes/fetch.h"
 
 struct dbg;
-struct dwarf_site;
+struct point_site;
 struct elfmod;
 struct arg_expr;
 struct probe_arg;
@@ -24,7 +24,7 @@ struct ptap_err;
 struct var_ctx {
 	struct dbg *dbg;
 	const struct elfmod *mod;
-	const struct dwarf_site *site;
+	const struct point_site *site;
 	struct tpool *pool;
 	const struct elfmod *exe;	/* the command's executable, or NULL: a library's
 					 * global copied into it is refused */

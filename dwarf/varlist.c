@@ -80,7 +80,7 @@ static int describe_cb(const struct var_info *v, void *priv)
 	return d->cb(&lv, d->priv);
 }
 
-int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_site *site,
+int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct point_site *site,
 		  bool globals, int (*cb)(const struct varlist_var *v, void *priv), void *priv)
 {
 	struct tpool pool = { 0 };
@@ -92,7 +92,7 @@ int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_
 	return r;
 }
 
-bool varlist__func_offset(struct dbg *dbg, const struct dwarf_site *site, uint64_t *off)
+bool varlist__func_offset(struct dbg *dbg, const struct point_site *site, uint64_t *off)
 {
 	Dwarf_Die fn = site->fn;
 	Dwarf_Addr entry;

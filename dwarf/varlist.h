@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct dbg;
-struct dwarf_site;
+struct point_site;
 struct elfmod;
 
 /* One variable in scope at a site; its strings live until the callback returns. */
@@ -29,7 +29,7 @@ struct varlist_var {
  * CB is called for each; a non-zero return stops the walk and is returned;
  * else 0, or -ENOMEM.
  */
-int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_site *site,
+int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct point_site *site,
 		  bool globals, int (*cb)(const struct varlist_var *v, void *priv), void *priv);
 
 /*
@@ -37,6 +37,6 @@ int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_
  * says holds it?  Then perf probe -V names it FUNC+OFF.  False for an
  * inlined instance, a site without DWARF, or one at the entry.
  */
-bool varlist__func_offset(struct dbg *dbg, const struct dwarf_site *site, uint64_t *off);
+bool varlist__func_offset(struct dbg *dbg, const struct point_site *site, uint64_t *off);
 
 #endif

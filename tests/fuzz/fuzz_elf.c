@@ -45,16 +45,16 @@ static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 	struct point_opts po = { .max_probes = 8 };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	int n = 0;
 
 	if (probe_spec__parse(point, &spec, NULL) < 0)
 		return;
-	if (dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
+	if (points__find(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
 		for (int i = 0; i < n; i++)
 			if (sites[i].has_die)
 				varlist__walk(dbg, mod, &sites[i], true, describe_var, NULL);
-		dwarf_sites_free(sites, n);
+		points__free(sites, n);
 	}
 	probe_spec__free(spec);
 }
@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elfmod__nearest_funcs(mod, "mian", near, 4);
 		elfmod__copy_reloc(mod, "stdout");
 		if (dbg__get(mod, NULL, &dbg, &err) == 0) {
-			dwarf_list_funcs(dbg, mod, NULL, keep_func, &f);
+			points__list_funcs(dbg, mod, NULL, keep_func, &f);
 			probe_funcs(dbg, mod, &f);
 			vars(dbg, mod, "*");
 			vars(dbg, mod, "f.c:3");

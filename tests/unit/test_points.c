@@ -168,12 +168,12 @@ static int insn_addrs(const char *bin, uint64_t addr, uint64_t *out, int max)
 	return n;
 }
 
-/* ---- running dwarf_points() ----------------------------------------------------- */
+/* ---- running points__find() ----------------------------------------------------- */
 
 struct fx {
 	struct elfmod *mod;
 	struct dbg *dbg;
-	struct dwarf_site *sites;
+	struct point_site *sites;
 	int n;
 	struct ptap_err err;
 };
@@ -197,11 +197,11 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 	int r;
 
 	cr_assert(eq(int, probe_spec__parse(point, &spec, &perr), 0), "%s: %s", point, perr.msg);
-	dwarf_sites_free(f->sites, f->n);
+	points__free(f->sites, f->n);
 	f->sites = NULL;
 	f->n = 0;
 	f->err = (struct ptap_err){ .pos = -1 };
-	r = dwarf_points(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
+	r = points__find(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
 	probe_spec__free(spec);
 	if (r == 0) {
 		cr_assert(ge(int, f->n, 1));
@@ -214,7 +214,7 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 
 static void fx_close(struct fx *f)
 {
-	dwarf_sites_free(f->sites, f->n);
+	points__free(f->sites, f->n);
 	elfmod__close(f->mod);
 	dbg__cache_clear();
 }
@@ -482,7 +482,7 @@ Test(points, glob_matches_every_function)
 }
 
 /* WHERE is "fx_twice@CALLER+0xOFF" with OFF from CALLER's symbol. */
-static void check_twice(const char *bin, struct dwarf_site *s, const char *caller)
+static void check_twice(const char *bin, struct point_site *s, const char *caller)
 {
 	uint64_t c = nm_addr(bin, caller);
 	char want[96];
@@ -686,7 +686,7 @@ Test(points, libc_open64_through_its_debug_file)
 	fx_close(&f);
 }
 
-/* ---- dwarf_list_funcs() ------------------------------------------------------------- */
+/* ---- points__list_funcs() ------------------------------------------------------------- */
 
 struct listed {
 	char name[64][64];
@@ -730,7 +730,7 @@ Test(points, list_functions_with_file_and_line)
 
 	fx_open(&f, bpath("tests/fixtures/points-O2"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0));
 	cr_assert(eq(int, l.n, 6), "fx_add fx_caller1 fx_caller2 fx_dup fx_dup_entry fx_twice");
 	for (i = 1; i < l.n; i++)
 		cr_assert(lt(str, l.name[i - 1], l.name[i]), "sorted, each name once");
@@ -744,7 +744,7 @@ Test(points, list_functions_with_file_and_line)
 	cr_assert(eq(int, l.line[i], src_line(FX_SRC, "L:dup1_decl")));
 
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0));
 	cr_assert(eq(int, l.n, 2));
 	cr_assert_str_eq(l.name[0], "fx_caller1");
 	cr_assert_str_eq(l.name[1], "fx_caller2");
@@ -752,7 +752,7 @@ Test(points, list_functions_with_file_and_line)
 
 	fx_open(&f, bpath("samples/query_server-stripped"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0));
 	cr_assert(eq(int, l.n, 1));
 	cr_assert_str_eq(l.name[0], "exec_query");
 	cr_assert_str_eq(l.file[0], "");
@@ -897,7 +897,7 @@ Test(points, libc_strlen_at_its_implementations)
 	cr_assert(eq(int, fx_points(&f, "time", 0, false), -ENOTSUP));
 	cr_assert_not_null(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: "
 				  "its resolver (at 0x"), "%s", f.err.msg);
-	/* a glob leaves time out (dwarf_points() counts why) and keeps the others */
+	/* a glob leaves time out (points__find() counts why) and keeps the others */
 	cr_assert(eq(int, fx_points(&f, "time*", 0, false), 0), "%s", f.err.msg);
 	for (int i = 0; i < f.n; i++)
 		cr_assert(ne(str, f.sites[i].func, "time"), "%s", f.sites[i].where);
@@ -913,7 +913,7 @@ Test(points, list_ifunc_with_implementations)
 
 	fx_open(&f, bpath("samples/ifunc-O2"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, NULL, collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, NULL, collect, &l), 0));
 	i = find_listed(&l, "text_len");
 	cr_assert(eq(str, l.impls[i], "len_bytes len_fast len_words"));
 	cr_assert(eq(str, l.file[i], ""));
@@ -923,7 +923,7 @@ Test(points, list_ifunc_with_implementations)
 
 	fx_open(&f, LIBC);
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
 	cr_assert(eq(int, l.n, 1));
 	cr_assert(eq(int, strncmp(l.impls[0], "? its resolver (at 0x", 21), 0), "%s", l.impls[0]);
 	fx_close(&f);
