@@ -138,7 +138,7 @@ int cmd_vars(int argc, char **argv)
 		r = 2;
 		goto out;
 	}
-	if (!dbg__dwarf(dbg))
+	if (!dbg__has_dwarf(dbg))
 		pr_warn("%s has no DWARF debug info (build with -g, or install its debug "
 			"package): no variables; %%REG, $argN and @SYMBOL still work\n", bin);
 	for (int i = 0; i < n; i++)

@@ -17,7 +17,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"

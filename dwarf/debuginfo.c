@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -295,6 +295,7 @@ int dbg__get(const struct elfmod *mod, const char *dir, struct dbg **out, struct
 	return 0;
 }
 
+bool dbg__has_dwarf(const struct dbg *d) { return d->dw != NULL; }
 Dwarf *dbg__dwarf(const struct dbg *d) { return d->dw; }
 uint64_t dbg__bias(const struct dbg *d) { return d->bias; }
 Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }

@@ -11,7 +11,7 @@
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/ifunc.h"

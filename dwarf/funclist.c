@@ -9,7 +9,7 @@
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/ifunc.h"
 #include "dwarf/points_int.h"
 #include "probes/err.h"

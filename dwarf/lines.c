@@ -9,7 +9,7 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points_int.h"

@@ -12,7 +12,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/comp_int.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/points.h"
 #include "probes/err.h"
@@ -85,7 +85,7 @@ int comp_cfa(struct comp *k, int depth)
 static int compile_fbreg(struct comp *k, int depth)
 {
 	Dwarf_Die *scopes = NULL;
-	Dwarf_Die fn = k->c->site->fn;
+	Dwarf_Die fn = k->c->site->die->fn;
 	/* The site's function and the DIEs that physically hold it: for an
 	 * inlined instance, the out-of-line function it was inlined into
 	 * (dwarf_getscopes() would go to the abstract definition instead). */
@@ -135,7 +135,7 @@ static const struct { unsigned int op; uint8_t alu; } alu_ops[] = {
  */
 static bool at_function_entry(const struct var_ctx *c)
 {
-	Dwarf_Die fn = c->site->fn;
+	Dwarf_Die fn = c->site->die->fn;
 	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr entry;
 	bool yes = false;

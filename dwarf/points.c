@@ -11,7 +11,7 @@
 #include <dwarf.h>
 
 #include "arch/arch.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points_int.h"
 #include "probes/err.h"
@@ -150,8 +150,8 @@ int add_site(struct pctx *c, uint64_t vaddr, uint64_t from, const char *func,
 		return -ENOMEM;
 	if (cu && fn) {
 		r->s.has_die = true;
-		r->s.cu = *cu;
-		r->s.fn = *fn;
+		r->die.cu = *cu;
+		r->die.fn = *fn;
 	}
 	r->s.inlined = inlined;
 	r->s.at_entry = at_entry;
@@ -192,6 +192,7 @@ static int cmp_rec(const void *pa, const void *pb)
  */
 static int finish_sites(struct pctx *c, struct point_site **sites, int *n)
 {
+	struct site_die *dies;
 	size_t i, k = 0;
 	int r;
 
@@ -229,7 +230,7 @@ static int finish_sites(struct pctx *c, struct point_site **sites, int *n)
 		c->recs[k++] = *sr;
 		sr = &c->recs[k - 1];
 		if (sr->s.has_die && !sr->s.file) {
-			Dwarf_Line *l = dwarf_getsrc_die(&sr->s.cu, sr->s.vaddr - c->bias);
+			Dwarf_Line *l = dwarf_getsrc_die(&sr->die.cu, sr->s.vaddr - c->bias);
 
 			if (l) {
 				sr->s.file = dwarf_linesrc(l, NULL, NULL);
@@ -241,11 +242,18 @@ static int finish_sites(struct pctx *c, struct point_site **sites, int *n)
 	if (!c->n)
 		return ptap_err_set(c->err, -1, -EINVAL,
 				    "no site of '%s' can be probed: %s", c->what, c->skips->first[0]);
-	*sites = calloc(c->n, sizeof(**sites));
+	/* One block: the sites, then their DIEs (points__free() frees both). */
+	*sites = calloc(c->n, sizeof(**sites) + sizeof(*dies));
 	if (!*sites)
 		return -ENOMEM;
-	for (i = 0; i < c->n; i++)
+	dies = (struct site_die *)(*sites + c->n);
+	for (i = 0; i < c->n; i++) {
 		(*sites)[i] = c->recs[i].s;
+		if (c->recs[i].s.has_die) {
+			dies[i] = c->recs[i].die;
+			(*sites)[i].die = &dies[i];
+		}
+	}
 	*n = c->n;
 	free(c->recs);
 	c->recs = NULL;

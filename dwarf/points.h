@@ -7,12 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <elfutils/libdw.h>
-
 struct dbg;
 struct elfmod;
 struct probe_point;
 struct ptap_err;
+struct site_die;
 
 #define POINTS_MAX_DEFAULT	128	/* --max-probes */
 
@@ -44,12 +43,11 @@ struct point_site {
 	char *where;		/* for messages and `ptap vars`: "exec_query",
 				 * "exec_query+4", "exec_query:3", "structs.c:42",
 				 * "0x1139"; an inlined instance: "helper@main+0x1c" */
-	bool has_die;		/* FN and CU are valid (DWARF describes the site) */
-	Dwarf_Die cu;		/* the compile unit */
-	Dwarf_Die fn;		/* the DW_TAG_subprogram holding VADDR, or for an
-				 * inlined instance its DW_TAG_inlined_subroutine */
+	bool has_die;		/* DWARF describes the site: DIE is set */
+	struct site_die *die;	/* its compile unit and function (dwarf/site_int.h, private
+				 * to dwarf/), or NULL; lives as long as the sites */
 	bool inlined;
-	bool at_entry;		/* VADDR is FN's entry pc (for an inlined instance: the
+	bool at_entry;		/* VADDR is its function's entry pc (for an inlined one: the
 				 * instance's first instruction, where the caller's
 				 * registers are NOT the entry values DW_OP_entry_value
 				 * means; dwarf/locexpr.c checks the concrete function) */
@@ -59,8 +57,8 @@ struct point_site {
 };
 
 /*
- * The sites of PP in MOD (DBG: its debug info, whose dbg__dwarf() may be
- * NULL), sorted by address, without duplicates.  0 with *SITES (the caller
+ * The sites of PP in MOD (DBG: its debug info, whose dbg__has_dwarf() may be
+ * false), sorted by address, without duplicates.  0 with *SITES (the caller
  * frees it with points__free()) and *N >= 1; else -errno with ERR:
  *   -ENOENT  no such function (ERR names the nearest), file or line
  *   -E2BIG   more than O->max_probes sites (ERR names --max-probes)

@@ -14,6 +14,7 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf/points.h"
+#include "dwarf/site_int.h"
 
 struct dbg;
 struct elfmod;
@@ -59,7 +60,8 @@ struct nearlines {
 
 /* A site being collected. */
 struct site_rec {
-	struct point_site s;
+	struct point_site s;	/* S.die is set when the sites are handed out */
+	struct site_die die;	/* when S.has_die */
 	uint64_t from;		/* an instruction start before S.vaddr in the same code range */
 	int seq;		/* insertion order: of two sites at one address the first wins */
 };

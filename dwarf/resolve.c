@@ -15,6 +15,7 @@
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
+#include "dwarf/site_int.h"
 #include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -123,7 +124,7 @@ static bool is_rust_mangled(const char *name)
 static enum fn_lang site_lang(const struct point_site *site, enum elfmod_runtime rt)
 {
 	if (site->has_die) {
-		switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
+		switch (dwarf_srclang(&site->die->cu)) {
 		case DW_LANG_C_plus_plus:
 		case DW_LANG_C_plus_plus_03:
 		case DW_LANG_C_plus_plus_11:
@@ -197,8 +198,7 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 	r = check_ret_lang(site, rt, vc->mod, err);
 	if (r < 0)
 		return r;
-	rp->noreturn = site->has_die && dwarf_hasattr_integrate((Dwarf_Die *)&site->fn,
-								DW_AT_noreturn);
+	rp->noreturn = site->has_die && dwarf_hasattr_integrate(&site->die->fn, DW_AT_noreturn);
 	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
 	rp->ret_past_entry = !site->at_entry || site->after_prologue;
 	return var_compile_ra_slot(vc, &rp->ra_prog, err);

@@ -122,7 +122,7 @@ static int retval_pieces(struct comp *k, Dwarf_Word size, const uint8_t cls[2])
 
 bool var_retval_untyped(const struct var_ctx *c)
 {
-	Dwarf_Die fn = c->site->fn, type, t;
+	Dwarf_Die fn = c->site->die->fn, type, t;
 
 	return die_type(&fn, &type) && die_strip_type(&type, &t) &&
 	       dwarf_tag(&t) == DW_TAG_unspecified_type;
@@ -132,7 +132,7 @@ int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
 		       struct fetch_prog *prog, struct ptap_err *err)
 {
 	struct comp k = { .c = c, .prog = prog, .err = err, .pos = arg->pos, .text = arg->text };
-	Dwarf_Die fn = c->site->fn, type, t;
+	Dwarf_Die fn = c->site->die->fn, type, t;
 	Dwarf_Word size;
 	int tag, r;
 

@@ -15,7 +15,7 @@
 #include <elf.h>
 
 #include "dwarf/comp_int.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
@@ -39,8 +39,8 @@ static bool same_die(Dwarf_Die *a, Dwarf_Die *b)
  */
 static int site_scopes(const struct var_ctx *c, Dwarf_Die **out)
 {
-	Dwarf_Die cu = c->site->cu;
-	Dwarf_Die fn = c->site->fn;
+	Dwarf_Die cu = c->site->die->cu;
+	Dwarf_Die fn = c->site->die->fn;
 	Dwarf_Die *scopes = NULL;
 	int n = dwarf_getscopes(&cu, var_site_pc(c), &scopes);
 
@@ -103,7 +103,7 @@ int var_walk(const struct var_ctx *c, bool globals,
 	free(scopes);
 	if (r || !globals || !c->site->has_die)
 		return r;
-	Dwarf_Die cu = c->site->cu;
+	Dwarf_Die cu = c->site->die->cu;
 
 	if (dwarf_child(&cu, &child) != 0)
 		return 0;
@@ -237,7 +237,7 @@ static int lookup(const struct var_ctx *c, const struct arg_expr *e, struct var_
 		  struct ptap_err *err)
 {
 	struct find f = { .name = e->name };
-	Dwarf_Die cu = c->site->cu;
+	Dwarf_Die cu = c->site->die->cu;
 
 	memset(v, 0, sizeof(*v));
 	if (!e->file) {

@@ -11,6 +11,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "dwarf/site_int.h"
 #include "dwarf/tpool.h"
 #include "probes/fetch.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/points.h"
 #include "dwarf/var_int.h"
@@ -94,10 +94,9 @@ int varlist__walk(struct dbg *dbg, const struct elfmod *mod, const struct point_
 
 bool varlist__func_offset(struct dbg *dbg, const struct point_site *site, uint64_t *off)
 {
-	Dwarf_Die fn = site->fn;
 	Dwarf_Addr entry;
 
-	if (!site->has_die || site->inlined || dwarf_entrypc(&fn, &entry) != 0 ||
+	if (!site->has_die || site->inlined || dwarf_entrypc(&site->die->fn, &entry) != 0 ||
 	    site->vaddr - dbg__bias(dbg) <= entry)
 		return false;
 	*off = site->vaddr - dbg__bias(dbg) - entry;

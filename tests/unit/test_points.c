@@ -17,6 +17,7 @@
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
+#include "dwarf/site_int.h"	/* private: the tests check the DIEs of the sites */
 #include "probes/err.h"
 #include "probes/spec.h"
 
@@ -253,7 +254,7 @@ Test(points, func_O0_lands_after_the_prologue)
 	cr_assert(eq(int, f.sites[0].at_entry, false));
 	cr_assert(eq(int, f.sites[0].inlined, false));
 	cr_assert(eq(int, f.sites[0].has_die, true));
-	cr_assert(eq(int, dwarf_tag(&f.sites[0].fn), DW_TAG_subprogram));
+	cr_assert(eq(int, dwarf_tag(&f.sites[0].die->fn), DW_TAG_subprogram));
 	cr_assert_str_eq(f.sites[0].func, "fx_add");
 	cr_assert_str_eq(f.sites[0].where, "fx_add");
 	cr_assert(ends_with(f.sites[0].file, "points_fx.c"), "%s", f.sites[0].file);
@@ -355,7 +356,7 @@ Test(points, src_line_in_two_inlined_instances)
 	for (int i = 0; i < 2; i++) {
 		cr_assert(eq(u64, f.sites[i].vaddr, rows[i]));
 		cr_assert(eq(int, f.sites[i].inlined, true));
-		cr_assert(eq(int, dwarf_tag(&f.sites[i].fn), DW_TAG_inlined_subroutine));
+		cr_assert(eq(int, dwarf_tag(&f.sites[i].die->fn), DW_TAG_inlined_subroutine));
 		cr_assert_str_eq(f.sites[i].func, "fx_twice");
 		cr_assert_str_eq(f.sites[i].where, point);
 		cr_assert(eq(int, f.sites[i].line, body));
@@ -435,13 +436,13 @@ Test(points, func_at_src_chooses_the_file)
 		  "%#lx: neither %#lx nor %#lx", (unsigned long)f.sites[0].vaddr,
 		  (unsigned long)dups[0], (unsigned long)dups[1]);
 	cr_assert(ends_with(f.sites[0].file, "points_fx2.c"), "%s", f.sites[0].file);
-	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "points_fx2.c"), true));
-	cr_assert(eq(int, dwarf_decl_line(&f.sites[0].fn, &line), 0));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].die->fn), "points_fx2.c"), true));
+	cr_assert(eq(int, dwarf_decl_line(&f.sites[0].die->fn, &line), 0));
 	cr_assert(eq(int, line, src_line(FX2_SRC, "L:dup2_decl")));
 
 	cr_assert(eq(int, fx_points(&f, "fx_dup@points_fx.c", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
-	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "/points_fx.c"), true));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].die->fn), "/points_fx.c"), true));
 	cr_assert(eq(int, fx_points(&f, "fx_dup@nosuch.c", 0, false), -ENOENT));
 	fx_close(&f);
 }
@@ -490,8 +491,8 @@ static void check_twice(const char *bin, struct point_site *s, const char *calle
 	cr_assert(eq(int, s->inlined, true));
 	cr_assert(eq(int, s->at_entry, true));
 	cr_assert(eq(int, s->has_die, true));
-	cr_assert(eq(int, dwarf_tag(&s->fn), DW_TAG_inlined_subroutine));
-	cr_assert_str_eq(die_name(&s->fn), "fx_twice");
+	cr_assert(eq(int, dwarf_tag(&s->die->fn), DW_TAG_inlined_subroutine));
+	cr_assert_str_eq(die_name(&s->die->fn), "fx_twice");
 	cr_assert_str_eq(s->func, "fx_twice");
 	snprintf(want, sizeof(want), "fx_twice@%s+0x%lx", caller, (unsigned long)(s->vaddr - c));
 	cr_assert_str_eq(s->where, want);
@@ -615,7 +616,7 @@ Test(points, no_dwarf_uses_elf_symbols)
 	struct fx f;
 
 	fx_open(&f, bin);
-	cr_assert_null(dbg__dwarf(f.dbg));
+	cr_assert_not(dbg__has_dwarf(f.dbg));
 	cr_assert(eq(int, elfmod__find_sym(f.mod, "exec_query", &es), 0));
 	sym = es.vaddr;
 	cr_assert(eq(int, fx_points(&f, "exec_query", 0, false), 0), "%s", f.err.msg);
@@ -667,7 +668,7 @@ Test(points, libc_open64_through_its_debug_file)
 	/* `make test` installs libc6-dbg (scripts/deps.sh): its absence is a failure */
 	cr_assert(ne(chr, debug[0], '\0'),
 		  "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
-	cr_assert_not_null(dbg__dwarf(f.dbg));
+	cr_assert(dbg__has_dwarf(f.dbg));
 	sym = nm_addr(debug, "__libc_open64");	/* .symtab of the debug file only */
 	cr_assert(eq(int, fx_points(&f, "__libc_open64", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
@@ -675,12 +676,12 @@ Test(points, libc_open64_through_its_debug_file)
 	cr_assert(eq(int, f.sites[0].has_die, true));
 	cr_assert(f.sites[0].at_entry, "optimized: parameters in registers");
 	cr_assert(ends_with(f.sites[0].file, "/open64.c"), "%s", f.sites[0].file);
-	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	cr_assert_str_eq(die_name(&f.sites[0].die->fn), "__libc_open64");
 	/* An alias takes the DIE of the function it names. */
 	cr_assert(eq(int, fx_points(&f, "open64", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
 	cr_assert(eq(u64, f.sites[0].vaddr, sym));
-	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	cr_assert_str_eq(die_name(&f.sites[0].die->fn), "__libc_open64");
 	cr_assert(eq(int, fx_points(&f, "__libc_opem64", 0, false), -ENOENT));
 	cr_assert_not_null(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
 	fx_close(&f);
@@ -792,7 +793,7 @@ Test(points, ifunc_sample_sites_at_its_implementations)
 			cr_assert(eq(str, f.sites[k].func, "text_len"));
 			cr_assert(eq(str, f.sites[k].where, where));
 			cr_assert(f.sites[k].has_die);
-			cr_assert(eq(str, (char *)die_name(&f.sites[k].fn), (char *)impls[i]));
+			cr_assert(eq(str, (char *)die_name(&f.sites[k].die->fn), (char *)impls[i]));
 			/* -O0 keeps s in the frame: past the prologue, as for any function */
 			cr_assert(eq(int, f.sites[k].after_prologue, o0), "%s", where);
 			if (!o0)
