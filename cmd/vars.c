@@ -82,6 +82,7 @@ int cmd_vars(int argc, char **argv)
 	struct point_site *sites = NULL;
 	struct elfmod *mod = NULL;
 	char binpath[4096];
+	struct dbg_cache *dc = NULL;
 	struct dbg *dbg;
 	bool globals = false;
 	int c, n = 0, r;
@@ -128,7 +129,9 @@ int cmd_vars(int argc, char **argv)
 	if (r == 0)
 		r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)
-		r = dbg__get(mod, dir, &dbg, &err);
+		r = dbg_cache__new(&dc);
+	if (r == 0)
+		r = dbg_cache__get(dc, mod, dir, &dbg, &err);
 	if (r == 0)
 		r = points__find(dbg, mod, &spec->point, &po, &sites, &n, &err);
 	if (r < 0) {
@@ -147,7 +150,7 @@ int cmd_vars(int argc, char **argv)
 out:
 	points__free(sites, n);
 	probe_spec__free(spec);
-	dbg__cache_clear();
+	dbg_cache__free(dc);
 	elfmod__close(mod);
 	return r;
 }

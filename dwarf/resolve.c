@@ -262,9 +262,10 @@ static bool spec_is_glob(const struct probe_spec *spec)
 	       strpbrk(spec->point.func, "*?[") != NULL;
 }
 
-int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
-		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
-		   struct ptap_err *err)
+/* resolve_probes() with MOD's debug information DBG. */
+static int resolve_in(struct dbg *dbg, struct elfmod *mod, const struct probe_spec *spec,
+		      const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		      struct ptap_err *err)
 {
 	struct point_opts po = { .max_probes = o->max_probes ? o->max_probes : POINTS_MAX_DEFAULT,
 				 .no_inlines = o->no_inlines, .at_entry = true,
@@ -276,19 +277,14 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	struct point_site *sites = NULL;
 	enum elfmod_runtime rt = ELFMOD_RT_NONE;
 	int nsites = 0, k = 0, first_r = 0, r;
-	struct dbg *dbg;
 
-	*out = NULL;
-	*n = 0;
 	po.skips = skips;
 	/* Past the prologue only for DWARF variables: %REG and $argN mean the entry. */
 	for (int i = 0; i < spec->nargs; i++)
 		if (spec->args[i].expr->kind == ARG_VAR || spec->args[i].expr->kind == ARG_PARAMS ||
 		    spec->args[i].expr->kind == ARG_VARS)
 			po.at_entry = false;
-	r = dbg__get(mod, o->debuginfo_dir, &dbg, err);
-	if (r == 0)
-		r = points__find(dbg, mod, &spec->point, &po, &sites, &nsites, err);
+	r = points__find(dbg, mod, &spec->point, &po, &sites, &nsites, err);
 	if (r < 0)
 		return r;
 	rps = calloc(nsites, sizeof(*rps));
@@ -347,6 +343,25 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	*out = rps;
 	*n = k;
 	return 0;
+}
+
+int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
+		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		   struct ptap_err *err)
+{
+	struct dbg_cache *own = NULL;
+	struct dbg *dbg;
+	int r = o->dbgs ? 0 : dbg_cache__new(&own);
+
+	*out = NULL;
+	*n = 0;
+	if (r == 0)
+		r = dbg_cache__get(o->dbgs ? o->dbgs : own, mod, o->debuginfo_dir, &dbg, err);
+	if (r == 0)
+		r = resolve_in(dbg, mod, spec, o, out, n, err);
+	/* the probes keep copies of what they need */
+	dbg_cache__free(own);
+	return r;
 }
 
 void resolved_probe__exit(struct resolved_probe *rp)

@@ -60,9 +60,9 @@ static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 }
 
 /* What `ptap record -e PROBE` resolves before it runs anything. */
-static void resolve(struct elfmod *mod, const char *probe)
+static void resolve(struct dbg_cache *dc, struct elfmod *mod, const char *probe)
 {
-	struct resolve_opts ro = { .max_probes = 8, .exe = mod };
+	struct resolve_opts ro = { .dbgs = dc, .max_probes = 8, .exe = mod };
 	struct ptap_err err = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
 	struct probe_spec *spec = NULL;
@@ -75,7 +75,8 @@ static void resolve(struct elfmod *mod, const char *probe)
 	probe_spec__free(spec);
 }
 
-static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs *f)
+static void probe_funcs(struct dbg_cache *dc, struct dbg *dbg, struct elfmod *mod,
+			const struct funcs *f)
 {
 	static const char *const fmts[] = {
 		"%s", "%s $params", "%s%%return $retval $params", "%s+4 %%di:string $arg7",
@@ -90,7 +91,7 @@ static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs 
 		vars(dbg, mod, text);
 		for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
 			snprintf(text, sizeof(text), fmts[k], f->name[i]);
-			resolve(mod, text);
+			resolve(dc, mod, text);
 		}
 		if (elfmod__find_sym(mod, f->name[i], &sym) == 0) {
 			uint8_t code[16];
@@ -101,7 +102,7 @@ static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs 
 			if (elfmod__vaddr_to_offset(mod, sym.vaddr, &off) == 0)
 				elfmod__offset_to_vaddr(mod, off, &off);
 			snprintf(text, sizeof(text), "0x%llx", (unsigned long long)sym.vaddr);
-			resolve(mod, text);
+			resolve(dc, mod, text);
 		}
 	}
 }
@@ -112,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ptap_err err = { .pos = -1 };
 	struct elfimage img;
 	struct elfmod *mod = NULL;
+	struct dbg_cache *dc = NULL;
 	struct dbg *dbg = NULL;
 	struct funcs f = { .n = 0 };
 	const char *near[4];
@@ -135,13 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elfmod__base_vaddr(mod);
 		elfmod__nearest_funcs(mod, "mian", near, 4);
 		elfmod__copy_reloc(mod, "stdout");
-		if (dbg__get(mod, NULL, &dbg, &err) == 0) {
+		if (dbg_cache__new(&dc) == 0 && dbg_cache__get(dc, mod, NULL, &dbg, &err) == 0) {
 			points__list_funcs(dbg, mod, NULL, keep_func, &f);
-			probe_funcs(dbg, mod, &f);
+			probe_funcs(dc, dbg, mod, &f);
 			vars(dbg, mod, "*");
 			vars(dbg, mod, "f.c:3");
 		}
-		dbg__cache_clear();
+		dbg_cache__free(dc);
 		elfmod__close(mod);
 	}
 	for (int i = 0; i < f.n; i++)

@@ -173,6 +173,7 @@ static int insn_addrs(const char *bin, uint64_t addr, uint64_t *out, int max)
 
 struct fx {
 	struct elfmod *mod;
+	struct dbg_cache *dc;
 	struct dbg *dbg;
 	struct point_site *sites;
 	int n;
@@ -185,7 +186,8 @@ static void fx_open(struct fx *f, const char *bin)
 
 	memset(f, 0, sizeof(*f));
 	cr_assert(eq(int, elfmod__open(bin, &f->mod, &err), 0), "%s", err.msg);
-	cr_assert(eq(int, dbg__get(f->mod, NULL, &f->dbg, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, dbg_cache__new(&f->dc), 0));
+	cr_assert(eq(int, dbg_cache__get(f->dc, f->mod, NULL, &f->dbg, &err), 0), "%s", err.msg);
 }
 
 /* Resolve POINT with MAX_PROBES (0: default) and NO_INLINES; the return value. */
@@ -216,8 +218,8 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 static void fx_close(struct fx *f)
 {
 	points__free(f->sites, f->n);
+	dbg_cache__free(f->dc);
 	elfmod__close(f->mod);
-	dbg__cache_clear();
 }
 
 static bool ends_with(const char *s, const char *tail)
