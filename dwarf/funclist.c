@@ -87,6 +87,73 @@ out:
 }
 
 /*
+ * ELF function symbols for `ptap list` (matching GLOB), after the DWARF
+ * ones W found, into *ITEMS (*N of *CAP): IFUNC symbols, and function
+ * symbols other than compiler-made parts (with DWARF: foo.cold) and IFUNC
+ * resolvers, those starting a DWARF function with its DIE.  0 or -ENOMEM.
+ */
+static int add_sym_items(struct pctx *c, struct fwalk *w, const char *glob,
+			 struct litem **items, size_t *n, size_t *cap)
+{
+	Dwfl_Module *m = dbg__module(c->dbg);
+	int ns = m ? dwfl_module_getsymtab(m) : -1;
+
+	for (int i = 1; i < ns; i++) {
+		const struct fentry *e;
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		struct litem *it;
+
+		if (!nm || !*nm || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    (c->dw && strchr(nm, '.')) || (glob && !name_matches(w, nm)) ||
+		    (type == STT_FUNC && at_ifunc(c, addr)))
+			continue;
+		if (points_grow((void **)items, cap, sizeof(**items), *n + 1) < 0)
+			return -ENOMEM;
+		it = &(*items)[(*n)++];
+		if (type == STT_GNU_IFUNC) {
+			*it = (struct litem){ .name = nm, .ifunc = true, .vaddr = addr,
+					      .size = sym.st_size, .seq = w->n + i };
+			continue;
+		}
+		e = fentry_at(w->entries, w->nentries, addr);
+		*it = (struct litem){ .name = nm, .has_die = e != NULL, .seq = w->n + i };
+		if (e)
+			it->fn = e->fn;
+	}
+	return 0;
+}
+
+/* Tell CB about each of ITEMS (sorted), each name once.  0 or -ENOMEM. */
+static int tell_items(struct pctx *c, struct litem *items, size_t n,
+		      void (*cb)(const struct list_func *f, void *priv), void *priv)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct list_func f = { .name = items[i].name };
+
+		if (i && !strcmp(items[i].name, items[i - 1].name))
+			continue;
+		if (items[i].ifunc) {
+			r = list_ifunc(c, &items[i], cb, priv);
+			continue;
+		}
+		if (items[i].has_die) {
+			f.file = dwarf_decl_file(&items[i].fn);
+			if (!f.file || dwarf_decl_line(&items[i].fn, &f.line) != 0)
+				f.line = 0;
+		}
+		cb(&f, priv);
+	}
+	return r;
+}
+
+/*
  * Each name once: of several definitions (static functions of one name in
  * two files) the first out-of-line one in DWARF order gives FILE:LINE.
  * Besides DWARF's functions, ELF function symbols DWARF has no name for:
@@ -100,10 +167,9 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 	struct pctx c = { .dbg = dbg, .mod = mod };
 	struct fwalk w = { .c = &c, .pat = glob, .glob = glob && points_is_glob(glob),
 			   .want_entries = true };
-	Dwfl_Module *m = dbg ? dbg__module(dbg) : NULL;
 	struct litem *items = NULL;
 	size_t n = 0, cap = 0;
-	int ns, r = 0;
+	int r = 0;
 
 	if (!dbg)
 		return -EINVAL;
@@ -122,52 +188,12 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 						     .inlined = w.insts[i].inlined, .seq = i };
 	if (w.nentries)
 		qsort(w.entries, w.nentries, sizeof(*w.entries), cmp_fentry);
-	ns = r == 0 && m ? dwfl_module_getsymtab(m) : -1;
-	for (int i = 1; i < ns; i++) {
-		const struct fentry *e;
-		GElf_Word shndx;
-		GElf_Addr addr;
-		GElf_Sym sym;
-		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-
-		if (!nm || !*nm || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    (c.dw && strchr(nm, '.')) || (glob && !name_matches(&w, nm)) ||
-		    (type == STT_FUNC && at_ifunc(&c, addr)))
-			continue;
-		r = points_grow((void **)&items, &cap, sizeof(*items), n + 1);
-		if (r < 0)
-			break;
-		if (type == STT_GNU_IFUNC) {
-			items[n++] = (struct litem){ .name = nm, .ifunc = true, .vaddr = addr,
-						     .size = sym.st_size, .seq = w.n + i };
-			continue;
-		}
-		e = fentry_at(w.entries, w.nentries, addr);
-		items[n] = (struct litem){ .name = nm, .has_die = e != NULL, .seq = w.n + i };
-		if (e)
-			items[n].fn = e->fn;
-		n++;
-	}
+	if (r == 0)
+		r = add_sym_items(&c, &w, glob, &items, &n, &cap);
 	if (r == 0)
 		qsort(items, n, sizeof(*items), cmp_litem);
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		struct list_func f = { .name = items[i].name };
-
-		if (i && !strcmp(items[i].name, items[i - 1].name))
-			continue;
-		if (items[i].ifunc) {
-			r = list_ifunc(&c, &items[i], cb, priv);
-			continue;
-		}
-		if (items[i].has_die) {
-			f.file = dwarf_decl_file(&items[i].fn);
-			if (!f.file || dwarf_decl_line(&items[i].fn, &f.line) != 0)
-				f.line = 0;
-		}
-		cb(&f, priv);
-	}
+	if (r == 0)
+		r = tell_items(&c, items, n, cb, priv);
 	free(items);
 	free(c.ifuncs);
 	fwalk_exit(&w);

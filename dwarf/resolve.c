@@ -1,4 +1,4 @@
-/* dwarf/resolve.c: probe spec -> sites (dwarf/points.c), each with its
+/* dwarf/resolve.c: probe spec -> sites (dwarf/points.h), each with its
  * displaced instruction and fetch programs (dwarf/args.c).  Never calls
  * ptrace; reads only the ELF and debug files. */
 #include <errno.h>

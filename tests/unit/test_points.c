@@ -1,4 +1,4 @@
-/* tests/unit/test_points.c: dwarf/points.c on the fixture built from
+/* tests/unit/test_points.c: dwarf/points.h on the fixture built from
  * tests/unit/fixtures/ (-O0 -g and -O2 -g), on build/samples and on the
  * system's libc.  Expected addresses come from outside libdw: nm, objdump
  * -d and objdump --dwarf=decodedline; expected lines from the "L:" markers
