@@ -1,6 +1,6 @@
-/* dwarf/die.c: the DIE helpers the variable compiler leans on (perf's
- * dwarf-aux): a DIE's type without typedefs and qualifiers, constant
- * attributes, sizes, array dimensions, struct members and bitfields.
+/* dwarf/die.c: DIE helpers (perf's dwarf-aux): a DIE's type without
+ * typedefs and qualifiers, constant attributes, sizes, array dimensions,
+ * struct members and bitfields; a function's name, code ranges and entry.
  * Private to dwarf/ (dwarf/die_int.h). */
 #include <errno.h>
 #include <string.h>

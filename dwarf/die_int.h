@@ -1,6 +1,7 @@
-/* dwarf/die_int.h: DIE helpers for DWARF types (dwarf/die.c) and their C
- * spelling (dwarf/typename.c), in the style of perf's dwarf-aux.h; private
- * to dwarf/.  The caller provides every Dwarf_Die's storage. */
+/* dwarf/die_int.h: DIE helpers for DWARF types and functions (dwarf/die.c)
+ * and the C spelling of types (dwarf/typename.c), in the style of perf's
+ * dwarf-aux.h; private to dwarf/.  The caller provides every Dwarf_Die's
+ * storage. */
 #ifndef PTAP_DWARF_DIE_INT_H
 #define PTAP_DWARF_DIE_INT_H
 
