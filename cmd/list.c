@@ -58,6 +58,7 @@ int cmd_list(int argc, char **argv)
 	struct ptap_err err = { .pos = -1 };
 	struct elfmod *mod = NULL;
 	char binpath[4096];
+	struct dbg_cache *dc = NULL;
 	struct dbg *dbg = NULL;
 	int c, r, count = 0, status;
 
@@ -94,13 +95,16 @@ int cmd_list(int argc, char **argv)
 	}
 	r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)
-		r = dbg__get(mod, dir, &dbg, &err);
+		r = dbg_cache__new(&dc);
+	if (r == 0)
+		r = dbg_cache__get(dc, mod, dir, &dbg, &err);
 	if (r < 0) {
 		pr_err("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		dbg_cache__free(dc);
 		elfmod__close(mod);
 		return 2;
 	}
-	r = dwarf_list_funcs(dbg, mod, glob, print_func, &count);
+	r = points__list_funcs(dbg, mod, glob, print_func, &count);
 	if (r < 0) {
 		pr_err("cannot list the functions of %s: %s\n", bin, strerror(-r));
 		status = 2;
@@ -117,7 +121,7 @@ int cmd_list(int argc, char **argv)
 		pr_err("list: cannot write the output\n");
 		status = 2;
 	}
-	dbg__cache_clear();
+	dbg_cache__free(dc);
 	elfmod__close(mod);
 	return status;
 }

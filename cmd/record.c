@@ -463,11 +463,12 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	return find_modules(s, o);
 }
 
-/* Modules opened for resolution, once per path. */
+/* Modules opened for resolution, once per path, and their debug information. */
 struct modcache {
 	const char *path[64];
 	struct elfmod *mod[64];
 	int n;
+	struct dbg_cache *dbgs;		/* once per build-id (dwarf/debuginfo.h) */
 };
 
 static int modcache_get(struct modcache *mc, const char *path, struct elfmod **out,
@@ -494,6 +495,8 @@ static void modcache_exit(struct modcache *mc)
 	for (int i = 0; i < mc->n; i++)
 		elfmod__close(mc->mod[i]);
 	mc->n = 0;
+	dbg_cache__free(mc->dbgs);	/* the probes keep copies of what they need */
+	mc->dbgs = NULL;
 }
 
 /*
@@ -628,7 +631,7 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		       const struct probe_req *req, const char *cmd_path)
 {
 	struct site_skips skips = { .n = 0 };
-	struct resolve_opts ro = { .debuginfo_dir = o->debuginfo_dir,
+	struct resolve_opts ro = { .debuginfo_dir = o->debuginfo_dir, .dbgs = mc->dbgs,
 				   .max_probes = o->max_probes, .no_inlines = o->no_inlines,
 				   .skips = &skips };
 	struct ptap_err err = { .pos = -1 };
@@ -702,7 +705,7 @@ static void probes_free(struct session *s)
  */
 static void add_rbrk_probe(struct session *s, struct modcache *mc, const char *loader)
 {
-	struct resolve_opts ro = { .max_probes = 8, .no_inlines = true };
+	struct resolve_opts ro = { .dbgs = mc->dbgs, .max_probes = 8, .no_inlines = true };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
 	struct elfmod *mod;
@@ -734,7 +737,7 @@ struct scope_arg {
 static int add_scope(struct session *s, const char *event, void *arg)
 {
 	const struct scope_arg *sa = arg;
-	struct resolve_opts ro = { .debuginfo_dir = sa->o->debuginfo_dir,
+	struct resolve_opts ro = { .debuginfo_dir = sa->o->debuginfo_dir, .dbgs = sa->mc->dbgs,
 				   .max_probes = sa->o->max_probes, .no_inlines = true };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
@@ -771,8 +774,10 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	struct modcache mc = { .n = 0 };
 	struct scope_arg sa = { &mc, o, cmd_path };
 	char loaders[4][PATH_MAX];
-	int r = 0, nloaders = 0;
+	int r = dbg_cache__new(&mc.dbgs), nloaders = 0;
 
+	if (r < 0)
+		pr_err("cannot resolve the probes: %s\n", strerror(-r));
 	for (int i = 0; i < o->nreqs && r == 0; i++)
 		r = resolve_one(s, &mc, o, &o->reqs[i], cmd_path);
 	for (int i = 0; r == 0 && s->mmap_tracking == MMAP_RBRK && i < o->npids; i++) {
@@ -793,7 +798,6 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	if (r == 0)
 		plant_decide_jumps(s, !o->no_jumps && !s->attach);
 	modcache_exit(&mc);
-	dbg__cache_clear();	/* the probes keep copies of what they need */
 	return r;
 }
 

@@ -10,7 +10,7 @@
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
-#include "dwarf/var.h"
+#include "dwarf/varlist.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
@@ -32,37 +32,25 @@ static const char vars_usage[] =
 	"%REG, global, const, pieces, expr (computed), or optimized out / cannot fetch:\n"
 	"WHY.  Globals are listed only with --globals.\n";
 
-struct vars_print {
-	const struct var_ctx *vc;
-	int shown;
-};
-
-static int print_var(const struct var_info *v, void *priv)
+static int print_var(const struct varlist_var *v, void *priv)
 {
-	struct vars_print *vp = priv;
-	char type[160], loc[160];
+	int *shown = priv;
 
-	var_describe(vp->vc, v, type, sizeof(type), loc, sizeof(loc));
-	printf("\t%s%s%s\t[%s]\n", type, type[0] && type[strlen(type) - 1] == '*' ? "" : " ",
-	       v->name, loc);
-	vp->shown++;
+	printf("\t%s%s%s\t[%s]\n", v->type,
+	       v->type[0] && v->type[strlen(v->type) - 1] == '*' ? "" : " ", v->name, v->loc);
+	(*shown)++;
 	return 0;
 }
 
-static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct dwarf_site *site,
+static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct point_site *site,
 		       bool globals)
 {
-	struct tpool pool = { 0 };
-	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = site, .pool = &pool };
-	struct vars_print vp = { .vc = &vc };
-
-	Dwarf_Die fn = site->fn;
-	Dwarf_Addr entry;
+	uint64_t off;
+	int shown = 0;
 
 	/* Where exactly: FUNC+OFF from the function's entry, as perf probe -V says it. */
-	if (site->has_die && !site->inlined && dwarf_entrypc(&fn, &entry) == 0 &&
-	    site->vaddr - dbg__bias(dbg) > entry)
-		printf("%s+%lu", site->func, (unsigned long)(site->vaddr - dbg__bias(dbg) - entry));
+	if (varlist__func_offset(dbg, site, &off))
+		printf("%s+%lu", site->func, (unsigned long)off);
 	else
 		printf("%s", site->where);
 	if (site->file)
@@ -70,9 +58,8 @@ static void print_site(struct dbg *dbg, const struct elfmod *mod, const struct d
 	printf("\n");
 	if (!site->has_die)
 		printf("\t(no DWARF for this function: only %%REG, $argN, +OFF(...) and @SYMBOL)\n");
-	else if (var_walk(&vc, globals, print_var, &vp) == 0 && !vp.shown)
+	else if (varlist__walk(dbg, mod, site, globals, print_var, &shown) == 0 && !shown)
 		printf("\t(no variables)\n");
-	tpool_free(&pool);
 }
 
 enum { OPT_GLOBALS = 256, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES, OPT_NO_INLINES };
@@ -92,9 +79,10 @@ int cmd_vars(int argc, char **argv)
 	struct ptap_err err = { .pos = -1 };
 	const char *bin = NULL, *dir = NULL;
 	struct probe_spec *spec = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	struct elfmod *mod = NULL;
 	char binpath[4096];
+	struct dbg_cache *dc = NULL;
 	struct dbg *dbg;
 	bool globals = false;
 	int c, n = 0, r;
@@ -141,9 +129,11 @@ int cmd_vars(int argc, char **argv)
 	if (r == 0)
 		r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)
-		r = dbg__get(mod, dir, &dbg, &err);
+		r = dbg_cache__new(&dc);
 	if (r == 0)
-		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err);
+		r = dbg_cache__get(dc, mod, dir, &dbg, &err);
+	if (r == 0)
+		r = points__find(dbg, mod, &spec->point, &po, &sites, &n, &err);
 	if (r < 0) {
 		pr_err("%s: %s\n", argv[optind], err.msg[0] ? err.msg : strerror(-r));
 		if (err.pos >= 0)
@@ -151,16 +141,16 @@ int cmd_vars(int argc, char **argv)
 		r = 2;
 		goto out;
 	}
-	if (!dbg__dwarf(dbg))
+	if (!dbg__has_dwarf(dbg))
 		pr_warn("%s has no DWARF debug info (build with -g, or install its debug "
 			"package): no variables; %%REG, $argN and @SYMBOL still work\n", bin);
 	for (int i = 0; i < n; i++)
 		print_site(dbg, mod, &sites[i], globals);
 	r = 0;
 out:
-	dwarf_sites_free(sites, n);
+	points__free(sites, n);
 	probe_spec__free(spec);
-	dbg__cache_clear();
+	dbg_cache__free(dc);
 	elfmod__close(mod);
 	return r;
 }

@@ -17,11 +17,11 @@
 
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
-#include "dwarf/var.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"

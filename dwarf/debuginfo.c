@@ -1,5 +1,6 @@
 /* dwarf/debuginfo.c: one libdwfl session per module, found by build-id
- * (or by path when the file has none) in a run-wide cache. */
+ * (or by path when the file has none) in the cache of the run that owns it
+ * (struct dbg_cache). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -9,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -30,7 +31,9 @@ struct dbg {
 	struct dbg *next;
 };
 
-static struct dbg *cache;
+struct dbg_cache {
+	struct dbg *head;	/* every module opened, newest first */
+};
 
 /* ---- the decompressed-debuginfo cache -----------------------------------
  *
@@ -258,7 +261,27 @@ static int dbg_open(struct dbg *d, const struct elfmod *mod, const char *dir,
 	return 0;
 }
 
-int dbg__get(const struct elfmod *mod, const char *dir, struct dbg **out, struct ptap_err *err)
+int dbg_cache__new(struct dbg_cache **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void dbg_cache__free(struct dbg_cache *dc)
+{
+	if (!dc)
+		return;
+	while (dc->head) {
+		struct dbg *d = dc->head;
+
+		dc->head = d->next;
+		dbg_free(d);
+	}
+	free(dc);
+}
+
+int dbg_cache__get(struct dbg_cache *dc, const struct elfmod *mod, const char *dir,
+		   struct dbg **out, struct ptap_err *err)
 {
 	const uint8_t *id = NULL;
 	size_t idlen = 0;
@@ -267,7 +290,7 @@ int dbg__get(const struct elfmod *mod, const char *dir, struct dbg **out, struct
 
 	if (elfmod__build_id(mod, &id, &idlen) < 0)
 		id = NULL;
-	for (d = cache; d; d = d->next)
+	for (d = dc->head; d; d = d->next)
 		if (same_module(d, mod, id, idlen)) {
 			*out = d;
 			return 0;
@@ -289,12 +312,13 @@ int dbg__get(const struct elfmod *mod, const char *dir, struct dbg **out, struct
 		dbg_free(d);
 		return r;
 	}
-	d->next = cache;
-	cache = d;
+	d->next = dc->head;
+	dc->head = d;
 	*out = d;
 	return 0;
 }
 
+bool dbg__has_dwarf(const struct dbg *d) { return d->dw != NULL; }
 Dwarf *dbg__dwarf(const struct dbg *d) { return d->dw; }
 uint64_t dbg__bias(const struct dbg *d) { return d->bias; }
 Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }
@@ -302,13 +326,3 @@ uint64_t dbg__cfi_bias(const struct dbg *d) { return d->cfi_bias; }
 Dwfl_Module *dbg__module(const struct dbg *d) { return d->mod; }
 const char *dbg__debug_path(const struct dbg *d) { return d->debug_path; }
 const char *dbg__path(const struct dbg *d) { return d->path; }
-
-void dbg__cache_clear(void)
-{
-	while (cache) {
-		struct dbg *d = cache;
-
-		cache = d->next;
-		dbg_free(d);
-	}
-}

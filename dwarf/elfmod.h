@@ -1,6 +1,6 @@
 /* dwarf/elfmod.h: one ELF file (executable or shared library): its symbols,
- * PT_LOAD segments and build-id.  The only place besides dwarf/ that would
- * touch libelf is nowhere: callers see this opaque handle.  Never calls ptrace. */
+ * PT_LOAD segments and build-id.  libelf stays inside dwarf/: callers hold
+ * an opaque handle and get plain data back.  Never calls ptrace. */
 #ifndef PTAP_DWARF_ELFMOD_H
 #define PTAP_DWARF_ELFMOD_H
 

@@ -12,7 +12,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "arch/arch.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/ifunc.h"
 #include "probes/err.h"

@@ -14,8 +14,9 @@ struct ptap_err;
 
 struct ifunc_impl {
 	uint64_t vaddr;		/* link-time address of the implementation */
-	const char *name;	/* its function symbol (borrowed: valid until dbg__cache_clear()
-				 * and elfmod__close()), or NULL when none starts there */
+	const char *name;	/* its function symbol (borrowed: valid until the dbg_cache
+				 * holding DBG is freed and elfmod__close()), or NULL when
+				 * none starts there */
 };
 
 /*

@@ -7,12 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <elfutils/libdw.h>
-
 struct dbg;
 struct elfmod;
 struct probe_point;
 struct ptap_err;
+struct site_die;
 
 #define POINTS_MAX_DEFAULT	128	/* --max-probes */
 
@@ -38,30 +37,29 @@ struct point_opts {
 	struct site_skips *skips;	/* a glob's sites left out go here (may be NULL) */
 };
 
-struct dwarf_site {
+struct point_site {
 	uint64_t vaddr;		/* link-time address of the site in the module */
 	char *func;		/* the function probed (for globs: the one matched) */
 	char *where;		/* for messages and `ptap vars`: "exec_query",
 				 * "exec_query+4", "exec_query:3", "structs.c:42",
 				 * "0x1139"; an inlined instance: "helper@main+0x1c" */
-	bool has_die;		/* FN and CU are valid (DWARF describes the site) */
-	Dwarf_Die cu;		/* the compile unit */
-	Dwarf_Die fn;		/* the DW_TAG_subprogram holding VADDR, or for an
-				 * inlined instance its DW_TAG_inlined_subroutine */
+	bool has_die;		/* DWARF describes the site: DIE is set */
+	struct site_die *die;	/* its compile unit and function (dwarf/site_int.h, private
+				 * to dwarf/), or NULL; lives as long as the sites */
 	bool inlined;
-	bool at_entry;		/* VADDR is FN's entry pc (for an inlined instance: the
+	bool at_entry;		/* VADDR is its function's entry pc (for an inlined one: the
 				 * instance's first instruction, where the caller's
 				 * registers are NOT the entry values DW_OP_entry_value
-				 * means; dwarf/var.c checks the concrete function) */
+				 * means; dwarf/locexpr.c checks the concrete function) */
 	bool after_prologue;	/* FUNC was moved past the prologue (-O0 code) */
 	const char *file;	/* source file of VADDR (borrowed from the Dwarf), or NULL */
 	int line;		/* and its line, or 0 */
 };
 
 /*
- * The sites of PP in MOD (DBG: its debug info, whose dbg__dwarf() may be
- * NULL), sorted by address, without duplicates.  0 with *SITES (the caller
- * frees it with dwarf_sites_free()) and *N >= 1; else -errno with ERR:
+ * The sites of PP in MOD (DBG: its debug info, whose dbg__has_dwarf() may be
+ * false), sorted by address, without duplicates.  0 with *SITES (the caller
+ * frees it with points__free()) and *N >= 1; else -errno with ERR:
  *   -ENOENT  no such function (ERR names the nearest), file or line
  *   -E2BIG   more than O->max_probes sites (ERR names --max-probes)
  *   -EINVAL  an offset outside the function or not on an instruction boundary
@@ -81,10 +79,10 @@ struct dwarf_site {
  * or ELF symbol names when there is no DWARF.  0xADDR: the function holding
  * it.  FUNC%return: out-of-line copies only (an inlined one is not called).
  */
-int dwarf_points(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
-		 const struct point_opts *o, struct dwarf_site **sites, int *n,
+int points__find(struct dbg *dbg, const struct elfmod *mod, const struct probe_point *pp,
+		 const struct point_opts *o, struct point_site **sites, int *n,
 		 struct ptap_err *err);
-void dwarf_sites_free(struct dwarf_site *sites, int n);
+void points__free(struct point_site *sites, int n);
 
 /* One function `ptap list` shows. */
 struct list_func {
@@ -105,8 +103,8 @@ struct list_func {
  * resolver can select (dwarf/ifunc.h); the resolver itself is not.  0, or
  * -errno.
  */
-int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
-		     void (*cb)(const struct list_func *f, void *priv), void *priv);
+int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
+		       void (*cb)(const struct list_func *f, void *priv), void *priv);
 
 /*
  * Is VADDR an instruction boundary of code starting at START (an
@@ -114,7 +112,7 @@ int dwarf_list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob
  * ranges)?  Decodes from START: an int3 planted inside an instruction would
  * corrupt it.  0, or -EINVAL with ERR.
  */
-int points_check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
-			  struct ptap_err *err);
+int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
+			   struct ptap_err *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* dwarf/resolve.c: probe spec -> sites (dwarf/points.c), each with its
+/* dwarf/resolve.c: probe spec -> sites (dwarf/points.h), each with its
  * displaced instruction and fetch programs (dwarf/args.c).  Never calls
  * ptrace; reads only the ELF and debug files. */
 #include <errno.h>
@@ -15,6 +15,8 @@
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
+#include "dwarf/site_int.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
@@ -119,10 +121,10 @@ static bool is_rust_mangled(const char *name)
  * the runtime its module holds (RT, from elfmod__runtime()), else its symbol's
  * mangling.
  */
-static enum fn_lang site_lang(const struct dwarf_site *site, enum elfmod_runtime rt)
+static enum fn_lang site_lang(const struct point_site *site, enum elfmod_runtime rt)
 {
 	if (site->has_die) {
-		switch (dwarf_srclang((Dwarf_Die *)&site->cu)) {
+		switch (dwarf_srclang(&site->die->cu)) {
 		case DW_LANG_C_plus_plus:
 		case DW_LANG_C_plus_plus_03:
 		case DW_LANG_C_plus_plus_11:
@@ -147,7 +149,7 @@ static enum fn_lang site_lang(const struct dwarf_site *site, enum elfmod_runtime
  * Refuse a return probe on SITE when its language's runtime walks the stack
  * by return addresses.  Without DWARF for SITE, say how the language was told.
  */
-static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
+static int check_ret_lang(const struct point_site *site, enum elfmod_runtime rt,
 			  const struct elfmod *mod, struct ptap_err *err)
 {
 	const char *base = strrchr(elfmod__path(mod), '/');
@@ -189,15 +191,14 @@ static int check_ret_lang(const struct dwarf_site *site, enum elfmod_runtime rt,
 static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
 			  enum elfmod_runtime rt, struct ptap_err *err)
 {
-	const struct dwarf_site *site = vc->site;
+	const struct point_site *site = vc->site;
 	int r;
 
 	rp->retprobe = true;
 	r = check_ret_lang(site, rt, vc->mod, err);
 	if (r < 0)
 		return r;
-	rp->noreturn = site->has_die && dwarf_hasattr_integrate((Dwarf_Die *)&site->fn,
-								DW_AT_noreturn);
+	rp->noreturn = site->has_die && dwarf_hasattr_integrate(&site->die->fn, DW_AT_noreturn);
 	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
 	rp->ret_past_entry = !site->at_entry || site->after_prologue;
 	return var_compile_ra_slot(vc, &rp->ra_prog, err);
@@ -209,7 +210,7 @@ static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
  * preempting the goroutine there, which would record one call twice.  Only
  * FUNC's own entry moves (not FUNC+OFF, FUNC:RELLINE, FUNC%return or inlined copies).
  */
-static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mod,
+static void skip_go_stack_check(struct point_site *site, const struct elfmod *mod,
 				const struct probe_spec *spec, enum elfmod_runtime rt)
 {
 	uint8_t code[64];
@@ -232,10 +233,10 @@ static void skip_go_stack_check(struct dwarf_site *site, const struct elfmod *mo
 }
 
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
-			const struct elfmod *exe, const struct dwarf_site *entry,
+			const struct elfmod *exe, const struct point_site *entry,
 			const struct probe_spec *spec, enum elfmod_runtime rt, struct ptap_err *err)
 {
-	struct dwarf_site site = *entry;
+	struct point_site site = *entry;
 	struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &site, .pool = &rp->pool,
 			      .exe = exe };
 	int r;
@@ -261,9 +262,10 @@ static bool spec_is_glob(const struct probe_spec *spec)
 	       strpbrk(spec->point.func, "*?[") != NULL;
 }
 
-int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
-		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
-		   struct ptap_err *err)
+/* resolve_probes() with MOD's debug information DBG. */
+static int resolve_in(struct dbg *dbg, struct elfmod *mod, const struct probe_spec *spec,
+		      const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		      struct ptap_err *err)
 {
 	struct point_opts po = { .max_probes = o->max_probes ? o->max_probes : POINTS_MAX_DEFAULT,
 				 .no_inlines = o->no_inlines, .at_entry = true,
@@ -272,27 +274,22 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	struct site_skips local = { .n = 0 }, *skips = o->skips ? o->skips : &local;
 	struct ptap_err first = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	enum elfmod_runtime rt = ELFMOD_RT_NONE;
 	int nsites = 0, k = 0, first_r = 0, r;
-	struct dbg *dbg;
 
-	*out = NULL;
-	*n = 0;
 	po.skips = skips;
 	/* Past the prologue only for DWARF variables: %REG and $argN mean the entry. */
 	for (int i = 0; i < spec->nargs; i++)
 		if (spec->args[i].expr->kind == ARG_VAR || spec->args[i].expr->kind == ARG_PARAMS ||
 		    spec->args[i].expr->kind == ARG_VARS)
 			po.at_entry = false;
-	r = dbg__get(mod, o->debuginfo_dir, &dbg, err);
-	if (r == 0)
-		r = dwarf_points(dbg, mod, &spec->point, &po, &sites, &nsites, err);
+	r = points__find(dbg, mod, &spec->point, &po, &sites, &nsites, err);
 	if (r < 0)
 		return r;
 	rps = calloc(nsites, sizeof(*rps));
 	if (!rps) {
-		dwarf_sites_free(sites, nsites);
+		points__free(sites, nsites);
 		return -ENOMEM;
 	}
 	/* where DWARF does not tell a site's language; once: it reads every symbol name */
@@ -338,7 +335,7 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 				 "%s%s", spec->point.func, skips->n, skips->n == 1 ? "" : "s",
 				 skips->n > 1 ? "the first: " : "", first.msg);
 	}
-	dwarf_sites_free(sites, nsites);
+	points__free(sites, nsites);
 	if (r < 0) {
 		resolved_probes_free(rps, k);
 		return r;
@@ -346,6 +343,25 @@ int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
 	*out = rps;
 	*n = k;
 	return 0;
+}
+
+int resolve_probes(struct elfmod *mod, const struct probe_spec *spec,
+		   const struct resolve_opts *o, struct resolved_probe **out, int *n,
+		   struct ptap_err *err)
+{
+	struct dbg_cache *own = NULL;
+	struct dbg *dbg;
+	int r = o->dbgs ? 0 : dbg_cache__new(&own);
+
+	*out = NULL;
+	*n = 0;
+	if (r == 0)
+		r = dbg_cache__get(o->dbgs ? o->dbgs : own, mod, o->debuginfo_dir, &dbg, err);
+	if (r == 0)
+		r = resolve_in(dbg, mod, spec, o, out, n, err);
+	/* the probes keep copies of what they need */
+	dbg_cache__free(own);
+	return r;
 }
 
 void resolved_probe__exit(struct resolved_probe *rp)

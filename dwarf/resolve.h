@@ -8,9 +8,10 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "dwarf/var.h"
+#include "dwarf/tpool.h"
 #include "probes/fetch.h"
 
+struct dbg_cache;
 struct elfmod;
 struct probe_spec;
 struct ptap_err;
@@ -18,6 +19,9 @@ struct site_skips;
 
 struct resolve_opts {
 	const char *debuginfo_dir;	/* --debuginfo-dir, searched first; or NULL */
+	/* The run's debug information, each module's opened once (dwarf/debuginfo.h;
+	 * the caller's).  NULL: opened for this call alone, and closed after it. */
+	struct dbg_cache *dbgs;
 	int max_probes;			/* --max-probes */
 	bool no_inlines;		/* --no-inlines */
 	const struct elfmod *exe;	/* the command's executable (copy relocations) */

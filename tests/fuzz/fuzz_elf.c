@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_elf.c: ELF and DWARF loading on a mutated binary: what
  * `ptap list`, `ptap vars` and probe resolution do with it (dwarf/elfmod.h,
- * dwarf/debuginfo.h, dwarf/points.h, dwarf/var.h, dwarf/resolve.h), and the
+ * dwarf/debuginfo.h, dwarf/points.h, dwarf/varlist.h, dwarf/resolve.h), and the
  * map table's view of its first bytes (elfimage__from_mem). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
-#include "dwarf/var.h"
+#include "dwarf/varlist.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 #include "tests/fuzz/fuzz.h"
@@ -32,12 +32,10 @@ static void keep_func(const struct list_func *lf, void *priv)
 		f->name[f->n++] = strdup(lf->name);
 }
 
-static int describe_var(const struct var_info *v, void *priv)
+static int describe_var(const struct varlist_var *v, void *priv)
 {
-	const struct var_ctx *vc = priv;
-	char type[160], loc[160];
-
-	var_describe(vc, v, type, sizeof(type), loc, sizeof(loc));
+	(void)v;
+	(void)priv;
 	return 0;
 }
 
@@ -47,30 +45,24 @@ static void vars(struct dbg *dbg, struct elfmod *mod, const char *point)
 	struct point_opts po = { .max_probes = 8 };
 	struct ptap_err err = { .pos = -1 };
 	struct probe_spec *spec = NULL;
-	struct dwarf_site *sites = NULL;
+	struct point_site *sites = NULL;
 	int n = 0;
 
 	if (probe_spec__parse(point, &spec, NULL) < 0)
 		return;
-	if (dwarf_points(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
-		for (int i = 0; i < n; i++) {
-			struct tpool pool = { 0 };
-			struct var_ctx vc = { .dbg = dbg, .mod = mod, .site = &sites[i],
-					      .pool = &pool };
-
+	if (points__find(dbg, mod, &spec->point, &po, &sites, &n, &err) == 0) {
+		for (int i = 0; i < n; i++)
 			if (sites[i].has_die)
-				var_walk(&vc, true, describe_var, &vc);
-			tpool_free(&pool);
-		}
-		dwarf_sites_free(sites, n);
+				varlist__walk(dbg, mod, &sites[i], true, describe_var, NULL);
+		points__free(sites, n);
 	}
 	probe_spec__free(spec);
 }
 
 /* What `ptap record -e PROBE` resolves before it runs anything. */
-static void resolve(struct elfmod *mod, const char *probe)
+static void resolve(struct dbg_cache *dc, struct elfmod *mod, const char *probe)
 {
-	struct resolve_opts ro = { .max_probes = 8, .exe = mod };
+	struct resolve_opts ro = { .dbgs = dc, .max_probes = 8, .exe = mod };
 	struct ptap_err err = { .pos = -1 };
 	struct resolved_probe *rps = NULL;
 	struct probe_spec *spec = NULL;
@@ -83,7 +75,8 @@ static void resolve(struct elfmod *mod, const char *probe)
 	probe_spec__free(spec);
 }
 
-static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs *f)
+static void probe_funcs(struct dbg_cache *dc, struct dbg *dbg, struct elfmod *mod,
+			const struct funcs *f)
 {
 	static const char *const fmts[] = {
 		"%s", "%s $params", "%s%%return $retval $params", "%s+4 %%di:string $arg7",
@@ -98,7 +91,7 @@ static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs 
 		vars(dbg, mod, text);
 		for (size_t k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
 			snprintf(text, sizeof(text), fmts[k], f->name[i]);
-			resolve(mod, text);
+			resolve(dc, mod, text);
 		}
 		if (elfmod__find_sym(mod, f->name[i], &sym) == 0) {
 			uint8_t code[16];
@@ -109,7 +102,7 @@ static void probe_funcs(struct dbg *dbg, struct elfmod *mod, const struct funcs 
 			if (elfmod__vaddr_to_offset(mod, sym.vaddr, &off) == 0)
 				elfmod__offset_to_vaddr(mod, off, &off);
 			snprintf(text, sizeof(text), "0x%llx", (unsigned long long)sym.vaddr);
-			resolve(mod, text);
+			resolve(dc, mod, text);
 		}
 	}
 }
@@ -120,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ptap_err err = { .pos = -1 };
 	struct elfimage img;
 	struct elfmod *mod = NULL;
+	struct dbg_cache *dc = NULL;
 	struct dbg *dbg = NULL;
 	struct funcs f = { .n = 0 };
 	const char *near[4];
@@ -143,13 +137,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elfmod__base_vaddr(mod);
 		elfmod__nearest_funcs(mod, "mian", near, 4);
 		elfmod__copy_reloc(mod, "stdout");
-		if (dbg__get(mod, NULL, &dbg, &err) == 0) {
-			dwarf_list_funcs(dbg, mod, NULL, keep_func, &f);
-			probe_funcs(dbg, mod, &f);
+		if (dbg_cache__new(&dc) == 0 && dbg_cache__get(dc, mod, NULL, &dbg, &err) == 0) {
+			points__list_funcs(dbg, mod, NULL, keep_func, &f);
+			probe_funcs(dc, dbg, mod, &f);
 			vars(dbg, mod, "*");
 			vars(dbg, mod, "f.c:3");
 		}
-		dbg__cache_clear();
+		dbg_cache__free(dc);
 		elfmod__close(mod);
 	}
 	for (int i = 0; i < f.n; i++)

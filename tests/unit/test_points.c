@@ -1,4 +1,4 @@
-/* tests/unit/test_points.c: dwarf/points.c on the fixture built from
+/* tests/unit/test_points.c: dwarf/points.h on the fixture built from
  * tests/unit/fixtures/ (-O0 -g and -O2 -g), on build/samples and on the
  * system's libc.  Expected addresses come from outside libdw: nm, objdump
  * -d and objdump --dwarf=decodedline; expected lines from the "L:" markers
@@ -17,6 +17,7 @@
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
+#include "dwarf/site_int.h"	/* private: the tests check the DIEs of the sites */
 #include "probes/err.h"
 #include "probes/spec.h"
 
@@ -168,12 +169,13 @@ static int insn_addrs(const char *bin, uint64_t addr, uint64_t *out, int max)
 	return n;
 }
 
-/* ---- running dwarf_points() ----------------------------------------------------- */
+/* ---- running points__find() ----------------------------------------------------- */
 
 struct fx {
 	struct elfmod *mod;
+	struct dbg_cache *dc;
 	struct dbg *dbg;
-	struct dwarf_site *sites;
+	struct point_site *sites;
 	int n;
 	struct ptap_err err;
 };
@@ -184,7 +186,8 @@ static void fx_open(struct fx *f, const char *bin)
 
 	memset(f, 0, sizeof(*f));
 	cr_assert(eq(int, elfmod__open(bin, &f->mod, &err), 0), "%s", err.msg);
-	cr_assert(eq(int, dbg__get(f->mod, NULL, &f->dbg, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, dbg_cache__new(&f->dc), 0));
+	cr_assert(eq(int, dbg_cache__get(f->dc, f->mod, NULL, &f->dbg, &err), 0), "%s", err.msg);
 }
 
 /* Resolve POINT with MAX_PROBES (0: default) and NO_INLINES; the return value. */
@@ -197,11 +200,11 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 	int r;
 
 	cr_assert(eq(int, probe_spec__parse(point, &spec, &perr), 0), "%s: %s", point, perr.msg);
-	dwarf_sites_free(f->sites, f->n);
+	points__free(f->sites, f->n);
 	f->sites = NULL;
 	f->n = 0;
 	f->err = (struct ptap_err){ .pos = -1 };
-	r = dwarf_points(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
+	r = points__find(f->dbg, f->mod, &spec->point, &o, &f->sites, &f->n, &f->err);
 	probe_spec__free(spec);
 	if (r == 0) {
 		cr_assert(ge(int, f->n, 1));
@@ -214,9 +217,9 @@ static int fx_points(struct fx *f, const char *point, int max_probes, bool no_in
 
 static void fx_close(struct fx *f)
 {
-	dwarf_sites_free(f->sites, f->n);
+	points__free(f->sites, f->n);
+	dbg_cache__free(f->dc);
 	elfmod__close(f->mod);
-	dbg__cache_clear();
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -253,7 +256,7 @@ Test(points, func_O0_lands_after_the_prologue)
 	cr_assert(eq(int, f.sites[0].at_entry, false));
 	cr_assert(eq(int, f.sites[0].inlined, false));
 	cr_assert(eq(int, f.sites[0].has_die, true));
-	cr_assert(eq(int, dwarf_tag(&f.sites[0].fn), DW_TAG_subprogram));
+	cr_assert(eq(int, dwarf_tag(&f.sites[0].die->fn), DW_TAG_subprogram));
 	cr_assert_str_eq(f.sites[0].func, "fx_add");
 	cr_assert_str_eq(f.sites[0].where, "fx_add");
 	cr_assert(ends_with(f.sites[0].file, "points_fx.c"), "%s", f.sites[0].file);
@@ -355,7 +358,7 @@ Test(points, src_line_in_two_inlined_instances)
 	for (int i = 0; i < 2; i++) {
 		cr_assert(eq(u64, f.sites[i].vaddr, rows[i]));
 		cr_assert(eq(int, f.sites[i].inlined, true));
-		cr_assert(eq(int, dwarf_tag(&f.sites[i].fn), DW_TAG_inlined_subroutine));
+		cr_assert(eq(int, dwarf_tag(&f.sites[i].die->fn), DW_TAG_inlined_subroutine));
 		cr_assert_str_eq(f.sites[i].func, "fx_twice");
 		cr_assert_str_eq(f.sites[i].where, point);
 		cr_assert(eq(int, f.sites[i].line, body));
@@ -435,13 +438,13 @@ Test(points, func_at_src_chooses_the_file)
 		  "%#lx: neither %#lx nor %#lx", (unsigned long)f.sites[0].vaddr,
 		  (unsigned long)dups[0], (unsigned long)dups[1]);
 	cr_assert(ends_with(f.sites[0].file, "points_fx2.c"), "%s", f.sites[0].file);
-	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "points_fx2.c"), true));
-	cr_assert(eq(int, dwarf_decl_line(&f.sites[0].fn, &line), 0));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].die->fn), "points_fx2.c"), true));
+	cr_assert(eq(int, dwarf_decl_line(&f.sites[0].die->fn, &line), 0));
 	cr_assert(eq(int, line, src_line(FX2_SRC, "L:dup2_decl")));
 
 	cr_assert(eq(int, fx_points(&f, "fx_dup@points_fx.c", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
-	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].fn), "/points_fx.c"), true));
+	cr_assert(eq(int, ends_with(dwarf_decl_file(&f.sites[0].die->fn), "/points_fx.c"), true));
 	cr_assert(eq(int, fx_points(&f, "fx_dup@nosuch.c", 0, false), -ENOENT));
 	fx_close(&f);
 }
@@ -482,7 +485,7 @@ Test(points, glob_matches_every_function)
 }
 
 /* WHERE is "fx_twice@CALLER+0xOFF" with OFF from CALLER's symbol. */
-static void check_twice(const char *bin, struct dwarf_site *s, const char *caller)
+static void check_twice(const char *bin, struct point_site *s, const char *caller)
 {
 	uint64_t c = nm_addr(bin, caller);
 	char want[96];
@@ -490,8 +493,8 @@ static void check_twice(const char *bin, struct dwarf_site *s, const char *calle
 	cr_assert(eq(int, s->inlined, true));
 	cr_assert(eq(int, s->at_entry, true));
 	cr_assert(eq(int, s->has_die, true));
-	cr_assert(eq(int, dwarf_tag(&s->fn), DW_TAG_inlined_subroutine));
-	cr_assert_str_eq(die_name(&s->fn), "fx_twice");
+	cr_assert(eq(int, dwarf_tag(&s->die->fn), DW_TAG_inlined_subroutine));
+	cr_assert_str_eq(die_name(&s->die->fn), "fx_twice");
 	cr_assert_str_eq(s->func, "fx_twice");
 	snprintf(want, sizeof(want), "fx_twice@%s+0x%lx", caller, (unsigned long)(s->vaddr - c));
 	cr_assert_str_eq(s->where, want);
@@ -615,7 +618,7 @@ Test(points, no_dwarf_uses_elf_symbols)
 	struct fx f;
 
 	fx_open(&f, bin);
-	cr_assert_null(dbg__dwarf(f.dbg));
+	cr_assert_not(dbg__has_dwarf(f.dbg));
 	cr_assert(eq(int, elfmod__find_sym(f.mod, "exec_query", &es), 0));
 	sym = es.vaddr;
 	cr_assert(eq(int, fx_points(&f, "exec_query", 0, false), 0), "%s", f.err.msg);
@@ -667,7 +670,7 @@ Test(points, libc_open64_through_its_debug_file)
 	/* `make test` installs libc6-dbg (scripts/deps.sh): its absence is a failure */
 	cr_assert(ne(chr, debug[0], '\0'),
 		  "no libc debug file under /usr/lib/debug/.build-id: install libc6-dbg");
-	cr_assert_not_null(dbg__dwarf(f.dbg));
+	cr_assert(dbg__has_dwarf(f.dbg));
 	sym = nm_addr(debug, "__libc_open64");	/* .symtab of the debug file only */
 	cr_assert(eq(int, fx_points(&f, "__libc_open64", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
@@ -675,18 +678,18 @@ Test(points, libc_open64_through_its_debug_file)
 	cr_assert(eq(int, f.sites[0].has_die, true));
 	cr_assert(f.sites[0].at_entry, "optimized: parameters in registers");
 	cr_assert(ends_with(f.sites[0].file, "/open64.c"), "%s", f.sites[0].file);
-	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	cr_assert_str_eq(die_name(&f.sites[0].die->fn), "__libc_open64");
 	/* An alias takes the DIE of the function it names. */
 	cr_assert(eq(int, fx_points(&f, "open64", 0, false), 0), "%s", f.err.msg);
 	cr_assert(eq(int, f.n, 1));
 	cr_assert(eq(u64, f.sites[0].vaddr, sym));
-	cr_assert_str_eq(die_name(&f.sites[0].fn), "__libc_open64");
+	cr_assert_str_eq(die_name(&f.sites[0].die->fn), "__libc_open64");
 	cr_assert(eq(int, fx_points(&f, "__libc_opem64", 0, false), -ENOENT));
 	cr_assert_not_null(strstr(f.err.msg, "nearest: __libc_open64"), "%s", f.err.msg);
 	fx_close(&f);
 }
 
-/* ---- dwarf_list_funcs() ------------------------------------------------------------- */
+/* ---- points__list_funcs() ------------------------------------------------------------- */
 
 struct listed {
 	char name[64][64];
@@ -730,7 +733,7 @@ Test(points, list_functions_with_file_and_line)
 
 	fx_open(&f, bpath("tests/fixtures/points-O2"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "fx_*", collect, &l), 0));
 	cr_assert(eq(int, l.n, 6), "fx_add fx_caller1 fx_caller2 fx_dup fx_dup_entry fx_twice");
 	for (i = 1; i < l.n; i++)
 		cr_assert(lt(str, l.name[i - 1], l.name[i]), "sorted, each name once");
@@ -744,7 +747,7 @@ Test(points, list_functions_with_file_and_line)
 	cr_assert(eq(int, l.line[i], src_line(FX_SRC, "L:dup1_decl")));
 
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "fx_caller?", collect, &l), 0));
 	cr_assert(eq(int, l.n, 2));
 	cr_assert_str_eq(l.name[0], "fx_caller1");
 	cr_assert_str_eq(l.name[1], "fx_caller2");
@@ -752,7 +755,7 @@ Test(points, list_functions_with_file_and_line)
 
 	fx_open(&f, bpath("samples/query_server-stripped"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "exec*", collect, &l), 0));
 	cr_assert(eq(int, l.n, 1));
 	cr_assert_str_eq(l.name[0], "exec_query");
 	cr_assert_str_eq(l.file[0], "");
@@ -792,7 +795,7 @@ Test(points, ifunc_sample_sites_at_its_implementations)
 			cr_assert(eq(str, f.sites[k].func, "text_len"));
 			cr_assert(eq(str, f.sites[k].where, where));
 			cr_assert(f.sites[k].has_die);
-			cr_assert(eq(str, (char *)die_name(&f.sites[k].fn), (char *)impls[i]));
+			cr_assert(eq(str, (char *)die_name(&f.sites[k].die->fn), (char *)impls[i]));
 			/* -O0 keeps s in the frame: past the prologue, as for any function */
 			cr_assert(eq(int, f.sites[k].after_prologue, o0), "%s", where);
 			if (!o0)
@@ -897,7 +900,7 @@ Test(points, libc_strlen_at_its_implementations)
 	cr_assert(eq(int, fx_points(&f, "time", 0, false), -ENOTSUP));
 	cr_assert_not_null(strstr(f.err.msg, "cannot tell which functions the IFUNC 'time' selects: "
 				  "its resolver (at 0x"), "%s", f.err.msg);
-	/* a glob leaves time out (dwarf_points() counts why) and keeps the others */
+	/* a glob leaves time out (points__find() counts why) and keeps the others */
 	cr_assert(eq(int, fx_points(&f, "time*", 0, false), 0), "%s", f.err.msg);
 	for (int i = 0; i < f.n; i++)
 		cr_assert(ne(str, f.sites[i].func, "time"), "%s", f.sites[i].where);
@@ -913,7 +916,7 @@ Test(points, list_ifunc_with_implementations)
 
 	fx_open(&f, bpath("samples/ifunc-O2"));
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, NULL, collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, NULL, collect, &l), 0));
 	i = find_listed(&l, "text_len");
 	cr_assert(eq(str, l.impls[i], "len_bytes len_fast len_words"));
 	cr_assert(eq(str, l.file[i], ""));
@@ -923,7 +926,7 @@ Test(points, list_ifunc_with_implementations)
 
 	fx_open(&f, LIBC);
 	l.n = 0;
-	cr_assert(eq(int, dwarf_list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
+	cr_assert(eq(int, points__list_funcs(f.dbg, f.mod, "time", collect, &l), 0));
 	cr_assert(eq(int, l.n, 1));
 	cr_assert(eq(int, strncmp(l.impls[0], "? its resolver (at 0x", 21), 0), "%s", l.impls[0]);
 	fx_close(&f);

@@ -21,6 +21,7 @@
 
 struct rx {
 	struct elfmod *mod;
+	struct dbg_cache *dc;
 	struct resolved_probe *rps;
 	int n;
 	struct site_skips skips;
@@ -33,12 +34,14 @@ static void rx_open(struct rx *x, const char *rel)
 
 	memset(x, 0, sizeof(*x));
 	cr_assert(eq(int, elfmod__open(unit_path(rel), &x->mod, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, dbg_cache__new(&x->dc), 0));
 }
 
 /* Resolve PROBE in X's module (skips counted when SKIPS); the return value. */
 static int rx_resolve(struct rx *x, const char *probe, bool skips)
 {
-	struct resolve_opts o = { .max_probes = 128, .skips = skips ? &x->skips : NULL };
+	struct resolve_opts o = { .dbgs = x->dc, .max_probes = 128,
+				  .skips = skips ? &x->skips : NULL };
 	struct probe_spec *spec;
 	int r;
 
@@ -57,8 +60,8 @@ static int rx_resolve(struct rx *x, const char *probe, bool skips)
 static void rx_close(struct rx *x)
 {
 	resolved_probes_free(x->rps, x->n);
+	dbg_cache__free(x->dc);
 	elfmod__close(x->mod);
-	dbg__cache_clear();
 }
 
 /* TEXT contains PART (both printed when not). */

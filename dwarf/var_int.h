@@ -1,36 +1,31 @@
-/* dwarf/var.h: DWARF variables at a probe site -> fetch programs and value
- * types, and the listing behind `ptap vars`.  Never calls ptrace. */
-#ifndef PTAP_DWARF_VAR_H
-#define PTAP_DWARF_VAR_H
+/* dwarf/var_int.h: DWARF variables at a probe site -> fetch programs and
+ * value types (dwarf/var.c, retval.c), for the argument compiler
+ * (dwarf/args.c), the resolver and `ptap vars` (dwarf/varlist.c); private
+ * to dwarf/.  Never calls ptrace. */
+#ifndef PTAP_DWARF_VAR_INT_H
+#define PTAP_DWARF_VAR_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <elfutils/libdw.h>
 
+#include "dwarf/site_int.h"
+#include "dwarf/tpool.h"
 #include "probes/fetch.h"
 
 struct dbg;
-struct dwarf_site;
+struct point_site;
 struct elfmod;
 struct arg_expr;
 struct probe_arg;
 struct ptap_err;
 
-/* Allocations that live as long as a resolved probe (type descriptors). */
-struct tpool {
-	void **ptrs;
-	size_t n, cap;
-};
-
-void *tpool_alloc(struct tpool *pool, size_t size);	/* zeroed; NULL on ENOMEM */
-char *tpool_strdup(struct tpool *pool, const char *s);
-void tpool_free(struct tpool *pool);
-
 struct var_ctx {
 	struct dbg *dbg;
 	const struct elfmod *mod;
-	const struct dwarf_site *site;
+	const struct point_site *site;
 	struct tpool *pool;
 	const struct elfmod *exe;	/* the command's executable, or NULL: a library's
 					 * global copied into it is refused */
@@ -98,17 +93,7 @@ struct var_info {
 int var_walk(const struct var_ctx *c, bool globals,
 	     int (*cb)(const struct var_info *v, void *priv), void *priv);
 
-/*
- * Describe V at the site for `ptap vars`: its C type ("const char *") into
- * TYPE and how its value is found there into LOC: "register %di" (also an
- * entry value still in its register), "frame" (stack or frame pointer
- * relative), "global", "const", "pieces", "expr" (computed), or
- * "optimized out" / "cannot fetch: WHY".  True when it can be fetched.
- */
-bool var_describe(const struct var_ctx *c, const struct var_info *v, char *type, size_t tlen,
-		  char *loc, size_t llen);
-
-/* The C spelling of TYPE_DIE (NULL: void) into BUF. */
-const char *var_type_name(Dwarf_Die *type_die, char *buf, size_t len);
+/* The site's address as a DWARF address (link-time minus the debug info's bias). */
+uint64_t var_site_pc(const struct var_ctx *c);
 
 #endif

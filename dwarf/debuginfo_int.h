@@ -1,0 +1,26 @@
+/* dwarf/debuginfo_int.h: the libdw and libdwfl handles of a module's debug
+ * information (struct dbg, dwarf/debuginfo.h); private to dwarf/. */
+#ifndef PTAP_DWARF_DEBUGINFO_INT_H
+#define PTAP_DWARF_DEBUGINFO_INT_H
+
+#include <stdint.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "dwarf/debuginfo.h"
+
+/* The DWARF, or NULL when there is none.  Its addresses plus dbg__bias()
+ * are the module's link-time virtual addresses (elfmod's). */
+Dwarf *dbg__dwarf(const struct dbg *d);
+uint64_t dbg__bias(const struct dbg *d);
+/* Call frame information (.debug_frame, else .eh_frame), or NULL.  Its
+ * addresses are link-time addresses minus dbg__cfi_bias(). */
+Dwarf_CFI *dbg__cfi(const struct dbg *d);
+uint64_t dbg__cfi_bias(const struct dbg *d);
+/* The libdwfl module: dwfl_module_getsym*() see the separate debug file's
+ * .symtab too (functions a stripped library keeps out of .dynsym).
+ * Addresses there are link-time addresses. */
+Dwfl_Module *dbg__module(const struct dbg *d);
+
+#endif

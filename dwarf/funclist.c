@@ -1,0 +1,201 @@
+/* dwarf/funclist.c: `ptap list` -- every function of a module (matching a
+ * glob), from DWARF and the symbol tables, each name once, sorted; an IFUNC
+ * with the implementations its resolver can select. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elf.h>
+#include <elfutils/libdwfl.h>
+
+#include "dwarf/debuginfo_int.h"
+#include "dwarf/ifunc.h"
+#include "dwarf/points_int.h"
+#include "probes/err.h"
+
+struct litem {
+	const char *name;
+	Dwarf_Die fn;
+	bool has_die;
+	bool inlined;
+	bool ifunc;		/* an IFUNC symbol: VADDR, SIZE are its resolver's */
+	uint64_t vaddr, size;
+	size_t seq;
+};
+
+static int cmp_str(const void *pa, const void *pb)
+{
+	return strcmp(*(char *const *)pa, *(char *const *)pb);
+}
+
+/* By name; for one name DWARF before symbols, out-of-line before inlined, walk order. */
+static int cmp_litem(const void *pa, const void *pb)
+{
+	const struct litem *a = pa, *b = pb;
+	int d = strcmp(a->name, b->name);
+
+	if (d)
+		return d;
+	if (a->has_die != b->has_die)
+		return b->has_die - a->has_die;
+	if (a->inlined != b->inlined)
+		return a->inlined - b->inlined;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * Tell CB about the IFUNC IT: the names of the implementations its resolver
+ * can select, sorted, or why they cannot be told.  0 or -ENOMEM.
+ */
+static int list_ifunc(struct pctx *c, const struct litem *it,
+		      void (*cb)(const struct list_func *f, void *priv), void *priv)
+{
+	struct list_func f = { .name = it->name, .ifunc = true };
+	struct ptap_err why = { .pos = -1 };
+	struct ifunc_impl *impls = NULL;
+	char (*addrs)[24] = NULL;
+	const char **names = NULL;
+	int n = ifunc_impls_why(c->dbg, c->mod, it->vaddr, it->size, &impls, &why);
+
+	if (n == -ENOMEM)
+		return n;
+	if (n > 0) {
+		names = calloc(n, sizeof(*names));
+		addrs = calloc(n, sizeof(*addrs));
+		if (!names || !addrs) {
+			n = -ENOMEM;
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			snprintf(addrs[i], sizeof(addrs[i]), "0x%lx", (unsigned long)impls[i].vaddr);
+			names[i] = impls[i].name ? impls[i].name : addrs[i];
+		}
+		qsort(names, n, sizeof(*names), cmp_str);
+		f.nimpls = n;
+		f.impls = names;
+	} else {
+		f.why = why.msg;
+	}
+	cb(&f, priv);
+	n = 0;
+out:
+	free(impls);
+	free(names);
+	free(addrs);
+	return n;
+}
+
+/*
+ * ELF function symbols for `ptap list` (matching GLOB), after the DWARF
+ * ones W found, into *ITEMS (*N of *CAP): IFUNC symbols, and function
+ * symbols other than compiler-made parts (with DWARF: foo.cold) and IFUNC
+ * resolvers, those starting a DWARF function with its DIE.  0 or -ENOMEM.
+ */
+static int add_sym_items(struct pctx *c, struct fwalk *w, const char *glob,
+			 struct litem **items, size_t *n, size_t *cap)
+{
+	Dwfl_Module *m = dbg__module(c->dbg);
+	int ns = m ? dwfl_module_getsymtab(m) : -1;
+
+	for (int i = 1; i < ns; i++) {
+		const struct fentry *e;
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		struct litem *it;
+
+		if (!nm || !*nm || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    (c->dw && strchr(nm, '.')) || (glob && !name_matches(w, nm)) ||
+		    (type == STT_FUNC && at_ifunc(c, addr)))
+			continue;
+		if (points_grow((void **)items, cap, sizeof(**items), *n + 1) < 0)
+			return -ENOMEM;
+		it = &(*items)[(*n)++];
+		if (type == STT_GNU_IFUNC) {
+			*it = (struct litem){ .name = nm, .ifunc = true, .vaddr = addr,
+					      .size = sym.st_size, .seq = w->n + i };
+			continue;
+		}
+		e = fentry_at(w->entries, w->nentries, addr);
+		*it = (struct litem){ .name = nm, .has_die = e != NULL, .seq = w->n + i };
+		if (e)
+			it->fn = e->fn;
+	}
+	return 0;
+}
+
+/* Tell CB about each of ITEMS (sorted), each name once.  0 or -ENOMEM. */
+static int tell_items(struct pctx *c, struct litem *items, size_t n,
+		      void (*cb)(const struct list_func *f, void *priv), void *priv)
+{
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		struct list_func f = { .name = items[i].name };
+
+		if (i && !strcmp(items[i].name, items[i - 1].name))
+			continue;
+		if (items[i].ifunc) {
+			r = list_ifunc(c, &items[i], cb, priv);
+			continue;
+		}
+		if (items[i].has_die) {
+			f.file = dwarf_decl_file(&items[i].fn);
+			if (!f.file || dwarf_decl_line(&items[i].fn, &f.line) != 0)
+				f.line = 0;
+		}
+		cb(&f, priv);
+	}
+	return r;
+}
+
+/*
+ * Each name once: of several definitions (static functions of one name in
+ * two files) the first out-of-line one in DWARF order gives FILE:LINE.
+ * Besides DWARF's functions, ELF function symbols DWARF has no name for:
+ * aliases (open64 of __libc_open64, with that function's FILE:LINE) and
+ * assembly (no FILE); compiler-made parts (foo.cold) and IFUNC resolvers
+ * are left out, IFUNC symbols come with their implementations.
+ */
+int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *glob,
+		       void (*cb)(const struct list_func *f, void *priv), void *priv)
+{
+	struct pctx c = { .dbg = dbg, .mod = mod };
+	struct fwalk w = { .c = &c, .pat = glob, .glob = glob && points_is_glob(glob),
+			   .want_entries = true };
+	struct litem *items = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	if (!dbg)
+		return -EINVAL;
+	c.dw = dbg__dwarf(dbg);
+	c.bias = dbg__bias(dbg);
+	if (c.dw)
+		r = fwalk_all(&w);
+	if (r == 0)
+		r = load_ifuncs(&c);
+	if (r == 0)
+		r = points_grow((void **)&items, &cap, sizeof(*items), w.n + 1);
+	for (size_t i = 0; r == 0 && i < w.n; i++)
+		if (!is_ifunc(&c, &w.insts[i]))
+			items[n++] = (struct litem){ .name = w.insts[i].name,
+						     .fn = w.insts[i].fn, .has_die = true,
+						     .inlined = w.insts[i].inlined, .seq = i };
+	if (w.nentries)
+		qsort(w.entries, w.nentries, sizeof(*w.entries), cmp_fentry);
+	if (r == 0)
+		r = add_sym_items(&c, &w, glob, &items, &n, &cap);
+	if (r == 0)
+		qsort(items, n, sizeof(*items), cmp_litem);
+	if (r == 0)
+		r = tell_items(&c, items, n, cb, priv);
+	free(items);
+	free(c.ifuncs);
+	fwalk_exit(&w);
+	return r;
+}
