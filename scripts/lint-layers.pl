@@ -6,7 +6,8 @@
 #        scripts/lint-layers.pl --selftest
 #
 # A module is a source path without its extension: tracer/engine/hit.c and tracer/engine/hit.h
-# make the module tracer/engine/hit.  The files read are the .c and .h files under probes/,
+# make the module tracer/engine/hit, and a private header dwarf/points_int.h belongs to the
+# module dwarf/points.  The files read are the .c and .h files under probes/,
 # dwarf/, arch/, tracer/ and cmd/ (run it from the top of the tree); the objects are DIR's
 # (build/ by default) as `make` builds them: DIR/tracer/engine/hit.o.  The rules (--skip names):
 #   include  no include cycle between modules: A -> B when A.c or A.h has #include "B.h";
@@ -49,7 +50,7 @@ sub module
 {
 	my ($path) = @_;
 
-	return $path =~ s/\.[ch]$//r;
+	return $path =~ s/(?:_int\.h|\.[ch])$//r;
 }
 
 sub topdir
