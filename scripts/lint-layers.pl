@@ -19,7 +19,8 @@
 #            nothing outside cmd/ uses cmd/ (the subcommands).  "Uses" is an include or a call;
 #   libdw    libelf and libdw stay inside dwarf/: no file outside dwarf/ includes
 #            <elfutils/...>, <libelf.h>, <gelf.h> or <dwarf.h>, directly or through headers
-#            (a dwarf/ header that needs them is dwarf/'s own).
+#            (a dwarf/ header that needs them is dwarf/'s own);
+#   readme   README.md's Layout section lists every source file, and only files that exist.
 # Each failure is printed with what makes it (the include lines, or the symbols one object
 # uses of another), a cycle as "a -> b -> c -> a".  Exit status 1 on any failure, 2 when the
 # tree or the objects cannot be read.  --skip leaves rules out, to see the others while one is
@@ -333,6 +334,34 @@ sub check_libdw
 	return @out;
 }
 
+# README.md's "Layout" lists every source file: under a heading "### `DIR/`", items
+# "- `a.c`, `a.h`: what they hold" (a name may carry a subdirectory: `x86_64/insn.c`).
+sub check_readme
+{
+	my ($files, $readme) = @_;
+	my (%listed, @out, $dir, $in);
+
+	open(my $fh, '<', $readme) or return "$readme: $!\n";
+	while (my $l = <$fh>) {
+		if ($l =~ /^## /) {
+			$in = $l =~ /^## Layout\b/;
+			next;
+		}
+		next unless $in;
+		if ($l =~ /^### `([^`]+\/)`/) {
+			$dir = $1;
+		} elsif (defined $dir && $l =~ /^- ((?:`[^`]+`(?:, )?)+):/) {
+			$listed{"$dir$_"} = $. for $1 =~ /`([^`]+)`/g;
+		}
+	}
+	close($fh);
+	push @out, "$readme: $_ is not listed in the Layout section (a line saying what it holds)\n"
+		for sort grep { !exists $listed{$_} } keys %$files;
+	push @out, "$readme:$listed{$_}: lists $_, which does not exist\n"
+		for sort grep { !exists $files->{$_} } keys %listed;
+	return @out;
+}
+
 # Each rule on a made-up tree.
 sub selftest
 {
@@ -401,7 +430,7 @@ sub selftest
 
 my ($objdir, $skip, $self) = ('build', '');
 GetOptions('objdir=s' => \$objdir, 'skip=s' => \$skip, 'selftest' => \$self) && !@ARGV
-	or fatal("usage: $0 [--objdir DIR] [--skip include,call,layers,libdw] | --selftest\n");
+	or fatal("usage: $0 [--objdir DIR] [--skip include,call,layers,libdw,readme] | --selftest\n");
 selftest() if $self;
 my %skip = map { ($_ => 1) } split /,/, $skip;
 my $files = read_includes(@SRCDIRS);
@@ -414,5 +443,6 @@ push @bad, report_cycles('call', $call, \&fmt_symbols) unless $skip{call};
 push @bad, check_layers('include', $inc, \&fmt_includes), check_layers('call', $call, \&fmt_symbols)
 	unless $skip{layers};
 push @bad, check_libdw($files) unless $skip{libdw};
+push @bad, check_readme($files, 'README.md') unless $skip{readme};
 print STDERR "lint-layers: $_" for @bad;
 exit(@bad ? 1 : 0);
