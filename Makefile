@@ -11,7 +11,9 @@ CFLAGS	?= -g -O2
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
 ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
 
-SRCS	:= $(wildcard probes/*.c dwarf/*.c arch/$(ARCH)/*.c tracer/*.c tracer/*/*.c cmd/*.c)
+# arch/common/: what every architecture shares; arch/$(ARCH)/: the native one.
+SRCS	:= $(wildcard probes/*.c dwarf/*.c arch/common/*.c arch/$(ARCH)/*.c tracer/*.c \
+		  tracer/*/*.c cmd/*.c)
 LIBOBJS	:= $(patsubst %.c,$(O)/%.o,$(filter-out cmd/main.c,$(SRCS)))
 UNITSRCS := $(wildcard tests/unit/*.c)
 UNITOBJS := $(patsubst %.c,$(O)/%.o,$(UNITSRCS))

@@ -1,8 +1,12 @@
 /* arch/sctable.h: the system call table of the native ABI, for `ptap record
  * --syscalls`: every call's name and number, the classes strace groups it
- * in, and how its arguments and its result are decoded.  Implemented per
- * architecture in arch/<name>/sctable.c.  Pure: no ptrace, no allocation;
- * depends on nothing of ours. */
+ * in, how its arguments and its result are decoded, and the names of the
+ * values they take.  The second interface to machine-specific code, beside
+ * arch/arch.h.  Each architecture provides only its table (arch_sc_*, in
+ * arch/<name>/sctable.c); the lookups over it and the names of flags,
+ * signals and errno values (sc_*) are the same on every Linux architecture
+ * and live in arch/common/.  Pure: no ptrace, no allocation; depends on
+ * nothing of ours. */
 #ifndef PTAP_ARCH_SCTABLE_H
 #define PTAP_ARCH_SCTABLE_H
 
@@ -34,7 +38,7 @@ enum sc_arg {
 	SA_DIRFD,	/* a directory fd or AT_FDCWD (symbolic), as for SA_FD otherwise */
 	SA_PATH,	/* a NUL-terminated file name in the target's memory */
 	SA_STR,		/* another NUL-terminated string in the target's memory */
-	/* symbolic, formatted by arch_sc_format() */
+	/* symbolic, formatted by sc_format() */
 	SA_OPEN_FLAGS,	/* O_WRONLY|O_CREAT|O_CLOEXEC */
 	SA_MODE,	/* 0644 (octal, with a leading 0) */
 	SA_PROT,	/* PROT_READ|PROT_EXEC, PROT_NONE */
@@ -66,11 +70,27 @@ struct sc_desc {
 	uint8_t ret;		/* enum sc_ret */
 };
 
+/* ---- each architecture: arch/<name>/sctable.c --------------------------- */
+
 /* The whole table, in number order (*N entries).  Every syscall the kernel
  * headers of the build machine know for this ABI is in it. */
 const struct sc_desc *arch_sc_table(size_t *n);
+
+/* Another name for a call of this ABI: the libc name of a call the kernel renames. */
+struct sc_alias {
+	const char *alias;	/* "pread" */
+	const char *name;	/* "pread64": an entry of arch_sc_table() */
+};
+/* The aliases sc_by_name() accepts (*N entries), each naming exactly one call. */
+const struct sc_alias *arch_sc_aliases(size_t *n);
+
+/* The kernel's O_LARGEFILE on this ABI, which libc defines as 0 on 64-bit ones. */
+extern const uint32_t arch_o_largefile;
+
+/* ---- every architecture: arch/common/sclookup.c ---------------------------- */
+
 /* The entry of NR, or NULL (an unknown number: the tracer prints it raw). */
-const struct sc_desc *arch_sc_by_nr(long nr);
+const struct sc_desc *sc_by_nr(long nr);
 /*
  * How many of D's arguments the call uses with the values ARGS, as strace
  * shows them: D->nargs, but open() and openat() (a mode last, after open
@@ -78,14 +98,16 @@ const struct sc_desc *arch_sc_by_nr(long nr);
  * otherwise its register holds whatever the caller left there (0 from
  * glibc), and the mode is left out.
  */
-unsigned int arch_sc_nargs(const struct sc_desc *d, const uint64_t args[6]);
-/* The entry named NAME, or NULL.  strace's aliases are accepted too
- * ("pread" for pread64 ...) when they name one call unambiguously. */
-const struct sc_desc *arch_sc_by_name(const char *name);
+unsigned int sc_nargs(const struct sc_desc *d, const uint64_t args[6]);
+/* The entry named NAME, or NULL.  The names of arch_sc_aliases() are
+ * accepted too ("pread" for pread64 ...). */
+const struct sc_desc *sc_by_name(const char *name);
 /* The classes named by CLASS ("%file", "%desc", "%net" or "%network",
  * "%memory", "%process", "%signal", "%ipc", "%creds", "%clock"), or 0 when
  * CLASS is none of them. */
-unsigned int arch_sc_class(const char *cls);
+unsigned int sc_class(const char *cls);
+
+/* ---- every architecture: arch/common/scvalues.c ---------------------------- */
 
 /*
  * Format V as argument kind KIND (one of the symbolic ones, SA_DIRFD when V
@@ -95,8 +117,8 @@ unsigned int arch_sc_class(const char *cls);
  * KIND is not symbolic for V (SA_DIRFD with a real fd, SA_INT ...) or LEN is
  * too small: the caller prints the number.
  */
-size_t arch_sc_format(unsigned int kind, uint64_t v, char *buf, size_t len);
+size_t sc_format(unsigned int kind, uint64_t v, char *buf, size_t len);
 /* "ENOENT" for 2, "ERESTARTSYS" for 512 ...; NULL when E has no name. */
-const char *arch_errno_name(int e);
+const char *sc_errno_name(int e);
 
 #endif

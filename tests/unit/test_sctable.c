@@ -1,7 +1,8 @@
-/* tests/unit/test_sctable.c: arch/x86_64/sctable.c - the system call table
- * checked against the kernel headers (numbers, order, every call present),
- * the decoding of the common calls, strace's classes, symbolic formatting
- * and errno names. */
+/* tests/unit/test_sctable.c: arch/sctable.h - the x86-64 system call table
+ * (arch/x86_64/sctable.c) checked against the kernel headers (numbers,
+ * order, every call present), the decoding of the common calls, strace's
+ * classes (arch/common/sclookup.c), symbolic formatting and errno names
+ * (arch/common/scvalues.c). */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <ctype.h>
@@ -22,7 +23,7 @@
 
 static const struct sc_desc *get(const char *name)
 {
-	const struct sc_desc *d = arch_sc_by_name(name);
+	const struct sc_desc *d = sc_by_name(name);
 
 	cr_assert_not_null(d, "no entry for %s", name);
 	return d;
@@ -121,11 +122,11 @@ Test(sctable, every_call_of_the_kernel_header)
 
 		if (sscanf(line, "#define __NR_%127s %ld", name, &nr) != 2)
 			continue;
-		d = arch_sc_by_name(name);
+		d = sc_by_name(name);
 		cr_assert_not_null(d, "%s (%ld) is not in the table", name, nr);
 		cr_assert(eq(str, (char *)d->name, name), "%s came as an alias", name);
 		cr_assert(eq(long, d->nr, nr), "%s: %ld, the header says %ld", name, d->nr, nr);
-		cr_assert(eq(ptr, (void *)arch_sc_by_nr(nr), (void *)d), "%s", name);
+		cr_assert(eq(ptr, (void *)sc_by_nr(nr), (void *)d), "%s", name);
 		seen++;
 	}
 	fclose(f);
@@ -138,17 +139,17 @@ Test(sctable, by_name_and_by_nr_round_trip)
 	const struct sc_desc *t = arch_sc_table(&n);
 
 	for (i = 0; i < n; i++) {
-		cr_assert(eq(ptr, (void *)arch_sc_by_nr(t[i].nr), (void *)&t[i]), "%s", t[i].name);
-		cr_assert(eq(ptr, (void *)arch_sc_by_name(t[i].name), (void *)&t[i]),
+		cr_assert(eq(ptr, (void *)sc_by_nr(t[i].nr), (void *)&t[i]), "%s", t[i].name);
+		cr_assert(eq(ptr, (void *)sc_by_name(t[i].name), (void *)&t[i]),
 			  "%s", t[i].name);
 	}
-	cr_assert_null(arch_sc_by_nr(-1));
-	cr_assert_null(arch_sc_by_nr(335));	/* the gap before 424 */
-	cr_assert_null(arch_sc_by_nr(423));
-	cr_assert_null(arch_sc_by_nr(100000));
-	cr_assert_null(arch_sc_by_name("nosuchcall"));
-	cr_assert_null(arch_sc_by_name(""));
-	cr_assert_null(arch_sc_by_name("PREAD64"));
+	cr_assert_null(sc_by_nr(-1));
+	cr_assert_null(sc_by_nr(335));	/* the gap before 424 */
+	cr_assert_null(sc_by_nr(423));
+	cr_assert_null(sc_by_nr(100000));
+	cr_assert_null(sc_by_name("nosuchcall"));
+	cr_assert_null(sc_by_name(""));
+	cr_assert_null(sc_by_name("PREAD64"));
 }
 
 Test(sctable, aliases)
@@ -163,14 +164,14 @@ Test(sctable, aliases)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		const struct sc_desc *d = arch_sc_by_name(rows[i].alias);
+		const struct sc_desc *d = sc_by_name(rows[i].alias);
 
 		cr_assert_not_null(d, "%s", rows[i].alias);
 		cr_assert_str_eq(d->name, rows[i].name);
 	}
 	/* names of other ABIs are not aliases of this one's */
-	cr_assert_null(arch_sc_by_name("mmap2"));
-	cr_assert_null(arch_sc_by_name("stat64"));
+	cr_assert_null(sc_by_name("mmap2"));
+	cr_assert_null(sc_by_name("stat64"));
 }
 
 /* ---- decoding of the common calls ------------------------------------------ */
@@ -386,33 +387,33 @@ Test(sctable, open_mode_only_when_used)
 		unsigned int n;
 
 		args[d->nr == SYS_openat ? 2 : 1] = rows[i].flags;
-		n = arch_sc_nargs(d, args);
+		n = sc_nargs(d, args);
 		cr_expect(eq(uint, n, rows[i].nargs), "%s flags %#llx", rows[i].name,
 			  (unsigned long long)rows[i].flags);
 	}
 	/* others keep every argument, mq_open's mode and attr too */
-	cr_expect(eq(uint, arch_sc_nargs(get("mq_open"), (uint64_t[6]){ 0x100, O_RDONLY }), 4));
-	cr_expect(eq(uint, arch_sc_nargs(get("mkdirat"), (uint64_t[6]){ 0 }), 3));
-	cr_expect(eq(uint, arch_sc_nargs(get("pread64"), (uint64_t[6]){ 0 }), 4));
+	cr_expect(eq(uint, sc_nargs(get("mq_open"), (uint64_t[6]){ 0x100, O_RDONLY }), 4));
+	cr_expect(eq(uint, sc_nargs(get("mkdirat"), (uint64_t[6]){ 0 }), 3));
+	cr_expect(eq(uint, sc_nargs(get("pread64"), (uint64_t[6]){ 0 }), 4));
 }
 
 Test(sctable, class_names)
 {
-	cr_assert(eq(uint, arch_sc_class("%file"), SC_FILE));
-	cr_assert(eq(uint, arch_sc_class("%desc"), SC_DESC));
-	cr_assert(eq(uint, arch_sc_class("%net"), SC_NET));
-	cr_assert(eq(uint, arch_sc_class("%network"), SC_NET));
-	cr_assert(eq(uint, arch_sc_class("%memory"), SC_MEMORY));
-	cr_assert(eq(uint, arch_sc_class("%process"), SC_PROCESS));
-	cr_assert(eq(uint, arch_sc_class("%signal"), SC_SIGNAL));
-	cr_assert(eq(uint, arch_sc_class("%ipc"), SC_IPC));
-	cr_assert(eq(uint, arch_sc_class("%creds"), SC_CREDS));
-	cr_assert(eq(uint, arch_sc_class("%clock"), SC_CLOCK));
-	cr_assert(eq(uint, arch_sc_class("file"), 0));
-	cr_assert(eq(uint, arch_sc_class("%files"), 0));
-	cr_assert(eq(uint, arch_sc_class("%"), 0));
-	cr_assert(eq(uint, arch_sc_class(""), 0));
-	cr_assert(eq(uint, arch_sc_class("%FILE"), 0));
+	cr_assert(eq(uint, sc_class("%file"), SC_FILE));
+	cr_assert(eq(uint, sc_class("%desc"), SC_DESC));
+	cr_assert(eq(uint, sc_class("%net"), SC_NET));
+	cr_assert(eq(uint, sc_class("%network"), SC_NET));
+	cr_assert(eq(uint, sc_class("%memory"), SC_MEMORY));
+	cr_assert(eq(uint, sc_class("%process"), SC_PROCESS));
+	cr_assert(eq(uint, sc_class("%signal"), SC_SIGNAL));
+	cr_assert(eq(uint, sc_class("%ipc"), SC_IPC));
+	cr_assert(eq(uint, sc_class("%creds"), SC_CREDS));
+	cr_assert(eq(uint, sc_class("%clock"), SC_CLOCK));
+	cr_assert(eq(uint, sc_class("file"), 0));
+	cr_assert(eq(uint, sc_class("%files"), 0));
+	cr_assert(eq(uint, sc_class("%"), 0));
+	cr_assert(eq(uint, sc_class(""), 0));
+	cr_assert(eq(uint, sc_class("%FILE"), 0));
 }
 
 Test(sctable, class_members)
@@ -446,7 +447,7 @@ Test(sctable, class_members)
 	size_t i, j;
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		unsigned int bits = arch_sc_class(rows[i].cls);
+		unsigned int bits = sc_class(rows[i].cls);
 		size_t c = class_count(bits);
 
 		for (j = 0; j < ARRAY_SIZE(rows[i].in) && rows[i].in[j]; j++)
@@ -460,7 +461,7 @@ Test(sctable, class_members)
 	}
 }
 
-/* ---- arch_sc_format ---------------------------------------------------------- */
+/* ---- sc_format --------------------------------------------------------------- */
 
 static const struct {
 	unsigned int kind;
@@ -589,7 +590,7 @@ Test(sctable, format_values)
 		size_t n;
 
 		memset(buf, 'x', sizeof(buf));
-		n = arch_sc_format(fmt_rows[i].kind, fmt_rows[i].v, buf, sizeof(buf));
+		n = sc_format(fmt_rows[i].kind, fmt_rows[i].v, buf, sizeof(buf));
 		if (!fmt_rows[i].want) {
 			cr_assert(eq(sz, n, 0), "row %zu (kind %u, %#llx): '%.*s'", i,
 				  fmt_rows[i].kind, (unsigned long long)fmt_rows[i].v, (int)n, buf);
@@ -629,7 +630,7 @@ Test(sctable, format_buffer_too_small)
 			size_t n;
 
 			memset(buf, 'x', sizeof(buf));
-			n = arch_sc_format(rows[i].kind, rows[i].v, buf, len);
+			n = sc_format(rows[i].kind, rows[i].v, buf, len);
 			if (len <= want) {
 				cr_assert(eq(sz, n, 0),
 					  "%s in %zu bytes: %zu", rows[i].want, len, n);
@@ -667,7 +668,7 @@ Test(sctable, errno_names)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		const char *got = arch_errno_name(rows[i].e);
+		const char *got = sc_errno_name(rows[i].e);
 
 		if (!rows[i].want)
 			cr_assert_null(got, "%d: %s", rows[i].e, got);
@@ -684,7 +685,7 @@ Test(sctable, errno_names_match_libc)
 
 	for (e = 1; e < 512; e++) {
 		const char *libc = strerrorname_np(e);
-		const char *got = arch_errno_name(e);
+		const char *got = sc_errno_name(e);
 
 		if (e >= 134) {
 			cr_assert_null(got, "%d: %s", e, got);

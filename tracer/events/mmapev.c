@@ -72,7 +72,7 @@ size_t mmapev__prot(uint64_t prot, char *buf, size_t len)
 	if (len < 5)
 		return 0;
 	buf[3] = '|';
-	n = arch_sc_format(SA_PROT, rest, buf + 4, len - 4);
+	n = sc_format(SA_PROT, rest, buf + 4, len - 4);
 	if (!n) {
 		buf[0] = '\0';
 		return 0;
@@ -82,7 +82,7 @@ size_t mmapev__prot(uint64_t prot, char *buf, size_t len)
 
 size_t mmapev__flags(uint64_t flags, char *buf, size_t len)
 {
-	return arch_sc_format(SA_MAP_FLAGS, flags, buf, len);
+	return sc_format(SA_MAP_FLAGS, flags, buf, len);
 }
 
 /* ---- build-ids ------------------------------------------------------------ */

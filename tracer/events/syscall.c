@@ -97,7 +97,7 @@ int syscall_select(struct session *s, const char *list)
 		unsigned int cls;
 
 		if (*tok == '%') {
-			cls = arch_sc_class(tok);
+			cls = sc_class(tok);
 			if (!cls) {
 				pr_err("--syscalls: no class is named '%s'; the classes:", tok);
 				for (size_t i = 0; i < sizeof(class_names) / sizeof(*class_names); i++)
@@ -111,7 +111,7 @@ int syscall_select(struct session *s, const char *list)
 					select_nr(s, tab[i].nr);
 			continue;
 		}
-		d = arch_sc_by_name(tok);
+		d = sc_by_name(tok);
 		if (!d) {
 			unknown_name(tok);
 			r = -EINVAL;
@@ -313,7 +313,7 @@ static void arg_value(const struct session *s, const struct thread *t, unsigned 
 		str_value(s, t, v, type, val, buf);
 		return;
 	case SA_DIRFD:
-		if (!arch_sc_format(kind, v, buf, buflen(s))) {
+		if (!sc_format(kind, v, buf, buflen(s))) {
 			fd_value(s, t, (int)v, type, val, buf);
 			return;
 		}
@@ -323,7 +323,7 @@ static void arg_value(const struct session *s, const struct thread *t, unsigned 
 		*type = (struct fetch_type){ .kind = FT_HEX, .size = 8 };
 		return;
 	}
-	n = arch_sc_format(kind, v, buf, buflen(s));
+	n = sc_format(kind, v, buf, buflen(s));
 	if (!n) {
 		*type = (struct fetch_type){ .kind = FT_HEX, .size = 8 };
 		return;
@@ -340,7 +340,7 @@ static void ret_value(const struct session *s, const struct thread *t, struct sc
 	unsigned int i = c->nargs;
 	struct fetch_type *type = &c->types[i];
 	struct fetch_val *val = &c->vals[i];
-	const char *e = is_error ? arch_errno_name((int)-ret) : NULL;
+	const char *e = is_error ? sc_errno_name((int)-ret) : NULL;
 
 	c->names[i] = "ret";
 	c->nargs++;
@@ -464,8 +464,8 @@ bool syscall_entry(struct session *s, struct thread *t, long nr, const uint64_t 
 		   uint64_t sp)
 {
 	struct sc_call *c = t->sc;
-	const struct sc_desc *d = arch_sc_by_nr(nr);
-	unsigned int n = d ? arch_sc_nargs(d, args) : 6;
+	const struct sc_desc *d = sc_by_nr(nr);
+	unsigned int n = d ? sc_nargs(d, args) : 6;
 
 	if (!c)
 		return false;
