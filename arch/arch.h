@@ -1,7 +1,13 @@
-/* arch/arch.h: the one interface to machine-specific code.  Exactly one
- * arch/<name>/ directory is linked (ARCH in the Makefile); every directory
- * implements these functions with the same file names (regs.c, insn.c,
- * syscall.c).  Depends on nothing of ours. */
+/* arch/arch.h: the first of the two interfaces to machine-specific code:
+ * registers, instructions and breakpoints, the system call ABI (making a
+ * thread run a call, reading one it is in) and a cancellable wait, for
+ * tracer/ and dwarf/.  The second, arch/sctable.h, is the system call table
+ * (names, numbers, argument decoding) that `ptap record --syscalls`
+ * prints with, for tracer/events/ alone.  Exactly one arch/<name>/
+ * directory is linked (ARCH in the Makefile); every directory implements
+ * both with the same file names (regs.c, insn.c, syscall.c, wait.c,
+ * sctable.c), and arch/common/ holds what they share.  Depends on nothing
+ * of ours. */
 #ifndef PTAP_ARCH_ARCH_H
 #define PTAP_ARCH_ARCH_H
 
@@ -220,20 +226,23 @@ bool arch_syscall_restart(arch_regs_t *regs);
 bool arch_regs_in_syscall(const arch_regs_t *regs);
 /* The seccomp_data.arch value (AUDIT_ARCH_*) of the native syscall ABI. */
 extern const uint32_t arch_audit_arch;
+
+#define ARCH_SYSCALL_INSN_LEN	2
+extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
+
+/* ---- a cancellable wait (arch/<name>/wait.c) ------------------------------ */
+
 /*
  * wait4(PID, STATUS, OPTIONS, NULL) that ptap's signal handlers can cancel:
  * returns what wait4 returns, the pid or -errno, and -EINTR without waiting
  * when one of the flags FLAGS points to (up to a NULL) is set, or when a
- * handler calling
- * arch_wait4_cancel() ran before the wait ended.  The handlers run with
- * SA_RESTART, so no other system call of ptap's sees EINTR.
+ * handler calling arch_wait4_cancel() ran before the wait ended.  The
+ * handlers run with SA_RESTART, so no other system call of ptap's sees
+ * EINTR.
  */
 long arch_wait4_cancellable(int pid, int *status, int options,
 			    const volatile int *const flags[]);
 /* From a signal handler, with its ucontext: cancel a wait as above. */
 void arch_wait4_cancel(void *ucontext);
-
-#define ARCH_SYSCALL_INSN_LEN	2
-extern const uint8_t arch_syscall_insn[ARCH_SYSCALL_INSN_LEN];	/* 0f 05 */
 
 #endif
