@@ -1043,11 +1043,12 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 static int attach_exe(pid_t pid, char *path, size_t len)
 {
 	struct privs_target pt;
-	char link[40], msg[512];
+	struct ptap_err err = { .pos = -1 };
+	char link[40];
 	ssize_t n;
 
-	if (privs_check_target("/proc", pid, &pt, msg, sizeof(msg)) < 0) {
-		pr_err("%s\n", msg);
+	if (privs_check_target("/proc", pid, &pt, &err) < 0) {
+		pr_err("%s\n", err.msg);
 		return -EPERM;
 	}
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
@@ -1057,8 +1058,8 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 
 		if (e == EACCES || e == EPERM) {
 			/* the kernel's rules for reading it are those of attaching (less Yama) */
-			privs_explain_attach("/proc", &pt, -EPERM, msg, sizeof(msg));
-			pr_err("%s\n", msg);
+			privs_explain_attach("/proc", &pt, -EPERM, &err);
+			pr_err("%s\n", err.msg);
 		} else {
 			pr_err("pid %d: %s\n", pid,
 			       e == ENOENT ? "no executable (a kernel thread?)" : strerror(e));
@@ -1082,10 +1083,10 @@ int cmd_record(int argc, char **argv)
 	if (r)
 		goto out;
 	if (o.user) {
-		char msg[512];
+		struct ptap_err err = { .pos = -1 };
 
-		if (launch_user_lookup(o.user, &o.run_as, msg, sizeof(msg)) < 0) {
-			pr_err("%s\n", msg);
+		if (launch_user_lookup(o.user, &o.run_as, &err) < 0) {
+			pr_err("%s\n", err.msg);
 			r = 2;
 			goto out;
 		}

@@ -13,16 +13,17 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
+#include "probes/err.h"
 #include "tracer/host/privs.h"
 
 static char root[64];
-static char msg[1024];
+static struct ptap_err err;	/* what the last call said */
 
 static void fx_init(void)
 {
 	strcpy(root, "/tmp/ptap-privs.XXXXXX");
 	cr_assert_not_null(mkdtemp(root));
-	msg[0] = '\0';
+	err = (struct ptap_err){ .pos = -1 };
 	privs_pretend(-1, 0);
 }
 
@@ -99,9 +100,9 @@ static void fake_yama(int scope)
 }
 
 #define expect_in(needle) \
-	cr_expect_not_null(strstr(msg, (needle)), "'%s' not in message: %s", (needle), msg)
+	cr_expect_not_null(strstr(err.msg, (needle)), "'%s' not in message: %s", (needle), err.msg)
 #define expect_not_in(needle) \
-	cr_expect_null(strstr(msg, (needle)), "'%s' in message: %s", (needle), msg)
+	cr_expect_null(strstr(err.msg, (needle)), "'%s' in message: %s", (needle), err.msg)
 
 /* ---- privs_check_target ---------------------------------------------------- */
 
@@ -109,8 +110,8 @@ Test(privs, missing_pid)
 {
 	struct privs_target t;
 
-	cr_assert(eq(int, privs_check_target(root, 4242, &t, msg, sizeof(msg)), -ESRCH));
-	cr_expect_str_eq(msg, "no process 4242: check the pid (it may have exited)");
+	cr_assert(eq(int, privs_check_target(root, 4242, &t, &err), -ESRCH));
+	cr_expect_str_eq(err.msg, "no process 4242: check the pid (it may have exited)");
 	cr_expect(eq(int, t.pid, 4242));
 }
 
@@ -119,8 +120,8 @@ Test(privs, running_process_accepted)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 500, .ppid = 1, .name = "server", .uid = 1000 });
-	cr_assert(eq(int, privs_check_target(root, 500, &t, msg, sizeof(msg)), 0), "%s", msg);
-	cr_expect_str_eq(msg, "");
+	cr_assert(eq(int, privs_check_target(root, 500, &t, &err), 0), "%s", err.msg);
+	cr_expect_str_eq(err.msg, "");
 	cr_expect(eq(int, t.pid, 500));
 	cr_expect(eq(int, t.tgid, 500));
 	cr_expect(eq(int, t.state, 'S'));
@@ -135,8 +136,8 @@ Test(privs, zombie)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 101, .ppid = 100, .name = "child", .state = 'Z' });
-	cr_assert(eq(int, privs_check_target(root, 101, &t, msg, sizeof(msg)), -EPERM));
-	cr_expect_str_eq(msg, "pid 101 is a zombie: it has exited and its parent (pid 100) has "
+	cr_assert(eq(int, privs_check_target(root, 101, &t, &err), -EPERM));
+	cr_expect_str_eq(err.msg, "pid 101 is a zombie: it has exited and its parent (pid 100) has "
 			 "not reaped it; nothing to trace");
 	cr_expect(eq(int, t.state, 'Z'));
 }
@@ -148,7 +149,7 @@ Test(privs, zombie_leader_with_threads)
 
 	fake_task(&(struct fake){ .pid = 110, .ppid = 1, .name = "mt", .state = 'Z',
 				  .threads = 4 });
-	cr_assert(eq(int, privs_check_target(root, 110, &t, msg, sizeof(msg)), -EPERM));
+	cr_assert(eq(int, privs_check_target(root, 110, &t, &err), -EPERM));
 	expect_in("pid 110 is a zombie: its main thread has exited while 3 other threads run");
 }
 
@@ -159,8 +160,8 @@ Test(privs, already_traced)
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "strace" });
 	fake_task(&(struct fake){ .pid = 123, .ppid = 456, .name = "target", .tracer = 456,
 				  .state = 't' });
-	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY));
-	cr_expect_str_eq(msg, "pid 123 is already traced by pid 456 (strace): stop that tracer "
+	cr_assert(eq(int, privs_check_target(root, 123, &t, &err), -EBUSY));
+	cr_expect_str_eq(err.msg, "pid 123 is already traced by pid 456 (strace): stop that tracer "
 			 "(or detach it) first; a process has only one tracer");
 	cr_expect(eq(int, t.tracer, 456));
 	cr_expect_str_eq(t.tracer_comm, "strace");
@@ -171,24 +172,24 @@ Test(privs, already_traced_tracer_gone)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target", .tracer = 999 });
-	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), -EBUSY));
+	cr_assert(eq(int, privs_check_target(root, 123, &t, &err), -EBUSY));
 	expect_in("pid 123 is already traced by pid 999 (?)");
 }
 
 Test(privs, thread_not_leader)
 {
 	struct privs_target t;
-	char note[128];
+	struct ptap_err note = { .pos = -1 };
 
 	fake_task(&(struct fake){ .pid = 700, .ppid = 1, .name = "app", .threads = 3 });
 	fake_task(&(struct fake){ .pid = 703, .tgid = 700, .ppid = 1, .name = "worker",
 				  .threads = 3 });
-	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), 0), "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 703, &t, &err), 0), "%s", err.msg);
 	cr_expect(eq(int, t.pid, 703));
 	cr_expect(eq(int, t.tgid, 700));
 	cr_expect_str_eq(t.comm, "worker");
-	privs_note_thread(&t, note, sizeof(note));
-	cr_expect_str_eq(note, "thread 703 belongs to process 700; tracing 700");
+	privs_note_thread(&t, &note);
+	cr_expect_str_eq(note.msg, "thread 703 belongs to process 700; tracing 700");
 }
 
 /* A thread id whose process's leader is traced: the process cannot be attached. */
@@ -199,7 +200,7 @@ Test(privs, thread_of_traced_leader)
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "gdb" });
 	fake_task(&(struct fake){ .pid = 700, .ppid = 1, .name = "app", .tracer = 456 });
 	fake_task(&(struct fake){ .pid = 703, .tgid = 700, .ppid = 1, .name = "worker" });
-	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), -EBUSY));
+	cr_assert(eq(int, privs_check_target(root, 703, &t, &err), -EBUSY));
 	expect_in("pid 700 is already traced by pid 456 (gdb)");
 	cr_expect(eq(int, t.tgid, 700));
 }
@@ -211,9 +212,9 @@ Test(privs, ptap_itself)
 	char want[128];
 
 	fake_task(&(struct fake){ .pid = me, .ppid = 1, .name = "ptap" });
-	cr_assert(eq(int, privs_check_target(root, me, &t, msg, sizeof(msg)), -EDEADLK));
+	cr_assert(eq(int, privs_check_target(root, me, &t, &err), -EDEADLK));
 	snprintf(want, sizeof(want), "pid %d is ptap itself: give the pid of another process", me);
-	cr_expect_str_eq(msg, want);
+	cr_expect_str_eq(err.msg, want);
 }
 
 Test(privs, ptaps_own_tracer)
@@ -222,7 +223,7 @@ Test(privs, ptaps_own_tracer)
 
 	fake_task(&(struct fake){ .pid = 77, .ppid = 1, .name = "gdb" });
 	fake_task(&(struct fake){ .pid = getpid(), .ppid = 77, .name = "ptap", .tracer = 77 });
-	cr_assert(eq(int, privs_check_target(root, 77, &t, msg, sizeof(msg)), -EDEADLK));
+	cr_assert(eq(int, privs_check_target(root, 77, &t, &err), -EDEADLK));
 	expect_in("pid 77 is tracing ptap (gdb)");
 }
 
@@ -231,15 +232,16 @@ Test(privs, kernel_thread)
 	struct privs_target t;
 
 	fake_task(&(struct fake){ .pid = 2, .name = "kthreadd", .kthread = true });
-	cr_assert(eq(int, privs_check_target(root, 2, &t, msg, sizeof(msg)), -EPERM));
-	cr_expect_str_eq(msg, "pid 2 is a kernel thread (kthreadd): it has no user space to trace");
+	cr_assert(eq(int, privs_check_target(root, 2, &t, &err), -EPERM));
+	cr_expect_str_eq(err.msg,
+			 "pid 2 is a kernel thread (kthreadd): it has no user space to trace");
 }
 
 Test(privs, null_message_buffer)
 {
 	struct privs_target t;
 
-	cr_expect(eq(int, privs_check_target(root, 4242, &t, NULL, 0), -ESRCH));
+	cr_expect(eq(int, privs_check_target(root, 4242, &t, NULL), -ESRCH));
 }
 
 /* ---- privs_check_owner: a capable non-root ptap traces only its user's processes ---- */
@@ -250,14 +252,14 @@ Test(privs, owner_other_uid_with_file_cap)
 
 	fake_task(&(struct fake){ .pid = 900, .ppid = 1, .name = "victim", .uid = 1001 });
 	privs_pretend(1, 1000);
-	cr_assert(eq(int, privs_check_target(root, 900, &t, msg, sizeof(msg)), -EPERM));
-	cr_expect_str_eq(msg, "pid 900 belongs to uid 1001: ptap has CAP_SYS_PTRACE but traces "
+	cr_assert(eq(int, privs_check_target(root, 900, &t, &err), -EPERM));
+	cr_expect_str_eq(err.msg, "pid 900 belongs to uid 1001: ptap has CAP_SYS_PTRACE but traces "
 			 "only its user's (uid 1000) processes; run ptap as that user or as root");
 	/* root, or no capability (the kernel decides): nothing refused here */
 	privs_pretend(1, 0);
-	cr_expect(eq(int, privs_check_owner(root, 900, msg, sizeof(msg)), 0));
+	cr_expect(eq(int, privs_check_owner(root, 900, &err), 0));
 	privs_pretend(0, 1000);
-	cr_expect(eq(int, privs_check_owner(root, 900, msg, sizeof(msg)), 0));
+	cr_expect(eq(int, privs_check_owner(root, 900, &err), 0));
 }
 
 /* Give the fake status file of PID to UID, as the kernel does for a dumpable
@@ -286,15 +288,15 @@ Test(privs, owner_thread_other_uid_with_file_cap)
 	own_status(700, me);
 	own_status(703, me + 1);
 	privs_pretend(1, me);
-	cr_expect(eq(int, privs_check_target(root, 700, &t, msg, sizeof(msg)), 0), "%s", msg);
-	cr_assert(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), -EPERM));
+	cr_expect(eq(int, privs_check_target(root, 700, &t, &err), 0), "%s", err.msg);
+	cr_assert(eq(int, privs_check_target(root, 703, &t, &err), -EPERM));
 	snprintf(want, sizeof(want), "pid 703 belongs to uid %u: ptap has CAP_SYS_PTRACE but "
 		 "traces only its user's (uid %u) processes; run ptap as that user or as root",
 		 me + 1, me);
-	cr_expect_str_eq(msg, want);
+	cr_expect_str_eq(err.msg, want);
 	cr_expect(eq(int, t.tgid, 700));
 	privs_pretend(1, 0);
-	cr_expect(eq(int, privs_check_target(root, 703, &t, msg, sizeof(msg)), 0), "%s", msg);
+	cr_expect(eq(int, privs_check_target(root, 703, &t, &err), 0), "%s", err.msg);
 }
 
 /* The user's own process after it exec'd a setuid-root program: real uid
@@ -304,14 +306,14 @@ Test(privs, owner_setuid_exec_with_file_cap)
 	fake_task(&(struct fake){ .pid = 902, .ppid = 1, .name = "passwd", .uid = 1000,
 				  .setuid_root = true });
 	privs_pretend(1, 1000);
-	cr_assert(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), -EPERM));
-	cr_expect_str_eq(msg, "pid 902 runs with other credentials or is not dumpable (setuid, "
+	cr_assert(eq(int, privs_check_owner(root, 902, &err), -EPERM));
+	cr_expect_str_eq(err.msg, "pid 902 runs with other credentials or is not dumpable (setuid, "
 			 "setgid, or prctl(PR_SET_DUMPABLE, 0)): ptap traces it only when run as "
 			 "root");
 	privs_pretend(1, 0);
-	cr_expect(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), 0), "root traces it");
+	cr_expect(eq(int, privs_check_owner(root, 902, &err), 0), "root traces it");
 	privs_pretend(0, 1000);
-	cr_expect(eq(int, privs_check_owner(root, 902, msg, sizeof(msg)), 0),
+	cr_expect(eq(int, privs_check_owner(root, 902, &err), 0),
 		  "without the capability the kernel decides (it refuses)");
 }
 
@@ -326,14 +328,14 @@ Test(privs, owner_not_dumpable_with_file_cap)
 	privs_pretend(1, 1000);
 	if (geteuid() == 0) {
 		cr_assert(eq(int, chown(dir, 1000, getgid()), 0));
-		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), 0), "%s", msg);
+		cr_expect(eq(int, privs_check_owner(root, 901, &err), 0), "%s", err.msg);
 		cr_assert(eq(int, chown(dir, 0, getgid()), 0));
-		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM));
+		cr_expect(eq(int, privs_check_owner(root, 901, &err), -EPERM));
 		expect_in("pid 901 runs with other credentials or is not dumpable");
 	} else {
 		/* not root: the file is ours, so dumpable; uid 1000 in it is not ours */
 		privs_pretend(1, getuid());
-		cr_expect(eq(int, privs_check_owner(root, 901, msg, sizeof(msg)), -EPERM),
+		cr_expect(eq(int, privs_check_owner(root, 901, &err), -EPERM),
 			  "uid 1000 in status is not ours");
 	}
 }
@@ -349,8 +351,8 @@ static void yama_case(int scope, int have_cap, struct privs_target *t)
 	if (scope >= 0)
 		fake_yama(scope);
 	privs_pretend(have_cap, me);
-	cr_assert(eq(int, privs_check_target(root, 321, t, msg, sizeof(msg)), 0), "%s", msg);
-	privs_explain_attach(root, t, -EPERM, msg, sizeof(msg));
+	cr_assert(eq(int, privs_check_target(root, 321, t, &err), 0), "%s", err.msg);
+	privs_explain_attach(root, t, -EPERM, &err);
 }
 
 Test(privs, yama_1)
@@ -364,7 +366,7 @@ Test(privs, yama_1)
 	expect_in("`setcap cap_sys_ptrace+ep ");
 	expect_in("prctl(PR_SET_PTRACER");
 	expect_in("`sysctl kernel.yama.ptrace_scope=0`");
-	cr_expect_null(strchr(msg, '\n'), "one line: %s", msg);
+	cr_expect_null(strchr(err.msg, '\n'), "one line: %s", err.msg);
 }
 
 Test(privs, yama_2)
@@ -384,7 +386,7 @@ Test(privs, yama_3)
 	struct privs_target t;
 
 	yama_case(3, 0, &t);
-	cr_expect_str_eq(msg, "cannot attach to pid 321: kernel.yama.ptrace_scope = 3 forbids "
+	cr_expect_str_eq(err.msg, "cannot attach to pid 321: kernel.yama.ptrace_scope = 3 forbids "
 			 "every attach, even by root, and cannot be lowered until reboot");
 }
 
@@ -397,7 +399,7 @@ Test(privs, yama_privileged)
 	expect_in("kernel.yama.ptrace_scope = 3");
 	privs_pretend(1, geteuid());
 	fake_yama(1);
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
+	privs_explain_attach(root, &t, -EPERM, &err);
 	expect_not_in("yama");
 	expect_in("cannot attach to pid 321: Operation not permitted, and /proc shows no cause");
 }
@@ -427,12 +429,12 @@ Test(privs, eperm_other_user)
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "theirs", .uid = 1000 });
 	fake_yama(1);
 	privs_pretend(0, 1001);
-	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), 0), "%s", msg);
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
-	cr_expect_str_eq(msg, "pid 123 belongs to uid 1000: run ptap as that user or as root");
+	cr_assert(eq(int, privs_check_target(root, 123, &t, &err), 0), "%s", err.msg);
+	privs_explain_attach(root, &t, -EPERM, &err);
+	cr_expect_str_eq(err.msg, "pid 123 belongs to uid 1000: run ptap as that user or as root");
 	/* with CAP_SYS_PTRACE the uid is no cause: Yama 1 is not either, so nothing is blamed */
 	privs_pretend(1, 0);
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
+	privs_explain_attach(root, &t, -EPERM, &err);
 	expect_in("/proc shows no cause");
 }
 
@@ -444,12 +446,12 @@ Test(privs, eperm_traced_meanwhile)
 
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target" });
 	privs_pretend(0, 0);
-	cr_assert(eq(int, privs_check_target(root, 123, &t, msg, sizeof(msg)), 0), "%s", msg);
+	cr_assert(eq(int, privs_check_target(root, 123, &t, &err), 0), "%s", err.msg);
 	snprintf(path, sizeof(path), "rm -r %s/123", root);
 	cr_assert(eq(int, system(path), 0));
 	fake_task(&(struct fake){ .pid = 123, .ppid = 1, .name = "target", .tracer = 456 });
 	fake_task(&(struct fake){ .pid = 456, .ppid = 1, .name = "strace" });
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
+	privs_explain_attach(root, &t, -EPERM, &err);
 	expect_in("pid 123 is already traced by pid 456 (strace): stop that tracer");
 }
 
@@ -471,7 +473,7 @@ Test(privs, eperm_not_dumpable)
 		usleep(100000);
 		privs_pretend(0, getuid());
 		t = (struct privs_target){ .pid = c, .tgid = c };
-		privs_explain_attach("/proc", &t, -EPERM, msg, sizeof(msg));
+		privs_explain_attach("/proc", &t, -EPERM, &err);
 		kill(c, SIGKILL);
 		waitpid(c, NULL, 0);
 		expect_in("is not dumpable");
@@ -482,8 +484,8 @@ Test(privs, eperm_not_dumpable)
 	cr_assert(eq(int, chown(dir, 0, 0), 0));
 	privs_pretend(0, 1000);
 	t = (struct privs_target){ .pid = 321, .tgid = 321 };
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
-	cr_expect_str_eq(msg, "pid 321 is not dumpable (setuid or setgid, or it called "
+	privs_explain_attach(root, &t, -EPERM, &err);
+	cr_expect_str_eq(err.msg, "pid 321 is not dumpable (setuid or setgid, or it called "
 			 "prctl(PR_SET_DUMPABLE, 0)): run ptap as root");
 }
 
@@ -491,24 +493,24 @@ Test(privs, esrch_during_seize)
 {
 	struct privs_target t = { .pid = 555, .tgid = 555 };
 
-	privs_explain_attach(root, &t, -ESRCH, msg, sizeof(msg));
-	cr_expect_str_eq(msg, "pid 555 exited while ptap was attaching; nothing to trace");
+	privs_explain_attach(root, &t, -ESRCH, &err);
+	cr_expect_str_eq(err.msg, "pid 555 exited while ptap was attaching; nothing to trace");
 	/* it is a zombie by now */
 	fake_task(&(struct fake){ .pid = 555, .ppid = 9, .name = "x", .state = 'Z' });
-	privs_explain_attach(root, &t, -ESRCH, msg, sizeof(msg));
+	privs_explain_attach(root, &t, -ESRCH, &err);
 	expect_in("pid 555 is a zombie: it has exited and its parent (pid 9)");
 	/* EPERM from a target gone since */
 	t.pid = t.tgid = 556;
-	privs_explain_attach(root, &t, -EPERM, msg, sizeof(msg));
-	cr_expect_str_eq(msg, "pid 556 exited while ptap was attaching; nothing to trace");
+	privs_explain_attach(root, &t, -EPERM, &err);
+	cr_expect_str_eq(err.msg, "pid 556 exited while ptap was attaching; nothing to trace");
 }
 
 Test(privs, other_errno)
 {
 	struct privs_target t = { .pid = 42, .tgid = 42 };
 
-	privs_explain_attach(root, &t, -EIO, msg, sizeof(msg));
-	cr_expect_str_eq(msg, "cannot attach to pid 42: Input/output error");
+	privs_explain_attach(root, &t, -EIO, &err);
+	cr_expect_str_eq(err.msg, "cannot attach to pid 42: Input/output error");
 }
 
 /* ---- privs_have_sys_ptrace: libcap against CapEff bit 19 of /proc/self/status ---- */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "probes/err.h"
 #include "probes/log.h"
 #include "tracer/space/aspace.h"
 #include "tracer/engine/attach.h"
@@ -79,20 +80,16 @@ int attach_loader_path(pid_t pid, char *path, size_t len)
 static bool traced_by_us(pid_t tid)
 {
 	struct privs_target pt;
-	char msg[256];
 
-	return privs_check_target("/proc", tid, &pt, msg, sizeof(msg)) == -EBUSY &&
-	       pt.tracer == getpid();
+	return privs_check_target("/proc", tid, &pt, NULL) == -EBUSY && pt.tracer == getpid();
 }
 
 /* Is TID traced by another tracer?  Then its int3 hits would go there: refuse. */
 static bool traced_elsewhere(pid_t tid)
 {
 	struct privs_target pt;
-	char msg[256];
 
-	return privs_check_target("/proc", tid, &pt, msg, sizeof(msg)) == -EBUSY &&
-	       pt.tracer != getpid();
+	return privs_check_target("/proc", tid, &pt, NULL) == -EBUSY && pt.tracer != getpid();
 }
 
 /*
@@ -101,7 +98,8 @@ static bool traced_elsewhere(pid_t tid)
  */
 static int seize_threads(struct session *s, const struct privs_target *pt)
 {
-	char dir[40], msg[512];
+	struct ptap_err err = { .pos = -1 };
+	char dir[40];
 	int quiet = 0;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task", pt->tgid);
@@ -121,9 +119,9 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 				continue;
 			/* each thread's own credentials: setresuid(2) may have changed one */
 			if (tid != pt->tgid &&
-			    privs_check_owner("/proc", tid, msg, sizeof(msg)) < 0) {
+			    privs_check_owner("/proc", tid, &err) < 0) {
 				closedir(d);
-				pr_err("%s\n", msg);
+				pr_err("%s\n", err.msg);
 				return -EPERM;
 			}
 			r = pt_seize(tid, ATTACH_OPTIONS);
@@ -136,9 +134,9 @@ static int seize_threads(struct session *s, const struct privs_target *pt)
 
 				closedir(d);
 				pthr.pid = tid;	/* a thread may be traced by another tool alone */
-				privs_explain_attach("/proc", tid == pt->tgid ? pt : &pthr, r, msg,
-						     sizeof(msg));
-				pr_err("%s\n", msg);
+				privs_explain_attach("/proc", tid == pt->tgid ? pt : &pthr, r,
+						     &err);
+				pr_err("%s\n", err.msg);
 				return r;
 			}
 			t = tasks_add(s, tid, pt->tgid, NULL);
@@ -371,21 +369,21 @@ static int attach_process(struct session *s, const struct privs_target *pt)
 int attach_pids(struct session *s, const pid_t *pids, int n)
 {
 	struct privs_target *pt = calloc(n, sizeof(*pt));
-	char msg[512];
+	struct ptap_err err = { .pos = -1 };
 	int r = pt ? 0 : -ENOMEM, m = 0;
 
 	/* every pid checked before any is touched */
 	for (int i = 0; i < n && r == 0; i++) {
 		bool dup = false;
 
-		r = privs_check_target("/proc", pids[i], &pt[m], msg, sizeof(msg));
+		r = privs_check_target("/proc", pids[i], &pt[m], &err);
 		if (r < 0) {
-			pr_err("%s\n", msg);
+			pr_err("%s\n", err.msg);
 			break;
 		}
 		if (pt[m].tgid != pids[i]) {
-			privs_note_thread(&pt[m], msg, sizeof(msg));
-			pr_warn("%s\n", msg);
+			privs_note_thread(&pt[m], &err);
+			pr_warn("%s\n", err.msg);
 		}
 		for (int j = 0; j < m; j++)
 			dup |= pt[j].tgid == pt[m].tgid;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "probes/err.h"
 #include "probes/log.h"
 #include "tracer/space/aspace.h"
 #include "tracer/engine/launch.h"
@@ -189,19 +190,17 @@ static void child_run(const char *path, char *const argv[], struct sock_fprog *p
 	child_fail("cannot execute", path, errno == ENOENT ? 127 : 126);
 }
 
-int launch_user_lookup(const char *name, struct launch_user *u, char *msg, size_t len)
+int launch_user_lookup(const char *name, struct launch_user *u, struct ptap_err *err)
 {
 	struct passwd *pw;
 	char *end;
 	int n = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (getuid() != 0 || geteuid() != 0) {
-		snprintf(msg, len, "-u %s: only root can run the command as another user (ptap "
-			 "runs as uid %u); run the command as that user instead", name,
-			 (unsigned)getuid());
-		return -EPERM;
-	}
+	if (getuid() != 0 || geteuid() != 0)
+		return ptap_err_set(err, -1, -EPERM, "-u %s: only root can run the command as "
+				    "another user (ptap runs as uid %u); run the command as that "
+				    "user instead", name, (unsigned)getuid());
 	pw = getpwnam(name);
 	if (!pw && isdigit((unsigned char)*name)) {
 		unsigned long id;
@@ -211,10 +210,8 @@ int launch_user_lookup(const char *name, struct launch_user *u, char *msg, size_
 		if (!*end && !errno && id < (uid_t)-1)
 			pw = getpwuid((uid_t)id);
 	}
-	if (!pw || strlen(pw->pw_name) >= sizeof(u->name)) {
-		snprintf(msg, len, "-u %s: no such user", name);
-		return -ENOENT;
-	}
+	if (!pw || strlen(pw->pw_name) >= sizeof(u->name))
+		return ptap_err_set(err, -1, -ENOENT, "-u %s: no such user", name);
 	snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
@@ -224,8 +221,7 @@ int launch_user_lookup(const char *name, struct launch_user *u, char *msg, size_
 
 		if (!g) {
 			launch_user_free(u);
-			snprintf(msg, len, "-u %s: out of memory", name);
-			return -ENOMEM;
+			return ptap_err_set(err, -1, -ENOMEM, "-u %s: out of memory", name);
 		}
 		u->groups = g;
 		n++;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct ptap_err;		/* probes/err.h */
 struct session;
 
 /*
@@ -36,9 +37,9 @@ struct launch_user {
  * -u NAME: look the user NAME up (passwd; a number is a uid) into *U, with its
  * groups.  0; -EPERM when ptap does not run as root (real and effective uid
  * 0: only root may run a command as someone else), -ENOENT when there is no
- * such user, -ENOMEM; MSG (LEN bytes) then says so in one line.
+ * such user, -ENOMEM; ERR then says so in one line.
  */
-int launch_user_lookup(const char *name, struct launch_user *u, char *msg, size_t len);
+int launch_user_lookup(const char *name, struct launch_user *u, struct ptap_err *err);
 void launch_user_free(struct launch_user *u);
 
 /*

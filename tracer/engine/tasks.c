@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "arch/arch.h"
+#include "probes/err.h"
 #include "probes/log.h"
 #include "tracer/engine/hit.h"
 #include "tracer/engine/plant.h"
@@ -83,11 +84,11 @@ static void drop_siblings(struct session *s, struct thread *t, void *arg)
  */
 static bool exec_refused(struct session *s, struct thread *t)
 {
-	char msg[512];
+	struct ptap_err err = { .pos = -1 };
 
-	if (privs_check_owner("/proc", t->tgid, msg, sizeof(msg)) == 0)
+	if (privs_check_owner("/proc", t->tgid, &err) == 0)
 		return false;
-	pr_warn("%s; not traced after its exec\n", msg);
+	pr_warn("%s; not traced after its exec\n", err.msg);
 	pt_detach(t->tid, 0);
 	tasks_forget(s, t);
 	return true;

@@ -3,7 +3,6 @@
  * ptap's capability sets (libcap); never calls ptrace. */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probes/err.h"
 #include "tracer/host/privs.h"
 
 /* What one /proc/PID/status says (the fields the diagnosis needs). */
@@ -58,17 +58,8 @@ static uid_t my_uid(void)
 	return pretend_cap >= 0 ? pretend_uid : getuid();
 }
 
-/* snprintf into MSG, tolerating a NULL or empty buffer. */
-static void __attribute__((format(printf, 3, 4))) say(char *msg, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!msg || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-}
+/* Set ERR (NULL: nothing) to a printf message, with no position. */
+#define say(err, ...)	ptap_err_set((err), -1, 0, __VA_ARGS__)
 
 /* Copy the value after "Key:" (leading blanks skipped, newline dropped) into DST. */
 static void copy_value(char *dst, size_t size, const char *v)
@@ -148,36 +139,36 @@ static void comm_of(const char *root, pid_t pid, char *name)
 }
 
 /* Messages shared by the check before attaching and the explanation after. */
-static int say_gone(pid_t pid, char *msg, size_t len)
+static int say_gone(pid_t pid, struct ptap_err *err)
 {
-	say(msg, len, "no process %d: check the pid (it may have exited)", pid);
+	say(err, "no process %d: check the pid (it may have exited)", pid);
 	return -ESRCH;
 }
 
-static int say_zombie(pid_t pid, const struct pstatus *ps, char *msg, size_t len)
+static int say_zombie(pid_t pid, const struct pstatus *ps, struct ptap_err *err)
 {
 	if (ps->tgid == pid && ps->threads > 1)
 		/* A leader that called pthread_exit: the kernel refuses to attach to it. */
-		say(msg, len, "pid %d is a zombie: its main thread has exited while %d other "
+		say(err, "pid %d is a zombie: its main thread has exited while %d other "
 		    "threads run, and ptrace cannot attach to such a process; nothing ptap can do",
 		    pid, ps->threads - 1);
 	else
-		say(msg, len, "pid %d is a zombie: it has exited and its parent (pid %d) has not "
+		say(err, "pid %d is a zombie: it has exited and its parent (pid %d) has not "
 		    "reaped it; nothing to trace", pid, ps->ppid);
 	return -EPERM;
 }
 
-static int say_traced(const char *root, pid_t pid, pid_t tracer, char *msg, size_t len)
+static int say_traced(const char *root, pid_t pid, pid_t tracer, struct ptap_err *err)
 {
 	char comm[17];
 
 	if (tracer == getpid()) {
-		say(msg, len, "pid %d is already traced by this ptap (pid %d): give each process "
+		say(err, "pid %d is already traced by this ptap (pid %d): give each process "
 		    "once", pid, tracer);
 		return -EBUSY;
 	}
 	comm_of(root, tracer, comm);
-	say(msg, len, "pid %d is already traced by pid %d (%s): stop that tracer (or detach it) "
+	say(err, "pid %d is already traced by pid %d (%s): stop that tracer (or detach it) "
 	    "first; a process has only one tracer", pid, tracer, comm[0] ? comm : "?");
 	return -EBUSY;
 }
@@ -190,53 +181,52 @@ static bool is_dead(char state)
 
 /*
  * The checks of privs_check_target() on one task (the pid given, then its leader): 0 or
- * -errno with MSG set.
+ * -errno with ERR set.
  */
-static int check_one(const char *root, pid_t pid, const struct pstatus *ps, char *msg,
-		     size_t len)
+static int check_one(const char *root, pid_t pid, const struct pstatus *ps,
+		     struct ptap_err *err)
 {
 	struct pstatus me, tr;
 	pid_t self = getpid();
 
 	if (ps->tgid == self) {
-		say(msg, len, "pid %d is ptap itself: give the pid of another process", pid);
+		say(err, "pid %d is ptap itself: give the pid of another process", pid);
 		return -EDEADLK;
 	}
 	if (read_status(root, self, &me) == 0 && me.tracer > 0 &&
 	    (pid == me.tracer || (read_status(root, me.tracer, &tr) == 0 &&
 				  tr.tgid == ps->tgid))) {
-		say(msg, len, "pid %d is tracing ptap (%s): each would wait for the other; "
+		say(err, "pid %d is tracing ptap (%s): each would wait for the other; "
 		    "run ptap outside that tracer", pid, ps->name);
 		return -EDEADLK;
 	}
 	if (is_dead(ps->state))
-		return say_zombie(pid, ps, msg, len);
+		return say_zombie(pid, ps, err);
 	if (ps->kthread) {
-		say(msg, len, "pid %d is a kernel thread (%s): it has no user space to trace", pid,
+		say(err, "pid %d is a kernel thread (%s): it has no user space to trace", pid,
 		    ps->name);
 		return -EPERM;
 	}
 	if (ps->tracer > 0)
-		return say_traced(root, pid, ps->tracer, msg, len);
+		return say_traced(root, pid, ps->tracer, err);
 	return 0;
 }
 
-int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t, char *msg,
-		       size_t len)
+int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t,
+		       struct ptap_err *err)
 {
 	struct pstatus ps, leader;
-	int err;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	t->pid = t->tgid = pid;
-	say(msg, len, "%s", "");
-	err = read_status(proc_root, pid, &ps);
-	if (err == -ESRCH)
-		return say_gone(pid, msg, len);
-	if (err < 0) {
-		say(msg, len, "cannot read %s/%d/status: %s", proc_root, pid, strerror(-err));
-		return err;
-	}
+	say(err, "%s", "");
+	r = read_status(proc_root, pid, &ps);
+	if (r == -ESRCH)
+		return say_gone(pid, err);
+	if (r < 0)
+		return ptap_err_set(err, -1, r, "cannot read %s/%d/status: %s", proc_root, pid,
+				    strerror(-r));
 	t->tgid = ps.tgid;
 	t->state = ps.state;
 	t->tracer = ps.tracer;
@@ -244,24 +234,24 @@ int privs_check_target(const char *proc_root, pid_t pid, struct privs_target *t,
 	memcpy(t->comm, ps.name, sizeof(t->comm));
 	if (ps.tracer > 0)
 		comm_of(proc_root, ps.tracer, t->tracer_comm);
-	err = check_one(proc_root, pid, &ps, msg, len);
-	if (err)
-		return err;
+	r = check_one(proc_root, pid, &ps, err);
+	if (r)
+		return r;
 	if (ps.tgid != pid) {
 		/* A thread id: its whole process will be attached, so its leader must do too. */
-		err = read_status(proc_root, ps.tgid, &leader);
-		if (err == -ESRCH)
-			return say_gone(ps.tgid, msg, len);
-		if (!err)
-			err = check_one(proc_root, ps.tgid, &leader, msg, len);
-		if (err)
-			return err;
+		r = read_status(proc_root, ps.tgid, &leader);
+		if (r == -ESRCH)
+			return say_gone(ps.tgid, err);
+		if (!r)
+			r = check_one(proc_root, ps.tgid, &leader, err);
+		if (r)
+			return r;
 		/* a thread's credentials are its own (setresuid(2) on one thread) */
-		err = privs_check_owner(proc_root, pid, msg, len);
-		if (err)
-			return err;
+		r = privs_check_owner(proc_root, pid, err);
+		if (r)
+			return r;
 	}
-	return privs_check_owner(proc_root, ps.tgid, msg, len);
+	return privs_check_owner(proc_root, ps.tgid, err);
 }
 
 /*
@@ -287,7 +277,7 @@ static bool same_creds(const struct pstatus *ps, uid_t uid, gid_t gid)
 	return true;
 }
 
-int privs_check_owner(const char *proc_root, pid_t pid, char *msg, size_t len)
+int privs_check_owner(const char *proc_root, pid_t pid, struct ptap_err *err)
 {
 	struct pstatus ps;
 	uid_t uid = my_uid();
@@ -298,13 +288,13 @@ int privs_check_owner(const char *proc_root, pid_t pid, char *msg, size_t len)
 	if (read_status(proc_root, pid, &ps) < 0)
 		return 0;	/* gone: the attach itself will say so */
 	if (ps.uid[0] != uid) {
-		say(msg, len, "pid %d belongs to uid %u: ptap has CAP_SYS_PTRACE but traces only "
+		say(err, "pid %d belongs to uid %u: ptap has CAP_SYS_PTRACE but traces only "
 		    "its user's (uid %u) processes; run ptap as that user or as root", pid,
 		    ps.uid[0], uid);
 		return -EPERM;
 	}
 	if (!same_creds(&ps, uid, getgid()) || not_dumpable(proc_root, pid, &ps)) {
-		say(msg, len, "pid %d runs with other credentials or is not dumpable (setuid, "
+		say(err, "pid %d runs with other credentials or is not dumpable (setuid, "
 		    "setgid, or prctl(PR_SET_DUMPABLE, 0)): ptap traces it only when run as root",
 		    pid);
 		return -EPERM;
@@ -340,34 +330,34 @@ static void self_exe(char *buf, size_t size)
 }
 
 /* Explain an EPERM from PTRACE_SEIZE of T, in the order privs.h gives. */
-static void explain_eperm(const char *root, const struct privs_target *t, char *msg, size_t len)
+static void explain_eperm(const char *root, const struct privs_target *t, struct ptap_err *err)
 {
 	struct pstatus ps;
 	char exe[PATH_MAX];
 	bool cap = privileged();
 	uid_t uid = my_uid();
-	int scope, err;
+	int scope, r;
 
-	err = read_status(root, t->pid, &ps);
-	if (err == -ESRCH) {
-		say(msg, len, "pid %d exited while ptap was attaching; nothing to trace", t->pid);
+	r = read_status(root, t->pid, &ps);
+	if (r == -ESRCH) {
+		say(err, "pid %d exited while ptap was attaching; nothing to trace", t->pid);
 		return;
 	}
-	if (!err && is_dead(ps.state)) {
-		say_zombie(t->pid, &ps, msg, len);
+	if (!r && is_dead(ps.state)) {
+		say_zombie(t->pid, &ps, err);
 		return;
 	}
-	if (!err && ps.tracer > 0) {
-		say_traced(root, t->pid, ps.tracer, msg, len);
+	if (!r && ps.tracer > 0) {
+		say_traced(root, t->pid, ps.tracer, err);
 		return;
 	}
-	if (!err && !cap && ps.uid[0] != uid) {
-		say(msg, len, "pid %d belongs to uid %u: run ptap as that user or as root", t->pid,
+	if (!r && !cap && ps.uid[0] != uid) {
+		say(err, "pid %d belongs to uid %u: run ptap as that user or as root", t->pid,
 		    ps.uid[0]);
 		return;
 	}
-	if (!err && !cap && !same_creds(&ps, uid, getgid())) {
-		say(msg, len, "pid %d runs with changed credentials (uids %u/%u/%u, gids %u/%u/%u: "
+	if (!r && !cap && !same_creds(&ps, uid, getgid())) {
+		say(err, "pid %d runs with changed credentials (uids %u/%u/%u, gids %u/%u/%u: "
 		    "setuid or setgid): run ptap as root", t->pid, ps.uid[0], ps.uid[1], ps.uid[2],
 		    ps.gid[0], ps.gid[1], ps.gid[2]);
 		return;
@@ -375,20 +365,20 @@ static void explain_eperm(const char *root, const struct privs_target *t, char *
 	scope = yama_scope(root);
 	self_exe(exe, sizeof(exe));
 	if (scope >= 3) {
-		say(msg, len, "cannot attach to pid %d: kernel.yama.ptrace_scope = %d forbids "
+		say(err, "cannot attach to pid %d: kernel.yama.ptrace_scope = %d forbids "
 		    "every attach, even by root, and cannot be lowered until reboot", t->pid,
 		    scope);
 		return;
 	}
 	if (scope == 2 && !cap) {
-		say(msg, len, "cannot attach to pid %d: kernel.yama.ptrace_scope = 2 lets only "
+		say(err, "cannot attach to pid %d: kernel.yama.ptrace_scope = 2 lets only "
 		    "processes with CAP_SYS_PTRACE attach: run ptap as root, give it the capability "
 		    "(`setcap cap_sys_ptrace+ep %s`), or `sysctl kernel.yama.ptrace_scope=0` as "
 		    "root", t->pid, exe);
 		return;
 	}
 	if (scope == 1 && !cap) {
-		say(msg, len, "cannot attach to pid %d: kernel.yama.ptrace_scope = 1 lets a "
+		say(err, "cannot attach to pid %d: kernel.yama.ptrace_scope = 1 lets a "
 		    "process trace only its descendants: launch the program under ptap "
 		    "(`ptap record ... -- COMMAND`), run ptap as root, give it CAP_SYS_PTRACE "
 		    "(`setcap cap_sys_ptrace+ep %s`), have the target call "
@@ -396,69 +386,69 @@ static void explain_eperm(const char *root, const struct privs_target *t, char *
 		    "`sysctl kernel.yama.ptrace_scope=0` as root", t->pid, exe);
 		return;
 	}
-	if (!err && !cap && not_dumpable(root, t->pid, &ps)) {
-		say(msg, len, "pid %d is not dumpable (setuid or setgid, or it called "
+	if (!r && !cap && not_dumpable(root, t->pid, &ps)) {
+		say(err, "pid %d is not dumpable (setuid or setgid, or it called "
 		    "prctl(PR_SET_DUMPABLE, 0)): run ptap as root", t->pid);
 		return;
 	}
-	say(msg, len, "cannot attach to pid %d: %s, and /proc shows no cause: a seccomp filter, "
+	say(err, "cannot attach to pid %d: %s, and /proc shows no cause: a seccomp filter, "
 	    "an LSM (AppArmor, SELinux) or a container without CAP_SYS_PTRACE may forbid ptrace "
 	    "here", t->pid, strerror(EPERM));
 }
 
-void privs_explain_attach(const char *proc_root, const struct privs_target *t, int err,
-			  char *msg, size_t len)
+void privs_explain_attach(const char *proc_root, const struct privs_target *t, int code,
+			  struct ptap_err *err)
 {
 	struct pstatus ps;
 
-	if (err == -EPERM) {
-		explain_eperm(proc_root, t, msg, len);
-	} else if (err == -ESRCH) {
+	if (code == -EPERM) {
+		explain_eperm(proc_root, t, err);
+	} else if (code == -ESRCH) {
 		if (read_status(proc_root, t->pid, &ps) == 0 && is_dead(ps.state))
-			say_zombie(t->pid, &ps, msg, len);
+			say_zombie(t->pid, &ps, err);
 		else
-			say(msg, len, "pid %d exited while ptap was attaching; nothing to trace",
+			say(err, "pid %d exited while ptap was attaching; nothing to trace",
 			    t->pid);
 	} else {
-		say(msg, len, "cannot attach to pid %d: %s", t->pid, strerror(err < 0 ? -err : err));
+		say(err, "cannot attach to pid %d: %s", t->pid, strerror(code < 0 ? -code : code));
 	}
 }
 
-void privs_explain_read(const char *proc_root, pid_t pid, int err, char *msg, size_t len)
+void privs_explain_read(const char *proc_root, pid_t pid, int code, struct ptap_err *err)
 {
 	struct pstatus ps;
 	bool cap = privileged();
 	int r;
 
-	if (err == -ENOENT || err == -ESRCH) {
-		say_gone(pid, msg, len);
+	if (code == -ENOENT || code == -ESRCH) {
+		say_gone(pid, err);
 		return;
 	}
-	if (err != -EACCES && err != -EPERM) {
-		say(msg, len, "cannot read the map table of pid %d: %s", pid, strerror(-err));
+	if (code != -EACCES && code != -EPERM) {
+		say(err, "cannot read the map table of pid %d: %s", pid, strerror(-code));
 		return;
 	}
 	r = read_status(proc_root, pid, &ps);
 	if (r == -ESRCH) {
-		say_gone(pid, msg, len);
+		say_gone(pid, err);
 	} else if (!r && !cap && ps.uid[0] != my_uid()) {
-		say(msg, len, "pid %d belongs to uid %u: its map table is readable only by that "
+		say(err, "pid %d belongs to uid %u: its map table is readable only by that "
 		    "user or root; run ptap as that user or as root", pid, ps.uid[0]);
 	} else if (!r && !cap && !same_creds(&ps, my_uid(), getgid())) {
-		say(msg, len, "pid %d runs with changed credentials (uids %u/%u/%u, gids "
+		say(err, "pid %d runs with changed credentials (uids %u/%u/%u, gids "
 		    "%u/%u/%u: setuid or setgid): run ptap as root", pid, ps.uid[0], ps.uid[1],
 		    ps.uid[2], ps.gid[0], ps.gid[1], ps.gid[2]);
 	} else if (!r && !cap && not_dumpable(proc_root, pid, &ps)) {
-		say(msg, len, "pid %d is not dumpable (it called prctl(PR_SET_DUMPABLE, 0)): "
+		say(err, "pid %d is not dumpable (it called prctl(PR_SET_DUMPABLE, 0)): "
 		    "run ptap as root", pid);
 	} else {
-		say(msg, len, "cannot read the map table of pid %d: %s, and /proc shows no cause: "
+		say(err, "cannot read the map table of pid %d: %s, and /proc shows no cause: "
 		    "an LSM (AppArmor, SELinux) or a container may forbid it", pid,
-		    strerror(-err));
+		    strerror(-code));
 	}
 }
 
-void privs_note_thread(const struct privs_target *t, char *msg, size_t len)
+void privs_note_thread(const struct privs_target *t, struct ptap_err *err)
 {
-	say(msg, len, "thread %d belongs to process %d; tracing %d", t->pid, t->tgid, t->tgid);
+	say(err, "thread %d belongs to process %d; tracing %d", t->pid, t->tgid, t->tgid);
 }

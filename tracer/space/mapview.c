@@ -375,7 +375,8 @@ static void read_line(pid_t pid, const char *file, char *buf, size_t len)
 
 int mapview__live(pid_t pid, unsigned int flags, struct mapview **out, struct ptap_err *err)
 {
-	char path[64], exe[PATH_MAX], msg[sizeof(err->msg)];
+	char path[64], exe[PATH_MAX];
+	struct ptap_err why = { .pos = -1 };
 	struct privs_target t;
 	struct mapview *v;
 	ssize_t n;
@@ -388,17 +389,16 @@ int mapview__live(pid_t pid, unsigned int flags, struct mapview **out, struct pt
 	 * thread id stands for its process.  (Being traced, even by this ptap,
 	 * does not matter here.)
 	 */
-	r = privs_check_target("/proc", pid, &t, msg, sizeof(msg));
+	r = privs_check_target("/proc", pid, &t, &why);
 	if (r == -ESRCH || r == -EPERM)
-		return ptap_err_set(err, -1, r, "%s", msg);
+		return ptap_err_set(err, -1, r, "%s", why.msg);
 	if (t.tgid > 0)
 		pid = t.tgid;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		if (err)
-			privs_explain_read("/proc", pid, r, err->msg, sizeof(err->msg));
+		privs_explain_read("/proc", pid, r, err);
 		return r == -ENOENT ? -ESRCH : r;
 	}
 	v = calloc(1, sizeof(*v));
@@ -420,8 +420,8 @@ int mapview__live(pid_t pid, unsigned int flags, struct mapview **out, struct pt
 		r = attribute(v, live_image, NULL, (uint64_t)sysconf(_SC_PAGESIZE));
 	if (r == 0 && (flags & MAPVIEW_RSS)) {
 		r = live_rss(v);
-		if (r < 0 && err)
-			privs_explain_read("/proc", pid, r, err->msg, sizeof(err->msg));
+		if (r < 0)
+			privs_explain_read("/proc", pid, r, err);
 	} else if (r < 0) {
 		ptap_err_set(err, -1, r, "reading the map table of pid %d: %s", (int)pid,
 			     strerror(-r));
