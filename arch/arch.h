@@ -7,7 +7,7 @@
  * directory is linked (ARCH in the Makefile); every directory implements
  * both with the same file names (regs.c, insn.c, syscall.c, wait.c,
  * sctable.c), and arch/common/ holds what they share.  Depends on nothing
- * of ours. */
+ * of ours but struct ptap_err (probes/err.h), which carries the reasons. */
 #ifndef PTAP_ARCH_ARCH_H
 #define PTAP_ARCH_ARCH_H
 
@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
+
+struct ptap_err;		/* probes/err.h: a message (pos -1 here) */
 
 typedef struct user_regs_struct arch_regs_t;	/* what PTRACE_GETREGS fills */
 typedef struct user_fpregs_struct arch_fpregs_t;	/* what PTRACE_GETFPREGS fills */
@@ -106,10 +108,11 @@ struct arch_insn {
  * that cannot run out of line and is not emulated: syscall, int3, ud2, a
  * lock prefix, ...), or -EINVAL when CODE does not decode.  On failure INSN
  * holds pc and, if the instruction decoded, len, bytes and text (step OOL,
- * no target): enough for a message, not for stepping.
+ * no target): enough for a message, not for stepping.  WHY may be NULL; its
+ * message is emptied first.
  */
 int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn,
-		      char *why, size_t whylen);
+		      struct ptap_err *why);
 
 /*
  * Write the out-of-line copy of INSN for a slot at SLOT into BUF
@@ -144,13 +147,13 @@ struct arch_jump {
  * targets cannot be checked), or a branch into the replaced bytes.
  */
 int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-		      struct arch_jump *j, char *why, size_t whylen);
+		      struct arch_jump *j, struct ptap_err *why);
 /*
  * The same check of the branches in another part of the function (gcc's
  * "f.cold", which jumps back into f): 0 or -ENOTSUP with WHY.
  */
 int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			 const struct arch_jump *j, char *why, size_t whylen);
+			 const struct arch_jump *j, struct ptap_err *why);
 /*
  * Write the trampoline of J (for a site at PC) that lives at TRAMP into BUF
  * (ARCH_SLOT_SIZE bytes): int3, the instructions (rip-relative operands
@@ -178,7 +181,7 @@ int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint
  */
 #define ARCH_IFUNC_FN_MAX	4096	/* longer resolvers are not decoded */
 int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t *out, int max,
-		       char *why, size_t whylen);
+		       struct ptap_err *why);
 
 /*
  * Emulate INSN (step != ARCH_STEP_OOL) on REGS, whose pc is INSN->pc.  CALL

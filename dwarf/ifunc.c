@@ -38,7 +38,7 @@ int ifunc_impls_why(struct dbg *dbg, const struct elfmod *mod, uint64_t vaddr, u
 {
 	uint64_t addrs[IFUNC_IMPLS_MAX];
 	struct elfmod_sym holder;
-	char why[160] = "";
+	struct ptap_err why = { .pos = -1 };
 	uint8_t *code;
 	int n;
 
@@ -52,17 +52,15 @@ int ifunc_impls_why(struct dbg *dbg, const struct elfmod *mod, uint64_t vaddr, u
 		return -ENOMEM;
 	if (size && elfmod__read(mod, vaddr, code, size) < 0)
 		size = 0;
-	n = arch_ifunc_targets(code, size, vaddr, addrs, IFUNC_IMPLS_MAX, why, sizeof(why));
+	n = arch_ifunc_targets(code, size, vaddr, addrs, IFUNC_IMPLS_MAX, &why);
 	free(code);
 	if (n == -ENOMEM)
 		return n;
-	if (n == 0) {
-		snprintf(why, sizeof(why), "it returns no address");
-		n = -ENOTSUP;
-	}
+	if (n == 0)
+		n = ptap_err_set(&why, -1, -ENOTSUP, "it returns no address");
 	if (n < 0)
 		return ptap_err_set(err, -1, -ENOTSUP, "its resolver (at 0x%lx) cannot be followed: "
-				    "%s", (unsigned long)vaddr, why);
+				    "%s", (unsigned long)vaddr, why.msg);
 	for (int i = 0; i < n; i++)
 		if (!elfmod__is_code(mod, addrs[i]))
 			return ptap_err_set(err, -1, -ENOTSUP, "its resolver (at 0x%lx) returns "

@@ -70,12 +70,11 @@ int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t va
 	while (pc < vaddr) {
 		uint8_t code[ARCH_MAX_INSN];
 		struct arch_insn insn;
-		char why[96];
 		int r;
 
 		if (elfmod__read(mod, pc, code, sizeof(code)) < 0)
 			break;
-		r = arch_insn_analyze(code, sizeof(code), pc, &insn, why, sizeof(why));
+		r = arch_insn_analyze(code, sizeof(code), pc, &insn, NULL);
 		if (r == -EINVAL || insn.len == 0)
 			return ptap_err_set(err, -1, -EINVAL,
 					    "cannot decode the instruction at 0x%lx",
@@ -95,7 +94,6 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 {
 	uint8_t code[ARCH_MAX_INSN];
 	struct arch_insn insn;
-	char why[96];
 	size_t n;
 	int r;
 
@@ -105,7 +103,7 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 	if (n == 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot read the code at %s (0x%lx)", where,
 				    (unsigned long)vaddr);
-	r = arch_insn_analyze(code, n, vaddr, &insn, why, sizeof(why));
+	r = arch_insn_analyze(code, n, vaddr, &insn, NULL);
 	if (r == -EINVAL || insn.len == 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s (0x%lx)",
 				    where, (unsigned long)vaddr);

@@ -26,22 +26,20 @@
 
 /* Check the branches of SYM (of MOD) against RP's jump: 0 or -ENOTSUP. */
 static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
-			  const struct elfmod_sym *sym, bool holds_site, char *why, size_t whylen)
+			  const struct elfmod_sym *sym, bool holds_site, struct ptap_err *why)
 {
 	uint8_t *fn;
 	int r;
 
 	if (!sym->size || sym->size > JUMP_FN_MAX)
-		return snprintf(why, whylen, "%s: no size, or too large", sym->name), -ENOTSUP;
+		return ptap_err_set(why, -1, -ENOTSUP, "%s: no size, or too large", sym->name);
 	fn = malloc(sym->size);
 	if (!fn || elfmod__read(mod, sym->vaddr, fn, sym->size) < 0) {
 		free(fn);
-		return snprintf(why, whylen, "cannot read %s", sym->name), -ENOTSUP;
+		return ptap_err_set(why, -1, -ENOTSUP, "cannot read %s", sym->name);
 	}
-	r = holds_site ? arch_jump_analyze(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why,
-					   whylen)
-		       : arch_jump_check_part(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why,
-					      whylen);
+	r = holds_site ? arch_jump_analyze(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why)
+		       : arch_jump_check_part(fn, sym->size, sym->vaddr, rp->vaddr, &rp->jump, why);
 	free(fn);
 	return r;
 }
@@ -54,24 +52,25 @@ static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
 static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod)
 {
 	struct elfmod_sym sym, cold;
-	char why[128] = "", name[256];
+	struct ptap_err why = { .pos = -1 };
+	char name[256];
 
 	memset(&rp->jump, 0, sizeof(rp->jump));
 	if (rp->insn.step != ARCH_STEP_OOL || elfmod__sym_at(mod, rp->vaddr, &sym) < 0)
 		return;
-	if (jump_check_sym(rp, mod, &sym, true, why, sizeof(why)) == 0 &&
+	if (jump_check_sym(rp, mod, &sym, true, &why) == 0 &&
 	    snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
 	    elfmod__find_sym(mod, name, &cold) == 0 &&
-	    jump_check_sym(rp, mod, &cold, false, why, sizeof(why)) < 0)
+	    jump_check_sym(rp, mod, &cold, false, &why) < 0)
 		memset(&rp->jump, 0, sizeof(rp->jump));
 	if (!rp->jump.len)
-		pr_debug("%s: an int3 site, not a jump site: %s\n", rp->where, why);
+		pr_debug("%s: an int3 site, not a jump site: %s\n", rp->where, why.msg);
 }
 
 static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, struct ptap_err *err)
 {
 	uint8_t code[ARCH_MAX_INSN];
-	char why[96] = "";
+	struct ptap_err why = { .pos = -1 };
 	size_t n;
 	int r;
 
@@ -84,10 +83,10 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 			break;
 	if (n == 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot read the code at %s", rp->where);
-	r = arch_insn_analyze(code, n, rp->vaddr, &rp->insn, why, sizeof(why));
+	r = arch_insn_analyze(code, n, rp->vaddr, &rp->insn, &why);
 	if (r == -ENOTSUP)
 		return ptap_err_set(err, -1, -ENOTSUP, "cannot probe %s: its first instruction '%s' (%s)",
-				    rp->where, rp->insn.text, why);
+				    rp->where, rp->insn.text, why.msg);
 	if (r < 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s",
 				    rp->where);

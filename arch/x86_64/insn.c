@@ -3,7 +3,6 @@
  * out-of-line copies and emulates branches.  The only user of capstone. */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <capstone/capstone.h>
 
 #include "arch/arch.h"
+#include "probes/err.h"
 
 const uint8_t arch_bp_insn[ARCH_BP_LEN] = { 0xcc };
 
@@ -73,17 +73,8 @@ static int x86_64_cs_get(csh *h)
 
 /* ---- classification ---------------------------------------------------- */
 
-static int set_why(char *why, size_t whylen, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
+/* Say why in WHY (NULL: nowhere), a message with no position; returns CODE. */
+#define set_why(why, code, ...)	ptap_err_set((why), -1, (code), __VA_ARGS__)
 
 /* Legacy prefixes and REX in front of the opcode (Intel SDM vol. 2, 2.1). */
 struct x86_64_pfx {
@@ -222,7 +213,7 @@ static bool x86_64_branch(const uint8_t *op, unsigned int left, struct arch_insn
  * ("movw $imm, x(%rip)" reports 2), so only the offsets are used, and the
  * bytes are checked against the decoded displacement.
  */
-static int x86_64_riprel(const cs_insn *ci, struct arch_insn *insn, char *why, size_t whylen)
+static int x86_64_riprel(const cs_insn *ci, struct arch_insn *insn, struct ptap_err *why)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	unsigned int mo = x->encoding.modrm_offset;
@@ -232,7 +223,7 @@ static int x86_64_riprel(const cs_insn *ci, struct arch_insn *insn, char *why, s
 		if (x->operands[i].type != X86_OP_MEM)
 			continue;
 		if (x->operands[i].mem.base == X86_REG_EIP)
-			return set_why(why, whylen, -ENOTSUP, "eip-relative operand (addr32)");
+			return set_why(why, -ENOTSUP, "eip-relative operand (addr32)");
 		if (x->operands[i].mem.base == X86_REG_RIP)
 			cs_rip = true;
 	}
@@ -241,13 +232,13 @@ static int x86_64_riprel(const cs_insn *ci, struct arch_insn *insn, char *why, s
 		return 0;
 	if (!cs_rip || !modrm_rip || x->encoding.disp_offset != mo + 1 ||
 	    get_s32(insn->bytes + mo + 1) != x->disp)
-		return set_why(why, whylen, -ENOTSUP, "cannot locate the rip-relative displacement");
+		return set_why(why, -ENOTSUP, "cannot locate the rip-relative displacement");
 	insn->riprel = true;
 	insn->disp_off = (uint8_t)(mo + 1);
 	return 0;
 }
 
-static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, char *why, size_t whylen)
+static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, struct ptap_err *why)
 {
 	struct x86_64_pfx pfx;
 	const uint8_t *op;
@@ -256,15 +247,15 @@ static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, char *why,
 
 	x86_64_scan_prefixes(insn->bytes, insn->len, &pfx);
 	if (pfx.n >= insn->len)
-		return set_why(why, whylen, -EINVAL, "prefixes without an opcode");
+		return set_why(why, -EINVAL, "prefixes without an opcode");
 	op = insn->bytes + pfx.n;
 	left = insn->len - pfx.n;
 
 	if (pfx.lock)
-		return set_why(why, whylen, -ENOTSUP, "lock prefix");
+		return set_why(why, -ENOTSUP, "lock prefix");
 	no = x86_64_refusal(op, left);
 	if (no)
-		return set_why(why, whylen, -ENOTSUP, "%s", no);
+		return set_why(why, -ENOTSUP, "%s", no);
 	if (x86_64_branch(op, left, insn)) {
 		/* 66 makes rip wrap at 16 bits on AMD; 67 is not worth guessing. */
 		no = pfx.opsize ? "operand-size prefix on a branch" :
@@ -275,14 +266,14 @@ static int x86_64_classify(const cs_insn *ci, struct arch_insn *insn, char *why,
 		insn->target = 0;
 		insn->cond = 0;
 		insn->pop_extra = 0;
-		return set_why(why, whylen, -ENOTSUP, "%s", no);
+		return set_why(why, -ENOTSUP, "%s", no);
 	}
 	insn->step = ARCH_STEP_OOL;
-	return x86_64_riprel(ci, insn, why, whylen);
+	return x86_64_riprel(ci, insn, why);
 }
 
 int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn,
-		      char *why, size_t whylen)
+		      struct ptap_err *why)
 {
 	cs_insn *ci;
 	csh h;
@@ -290,24 +281,23 @@ int arch_insn_analyze(const uint8_t *code, size_t len, uint64_t pc, struct arch_
 
 	memset(insn, 0, sizeof(*insn));
 	insn->pc = pc;
-	if (why && whylen)
-		why[0] = '\0';
+	set_why(why, 0, "%s", "");
 	if (!code || !len)
-		return set_why(why, whylen, -EINVAL, "no code");
+		return set_why(why, -EINVAL, "no code");
 	err = x86_64_cs_get(&h);
 	if (err)
-		return set_why(why, whylen, err, "capstone: cannot open an x86-64 handle");
+		return set_why(why, err, "capstone: cannot open an x86-64 handle");
 	if (len > ARCH_MAX_INSN)
 		len = ARCH_MAX_INSN;
 	if (cs_disasm(h, code, len, pc, 1, &ci) != 1)
-		return set_why(why, whylen, -EINVAL, "cannot decode %02x", code[0]);
+		return set_why(why, -EINVAL, "cannot decode %02x", code[0]);
 
 	insn->len = (uint8_t)ci->size;
 	memcpy(insn->bytes, code, ci->size);
 	if (snprintf(insn->text, sizeof(insn->text), "%s%s%s", ci->mnemonic,
 		     ci->op_str[0] ? " " : "", ci->op_str) >= (int)sizeof(insn->text))
 		memcpy(insn->text + sizeof(insn->text) - 4, "...", 4);	/* say it was cut */
-	err = x86_64_classify(ci, insn, why, whylen);
+	err = x86_64_classify(ci, insn, why);
 	cs_free(ci, 1);
 	return err;
 }
@@ -363,7 +353,7 @@ int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, si
  * no direct branch or call may land in (PC, PC + LEN).
  */
 static int x86_64_jump_fn_ok(csh h, const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			     unsigned int len, bool holds_pc, char *why, size_t whylen)
+			     unsigned int len, bool holds_pc, struct ptap_err *why)
 {
 	const uint8_t *code = fn;
 	uint64_t at = fn_pc;
@@ -373,14 +363,14 @@ static int x86_64_jump_fn_ok(csh h, const uint8_t *fn, size_t fnlen, uint64_t fn
 	int r = 0;
 
 	if (!ci)
-		return set_why(why, whylen, -ENOMEM, "capstone: out of memory");
+		return set_why(why, -ENOMEM, "capstone: out of memory");
 	while (left > 0 && r == 0) {
 		uint64_t here = at;
 		const cs_x86 *x;
 		bool jump, branch;
 
 		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
-			r = set_why(why, whylen, -ENOTSUP, "the function does not decode at 0x%lx",
+			r = set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
 				    (unsigned long)here);
 			break;
 		}
@@ -395,23 +385,23 @@ static int x86_64_jump_fn_ok(csh h, const uint8_t *fn, size_t fnlen, uint64_t fn
 			uint64_t to = (uint64_t)x->operands[0].imm;
 
 			if (to > pc && to < pc + len)
-				r = set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx jumps into the "
+				r = set_why(why, -ENOTSUP, "'%s %s' at 0x%lx jumps into the "
 					    "bytes a jump would replace", ci->mnemonic, ci->op_str,
 					    (unsigned long)here);
 		} else if (jump) {
-			r = set_why(why, whylen, -ENOTSUP, "an indirect jump at 0x%lx ('%s %s')",
+			r = set_why(why, -ENOTSUP, "an indirect jump at 0x%lx ('%s %s')",
 				    (unsigned long)here, ci->mnemonic, ci->op_str);
 		}
 	}
 	cs_free(ci, 1);
 	if (r == 0 && holds_pc && !boundary)
-		r = set_why(why, whylen, -ENOTSUP, "0x%lx is not an instruction boundary of the "
+		r = set_why(why, -ENOTSUP, "0x%lx is not an instruction boundary of the "
 			    "function", (unsigned long)pc);
 	return r;
 }
 
 int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-		      struct arch_jump *j, char *why, size_t whylen)
+		      struct arch_jump *j, struct ptap_err *why)
 {
 	size_t off = pc - fn_pc;
 	unsigned int len = 0;
@@ -420,24 +410,23 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 
 	memset(j, 0, sizeof(*j));
 	if (pc < fn_pc || off >= fnlen)
-		return set_why(why, whylen, -ENOTSUP, "the site is outside its function");
+		return set_why(why, -ENOTSUP, "the site is outside its function");
 	while (len < JMP_REL32_LEN) {
 		struct arch_insn insn;
 
-		r = arch_insn_analyze(fn + off + len, fnlen - off - len, pc + len, &insn, why,
-				      whylen);
+		r = arch_insn_analyze(fn + off + len, fnlen - off - len, pc + len, &insn, why);
 		if (r == 0 && insn.step != ARCH_STEP_OOL)
-			r = set_why(why, whylen, -ENOTSUP, "'%s' is a branch", insn.text);
+			r = set_why(why, -ENOTSUP, "'%s' is a branch", insn.text);
 		if (r == 0 && len + insn.len > ARCH_JUMP_MAX)
-			r = set_why(why, whylen, -ENOTSUP, "the instructions are too long");
+			r = set_why(why, -ENOTSUP, "the instructions are too long");
 		if (r < 0)
 			return -ENOTSUP;
 		len += insn.len;
 	}
 	r = x86_64_cs_get(&h);
 	if (r)
-		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
-	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, len, true, why, whylen);
+		return set_why(why, r, "capstone: cannot open an x86-64 handle");
+	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, len, true, why);
 	if (r < 0)
 		return r == -ENOMEM ? r : -ENOTSUP;
 	j->len = (uint8_t)len;
@@ -446,14 +435,14 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 }
 
 int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			 const struct arch_jump *j, char *why, size_t whylen)
+			 const struct arch_jump *j, struct ptap_err *why)
 {
 	csh h;
 	int r = x86_64_cs_get(&h);
 
 	if (r)
-		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
-	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, j->len, false, why, whylen);
+		return set_why(why, r, "capstone: cannot open an x86-64 handle");
+	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, j->len, false, why);
 	return r < 0 && r != -ENOMEM ? -ENOTSUP : r;
 }
 
@@ -474,7 +463,7 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 		uint8_t *dst = buf + ARCH_BP_LEN + off;
 		struct arch_insn insn;
 
-		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL, 0) < 0 ||
+		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0 ||
 		    insn.step != ARCH_STEP_OOL)
 			return -EINVAL;
 		memcpy(dst, insn.bytes, insn.len);
@@ -682,7 +671,7 @@ static int x86_64_rflow(struct x86_64_rstate *states, size_t off, const struct x
 /* The walk itself (see arch_ifunc_targets()); STATES and STACK hold FNLEN entries each. */
 static int x86_64_rwalk(csh h, cs_insn *ci, const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 			struct x86_64_rstate *states, uint32_t *stack, struct x86_64_rwalk *w,
-			char *why, size_t whylen)
+			struct ptap_err *why)
 {
 	struct x86_64_rstate st = { .unknown = 0xffff, .seen = true };
 	size_t nstack = 0, cap = fnlen;
@@ -701,11 +690,11 @@ static int x86_64_rwalk(csh h, cs_insn *ci, const uint8_t *fn, size_t fnlen, uin
 		bool direct, jump, cond;
 
 		if (++steps > 64L * (long)fnlen)
-			return set_why(why, whylen, -ENOTSUP, "too many paths");
+			return set_why(why, -ENOTSUP, "too many paths");
 		states[off].queued = false;
 		st = states[off];
 		if (!cs_disasm_iter(h, &code, &left, &at, ci))
-			return set_why(why, whylen, -ENOTSUP, "it does not decode at 0x%lx",
+			return set_why(why, -ENOTSUP, "it does not decode at 0x%lx",
 				       (unsigned long)(fn_pc + off));
 		x = &ci->detail->x86;
 		next = off + ci->size;
@@ -714,7 +703,7 @@ static int x86_64_rwalk(csh h, cs_insn *ci, const uint8_t *fn, size_t fnlen, uin
 			to = (uint64_t)x->operands[0].imm;
 		if (cs_insn_group(h, ci, CS_GRP_RET)) {
 			if (st.unknown & (1u << GPR_AX))
-				return set_why(why, whylen, -ENOTSUP, "the value it returns at 0x%lx "
+				return set_why(why, -ENOTSUP, "the value it returns at 0x%lx "
 					       "is computed or loaded, not an address it sets",
 					       (unsigned long)ci->address);
 			w->returned |= st.vals[GPR_AX];
@@ -726,33 +715,33 @@ static int x86_64_rwalk(csh h, cs_insn *ci, const uint8_t *fn, size_t fnlen, uin
 		} else if ((jump = cs_insn_group(h, ci, CS_GRP_JUMP))) {
 			cond = ci->id != X86_INS_JMP && ci->id != X86_INS_LJMP;
 			if (!direct)
-				return set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx jumps through "
+				return set_why(why, -ENOTSUP, "'%s %s' at 0x%lx jumps through "
 					       "a register or memory", ci->mnemonic, ci->op_str,
 					       (unsigned long)ci->address);
 			if (to < fn_pc || to >= fn_pc + fnlen)
-				return set_why(why, whylen, -ENOTSUP, "'%s %s' at 0x%lx leaves the "
+				return set_why(why, -ENOTSUP, "'%s %s' at 0x%lx leaves the "
 					       "resolver", ci->mnemonic, ci->op_str,
 					       (unsigned long)ci->address);
 			r = x86_64_rflow(states, to - fn_pc, &st, stack, &nstack, cap);
 			if (r < 0)
-				return set_why(why, whylen, -ENOTSUP, "too many paths");
+				return set_why(why, -ENOTSUP, "too many paths");
 			if (!cond)
 				continue;
 		} else if (cs_insn_group(h, ci, CS_GRP_INT) || ci->id == X86_INS_UD2 ||
 			   ci->id == X86_INS_HLT) {
 			continue;	/* this path does not return */
 		} else if (x86_64_rstep(h, ci, w, &st) < 0) {
-			return set_why(why, whylen, -E2BIG, "more than %d addresses",
+			return set_why(why, -E2BIG, "more than %d addresses",
 				       IFUNC_VALS_MAX);
 		}
 		if (next >= fnlen)
-			return set_why(why, whylen, -ENOTSUP, "it runs past its end at 0x%lx",
+			return set_why(why, -ENOTSUP, "it runs past its end at 0x%lx",
 				       (unsigned long)(fn_pc + next));
 		if (x86_64_rflow(states, next, &st, stack, &nstack, cap) < 0)
-			return set_why(why, whylen, -ENOTSUP, "too many paths");
+			return set_why(why, -ENOTSUP, "too many paths");
 	}
 	if (!returns)
-		return set_why(why, whylen, -ENOTSUP, "it never returns");
+		return set_why(why, -ENOTSUP, "it never returns");
 	return 0;
 }
 
@@ -764,7 +753,7 @@ static int cmp_u64(const void *pa, const void *pb)
 }
 
 int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t *out, int max,
-		       char *why, size_t whylen)
+		       struct ptap_err *why)
 {
 	struct x86_64_rwalk w = { .ntab = 0 };
 	struct x86_64_rstate *states;
@@ -773,28 +762,27 @@ int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t
 	int r, n = 0;
 	csh h;
 
-	if (why && whylen)
-		why[0] = '\0';
+	set_why(why, 0, "%s", "");
 	if (!fn || !fnlen)
-		return set_why(why, whylen, -ENOTSUP, "no code (a symbol without a size)");
+		return set_why(why, -ENOTSUP, "no code (a symbol without a size)");
 	if (fnlen > ARCH_IFUNC_FN_MAX)
-		return set_why(why, whylen, -ENOTSUP, "it is longer than %d bytes",
+		return set_why(why, -ENOTSUP, "it is longer than %d bytes",
 			       ARCH_IFUNC_FN_MAX);
 	r = x86_64_cs_get(&h);
 	if (r)
-		return set_why(why, whylen, r, "capstone: cannot open an x86-64 handle");
+		return set_why(why, r, "capstone: cannot open an x86-64 handle");
 	states = calloc(fnlen, sizeof(*states));
 	stack = calloc(fnlen, sizeof(*stack));
 	ci = cs_malloc(h);
 	if (!states || !stack || !ci)
-		r = set_why(why, whylen, -ENOMEM, "out of memory");
+		r = set_why(why, -ENOMEM, "out of memory");
 	else
-		r = x86_64_rwalk(h, ci, fn, fnlen, fn_pc, states, stack, &w, why, whylen);
+		r = x86_64_rwalk(h, ci, fn, fnlen, fn_pc, states, stack, &w, why);
 	for (int i = 0; r == 0 && i < w.ntab; i++) {
 		if (!(w.returned & (1ULL << i)))
 			continue;
 		if (n == max) {
-			r = set_why(why, whylen, -E2BIG, "more than %d addresses", max);
+			r = set_why(why, -E2BIG, "more than %d addresses", max);
 			break;
 		}
 		out[n++] = w.tab[i];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "probes/err.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PC		0x401000ULL	/* where the analyze rows pretend to be */
@@ -300,11 +301,12 @@ Test(arch_insn, analyze_accepts)
 	for (size_t i = 0; i < ARRAY_SIZE(ok_rows); i++) {
 		const struct ok_row *row = &ok_rows[i];
 		struct arch_insn insn;
-		char why[96] = "untouched";
+		struct ptap_err why = { .pos = -1, .msg = "untouched" };
 		int err;
 
-		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
-		cr_assert(eq(int, err, 0), "row %zu (%02x..): %d %s", i, row->code[0], err, why);
+		err = arch_insn_analyze(row->code, row->len, PC, &insn, &why);
+		cr_assert(eq(int, err, 0), "row %zu (%02x..): %d %s", i, row->code[0], err,
+			  why.msg);
 		cr_assert(eq(u64, insn.pc, PC));
 		cr_assert(eq(int, insn.len, row->ilen), "row %zu: len %u", i, insn.len);
 		cr_assert(eq(mem, ((struct cr_mem){ insn.bytes, row->ilen }),
@@ -336,11 +338,11 @@ Test(arch_insn, every_jcc_condition_code)
 		const uint8_t near_form[] = { 0x0f, 0x80 + cc, 0x00, 0x02, 0x00, 0x00 };
 		struct arch_insn insn;
 
-		cr_assert(eq(int, arch_insn_analyze(short_form, 2, PC, &insn, NULL, 0), 0));
+		cr_assert(eq(int, arch_insn_analyze(short_form, 2, PC, &insn, NULL), 0));
 		cr_assert(eq(uint, insn.step, ARCH_STEP_JCC));
 		cr_assert(eq(int, insn.cond, cc));
 		cr_assert(eq(u64, insn.target, PC + 2 + 0x10));
-		cr_assert(eq(int, arch_insn_analyze(near_form, 6, PC, &insn, NULL, 0), 0));
+		cr_assert(eq(int, arch_insn_analyze(near_form, 6, PC, &insn, NULL), 0));
 		cr_assert(eq(uint, insn.step, ARCH_STEP_JCC));
 		cr_assert(eq(int, insn.cond, cc));
 		cr_assert(eq(u64, insn.target, PC + 6 + 0x200));
@@ -450,14 +452,14 @@ Test(arch_insn, analyze_refuses)
 	for (size_t i = 0; i < ARRAY_SIZE(bad_rows); i++) {
 		const struct bad_row *row = &bad_rows[i];
 		struct arch_insn insn;
-		char why[96] = "";
+		struct ptap_err why = { .pos = -1 };
 		int err;
 
-		err = arch_insn_analyze(row->code, row->len, PC, &insn, why, sizeof(why));
+		err = arch_insn_analyze(row->code, row->len, PC, &insn, &why);
 		cr_assert(eq(int, err, row->err), "row %zu (%02x %02x): %d [%s] '%s'", i,
-			  row->code[0], row->code[1], err, insn.text, why);
-		cr_assert_not_null(strstr(why, row->why), "row %zu: '%s' lacks '%s'", i, why,
-				   row->why);
+			  row->code[0], row->code[1], err, insn.text, why.msg);
+		cr_assert_not_null(strstr(why.msg, row->why), "row %zu: '%s' lacks '%s'", i,
+				   why.msg, row->why);
 		/* a refused instruction is never left looking like a branch */
 		cr_assert(eq(uint, insn.step, ARCH_STEP_OOL), "row %zu", i);
 		cr_assert(eq(u64, insn.target, 0), "row %zu", i);
@@ -468,15 +470,13 @@ Test(arch_insn, analyze_odd_inputs)
 {
 	const uint8_t ret = 0xc3;
 	struct arch_insn insn;
-	char why[8];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, arch_insn_analyze(&ret, 0, PC, &insn, why, sizeof(why)), -EINVAL));
-	cr_assert(eq(int, arch_insn_analyze(NULL, 4, PC, &insn, why, sizeof(why)), -EINVAL));
-	/* a short WHY buffer is cut, not overrun */
-	cr_assert(eq(int, arch_insn_analyze(arch_syscall_insn, 2, PC, &insn, why, sizeof(why)),
-		     -ENOTSUP));
-	cr_assert_str_eq(why, "syscall");
-	cr_assert(eq(int, arch_insn_analyze(arch_bp_insn, 1, PC, &insn, NULL, 0), -ENOTSUP));
+	cr_assert(eq(int, arch_insn_analyze(&ret, 0, PC, &insn, &why), -EINVAL));
+	cr_assert(eq(int, arch_insn_analyze(NULL, 4, PC, &insn, &why), -EINVAL));
+	cr_assert(eq(int, arch_insn_analyze(arch_syscall_insn, 2, PC, &insn, &why), -ENOTSUP));
+	cr_assert_str_eq(why.msg, "syscall cannot run out of line");
+	cr_assert(eq(int, arch_insn_analyze(arch_bp_insn, 1, PC, &insn, NULL), -ENOTSUP));
 }
 
 /* ---- out-of-line slots: arithmetic ------------------------------------- */
@@ -489,10 +489,10 @@ static int32_t le32(const uint8_t *p)
 
 static void analyze_ok(const uint8_t *code, size_t len, uint64_t pc, struct arch_insn *insn)
 {
-	char why[96] = "";
-	int err = arch_insn_analyze(code, len, pc, insn, why, sizeof(why));
+	struct ptap_err why = { .pos = -1 };
+	int err = arch_insn_analyze(code, len, pc, insn, &why);
 
-	cr_assert(eq(int, err, 0), "analyze at %#lx: %d %s", (unsigned long)pc, err, why);
+	cr_assert(eq(int, err, 0), "analyze at %#lx: %d %s", (unsigned long)pc, err, why.msg);
 }
 
 Test(arch_ool, rebases_disp_and_jumps_back)
@@ -732,9 +732,10 @@ Test(arch_ool, executes_slot_below_code)
 
 /* ---- jump sites ----------------------------------------------------------- */
 
-static int jump_try(const uint8_t *fn, size_t len, uint64_t pc, struct arch_jump *j, char *why)
+static int jump_try(const uint8_t *fn, size_t len, uint64_t pc, struct arch_jump *j,
+		    struct ptap_err *why)
 {
-	return arch_jump_analyze(fn, len, PC, pc, j, why, 96);
+	return arch_jump_analyze(fn, len, PC, pc, j, why);
 }
 
 /* bench_fn: nop; movzbl (%rdi),%eax; add %rax,sink(%rip); ret: three whole instructions */
@@ -743,13 +744,13 @@ Test(arch_jump, takes_whole_instructions)
 	static const uint8_t fn[] = { 0x90, 0x0f, 0xb6, 0x07, 0x48, 0x01, 0x05, 0x10, 0x20, 0, 0,
 				      0xc3 };
 	struct arch_jump j;
-	char why[96];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, &why), 0), "%s", why.msg);
 	cr_assert(eq(int, j.len, 11));
 	cr_assert(eq(mem, ((struct cr_mem){ j.bytes, 11 }), ((struct cr_mem){ fn, 11 })));
 	/* a site at the add: one 7-byte instruction */
-	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC + 4, &j, why), 0), "%s", why);
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC + 4, &j, &why), 0), "%s", why.msg);
 	cr_assert(eq(int, j.len, 7));
 }
 
@@ -770,24 +771,24 @@ Test(arch_jump, refusals)
 	static const uint8_t callin[] = { 0x55, 0x48, 0x89, 0xe5, 0x89, 0xf8, 0xe8, 0xf6, 0xff, 0xff,
 					  0xff, 0xc3 };
 	struct arch_jump j;
-	char why[96];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, jump_try(into, sizeof(into), PC, &j, why), -ENOTSUP));
-	cr_assert_not_null(strstr(why, "jumps into"), "%s", why);
+	cr_assert(eq(int, jump_try(into, sizeof(into), PC, &j, &why), -ENOTSUP));
+	cr_assert_not_null(strstr(why.msg, "jumps into"), "%s", why.msg);
 	cr_assert(eq(int, j.len, 0));
-	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC, &j, &why), 0), "%s", why.msg);
 	cr_assert(eq(int, j.len, 6));
-	cr_assert(eq(int, jump_try(indirect, sizeof(indirect), PC, &j, why), -ENOTSUP));
-	cr_assert_not_null(strstr(why, "indirect jump"), "%s", why);
-	cr_assert(eq(int, jump_try(call, sizeof(call), PC, &j, why), -ENOTSUP));
-	cr_assert(eq(int, jump_try(sys, sizeof(sys), PC, &j, why), -ENOTSUP));
-	cr_assert_not_null(strstr(why, "syscall"), "%s", why);
-	cr_assert(eq(int, jump_try(callin, sizeof(callin), PC, &j, why), -ENOTSUP));
-	cr_assert_not_null(strstr(why, "jumps into"), "%s", why);
+	cr_assert(eq(int, jump_try(indirect, sizeof(indirect), PC, &j, &why), -ENOTSUP));
+	cr_assert_not_null(strstr(why.msg, "indirect jump"), "%s", why.msg);
+	cr_assert(eq(int, jump_try(call, sizeof(call), PC, &j, &why), -ENOTSUP));
+	cr_assert(eq(int, jump_try(sys, sizeof(sys), PC, &j, &why), -ENOTSUP));
+	cr_assert_not_null(strstr(why.msg, "syscall"), "%s", why.msg);
+	cr_assert(eq(int, jump_try(callin, sizeof(callin), PC, &j, &why), -ENOTSUP));
+	cr_assert_not_null(strstr(why.msg, "jumps into"), "%s", why.msg);
 	/* the site is not an instruction boundary (inside the mov) */
-	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC + 2, &j, why), -ENOTSUP));
+	cr_assert(eq(int, jump_try(to_start, sizeof(to_start), PC + 2, &j, &why), -ENOTSUP));
 	/* too short: the function ends before 5 bytes of instructions */
-	cr_assert(eq(int, jump_try(call + 5, 1, PC, &j, why), -ENOTSUP));
+	cr_assert(eq(int, jump_try(call + 5, 1, PC, &j, &why), -ENOTSUP));
 }
 
 Test(arch_jump, patch_and_trampoline_bytes)
@@ -797,9 +798,9 @@ Test(arch_jump, patch_and_trampoline_bytes)
 	const uint64_t tramp = PC + 0x10000;
 	uint8_t patch[ARCH_JUMP_MAX], t[ARCH_SLOT_SIZE];
 	struct arch_jump j;
-	char why[96];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, why), 0), "%s", why);
+	cr_assert(eq(int, jump_try(fn, sizeof(fn), PC, &j, &why), 0), "%s", why.msg);
 	cr_assert(eq(int, arch_jump_patch(&j, PC, tramp, patch), 0));
 	cr_assert(eq(int, patch[0], 0xe9));
 	cr_assert(eq(int, le32(patch + 1), (int32_t)(tramp - (PC + 5))));
@@ -847,12 +848,12 @@ Test(arch_jump, executes_through_the_trampoline)
 		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER)
 							: f->want;
 		struct arch_jump j;
-		char why[96];
+		struct ptap_err why = { .pos = -1 };
 		long got;
 
 		exec_place(lo, i * 64, f);
-		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, why, sizeof(why)), 0),
-			  "%s: %s", f->name, why);
+		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, &why), 0),
+			  "%s: %s", f->name, why.msg);
 		cr_assert(ge(int, j.len, 5), "%s", f->name);
 		cr_assert(gt(int, arch_jump_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp, tramp,
 							ARCH_SLOT_SIZE), 0), "%s", f->name);
@@ -1111,10 +1112,11 @@ Test(arch_emulate, jmp_and_ool)
 
 
 /* arch_ifunc_targets() on CODE at PC: the count or error; OUT, WHY filled. */
-static int ifunc_targets(const uint8_t *code, size_t len, uint64_t *out, int max, char *why)
+static int ifunc_targets(const uint8_t *code, size_t len, uint64_t *out, int max,
+			 struct ptap_err *why)
 {
-	memset(why, 0, 160);
-	return arch_ifunc_targets(code, len, PC, out, max, why, 160);
+	memset(why, 0, sizeof(*why));
+	return arch_ifunc_targets(code, len, PC, out, max, why);
 }
 
 /*
@@ -1139,15 +1141,15 @@ Test(arch_ifunc, glibc_shape)
 		0xcc, 0xcc,					/* padding: never reached */
 	};
 	uint64_t out[8];
-	char why[160];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, why), 3), "%s", why);
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, &why), 3), "%s", why.msg);
 	cr_assert(eq(u64, out[0], PC + 0x10e));
 	cr_assert(eq(u64, out[1], PC + 0x21e));
 	cr_assert(eq(u64, out[2], PC + 0x325));
 	/* more than MAX: refused, not cut */
-	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 2, why), -E2BIG));
-	cr_assert(eq(str, why, "more than 2 addresses"));
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 2, &why), -E2BIG));
+	cr_assert(eq(str, why.msg, "more than 2 addresses"));
 }
 
 /* gcc's __builtin_cpu_init(): a call first; an address tested, then overwritten. */
@@ -1165,9 +1167,9 @@ Test(arch_ifunc, call_then_choice)
 		0xc3,						/* 27: ret */
 	};
 	uint64_t out[8];
-	char why[160];
+	struct ptap_err why = { .pos = -1 };
 
-	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, why), 2), "%s", why);
+	cr_assert(eq(int, ifunc_targets(code, sizeof(code), out, 8, &why), 2), "%s", why.msg);
 	cr_assert(eq(u64, out[0], PC + 0x43));
 	cr_assert(eq(u64, out[1], PC + 0x9a));
 }
@@ -1205,13 +1207,13 @@ Test(arch_ifunc, refusals)
 		{ { 0x06 }, 1, "it does not decode at 0x401000" },
 	};
 	uint64_t out[8];
-	char why[160];
+	struct ptap_err why = { .pos = -1 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
-		cr_assert(eq(int, ifunc_targets(rows[i].code, rows[i].len, out, 8, why),
-			     -ENOTSUP), "row %zu: %s", i, why);
-		cr_assert(eq(str, why, (char *)rows[i].why), "row %zu", i);
+		cr_assert(eq(int, ifunc_targets(rows[i].code, rows[i].len, out, 8, &why),
+			     -ENOTSUP), "row %zu: %s", i, why.msg);
+		cr_assert(eq(str, why.msg, (char *)rows[i].why), "row %zu", i);
 	}
-	cr_assert(eq(int, ifunc_targets(NULL, 0, out, 8, why), -ENOTSUP));
-	cr_assert(eq(str, why, "no code (a symbol without a size)"));
+	cr_assert(eq(int, ifunc_targets(NULL, 0, out, 8, &why), -ENOTSUP));
+	cr_assert(eq(str, why.msg, "no code (a symbol without a size)"));
 }
