@@ -10,8 +10,9 @@
 #include "arch/arch.h"
 #include "dwarf/comp_int.h"
 #include "dwarf/die_int.h"
-#include "dwarf/typename_int.h"
 #include "dwarf/points.h"
+#include "dwarf/typename_int.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 
