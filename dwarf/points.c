@@ -112,19 +112,6 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 	return 0;
 }
 
-void site_skips__add(struct site_skips *sk, const char *where, const char *why)
-{
-	bool named = strstr(why, where) != NULL;
-
-	pr_info("left out: %s%s%s\n", named ? "" : where, named ? "" : ": ", why);
-	if (!sk)
-		return;
-	if (sk->n < SITE_SKIPS_SHOWN)
-		snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s%s%s", named ? "" : where,
-			 named ? "" : ": ", why);
-	sk->n++;
-}
-
 /*
  * Add a site at link-time VADDR; FROM is an instruction start at or before
  * it in the same contiguous code (checked later).  CU and FN may be NULL

@@ -25,7 +25,7 @@ struct resolve_opts {
 	bool no_inlines;		/* --no-inlines */
 	const struct elfmod *exe;	/* the command's executable (copy relocations) */
 	/* A glob (FUNC with * ? [): its sites that cannot be probed are left out
-	 * and counted here (dwarf/points.h; may be NULL); it fails only when
+	 * and counted here (dwarf/site.h; may be NULL); it fails only when
 	 * none is left. */
 	struct site_skips *skips;
 };

@@ -11,7 +11,7 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf/debuginfo_int.h"
-#include "dwarf/points.h"
+#include "dwarf/site.h"
 #include "dwarf/site_int.h"
 #include "dwarf/tpool.h"
 
