@@ -140,6 +140,7 @@ void nearlines_add(struct nearlines *nl, int line)
 		nl->lines[worst] = line;
 }
 
+/* NAME, a symbol of TYPE, is no site: an IFUNC's resolver, or not a function. */
 int refuse_sym(struct pctx *c, const char *name, int type)
 {
 	if (type == STT_GNU_IFUNC)
