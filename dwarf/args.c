@@ -20,7 +20,7 @@
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
-#include "dwarf/resolve.h"
+#include "dwarf/resolved.h"
 #include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/log.h"

@@ -10,6 +10,7 @@
 
 #include "dwarf/comp_int.h"
 #include "dwarf/die_int.h"
+#include "dwarf/typename_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 

@@ -11,7 +11,7 @@
 
 #include <elfutils/libdw.h>
 
-#include "dwarf/var_int.h"
+#include "dwarf/varctx_int.h"
 #include "probes/fetch.h"
 
 struct arg_expr;

@@ -1,13 +1,26 @@
 /* dwarf/die.c: DIE helpers (perf's dwarf-aux): a DIE's type without
  * typedefs and qualifiers, constant attributes, sizes, array dimensions,
- * struct members and bitfields; a function's name, code ranges and entry.
- * Private to dwarf/ (dwarf/die_int.h). */
+ * struct members and bitfields; a function's name, code ranges and entry;
+ * bufcat(), with which names and lists of them are spelled.  Private to
+ * dwarf/ (dwarf/die_int.h). */
 #include <errno.h>
 #include <string.h>
 
 #include <dwarf.h>
 
 #include "dwarf/die_int.h"
+
+void bufcat(char *buf, size_t len, const char *s)
+{
+	size_t used = strnlen(buf, len), n = strlen(s);
+
+	if (used + 1 >= len)
+		return;
+	if (n > len - used - 1)
+		n = len - used - 1;
+	memcpy(buf + used, s, n);
+	buf[used + n] = 0;
+}
 
 bool die_type(Dwarf_Die *die, Dwarf_Die *out)
 {

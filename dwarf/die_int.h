@@ -1,7 +1,6 @@
-/* dwarf/die_int.h: DIE helpers for DWARF types and functions (dwarf/die.c)
- * and the C spelling of types (dwarf/typename.c), in the style of perf's
- * dwarf-aux.h; private to dwarf/.  The caller provides every Dwarf_Die's
- * storage. */
+/* dwarf/die_int.h: DIE helpers for DWARF types and functions (dwarf/die.c),
+ * in the style of perf's dwarf-aux.h; private to dwarf/.  The caller
+ * provides every Dwarf_Die's storage. */
 #ifndef PTAP_DWARF_DIE_INT_H
 #define PTAP_DWARF_DIE_INT_H
 
@@ -12,8 +11,6 @@
 #include <elfutils/libdw.h>
 
 #define ARRAY_MAX_DIMS	8	/* dimensions of an array ptap follows */
-
-/* ---- dwarf/die.c -------------------------------------------------------- */
 
 bool die_type(Dwarf_Die *die, Dwarf_Die *out);		/* DW_AT_type into OUT; false: none */
 bool die_strip_type(Dwarf_Die *type, Dwarf_Die *out);	/* without typedefs, qualifiers */
@@ -44,10 +41,6 @@ int die_func_entry(Dwarf_Die *fn, bool inlined, Dwarf_Addr *entry);
 /* The range [*RSTART, *REND) of FN holding PC.  0 or -ENOENT. */
 int die_range_holding(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr *rstart, Dwarf_Addr *rend);
 
-/* ---- dwarf/typename.c --------------------------------------------------- */
-
-/* The C spelling of TYPE_DIE (NULL: void) into BUF; returns BUF. */
-const char *die_type_name(Dwarf_Die *type_die, char *buf, size_t len);
 /* Append S to the string in BUF (LEN bytes), cut to fit. */
 void bufcat(char *buf, size_t len, const char *s);
 

@@ -1,7 +1,7 @@
-/* dwarf/elfsyms.c: sites from ELF symbols -- a module without DWARF, a
- * function DWARF does not describe (assembly, aliases), the symbols a glob
- * matches -- and IFUNCs, probed at each implementation their resolver can
- * select. */
+/* dwarf/elfsyms.c: sites from ELF symbols (dwarf/syms.c finds them) -- a
+ * module without DWARF, a function DWARF does not describe (assembly,
+ * aliases), the symbols a glob matches -- and IFUNCs, probed at each
+ * implementation their resolver can select. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -12,66 +12,20 @@
 #include <elfutils/libdwfl.h>
 
 #include "dwarf/debuginfo_int.h"
-#include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/ifunc.h"
-#include "dwarf/points_int.h"
+#include "dwarf/elfsyms_int.h"
+#include "dwarf/fwalk_int.h"
+#include "dwarf/instsite_int.h"
+#include "dwarf/nosite_int.h"
+#include "dwarf/pctx_int.h"
+#include "dwarf/syms_int.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
 
-/*
- * Every function symbol called NAME: up to MAX into HITS (addresses
- * distinct).  Returns the count.
- */
-int find_syms(struct pctx *c, const char *name, struct symhit *hits, int max)
-{
-	Dwfl_Module *m = dbg__module(c->dbg);
-	struct elfmod_sym es;
-	int ns = m ? dwfl_module_getsymtab(m) : -1, n = 0;
-
-	for (int i = 1; i < ns && n < max; i++) {
-		GElf_Word shndx;
-		GElf_Addr addr;
-		GElf_Sym sym;
-		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
-		bool dup = false;
-
-		if (!nm || strcmp(nm, name) || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		for (int j = 0; j < n; j++)
-			dup |= hits[j].vaddr == addr;
-		if (!dup)
-			hits[n++] = (struct symhit){ addr, sym.st_size, type };
-	}
-	if (n < max && elfmod__find_sym(c->mod, name, &es) == 0 &&
-	    (es.type == STT_FUNC || es.type == STT_GNU_IFUNC)) {
-		bool dup = false;
-
-		for (int j = 0; j < n; j++)
-			dup |= hits[j].vaddr == es.vaddr;
-		if (!dup)
-			hits[n++] = (struct symhit){ es.vaddr, es.size, es.type };
-	}
-	return n;
-}
-
-int refuse_sym(struct pctx *c, const char *name, int type)
-{
-	if (type == STT_GNU_IFUNC)
-		return ptap_err_set(c->err, -1, -EINVAL,
-				    "'%s' in %s is an IFUNC's resolver: it runs once, when the "
-				    "dynamic loader binds the IFUNC; probe the IFUNC by its own name "
-				    "(its implementations: ptap list -x %s)", name,
-				    elfmod__path(c->mod), elfmod__path(c->mod));
-	return ptap_err_set(c->err, -1, -EINVAL, "'%s' in %s is not a function", name,
-			    elfmod__path(c->mod));
-}
-
 /* FUNC or FUNC+OFF at the symbol SYM. */
-int add_sym_site(struct pctx *c, const char *name, const struct symhit *sym, long off)
+static int add_sym_site(struct pctx *c, const char *name, const struct symhit *sym, long off)
 {
 	char where[192];
 
@@ -93,50 +47,6 @@ static int cmp_u64(const void *pa, const void *pb)
 	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
 
 	return a < b ? -1 : a > b;
-}
-
-/* The addresses of the module's IFUNC symbols, sorted, into C->ifuncs. */
-int load_ifuncs(struct pctx *c)
-{
-	Dwfl_Module *m = dbg__module(c->dbg);
-	int ns = m ? dwfl_module_getsymtab(m) : -1;
-	size_t cap = 0;
-
-	for (int i = 1; i < ns; i++) {
-		GElf_Word shndx;
-		GElf_Addr addr;
-		GElf_Sym sym;
-
-		if (!dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC || shndx == SHN_UNDEF)
-			continue;
-		if (points_grow((void **)&c->ifuncs, &cap, sizeof(*c->ifuncs), c->nifuncs + 1) < 0)
-			return -ENOMEM;
-		c->ifuncs[c->nifuncs++] = addr;
-	}
-	if (c->nifuncs)
-		qsort(c->ifuncs, c->nifuncs, sizeof(*c->ifuncs), cmp_u64);
-	return 0;
-}
-
-/* Does an IFUNC symbol start at link-time ADDR (C->ifuncs loaded)? */
-bool at_ifunc(struct pctx *c, uint64_t addr)
-{
-	return c->nifuncs &&
-	       bsearch(&addr, c->ifuncs, c->nifuncs, sizeof(*c->ifuncs), cmp_u64) != NULL;
-}
-
-/*
- * Is FI an IFUNC resolver (an IFUNC symbol starts it) or inlined into one?
- * A resolver runs once, when the dynamic linker binds the symbol: never a
- * site.
- */
-bool is_ifunc(struct pctx *c, struct finst *fi)
-{
-	Dwarf_Addr entry;
-
-	return c->nifuncs && die_func_entry(&fi->outer, false, &entry) == 0 &&
-	       at_ifunc(c, entry + c->bias);
 }
 
 struct gsym {

@@ -11,7 +11,10 @@
 
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/ifunc.h"
-#include "dwarf/points_int.h"
+#include "dwarf/fwalk_int.h"
+#include "dwarf/pctx_int.h"
+#include "dwarf/points.h"
+#include "dwarf/syms_int.h"
 #include "probes/err.h"
 
 struct litem {
@@ -182,7 +185,7 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 	if (r == 0)
 		r = points_grow((void **)&items, &cap, sizeof(*items), w.n + 1);
 	for (size_t i = 0; r == 0 && i < w.n; i++)
-		if (!is_ifunc(&c, &w.insts[i]))
+		if (!is_ifunc(&c, &w.insts[i].outer))
 			items[n++] = (struct litem){ .name = w.insts[i].name,
 						     .fn = w.insts[i].fn, .has_die = true,
 						     .inlined = w.insts[i].inlined, .seq = i };

@@ -25,7 +25,10 @@
 
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
-#include "dwarf/points_int.h"
+#include "dwarf/fwalk_int.h"
+#include "dwarf/nosite_int.h"
+#include "dwarf/pctx_int.h"
+#include "dwarf/syms_int.h"
 
 bool name_matches(struct fwalk *w, const char *name)
 {

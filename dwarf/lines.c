@@ -12,38 +12,12 @@
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
-#include "dwarf/points_int.h"
+#include "dwarf/instsite_int.h"
+#include "dwarf/lines_int.h"
+#include "dwarf/nosite_int.h"
+#include "dwarf/pctx_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
-
-/* Is line A nearer to NL->want than line B (of two as near, the lower)? */
-static bool nearer(const struct nearlines *nl, int a, int b)
-{
-	int da = abs(a - nl->want), db = abs(b - nl->want);
-
-	return da < db || (da == db && a < b);
-}
-
-/* Remember LINE if it is among the NEAR_LINES nearest to NL->want. */
-void nearlines_add(struct nearlines *nl, int line)
-{
-	int worst = 0;
-
-	if (line <= 0)
-		return;
-	for (int i = 0; i < nl->n; i++)
-		if (nl->lines[i] == line)
-			return;
-	if (nl->n < NEAR_LINES) {
-		nl->lines[nl->n++] = line;
-		return;
-	}
-	for (int i = 1; i < nl->n; i++)
-		if (nearer(nl, nl->lines[worst], nl->lines[i]))
-			worst = i;
-	if (nearer(nl, line, nl->lines[worst]))
-		nl->lines[worst] = line;
-}
 
 /*
  * The functions holding DWARF address PC in CU: *FN the innermost

@@ -9,7 +9,8 @@
 #include <elf.h>
 
 #include "dwarf/elfmod.h"
-#include "dwarf/points_int.h"
+#include "dwarf/nosite_int.h"
+#include "dwarf/pctx_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 
@@ -108,6 +109,48 @@ int err_no_function(struct pctx *c, const char *name, struct near *nr)
 				    name, elfmod__path(c->mod), list);
 	return ptap_err_set(c->err, -1, -ENOENT, "no function '%s' in %s (and no similar names)",
 			    name, elfmod__path(c->mod));
+}
+
+/* Is line A nearer to NL->want than line B (of two as near, the lower)? */
+static bool nearer(const struct nearlines *nl, int a, int b)
+{
+	int da = abs(a - nl->want), db = abs(b - nl->want);
+
+	return da < db || (da == db && a < b);
+}
+
+/* Remember LINE if it is among the NEAR_LINES nearest to NL->want. */
+void nearlines_add(struct nearlines *nl, int line)
+{
+	int worst = 0;
+
+	if (line <= 0)
+		return;
+	for (int i = 0; i < nl->n; i++)
+		if (nl->lines[i] == line)
+			return;
+	if (nl->n < NEAR_LINES) {
+		nl->lines[nl->n++] = line;
+		return;
+	}
+	for (int i = 1; i < nl->n; i++)
+		if (nearer(nl, nl->lines[worst], nl->lines[i]))
+			worst = i;
+	if (nearer(nl, line, nl->lines[worst]))
+		nl->lines[worst] = line;
+}
+
+/* NAME, a symbol of TYPE, is no site: an IFUNC's resolver, or not a function. */
+int refuse_sym(struct pctx *c, const char *name, int type)
+{
+	if (type == STT_GNU_IFUNC)
+		return ptap_err_set(c->err, -1, -EINVAL,
+				    "'%s' in %s is an IFUNC's resolver: it runs once, when the "
+				    "dynamic loader binds the IFUNC; probe the IFUNC by its own name "
+				    "(its implementations: ptap list -x %s)", name,
+				    elfmod__path(c->mod), elfmod__path(c->mod));
+	return ptap_err_set(c->err, -1, -EINVAL, "'%s' in %s is not a function", name,
+			    elfmod__path(c->mod));
 }
 
 static int cmp_int(const void *a, const void *b)

@@ -1,7 +1,8 @@
 /* dwarf/points.c: a probe point -> its sites in one module (dwarf/points.h):
  * the point's kind decides where they come from (functions: funcsites.c,
- * source lines and addresses: lines.c, ELF symbols: elfsyms.c); here they
- * are collected, sorted, checked to start an instruction and handed out.
+ * source lines and addresses: lines.c, ELF symbols: elfsyms.c, which
+ * collect them in a struct pctx: pctx.c); here they are sorted, checked to
+ * start an instruction and handed out.
  * Never calls ptrace; reads only the ELF file and its debug info. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,54 +14,15 @@
 #include "arch/arch.h"
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
-#include "dwarf/points_int.h"
+#include "dwarf/elfsyms_int.h"
+#include "dwarf/funcsites_int.h"
+#include "dwarf/fwalk_int.h"
+#include "dwarf/lines_int.h"
+#include "dwarf/pctx_int.h"
+#include "dwarf/points.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
-
-/* Make *PTR (capacity *CAP elements of SIZE) hold NEED.  0 or -ENOMEM. */
-int points_grow(void **ptr, size_t *cap, size_t size, size_t need)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*ptr, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*ptr = p;
-	*cap = ncap;
-	return 0;
-}
-
-bool points_is_glob(const char *s)
-{
-	return strpbrk(s, "*?[") != NULL;
-}
-
-/*
- * Does SRC name PATH: the whole path, or its trailing components
- * ("structs.c" and "samples/structs.c" both name ".../samples/structs.c")?
- */
-bool src_match(const char *path, const char *src)
-{
-	size_t pl, sl;
-
-	if (!path || !src)
-		return false;
-	while (src[0] == '.' && src[1] == '/')
-		src += 2;
-	pl = strlen(path);
-	sl = strlen(src);
-	if (sl > pl || strcmp(path + pl - sl, src))
-		return false;
-	if (sl == pl)
-		return true;
-	return src[0] != '/' && path[pl - sl - 1] == '/';
-}
 
 int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
 			   struct ptap_err *err)
@@ -108,60 +70,6 @@ static int check_decodes(const struct elfmod *mod, uint64_t vaddr, const char *w
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s (0x%lx)",
 				    where, (unsigned long)vaddr);
 	return 0;
-}
-
-void site_skips__add(struct site_skips *sk, const char *where, const char *why)
-{
-	bool named = strstr(why, where) != NULL;
-
-	pr_info("left out: %s%s%s\n", named ? "" : where, named ? "" : ": ", why);
-	if (!sk)
-		return;
-	if (sk->n < SITE_SKIPS_SHOWN)
-		snprintf(sk->first[sk->n], sizeof(sk->first[0]), "%s%s%s", named ? "" : where,
-			 named ? "" : ": ", why);
-	sk->n++;
-}
-
-/*
- * Add a site at link-time VADDR; FROM is an instruction start at or before
- * it in the same contiguous code (checked later).  CU and FN may be NULL
- * (ELF symbols).  FUNC and WHERE are copied.
- */
-int add_site(struct pctx *c, uint64_t vaddr, uint64_t from, const char *func,
-	     const char *where, Dwarf_Die *cu, Dwarf_Die *fn, bool inlined, bool at_entry,
-	     bool after_prologue)
-{
-	struct site_rec *r;
-
-	if (points_grow((void **)&c->recs, &c->cap, sizeof(*c->recs), c->n + 1) < 0)
-		return -ENOMEM;
-	r = &c->recs[c->n];
-	memset(r, 0, sizeof(*r));
-	r->seq = c->n;
-	r->from = from;
-	r->s.vaddr = vaddr;
-	r->s.func = strdup(func);
-	r->s.where = strdup(where);
-	c->n++;
-	if (!r->s.func || !r->s.where)
-		return -ENOMEM;
-	if (cu && fn) {
-		r->s.has_die = true;
-		r->die.cu = *cu;
-		r->die.fn = *fn;
-	}
-	r->s.inlined = inlined;
-	r->s.at_entry = at_entry;
-	r->s.after_prologue = after_prologue;
-	return 0;
-}
-
-/* The source line of the site just added, when the point named it. */
-void set_last_line(struct pctx *c, const char *file, int line)
-{
-	c->recs[c->n - 1].s.file = file;
-	c->recs[c->n - 1].s.line = line;
 }
 
 static void free_recs(struct pctx *c)

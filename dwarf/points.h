@@ -1,33 +1,20 @@
 /* dwarf/points.h: a probe point (perf probe's FUNC[@SRC][+OFF|:RELLINE],
- * SRC:LINE, 0xADDR, globs) -> the sites in one module, from DWARF when the
- * module has it, else from ELF symbols.  Never calls ptrace. */
+ * SRC:LINE, 0xADDR, globs) -> the sites in one module (dwarf/site.h), from
+ * DWARF when the module has it, else from ELF symbols.  Never calls ptrace. */
 #ifndef PTAP_DWARF_POINTS_H
 #define PTAP_DWARF_POINTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dwarf/site.h"
+
 struct dbg;
 struct elfmod;
 struct probe_point;
 struct ptap_err;
-struct site_die;
 
 #define POINTS_MAX_DEFAULT	128	/* --max-probes */
-
-/*
- * The sites a glob leaves out because they cannot be probed (issue 17: one
- * such site must not sink the glob): how many, and the first few with why,
- * for the one message that lists them.
- */
-#define SITE_SKIPS_SHOWN	3
-struct site_skips {
-	int n;				/* sites left out */
-	char first[SITE_SKIPS_SHOWN][400];	/* "WHERE: WHY" of the first ones */
-};
-
-/* Count a site left out; WHY is its reason, named after WHERE unless it names it. */
-void site_skips__add(struct site_skips *sk, const char *where, const char *why);
 
 struct point_opts {
 	int max_probes;		/* more sites than this is an error naming --max-probes */
@@ -35,25 +22,6 @@ struct point_opts {
 	bool at_entry;		/* FUNC stays at its entry even at -O0: the probe reads
 				 * only registers and $argN, which the ABI defines there */
 	struct site_skips *skips;	/* a glob's sites left out go here (may be NULL) */
-};
-
-struct point_site {
-	uint64_t vaddr;		/* link-time address of the site in the module */
-	char *func;		/* the function probed (for globs: the one matched) */
-	char *where;		/* for messages and `ptap vars`: "exec_query",
-				 * "exec_query+4", "exec_query:3", "structs.c:42",
-				 * "0x1139"; an inlined instance: "helper@main+0x1c" */
-	bool has_die;		/* DWARF describes the site: DIE is set */
-	struct site_die *die;	/* its compile unit and function (dwarf/site_int.h, private
-				 * to dwarf/), or NULL; lives as long as the sites */
-	bool inlined;
-	bool at_entry;		/* VADDR is its function's entry pc (for an inlined one: the
-				 * instance's first instruction, where the caller's
-				 * registers are NOT the entry values DW_OP_entry_value
-				 * means; dwarf/locexpr.c checks the concrete function) */
-	bool after_prologue;	/* FUNC was moved past the prologue (-O0 code) */
-	const char *file;	/* source file of VADDR (borrowed from the Dwarf), or NULL */
-	int line;		/* and its line, or 0 */
 };
 
 /*

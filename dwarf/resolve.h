@@ -1,15 +1,14 @@
 /* dwarf/resolve.h: a probe spec resolved against one ELF module: the
  * link-time site address, its decoded first instruction, and one fetch
- * program per argument.  Never calls ptrace. */
+ * program per argument (struct resolved_probe, dwarf/resolved.h).  Never
+ * calls ptrace. */
 #ifndef PTAP_DWARF_RESOLVE_H
 #define PTAP_DWARF_RESOLVE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/arch.h"
-#include "dwarf/tpool.h"
-#include "probes/fetch.h"
+#include "dwarf/resolved.h"
 
 struct dbg_cache;
 struct elfmod;
@@ -26,30 +25,9 @@ struct resolve_opts {
 	bool no_inlines;		/* --no-inlines */
 	const struct elfmod *exe;	/* the command's executable (copy relocations) */
 	/* A glob (FUNC with * ? [): its sites that cannot be probed are left out
-	 * and counted here (dwarf/points.h; may be NULL); it fails only when
+	 * and counted here (dwarf/site.h; may be NULL); it fails only when
 	 * none is left. */
 	struct site_skips *skips;
-};
-
-struct resolved_probe {
-	uint64_t vaddr;		/* link-time address of the site */
-	uint64_t file_off;	/* its file offset (from the PT_LOAD holding it) */
-	char *where;		/* "exec_query" or "exec_query+4": for messages */
-	char *func;		/* the function probed: the default event name */
-	bool fpregs;		/* a program run at the hit reads xmm registers (DWARF 17-32) */
-	/* FUNC%return: the record is made when the function returns */
-	bool retprobe;
-	bool noreturn;		/* the function is declared noreturn: it never returns */
-	bool fpregs_ret;	/* a program run at the return reads xmm registers */
-	struct fetch_prog ra_prog;	/* the address of the return address at the site */
-	bool ret_past_entry;	/* the site is past the prologue: a loop may pass it again */
-	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
-	struct tpool pool;	/* type descriptors of the programs */
-	struct arch_insn insn;	/* the instruction the breakpoint displaces */
-	struct arch_jump jump;	/* may the site be a jump site (len 0: no; see arch.h) */
-	int nargs;
-	struct fetch_prog *progs;	/* NARGS programs */
-	char **names;		/* NARGS record names ("arg1" for unnamed) */
 };
 
 /*

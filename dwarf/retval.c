@@ -11,6 +11,8 @@
 #include "dwarf/comp_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/points.h"
+#include "dwarf/typename_int.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 

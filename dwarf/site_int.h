@@ -1,12 +1,10 @@
 /* dwarf/site_int.h: what DWARF says of a probe site (struct point_site's
- * DIE, dwarf/points.h): its compile unit and function.  Private to dwarf/:
+ * DIE, dwarf/site.h): its compile unit and function.  Private to dwarf/:
  * outside it a site is plain data. */
 #ifndef PTAP_DWARF_SITE_INT_H
 #define PTAP_DWARF_SITE_INT_H
 
 #include <elfutils/libdw.h>
-
-#include "dwarf/points.h"
 
 struct site_die {
 	Dwarf_Die cu;		/* the compile unit */

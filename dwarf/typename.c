@@ -6,18 +6,7 @@
 #include <dwarf.h>
 
 #include "dwarf/die_int.h"
-
-void bufcat(char *buf, size_t len, const char *s)
-{
-	size_t used = strnlen(buf, len), n = strlen(s);
-
-	if (used + 1 >= len)
-		return;
-	if (n > len - used - 1)
-		n = len - used - 1;
-	memcpy(buf + used, s, n);
-	buf[used + n] = 0;
-}
+#include "dwarf/typename_int.h"
 
 static bool is_qualifier(int tag)
 {

@@ -19,13 +19,9 @@
 #include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
+#include "dwarf/var_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
-
-uint64_t var_site_pc(const struct var_ctx *c)
-{
-	return c->site->vaddr - dbg__bias(c->dbg);
-}
 
 static bool same_die(Dwarf_Die *a, Dwarf_Die *b)
 {

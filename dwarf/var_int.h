@@ -11,25 +11,12 @@
 
 #include <elfutils/libdw.h>
 
-#include "dwarf/site_int.h"
-#include "dwarf/tpool.h"
+#include "dwarf/varctx_int.h"
 #include "probes/fetch.h"
 
-struct dbg;
-struct point_site;
-struct elfmod;
 struct arg_expr;
 struct probe_arg;
 struct ptap_err;
-
-struct var_ctx {
-	struct dbg *dbg;
-	const struct elfmod *mod;
-	const struct point_site *site;
-	struct tpool *pool;
-	const struct elfmod *exe;	/* the command's executable, or NULL: a library's
-					 * global copied into it is refused */
-};
 
 /*
  * Compile variable expression E (ARG_VAR) of argument ARG at the site into
@@ -66,8 +53,6 @@ int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
  */
 bool var_retval_untyped(const struct var_ctx *c);
 
-struct var_info;
-
 /* ERR: TEXT needs DWARF, which the module (or the site's function) lacks;
  * register arguments still work.  Returns -ENOENT. */
 int var_no_dwarf(const struct var_ctx *c, const char *text, int pos, struct ptap_err *err);
@@ -75,14 +60,6 @@ int var_no_dwarf(const struct var_ctx *c, const char *text, int pos, struct ptap
 /* The same for variable V itself (a $params / $vars member), named by V->name. */
 int var_compile_info(const struct var_ctx *c, const struct var_info *v, int pos,
 		     struct fetch_prog *prog, struct ptap_err *err);
-
-/* One variable visible at a site. */
-struct var_info {
-	const char *name;
-	Dwarf_Die die;
-	bool param;
-	bool global;		/* file scope (listed by `ptap vars --globals`) */
-};
 
 /*
  * The variables in scope at the site, innermost function first: its
@@ -92,8 +69,5 @@ struct var_info {
  */
 int var_walk(const struct var_ctx *c, bool globals,
 	     int (*cb)(const struct var_info *v, void *priv), void *priv);
-
-/* The site's address as a DWARF address (link-time minus the debug info's bias). */
-uint64_t var_site_pc(const struct var_ctx *c);
 
 #endif

@@ -7,6 +7,7 @@
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/die_int.h"
 #include "dwarf/points.h"
+#include "dwarf/typename_int.h"
 #include "dwarf/var_int.h"
 #include "dwarf/varlist.h"
 #include "probes/err.h"
