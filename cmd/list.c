@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "probes/err.h"
 #include "probes/log.h"
-#include "cmd/cmd.h"
 #include "tracer/host/libpath.h"
 
 static const char list_usage[] =

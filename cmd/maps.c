@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "probes/err.h"
 #include "probes/log.h"
-#include "cmd/cmd.h"
 #include "tracer/space/mapview.h"
 
 static const char maps_usage[] =

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
@@ -23,19 +24,18 @@
 #include "probes/record.h"
 #include "probes/spec.h"
 #include "tracer/engine/attach.h"
-#include "cmd/cmd.h"
 #include "tracer/engine/launch.h"
-#include "tracer/host/libpath.h"
 #include "tracer/engine/loop.h"
+#include "tracer/engine/plant.h"
+#include "tracer/engine/shadow.h"
 #include "tracer/events/mmapev.h"
 #include "tracer/events/output.h"
+#include "tracer/events/syscall.h"
+#include "tracer/host/libpath.h"
 #include "tracer/host/placement.h"
-#include "tracer/engine/plant.h"
 #include "tracer/host/privs.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
-#include "tracer/engine/shadow.h"
-#include "tracer/events/syscall.h"
 
 #define STRING_MAX_DEFAULT	256
 #define STRING_MAX_LIMIT	(1 << 20)

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "probes/err.h"
 #include "probes/json.h"
 #include "probes/log.h"
 #include "probes/report.h"
-#include "cmd/cmd.h"
 
 static const char report_usage[] =
 	"usage: ptap report [--by-context] [--format text|json] [FILE]\n"

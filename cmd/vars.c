@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
@@ -14,7 +15,6 @@
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
-#include "cmd/cmd.h"
 #include "tracer/host/libpath.h"
 
 static const char vars_usage[] =

@@ -13,9 +13,9 @@
 
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
-#include "dwarf/ifunc.h"
 #include "dwarf/elfsyms_int.h"
 #include "dwarf/fwalk_int.h"
+#include "dwarf/ifunc.h"
 #include "dwarf/instsite_int.h"
 #include "dwarf/nosite_int.h"
 #include "dwarf/pctx_int.h"

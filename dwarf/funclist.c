@@ -10,8 +10,8 @@
 #include <elfutils/libdwfl.h>
 
 #include "dwarf/debuginfo_int.h"
-#include "dwarf/ifunc.h"
 #include "dwarf/fwalk_int.h"
+#include "dwarf/ifunc.h"
 #include "dwarf/pctx_int.h"
 #include "dwarf/points.h"
 #include "dwarf/syms_int.h"

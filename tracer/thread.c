@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include "probes/log.h"
-#include "tracer/space/aspace.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/shadow.h"
 #include "tracer/engine/stop.h"
 #include "tracer/session.h"
-#include "tracer/engine/shadow.h"
+#include "tracer/space/aspace.h"
 #include "tracer/thread.h"
 
 static size_t slot_of(const struct session *s, pid_t tid)

@@ -19,8 +19,8 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/spec.h"
-#include "tracer/space/mem.h"
 #include "tests/unit/unit_paths.h"
+#include "tracer/space/mem.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -16,17 +16,17 @@
 
 #include "arch/arch.h"
 #include "probes/log.h"
-#include "tracer/space/aspace.h"
 #include "tracer/engine/detach.h"
 #include "tracer/engine/hit.h"
 #include "tracer/engine/inject.h"
-#include "tracer/engine/tasks.h"
-#include "tracer/space/maptab.h"
-#include "tracer/space/mem.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/stop.h"
+#include "tracer/engine/tasks.h"
 #include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
 #include "tracer/thread.h"
 
 /* How long to wait for every thread to stop before letting go of the rest. */

@@ -11,12 +11,12 @@
 
 #include "arch/arch.h"
 #include "probes/log.h"
-#include "tracer/space/aspace.h"
 #include "tracer/engine/inject.h"
-#include "tracer/space/mem.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/stop.h"
 #include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/mem.h"
 #include "tracer/thread.h"
 
 /* Hold a signal that arrived while T ran our syscall: re-sent afterwards. */

@@ -21,13 +21,13 @@
 #include "arch/arch.h"
 #include "probes/err.h"
 #include "probes/log.h"
-#include "tracer/space/aspace.h"
 #include "tracer/engine/launch.h"
+#include "tracer/engine/mapsync.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/tasks.h"
-#include "tracer/session.h"
 #include "tracer/events/syscall.h"
-#include "tracer/engine/mapsync.h"
+#include "tracer/session.h"
+#include "tracer/space/aspace.h"
 #include "tracer/thread.h"
 
 static int check_exec(const char *path)

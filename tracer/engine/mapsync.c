@@ -16,14 +16,14 @@
 
 #include "arch/arch.h"
 #include "probes/log.h"
+#include "tracer/engine/mapsync.h"
+#include "tracer/engine/plant.h"
+#include "tracer/engine/ptrace.h"
+#include "tracer/events/mmapev.h"
+#include "tracer/session.h"
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
-#include "tracer/events/mmapev.h"
-#include "tracer/engine/plant.h"
-#include "tracer/engine/ptrace.h"
-#include "tracer/session.h"
-#include "tracer/engine/mapsync.h"
 #include "tracer/thread.h"
 
 #ifndef MREMAP_DONTUNMAP

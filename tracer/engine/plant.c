@@ -10,15 +10,15 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "probes/log.h"
 #include "probes/array.h"
-#include "tracer/space/aspace.h"
+#include "probes/log.h"
 #include "tracer/engine/inject.h"
-#include "tracer/space/maptab.h"
-#include "tracer/space/mem.h"
 #include "tracer/engine/plant.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
 #include "tracer/thread.h"
 
 #define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */

@@ -17,12 +17,12 @@
 #include "arch/sctable.h"
 #include "dwarf/elfimage.h"
 #include "probes/record.h"
-#include "tracer/space/aspace.h"
-#include "tracer/space/mapview.h"
-#include "tracer/space/maptab.h"
 #include "tracer/events/mmapev.h"
 #include "tracer/events/output.h"
 #include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mapview.h"
 #include "tracer/thread.h"
 
 /* Files whose build-id is remembered, by (dev, inode): the loader maps a library 4-5

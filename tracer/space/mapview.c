@@ -18,9 +18,9 @@
 #include "dwarf/core.h"
 #include "probes/err.h"
 #include "probes/escape.h"
-#include "tracer/space/mapview.h"
-#include "tracer/space/maptab.h"
 #include "tracer/host/privs.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mapview.h"
 
 #define DELETED_SUFFIX	" (deleted)"
 /* How much of a file's first mapping is read for its ELF headers and notes. */
