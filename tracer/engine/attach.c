@@ -28,6 +28,7 @@
 #include "tracer/engine/tasks.h"
 #include "tracer/events/mmapev.h"
 #include "tracer/host/privs.h"
+#include "tracer/host/procstatus.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
@@ -228,18 +229,7 @@ static void first_stops(struct session *s, const struct tids *l)
 /* Does PID run under a seccomp filter or strict mode (Seccomp: in its status)? */
 static bool under_seccomp(pid_t pid)
 {
-	char path[40], line[128];
-	int mode = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Seccomp: %d", &mode) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return mode != 0;
+	return procstatus_field(pid, 0, "Seccomp", 10, 0) != 0;
 }
 
 /* Give TGID's threads one address space, its map table and a syscall instruction. */

@@ -23,6 +23,7 @@
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/stop.h"
 #include "tracer/engine/tasks.h"
+#include "tracer/host/procstatus.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
@@ -223,18 +224,7 @@ static void wait_stops(struct session *s, bool interrupt)
 /* Is SIG pending for thread T itself (SigPnd in its /proc status)? */
 static bool sig_pending(const struct thread *t, int sig)
 {
-	char path[64], line[128];
-	unsigned long long mask = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t->tgid, t->tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return mask & (1ULL << (sig - 1));
+	return procstatus_field(t->tgid, t->tid, "SigPnd", 16, 0) & (1ULL << (sig - 1));
 }
 
 static void release_trap(struct session *s, struct thread *t, void *arg)
@@ -272,22 +262,14 @@ static void drain_traps(struct session *s)
  */
 static void adopt_orphan(struct session *s, struct thread *t, void *arg)
 {
-	char path[64], line[128];
-	pid_t tgid = 0, ppid = 0;
+	pid_t tgid, ppid;
 	struct thread *p;
-	FILE *f;
 
 	(void)arg;
 	if (t->as)
 		return;
-	snprintf(path, sizeof(path), "/proc/%d/status", t->tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		sscanf(line, "Tgid: %d", &tgid);
-		sscanf(line, "PPid: %d", &ppid);
-	}
-	if (f)
-		fclose(f);
+	tgid = (pid_t)procstatus_field(t->tid, 0, "Tgid", 10, 0);
+	ppid = (pid_t)procstatus_field(t->tid, 0, "PPid", 10, 0);
 	p = thread__find(s, tgid && tgid != t->tid ? tgid : ppid);
 	if (!p || !p->as)
 		return;
