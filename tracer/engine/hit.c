@@ -1,6 +1,10 @@
-/* tracer/engine/hit.c: the hit path.  GETREGS, fetch (process_vm_readv), record,
- * SETREGS, CONT: one ptrace stop, no allocation, the int3 never removed
- * (removing it would let other threads run past unrecorded). */
+/* tracer/engine/hit.c: the hit path.  At an int3: GETREGS, fetch
+ * (process_vm_readv), record, SETREGS (the pc to the out-of-line copy, or the
+ * instruction emulated), CONT; at a jump site's trampoline the pc is already
+ * where the thread goes on, so no SETREGS.  One ptrace stop, no allocation,
+ * the int3 never removed (removing it would let other threads run past
+ * unrecorded).  Also the return probes' trampoline, and the dynamic
+ * loader's r_brk when attached (mapsync.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
