@@ -170,90 +170,54 @@ sub cycles
 	return sort { $a->[0] cmp $b->[0] } @out;
 }
 
-# Shortest path in G from FROM to a node for which WANT is true, staying inside IN.
-sub path_to
+# The shortest cycle through V in G, staying inside IN: V, ..., V (empty: none).
+sub shortest_cycle
 {
-	my ($g, $in, $from, $want) = @_;
-	my %prev = ($from => undef);
-	my @queue = ($from);
+	my ($g, $in, $v) = @_;
+	my %prev;
+	my @queue = ($v);
 
-	while (defined(my $v = shift @queue)) {
-		for my $w (sort keys %{$g->{$v}}) {
-			next if !$in->{$w} || exists $prev{$w};
-			$prev{$w} = $v;
-			if ($want->($w)) {
-				my @path = ($w);
-				unshift @path, $prev{$path[0]} while $prev{$path[0]} ne $from;
-				return @path;
+	while (defined(my $u = shift @queue)) {
+		for my $w (sort keys %{$g->{$u}}) {
+			next unless $in->{$w};
+			if ($w eq $v) {
+				my @path = ($u);
+				unshift @path, $prev{$path[0]} while $path[0] ne $v;
+				return (@path, $v);
 			}
+			next if exists $prev{$w};
+			$prev{$w} = $u;
 			push @queue, $w;
 		}
 	}
-	fatal("internal error: no path from $from\n");
+	return ();
 }
 
-# A cycle through every node of SCC (a list of nodes of G), from its first, when a short
-# search finds one; else a closed walk through them all, some nodes twice.
-sub walk
-{
-	my ($g, $scc) = @_;
-	my %in = map { ($_ => 1) } @$scc;
-	my ($budget, @walk) = (100000, $scc->[0]);
-	my %seen = ($scc->[0] => 1);
-	my $extend;
-
-	$extend = sub {
-		return $g->{$walk[-1]}{$walk[0]} if @walk == @$scc;
-		for my $w (sort grep { $in{$_} && !$seen{$_} } keys %{$g->{$walk[-1]}}) {
-			return 0 if --$budget < 0;
-			push @walk, $w;
-			$seen{$w} = 1;
-			return 1 if $extend->();
-			pop @walk;
-			$seen{$w} = 0;
-		}
-		return 0;
-	};
-	my $found = $extend->();
-	undef $extend;
-	return (@walk, $walk[0]) if $found;
-
-	%seen = ($scc->[0] => 1);
-	@walk = ($scc->[0]);
-	while (keys %seen < @$scc) {
-		my @p = path_to($g, \%in, $walk[-1], sub { !$seen{$_[0]} });
-		$seen{$_} = 1 for @p;
-		push @walk, @p;
-	}
-	return (@walk, path_to($g, \%in, $walk[-1], sub { $_[0] eq $scc->[0] }));
-}
-
-# The cycle report: the walk, then every edge among its modules with what makes it (FMT
-# turns an edge's list into text), the walk's edges first.
+# The cycle report, one per knot of modules that reach each other: its shortest cycle with
+# what makes each edge (FMT turns an edge's list into text), then the knot's other edges.
 sub report_cycles
 {
 	my ($kind, $g, $fmt) = @_;
 	my @out;
 
 	for my $scc (cycles($g)) {
-		my @walk = walk($g, $scc);
 		my %in = map { ($_ => 1) } @$scc;
-		my (%done, @edges);
-		for my $i (0 .. $#walk - 1) {
-			push @edges, [ @walk[$i, $i + 1] ] unless $done{"@walk[$i, $i + 1]"}++;
+		my (@cycle, %done, @more);
+		for my $v (@$scc) {
+			my @c = shortest_cycle($g, \%in, $v);
+			@cycle = @c if !@cycle || @c < @cycle;
 		}
-		my $inwalk = @edges;
-		for my $u (@$scc) {
-			for my $v (sort grep { $in{$_} } keys %{$g->{$u}}) {
-				push @edges, [ $u, $v ] unless $done{"$u $v"}++;
-			}
-		}
-		my $text = "$kind cycle: " . join(' -> ', @walk) . "\n";
-		for my $i (0 .. $#edges) {
-			my ($u, $v) = @{$edges[$i]};
-			$text .= "  and among the same modules:\n" if $i == $inwalk;
+		my $text = "$kind cycle: " . join(' -> ', @cycle) . "\n";
+		for my $i (0 .. $#cycle - 1) {
+			my ($u, $v) = @cycle[$i, $i + 1];
+			$done{"$u $v"} = 1;
 			$text .= "  $u -> $v:\n" . $fmt->($g->{$u}{$v});
 		}
+		for my $u (@$scc) {
+			push @more, map { "$u -> $_" } sort grep { $in{$_} && !$done{"$u $_"} }
+				keys %{$g->{$u}};
+		}
+		$text .= "  and among the same modules: " . join(', ', @more) . "\n" if @more;
 		push @out, $text;
 	}
 	return @out;
@@ -386,14 +350,14 @@ sub selftest
 	$inc->('arch/a.c', '"tracer/t.h"');
 	$inc->('probes/q.c', '"probes/q.h"');
 	my @tests = (
-		[ 'walk', join('', report_cycles('call', \%g, \&fmt_symbols)),
-		  "call cycle: a -> b -> c -> a -> b -> d -> b -> c -> a\n" .
-		  "  a -> b:\n    x\n  b -> c:\n    y\n  c -> a:\n    w\n" .
-		  "  b -> d:\n    z\n  d -> b:\n    v\n" ],
+		[ 'knot', join('', report_cycles('call', \%g, \&fmt_symbols)),
+		  "call cycle: b -> d -> b\n" .
+		  "  b -> d:\n    z\n  d -> b:\n    v\n" .
+		  "  and among the same modules: a -> b, b -> c, c -> a\n" ],
 		[ 'cycle', join('', report_cycles('call', \%h, \&fmt_symbols)),
-		  "call cycle: a -> b -> d -> c -> a\n" .
-		  "  a -> b:\n    s1\n  b -> d:\n    s3\n  d -> c:\n    s5\n  c -> a:\n    s4\n" .
-		  "  and among the same modules:\n  b -> c:\n    s2\n  d -> b:\n    s6\n" ],
+		  "call cycle: b -> d -> b\n" .
+		  "  b -> d:\n    s3\n  d -> b:\n    s6\n" .
+		  "  and among the same modules: a -> b, b -> c, c -> a, d -> c\n" ],
 		[ 'include', join('', report_cycles('include', include_graph(\%f),
 						    \&fmt_includes)), '' ],
 		[ 'layers', join('', check_layers('include', include_graph(\%f), \&fmt_includes),
