@@ -114,7 +114,7 @@ test_mmap_events_attach() {
 		expect_eq "$mode: target exit status" 0 "$rc"
 		expect_grep '^EXIT-SUCCESS$' "$TMP/out"
 		python3 $MM_CHECK attach "$TMP/rec" "$TMP/maps" "$PLUGIN" 3 ||
-			fail "mmap_check attach, --mmap-tracking=$mode"
+			fail "mmap_check attach, --mmap-tracking=$mode; ptap said: $(cat "$TMP/err")"
 	done
 }
 
