@@ -166,6 +166,43 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf);
 
 /*
+ * The exits of a function: where a return probe placed at them, rather than
+ * on the stack, records the return (DTrace's pid provider).  An exit is a
+ * return instruction, or a direct jump (conditional or not) that lands
+ * outside every part of the function: a tail call, whose callee returns
+ * for it.
+ */
+enum arch_exit_kind {
+	ARCH_EXIT_RET,		/* ret: the caller's return address is at the sp */
+	ARCH_EXIT_TAIL,		/* a jump to .to, which returns to the caller */
+};
+
+struct arch_exit {
+	uint64_t pc;		/* the exit instruction */
+	uint64_t to;		/* ARCH_EXIT_TAIL: where it jumps */
+	uint8_t len;		/* its length */
+	uint8_t kind;		/* enum arch_exit_kind */
+};
+
+/* One contiguous part of a function: [lo, hi) ("f", and gcc's "f.cold"). */
+struct arch_range {
+	uint64_t lo, hi;
+};
+
+/*
+ * The exits in FN[0..FNLEN), the code of one part of a function at FN_PC,
+ * whose parts are PARTS[0..NPARTS) (this one among them): decoded whole,
+ * from its start.  Up to MAX of them in OUT.  Their number, or -ENOTSUP
+ * with WHY when they cannot all be known: the code does not decode to its
+ * end, or an indirect jump could leave the function (a jump table or an
+ * indirect tail call: their targets are not in the code); -ENOSPC when there
+ * are more than MAX.
+ */
+int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+		    const struct arch_range *parts, int nparts, struct arch_exit *out, int max,
+		    struct ptap_err *why);
+
+/*
  * The addresses an IFUNC resolver can return (the implementations the
  * dynamic loader may bind the symbol to).  FN[0..FNLEN) is the resolver's
  * code at FN_PC.  Its branches are followed inside it (every path, both

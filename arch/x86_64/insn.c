@@ -1,6 +1,7 @@
 /* arch/x86_64/insn.c: decides how a probe on an x86-64 instruction is stepped
  * over while its int3 stays planted (out of line, or emulated), builds the
- * out-of-line copies and emulates branches.  The only user of capstone. */
+ * out-of-line copies and emulates branches; jump sites; a function's exits
+ * (its returns and tail calls).  The only user of capstone. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -444,6 +445,84 @@ int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64
 		return set_why(why, r, "capstone: cannot open an x86-64 handle");
 	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, j->len, false, why);
 	return r < 0 && r != -ENOMEM ? -ENOTSUP : r;
+}
+
+/* ---- function exits ------------------------------------------------------ */
+
+static bool in_parts(const struct arch_range *parts, int nparts, uint64_t pc)
+{
+	for (int i = 0; i < nparts; i++)
+		if (pc >= parts[i].lo && pc < parts[i].hi)
+			return true;
+	return false;
+}
+
+/*
+ * Is CI, at HERE, an exit of the function made of PARTS?  1 with E filled,
+ * 0 when not, -ENOTSUP with WHY for an indirect jump.
+ */
+static int x86_64_exit(csh h, const cs_insn *ci, uint64_t here, const struct arch_range *parts,
+		       int nparts, struct arch_exit *e, struct ptap_err *why)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	e->pc = here;
+	e->len = (uint8_t)ci->size;
+	e->to = 0;
+	if (cs_insn_group(h, ci, CS_GRP_RET)) {
+		e->kind = ARCH_EXIT_RET;
+		return 1;
+	}
+	if (!cs_insn_group(h, ci, CS_GRP_JUMP))
+		return 0;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return set_why(why, -ENOTSUP, "an indirect jump at 0x%lx ('%s %s') may leave "
+			       "the function: its exits cannot all be known",
+			       (unsigned long)here, ci->mnemonic, ci->op_str);
+	e->to = (uint64_t)x->operands[0].imm;
+	if (in_parts(parts, nparts, e->to))
+		return 0;
+	e->kind = ARCH_EXIT_TAIL;
+	return 1;
+}
+
+int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+		    const struct arch_range *parts, int nparts, struct arch_exit *out, int max,
+		    struct ptap_err *why)
+{
+	const uint8_t *code = fn;
+	uint64_t at = fn_pc;
+	size_t left = fnlen;
+	cs_insn *ci;
+	int n = 0, r = 0;
+	csh h;
+
+	r = x86_64_cs_get(&h);
+	if (r)
+		return set_why(why, r, "capstone: cannot open an x86-64 handle");
+	ci = cs_malloc(h);
+	if (!ci)
+		return set_why(why, -ENOMEM, "capstone: out of memory");
+	while (left > 0 && r >= 0) {
+		uint64_t here = at;
+		struct arch_exit e;
+
+		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
+			r = set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
+				    (unsigned long)here);
+			break;
+		}
+		r = x86_64_exit(h, ci, here, parts, nparts, &e, why);
+		if (r <= 0)
+			continue;
+		if (n == max) {
+			r = set_why(why, -ENOSPC, "more than %d exits", max);
+			break;
+		}
+		out[n++] = e;
+	}
+	cs_free(ci, 1);
+	return r < 0 ? r : n;
 }
 
 int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,

@@ -7,12 +7,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "arch/arch.h"
+#include "dwarf/elfmod.h"
 #include "probes/err.h"
+#include "tests/unit/unit_paths.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PC		0x401000ULL	/* where the analyze rows pretend to be */
@@ -1216,4 +1220,252 @@ Test(arch_ifunc, refusals)
 	}
 	cr_assert(eq(int, ifunc_targets(NULL, 0, out, 8, &why), -ENOTSUP));
 	cr_assert(eq(str, why.msg, "no code (a symbol without a size)"));
+}
+
+/* ---- function exits ------------------------------------------------------ */
+
+static int exits_of(const uint8_t *fn, size_t len, struct arch_exit *out, int max,
+		    struct ptap_err *why)
+{
+	const struct arch_range part = { PC, PC + len };
+
+	return arch_func_exits(fn, len, PC, &part, 1, out, max, why);
+}
+
+/* push %rbp; mov %rsp,%rbp; pop %rbp; ret: one exit, the ret */
+Test(arch_exits, one_ret)
+{
+	static const uint8_t fn[] = { 0x55, 0x48, 0x89, 0xe5, 0x5d, 0xc3 };
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[4];
+
+	cr_assert(eq(int, exits_of(fn, sizeof(fn), e, 4, &why), 1), "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + 5));
+	cr_assert(eq(int, e[0].len, 1));
+	cr_assert(eq(int, e[0].kind, ARCH_EXIT_RET));
+}
+
+/* test %edi,%edi; je 7; xor %eax,%eax; ret; 7: mov $1,%eax; ret $8: two returns, the je stays inside */
+Test(arch_exits, two_returns_and_an_inner_branch)
+{
+	static const uint8_t fn[] = { 0x85, 0xff, 0x74, 0x03, 0x31, 0xc0, 0xc3,
+				      0xb8, 0x01, 0x00, 0x00, 0x00, 0xc2, 0x08, 0x00 };
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[4];
+
+	cr_assert(eq(int, exits_of(fn, sizeof(fn), e, 4, &why), 2), "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + 6));
+	cr_assert(eq(int, e[0].kind, ARCH_EXIT_RET));
+	cr_assert(eq(u64, e[1].pc, PC + 12));
+	cr_assert(eq(int, e[1].len, 3));
+	cr_assert(eq(int, e[1].kind, ARCH_EXIT_RET));
+}
+
+/*
+ * test %edi,%edi; jne PC+0x1000; call PC+0x3000; jmp PC+0x2000: two tail
+ * calls (conditional and not), and a call, which is no exit
+ */
+Test(arch_exits, tail_calls)
+{
+	static const uint8_t fn[] = { 0x85, 0xff,
+				      0x0f, 0x85, 0xf8, 0x0f, 0x00, 0x00,	/* 2: jne */
+				      0xe8, 0xf3, 0x2f, 0x00, 0x00,		/* 8: call */
+				      0xe9, 0xee, 0x1f, 0x00, 0x00 };		/* 13: jmp */
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[4];
+
+	cr_assert(eq(int, exits_of(fn, sizeof(fn), e, 4, &why), 2), "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + 2));
+	cr_assert(eq(int, e[0].len, 6));
+	cr_assert(eq(int, e[0].kind, ARCH_EXIT_TAIL));
+	cr_assert(eq(u64, e[0].to, PC + 0x1000));
+	cr_assert(eq(u64, e[1].pc, PC + 13));
+	cr_assert(eq(int, e[1].kind, ARCH_EXIT_TAIL));
+	cr_assert(eq(u64, e[1].to, PC + 0x2000));
+}
+
+/* A jump to the function's other part (gcc's f.cold) is no exit; the cold part's ret is one. */
+Test(arch_exits, cold_part)
+{
+	static const uint8_t hot[] = { 0x85, 0xff, 0x0f, 0x85, 0xf8, 0x0f, 0x00, 0x00, 0xc3 };
+	static const uint8_t cold[] = { 0x31, 0xc0, 0xe9, 0x00, 0x00, 0x00, 0x00, 0xc3 };
+	const struct arch_range parts[2] = { { PC, PC + sizeof(hot) },
+					     { PC + 0x1000, PC + 0x1000 + sizeof(cold) } };
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[4];
+
+	cr_assert(eq(int, arch_func_exits(hot, sizeof(hot), PC, parts, 2, e, 4, &why), 1),
+		  "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + 8));
+	/* cold: xor; jmp to the next instruction (inside); ret */
+	cr_assert(eq(int, arch_func_exits(cold, sizeof(cold), PC + 0x1000, parts, 2, e, 4, &why),
+		     1), "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + 0x1000 + 7));
+	cr_assert(eq(int, e[0].kind, ARCH_EXIT_RET));
+}
+
+Test(arch_exits, refusals)
+{
+	static const uint8_t indirect[] = { 0x31, 0xc0, 0xff, 0xe0 };	/* jmp *%rax */
+	static const uint8_t bad[] = { 0x90, 0x06 };			/* push %es: not x86-64 */
+	static const uint8_t rets[] = { 0xc3, 0xc3, 0xc3 };
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[2];
+
+	cr_assert(eq(int, exits_of(indirect, sizeof(indirect), e, 2, &why), -ENOTSUP));
+	cr_assert(eq(str, why.msg, "an indirect jump at 0x401002 ('jmp rax') may leave the "
+		     "function: its exits cannot all be known"));
+	cr_assert(eq(int, exits_of(bad, sizeof(bad), e, 2, &why), -ENOTSUP));
+	cr_assert(eq(str, why.msg, "the function does not decode at 0x401001"));
+	cr_assert(eq(int, exits_of(rets, sizeof(rets), e, 2, &why), -ENOSPC));
+	cr_assert(eq(str, why.msg, "more than 2 exits"));
+}
+
+/* ---- function exits against objdump ---------------------------------------- */
+
+struct fsym {
+	uint64_t lo, hi;
+	char name[128];
+};
+
+/* The functions of PATH with a size, from nm -S: their count (at most MAX). */
+static int nm_funcs(const char *path, struct fsym *f, int max)
+{
+	char cmd[4200], line[512], type, name[128];
+	unsigned long long addr, size;
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only '%s'", path);
+	p = popen(cmd, "r");
+	cr_assert(ne(ptr, p, NULL));
+	while (n < max && fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %llx %c %127s", &addr, &size, &type, name) == 4 &&
+		    (type == 't' || type == 'T') && size) {
+			f[n].lo = addr;
+			f[n].hi = addr + size;
+			snprintf(f[n].name, sizeof(f[n].name), "%s", name);
+			n++;
+		}
+	pclose(p);
+	return n;
+}
+
+static bool is_prefix_word(const char *w)
+{
+	static const char *const words[] = { "rep", "repz", "repe", "repnz", "repne", "bnd",
+					     "notrack", "ds", "cs", "data16", "lock" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(w, words[i]))
+			return true;
+	return false;
+}
+
+/*
+ * F's exits as objdump disassembles them (PARTS: F and its .cold part):
+ * each ret, each direct jump out of PARTS.  Their count, or -1 when objdump
+ * shows an indirect jump or code it cannot decode.
+ */
+static int objdump_exits(const char *path, const struct fsym *f, const struct arch_range *parts,
+			 int nparts, uint64_t *pcs, int max)
+{
+	char cmd[4400], line[512];
+	int n = 0, bad = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn --start-address=0x%llx "
+		 "--stop-address=0x%llx '%s'", (unsigned long long)f->lo,
+		 (unsigned long long)f->hi, path);
+	p = popen(cmd, "r");
+	cr_assert(ne(ptr, p, NULL));
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long pc;
+		char text[400], *tok, *save = NULL;
+		bool exit = false;
+
+		if (sscanf(line, " %llx:\t%399[^\n]", &pc, text) != 2)
+			continue;
+		if (strstr(text, "(bad)"))
+			bad = 1;
+		for (tok = strtok_r(text, " \t", &save); tok && is_prefix_word(tok);
+		     tok = strtok_r(NULL, " \t", &save))
+			;
+		if (!tok)
+			continue;
+		if (!strncmp(tok, "ret", 3)) {
+			exit = true;
+		} else if (tok[0] == 'j') {
+			char *op = strtok_r(NULL, " \t", &save);
+
+			if (!op || op[0] == '*') {
+				bad = 1;
+			} else {
+				uint64_t to = strtoull(op, NULL, 16);
+
+				exit = true;
+				for (int i = 0; i < nparts; i++)
+					if (to >= parts[i].lo && to < parts[i].hi)
+						exit = false;
+			}
+		}
+		if (exit && n < max)
+			pcs[n++] = pc;
+	}
+	pclose(p);
+	return bad ? -1 : n;
+}
+
+/* The functions of sample REL whose exits were compared. */
+static int exits_match_objdump(const char *rel)
+{
+	static struct fsym f[2048];
+	const char *path = unit_path(rel);
+	struct ptap_err err = { .pos = -1 };
+	struct elfmod *mod;
+	int nf = nm_funcs(path, f, 2048), checked = 0;
+
+	cr_assert(gt(int, nf, 0), "%s: functions from nm", path);
+	cr_assert(eq(int, elfmod__open(path, &mod, &err), 0), "%s: %s", path, err.msg);
+	for (int i = 0; i < nf; i++) {
+		struct arch_range parts[2] = { { f[i].lo, f[i].hi } };
+		struct arch_exit e[64];
+		uint64_t want[64];
+		uint8_t code[16384];
+		size_t len = f[i].hi - f[i].lo;
+		char cold[160];
+		int nparts = 1, got, n;
+
+		if (len > sizeof(code) || elfmod__read(mod, f[i].lo, code, len) < 0)
+			continue;
+		snprintf(cold, sizeof(cold), "%s.cold", f[i].name);
+		for (int k = 0; k < nf; k++)
+			if (!strcmp(f[k].name, cold))
+				parts[nparts++] = (struct arch_range){ f[k].lo, f[k].hi };
+		got = arch_func_exits(code, len, f[i].lo, parts, nparts, e, 64, &err);
+		n = objdump_exits(path, &f[i], parts, nparts, want, 64);
+		if (n < 0) {
+			cr_assert(eq(int, got, -ENOTSUP), "%s: objdump shows an indirect jump or "
+				  "bad code, ptap found %d exits", f[i].name, got);
+			continue;
+		}
+		cr_assert(eq(int, got, n), "%s %s: %d exits, objdump %d (%s)", rel, f[i].name,
+			  got, n, got < 0 ? err.msg : "");
+		for (int k = 0; k < n; k++)
+			cr_assert(eq(u64, e[k].pc, want[k]), "%s: exit %d", f[i].name, k);
+		checked++;
+	}
+	elfmod__close(mod);
+	return checked;
+}
+
+Test(arch_exits, agree_with_objdump)
+{
+	int checked = exits_match_objdump("samples/retprobe") +
+		      exits_match_objdump("samples/query_server-O2") +
+		      exits_match_objdump("samples/structs-O2") +
+		      exits_match_objdump("samples/ifunc-O2") +
+		      exits_match_objdump("samples/libplugin.so");
+
+	cr_assert(gt(int, checked, 40), "functions whose exits were compared");
 }
