@@ -13,7 +13,8 @@
  *                               "SLEPT n.n" with the time slept)
  *   attach_load fork SECONDS    a server: every 50 ms forks a child that calls
  *                               probe_me(CHILD_PID, "child") 5 times and exits
- *   attach_load dlopen N LIB    waits for a tracer, then N times: dlopen LIB,
+ *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
+ *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
  *                               dlclose; says "CYCLES n" and waits for the
  *                               tracer to go
@@ -171,7 +172,8 @@ static int dlopen_cycles(int n, const char *lib)
 	int done = 0;
 
 	printf("READY\n");
-	if (!selfcheck_wait_tracer(1, 10))
+	/* a tracer is there at its PTRACE_SEIZE: start once probe_me is planted */
+	if (!selfcheck_wait_tracer(1, 10) || !selfcheck_wait_planted(0, 10))
 		return 1;
 	for (int c = 0; c < n; c++) {
 		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);

@@ -201,7 +201,8 @@ test_attach_dlopen_cycles() {
 	local mode
 	for mode in rbrk syscall; do
 		start_target "$TMP/out" dlopen 20 "$S/libplugin.so"
-		"$PTAP" record --mmap-tracking=$mode -o "$TMP/rec" -x "$S/libplugin.so" \
+		# probe_me (never called here): the target starts once it is planted
+		"$PTAP" record --mmap-tracking=$mode -o "$TMP/rec" -e probe_me -x "$S/libplugin.so" \
 			-e 'plugin_handle request:string n' -p "$TARGET" 2>"$TMP/err" &
 		local p=$!
 		wait_for grep -q '^CYCLES' "$TMP/out"

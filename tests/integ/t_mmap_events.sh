@@ -101,8 +101,10 @@ test_mmap_events_attach() {
 		target=$!
 		wait_for grep -q READY "$TMP/out"
 		cat "/proc/$target/maps" >"$TMP/maps"
+		# probe_me (never called here): the target starts once it is planted
 		"$PTAP" record --events mmap --mmap-tracking=$mode --format json -o "$TMP/rec" \
-			-x "$PLUGIN" -e 'plugin_handle request:string n' -p "$target" 2>"$TMP/err" &
+			-e probe_me -x "$PLUGIN" -e 'plugin_handle request:string n' -p "$target" \
+			2>"$TMP/err" &
 		p=$!
 		wait_for grep -q '^CYCLES 3$' "$TMP/out"
 		kill -INT "$p"
