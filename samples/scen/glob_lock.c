@@ -1,7 +1,8 @@
 /* samples/scen/glob_lock.c: a glob whose sites include one that cannot be
  * probed (issue 17 item 5), in a library loaded after the start.
  * usage: glob_lock LIB [N [attach]]  (default 100)
- * With "attach", prints "READY" and waits (up to 10 s) for a tracer first.
+ * With "attach", prints "READY" and waits (up to 10 s) for a tracer to plant
+ * glob_lock_ready (the tracer must probe it) first.
  * dlopens LIB (libglob_lock.so) and calls, for x = 0 .. N-1, gl_lock(x),
  * gl_add(x, 1000), gl_sub(x, 7) and gl_twice(x), checking every result and
  * that gl_lock ran N times.  LIB "-" loads nothing (the library is never
@@ -17,6 +18,12 @@
 
 #include "../selfcheck.h"
 #include "scen.h"
+
+/* Never called: attached, the tracer probes it, and the calls start once it is planted. */
+__attribute__((noinline, used)) void glob_lock_ready(void)
+{
+	__asm__ volatile("");
+}
 
 int main(int argc, char **argv)
 {
@@ -34,7 +41,8 @@ int main(int argc, char **argv)
 	if (argc > 3) {
 		printf("READY\n");
 		fflush(stdout);
-		if (!selfcheck_wait_tracer(1, 10)) {
+		SELFCHECK_SAVE(glob_lock_ready);
+		if (!selfcheck_wait_tracer(1, 10) || !selfcheck_wait_planted(0, 10)) {
 			fprintf(stderr, "glob_lock: no tracer came\n");
 			return 1;
 		}

@@ -44,8 +44,9 @@ test_glob_skips_unprobeable_site_attached() {
 	"$S/scen/glob_lock" "$(realpath "$GL_LIB")" 50 attach 3>"$TMP/stated" >"$TMP/out" 2>&1 &
 	pid=$!
 	wait_for grep -q READY "$TMP/out"
-	run_ptap record -o "$TMP/rec" -x "$GL_LIB" -e 'gl_* x=%di:s64' -p "$pid" 2>"$TMP/err" ||
-		rc=$?
+	# glob_lock_ready (never called): the target starts once it is planted
+	run_ptap record -o "$TMP/rec" -e glob_lock_ready -x "$GL_LIB" -e 'gl_* x=%di:s64' \
+		-p "$pid" 2>"$TMP/err" || rc=$?
 	expect_eq "ptap exit status" 0 "$rc"
 	rc=0
 	wait "$pid" || rc=$?
