@@ -71,7 +71,7 @@ int cmd_list(int argc, char **argv)
 			dir = optarg;
 			break;
 		case 'v':
-			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+			log_more_verbose();
 			break;
 		case 'h':
 			fputs(list_usage, stdout);

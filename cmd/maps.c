@@ -83,7 +83,7 @@ int cmd_maps(int argc, char **argv)
 			json = !strcmp(optarg, "json");
 			break;
 		case 'v':
-			log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+			log_more_verbose();
 			break;
 		case 'h':
 			fputs(maps_usage, stdout);

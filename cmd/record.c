@@ -363,7 +363,7 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 			return usage_error("--clock %s: use monotonic, realtime, boottime or tai", arg);
 		return 0;
 	case 'v':
-		log_set_level(log_get_level() < LOG_DEBUG2 ? log_get_level() + 1 : LOG_DEBUG2);
+		log_more_verbose();
 		return 0;
 	case 'h':
 		fputs(record_usage, stdout);

@@ -25,6 +25,12 @@ enum log_level log_get_level(void)
 	return log_level;
 }
 
+void log_more_verbose(void)
+{
+	if (log_level < LOG_DEBUG2)
+		log_level++;
+}
+
 log_sink_fn log_set_sink(log_sink_fn fn)
 {
 	log_sink_fn old = log_sink;

@@ -11,6 +11,8 @@ typedef void (*log_sink_fn)(enum log_level lvl, const char *fmt, va_list ap);
 
 void log_set_level(enum log_level lvl);
 enum log_level log_get_level(void);
+/* One -v more: the next level, up to LOG_DEBUG2. */
+void log_more_verbose(void);
 log_sink_fn log_set_sink(log_sink_fn fn);	/* NULL restores stderr; returns the old one */
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -51,7 +51,13 @@ struct thread {
 };
 
 struct thread *thread__find(const struct session *s, pid_t tid);
-/* A new thread in S's table (AS referenced when not NULL).  NULL on ENOMEM. */
+/*
+ * The table alone: a new thread in S's table (AS referenced when not NULL;
+ * NULL on ENOMEM), and a thread out of it, freed.  The engine adds and
+ * forgets threads through tasks_add() and tasks_forget() (engine/tasks.h),
+ * which also give a thread its --syscalls state and record its unfinished
+ * call: only those two call these.
+ */
 struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspace *as);
 void thread__remove(struct session *s, struct thread *t);
 /* Re-read the thread's name from /proc. */

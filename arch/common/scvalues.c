@@ -370,29 +370,23 @@ size_t sc_format(unsigned int kind, uint64_t v, char *buf, size_t len)
 		break;
 	case SA_MAP_FLAGS:
 		fmt_map_flags(&o, v);
-		if (!o.pos && !o.full)
-			out_name(&o, "0");
 		break;
 	case SA_AT_FLAGS:
 		out_rest(&o, out_flags(&o, at_flags, ARRAY_SIZE(at_flags), (uint32_t)v));
-		if (!o.pos && !o.full)
-			out_name(&o, "0");
 		break;
 	case SA_CLONE_FLAGS:
 		fmt_clone_flags(&o, v);
-		if (!o.pos && !o.full)
-			out_name(&o, "0");
 		break;
 	case SA_SOCK_TYPE:
 		fmt_sock_type(&o, (uint32_t)v);
-		if (!o.pos && !o.full)
-			out_name(&o, "0");
 		break;
 	default:
 		if (!fmt_enum(&o, kind, (uint32_t)v))
 			return 0;
 		break;
 	}
+	if (!o.pos && !o.full)	/* flags all clear (the other kinds always say something) */
+		out_name(&o, "0");
 	if (o.full) {
 		buf[0] = '\0';
 		return 0;
