@@ -150,9 +150,9 @@ $(S)/split_host: samples/split_host.c samples/split.h samples/expect.h $(S)/libs
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -L$(S) -lsplit_bid -lsplit_link \
 		-Wl,-rpath,'$$ORIGIN'
 
-# Return probes (issue 5): retprobe states on fd 3 what ptap records (the
-# probes are in its header comment); cxx_throw is C++ that throws, for the
-# refusal of return probes on C++ functions.
+# Return probes (issues 5, 19): retprobe states on fd 3 what ptap records (the
+# probes are in its header comment); so does cxx_throw, C++ whose exceptions
+# leave probed calls.
 $(S)/retprobe: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -pthread -o $@ $<

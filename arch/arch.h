@@ -241,6 +241,15 @@ int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
  */
 size_t arch_go_stack_check_len(const uint8_t *code, size_t len, uint64_t pc);
 
+/*
+ * Go's register of the running goroutine (its g) in Go's internal ABI, as a
+ * DWARF register number, and where in a g the top of its stack is
+ * (g.stack.hi): a goroutine's stack moves when Go grows it, its depth
+ * below the top stays.
+ */
+#define ARCH_GO_G_DWARF		14	/* r14 */
+#define ARCH_GO_STACK_HI	8
+
 /* ---- system calls (arch/<name>/syscall.c) ----------------------------- */
 
 /* Registers that make the thread run system call NR(ARGS) from PC (a syscall instruction). */

@@ -603,6 +603,52 @@ static int add_probes(struct session *s, struct elfmod *mod, const struct probe_
 	return r;
 }
 
+/*
+ * The exits of every return probe (rp.exits), each a probe of its own after
+ * all the others: planted, restored and healed as any site, the hit pops the
+ * call's frame (tracer/engine/shadow.h).  No record, no summary line of
+ * their own: a site that cannot be planted is said with the return probe's
+ * name.
+ */
+static int add_exit_probes(struct session *s)
+{
+	int n = s->nprobes, total = n;
+	struct probe *v;
+
+	for (int i = 0; i < n; i++)
+		total += s->probes[i].rp.nexits;
+	if (total == n)
+		return 0;
+	v = realloc(s->probes, total * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->probes = v;
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < s->probes[i].rp.nexits; k++) {
+			const struct probe *owner = &s->probes[i];
+			const struct resolved_exit *e = &owner->rp.exits[k];
+			struct probe *q = &s->probes[s->nprobes++];
+
+			memset(q, 0, sizeof(*q));
+			q->exit_of = i + 1;
+			q->exit_kind = e->kind;
+			q->hidden = owner->hidden;
+			q->req = owner->req;
+			q->dev = owner->dev;
+			q->ino = owner->ino;
+			q->rp.vaddr = e->vaddr;
+			q->rp.file_off = e->file_off;
+			q->rp.insn = e->insn;
+			q->rp.fpregs = owner->rp.fpregs_ret;
+			q->event = strdup(owner->event);
+			q->module = strdup(owner->module);
+			if (!q->event || !q->module)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static bool is_glob(const struct probe_spec *spec)
 {
 	return spec->point.kind == PP_FUNC && spec->point.func &&
@@ -795,6 +841,8 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	}
 	if (r == 0)
 		r = syscall_contexts_setup(s, add_scope, &sa);
+	if (r == 0 && (r = add_exit_probes(s)) < 0)
+		pr_err("cannot resolve the probes: %s\n", strerror(-r));
 	if (r == 0)
 		plant_decide_jumps(s, !o->no_jumps && !s->attach);
 	modcache_exit(&mc);
@@ -945,7 +993,7 @@ static void report_unplanted(const struct session *s)
 			report_unplanted_glob(s, i, j);
 			continue;
 		}
-		if (p->hidden)
+		if (p->hidden || p->exit_of)
 			continue;
 		if (!p->planted && p->why[0] && !p->rbrk)
 			pr_warn("%s: never planted: %s\n", p->event, p->why);
@@ -963,12 +1011,11 @@ static void report_returns(const struct session *s)
 			"thread, or their entry arguments over %u MiB (--string-max)\n",
 			(unsigned long)s->ret_full, SHADOW_MAX_DEPTH, SHADOW_DATA >> 20);
 	if (s->ret_unwound)
-		pr_info("%lu probed calls left by longjmp: no return to record\n",
-			(unsigned long)s->ret_unwound);
+		pr_info("%lu probed calls left without a return (longjmp, an exception, a panic): "
+			"no return to record\n", (unsigned long)s->ret_unwound);
 	if (s->ret_unmatched)
-		pr_warn("%lu returns not recorded: their calls were taken as left by longjmp, or "
-			"made by a thread that ended (signal handlers on other stacks, "
-			"coroutines?)\n",
+		pr_info("%lu returns of calls whose entry ptap had not seen (made before it "
+			"came), or had taken as left: not recorded\n",
 			(unsigned long)s->ret_unmatched);
 }
 

@@ -11,7 +11,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
-#include "dwarf/debuginfo.h"
+#include "dwarf/debuginfo_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
@@ -95,119 +95,182 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 }
 
 /*
- * Languages whose runtimes walk the stack by return addresses, where a return
- * address swapped for ptap's trampoline (which has no unwind information and
- * is in no function the runtime knows) breaks the program; Go's also re-runs
- * a function's entry (skip_go_stack_check()).
+ * Is SITE in Go?  Its compile unit's DW_AT_language; without DWARF for it,
+ * the runtime its module holds (RT, from elfmod__runtime()).  Go re-runs a
+ * function's entry (skip_go_stack_check()) and moves a goroutine's stack
+ * (struct resolved_probe's go_stack).
  */
-enum fn_lang { LANG_OTHER, LANG_CXX, LANG_GO, LANG_RUST };
-
-/* rustc's mangling: v0 ("_R…"), or legacy ("_ZN…17h<16 hex digits>E", a hash C++ never has). */
-static bool is_rust_mangled(const char *name)
+static bool site_is_go(const struct point_site *site, enum elfmod_runtime rt)
 {
-	size_t n = strlen(name);
+	if (site->has_die)
+		return dwarf_srclang(&site->die->cu) == DW_LANG_Go;
+	return rt == ELFMOD_RT_GO;
+}
 
-	if (!strncmp(name, "_R", 2))
-		return true;
-	if (strncmp(name, "_ZN", 3) || n < 3 + 20 || strncmp(name + n - 20, "17h", 3) ||
-	    name[n - 1] != 'E')
-		return false;
-	return strspn(name + n - 17, "0123456789abcdef") == 16;
+/* At most this many exits in one function. */
+#define EXITS_MAX	4096
+
+/* The exits of the part [LO, HI) of a function whose parts are PARTS: appended to *OUT. */
+static int part_exits(const struct elfmod *mod, const struct arch_range *parts, int nparts,
+		      int k, struct arch_exit *out, int *n, struct ptap_err *why)
+{
+	uint64_t len = parts[k].hi - parts[k].lo;
+	uint8_t *code;
+	int r;
+
+	if (len > JUMP_FN_MAX)
+		return ptap_err_set(why, -1, -ENOTSUP, "it is larger than %u bytes", JUMP_FN_MAX);
+	code = malloc(len);
+	if (!code || elfmod__read(mod, parts[k].lo, code, len) < 0) {
+		free(code);
+		return ptap_err_set(why, -1, -ENOTSUP, "its code cannot be read");
+	}
+	r = arch_func_exits(code, len, parts[k].lo, parts, nparts, out + *n, EXITS_MAX - *n, why);
+	free(code);
+	if (r == -ENOSPC)
+		return ptap_err_set(why, -1, -ENOTSUP, "it has more than %d exits", EXITS_MAX);
+	if (r < 0)
+		return r;
+	*n += r;
+	return 0;
 }
 
 /*
- * SITE's language: its compile unit's DW_AT_language; without DWARF for it,
- * the runtime its module holds (RT, from elfmod__runtime()), else its symbol's
- * mangling.
+ * The function symbol holding VADDR, and the one named NAME: from the
+ * module's symbol table, else from libdwfl's (which reads the separate debug
+ * file's .symtab too: a stripped library's local functions).  0 or -ENOENT.
  */
-static enum fn_lang site_lang(const struct point_site *site, enum elfmod_runtime rt)
+static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
+		     struct elfmod_sym *sym)
 {
-	if (site->has_die) {
-		switch (dwarf_srclang(&site->die->cu)) {
-		case DW_LANG_C_plus_plus:
-		case DW_LANG_C_plus_plus_03:
-		case DW_LANG_C_plus_plus_11:
-		case DW_LANG_C_plus_plus_14:
-			return LANG_CXX;
-		case DW_LANG_Go:
-			return LANG_GO;
-		case DW_LANG_Rust:
-			return LANG_RUST;
-		default:
-			return LANG_OTHER;
+	Dwfl_Module *dm = dbg ? dbg__module(dbg) : NULL;
+	GElf_Off off;
+	GElf_Sym s;
+	const char *name;
+
+	if (elfmod__sym_at(mod, vaddr, sym) == 0 && sym->size)
+		return 0;
+	name = dm ? dwfl_module_addrinfo(dm, vaddr, &off, &s, NULL, NULL, NULL) : NULL;
+	if (!name || !s.st_size || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+		return -ENOENT;
+	*sym = (struct elfmod_sym){ .name = name, .vaddr = vaddr - off, .size = s.st_size,
+				    .type = STT_FUNC };
+	return 0;
+}
+
+static int fn_sym_named(const struct elfmod *mod, struct dbg *dbg, const char *name,
+			struct elfmod_sym *sym)
+{
+	Dwfl_Module *dm = dbg ? dbg__module(dbg) : NULL;
+	int n = dm ? dwfl_module_getsymtab(dm) : -1;
+
+	if (elfmod__find_sym(mod, name, sym) == 0 && sym->size)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym s;
+		GElf_Addr addr;
+		const char *got = dwfl_module_getsym_info(dm, i, &s, &addr, NULL, NULL, NULL);
+
+		if (got && !strcmp(got, name) && s.st_size && GELF_ST_TYPE(s.st_info) == STT_FUNC) {
+			*sym = (struct elfmod_sym){ .name = got, .vaddr = addr, .size = s.st_size,
+						    .type = STT_FUNC };
+			return 0;
 		}
 	}
-	if (rt == ELFMOD_RT_GO)
-		return LANG_GO;
-	if (rt == ELFMOD_RT_RUST || is_rust_mangled(site->func))
-		return LANG_RUST;
-	return !strncmp(site->func, "_Z", 2) ? LANG_CXX : LANG_OTHER;
+	return -ENOENT;
 }
 
 /*
- * Refuse a return probe on SITE when its language's runtime walks the stack
- * by return addresses.  Without DWARF for SITE, say how the language was told.
+ * The exits of the function holding RP's site (arch_func_exits(): each ret,
+ * each jump out of it), which a return probe plants: the function from the
+ * symbol table, with its "NAME.cold" part when gcc split one off.  0, or
+ * -ENOTSUP with ERR when they cannot all be known.
  */
-static int check_ret_lang(const struct point_site *site, enum elfmod_runtime rt,
-			  const struct elfmod *mod, struct ptap_err *err)
+static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struct dbg *dbg,
+		      struct ptap_err *err)
 {
-	const char *base = strrchr(elfmod__path(mod), '/');
-	const char *alt = site->has_die ? ", or the lines of its return statements" : "";
-	char how[160] = "";
+	struct arch_range parts[2];
+	struct arch_exit *ex;
+	struct elfmod_sym sym, cold;
+	struct ptap_err why = { .pos = -1 };
+	char name[256];
+	int nparts = 1, n = 0, r = 0;
 
-	base = base ? base + 1 : elfmod__path(mod);
-	if (!site->has_die && rt != ELFMOD_RT_NONE)
-		snprintf(how, sizeof(how), " (no DWARF: %.100s holds the %s runtime)", base,
-			 rt == ELFMOD_RT_GO ? "Go" : "Rust");
-	else if (!site->has_die)
-		snprintf(how, sizeof(how), " (no DWARF: by its mangled name)");
-	switch (site_lang(site, rt)) {
-	case LANG_CXX:
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "cannot probe the return of %s: it is C++, and an exception "
-				    "unwinding through a probed call would meet ptap's return "
-				    "trampoline instead of the caller (std::terminate); probe its "
-				    "entry%s", site->where, alt);
-	case LANG_GO:
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "cannot probe the return of %s: it is Go%s, and Go grows a "
-				    "goroutine's stack by copying it, finding each frame's caller "
-				    "by its return address: ptap's return trampoline there ends "
-				    "the program (fatal error: unknown caller pc); probe its "
-				    "entry%s", site->where, how, alt);
-	case LANG_RUST:
-		return ptap_err_set(err, -1, -ENOTSUP,
-				    "cannot probe the return of %s: it is Rust%s, and a panic "
-				    "unwinding through a probed call would meet ptap's return "
-				    "trampoline instead of the caller (fatal runtime error: failed "
-				    "to initiate panic); probe its entry%s", site->where, how, alt);
-	default:
-		return 0;
+	if (fn_sym_at(mod, dbg, rp->vaddr, &sym) < 0)
+		return ptap_err_set(err, -1, -ENOTSUP, "cannot probe the return of %s: the symbol "
+				    "table does not say where its function ends, and ptap puts a "
+				    "breakpoint on each of its exits", rp->where);
+	parts[0] = (struct arch_range){ sym.vaddr, sym.vaddr + sym.size };
+	if (snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
+	    fn_sym_named(mod, dbg, name, &cold) == 0)
+		parts[nparts++] = (struct arch_range){ cold.vaddr, cold.vaddr + cold.size };
+	ex = calloc(EXITS_MAX, sizeof(*ex));
+	if (!ex)
+		return -ENOMEM;
+	for (int k = 0; k < nparts && r == 0; k++)
+		r = part_exits(mod, parts, nparts, k, ex, &n, &why);
+	/* a site further in than the entry: a loop may pass it again, the entry tells calls apart */
+	if (r == 0 && rp->ret_past_entry && rp->vaddr != sym.vaddr && n < EXITS_MAX) {
+		uint8_t code[ARCH_MAX_INSN];
+		struct arch_insn insn;
+		size_t len;
+
+		for (len = sizeof(code); len > 0 && elfmod__read(mod, sym.vaddr, code, len) < 0; len--)
+			;
+		if (arch_insn_analyze(code, len, sym.vaddr, &insn, &why) < 0)
+			r = ptap_err_set(&why, -1, -ENOTSUP, "its first instruction cannot be probed");
+		else
+			ex[n++] = (struct arch_exit){ .pc = sym.vaddr, .len = insn.len,
+						      .kind = RESOLVED_CALL };
 	}
+	if (r == 0 && n)
+		rp->exits = calloc(n, sizeof(*rp->exits));
+	for (int i = 0; r == 0 && i < n; i++) {
+		struct resolved_exit *e = &rp->exits[i];
+		uint8_t code[ARCH_MAX_INSN];
+
+		e->vaddr = ex[i].pc;
+		e->kind = ex[i].kind;
+		if (!rp->exits || elfmod__vaddr_to_offset(mod, e->vaddr, &e->file_off) < 0 ||
+		    elfmod__read(mod, e->vaddr, code, ex[i].len) < 0 ||
+		    arch_insn_analyze(code, ex[i].len, e->vaddr, &e->insn, &why) < 0)
+			r = rp->exits ? ptap_err_set(&why, -1, -ENOTSUP, "its exit at 0x%lx cannot "
+						     "be decoded", (unsigned long)e->vaddr)
+				      : -ENOMEM;
+	}
+	free(ex);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ptap_err_set(err, -1, -ENOTSUP, "cannot probe the return of %s: %s (ptap "
+				    "puts a breakpoint on each of the function's exits); probe its "
+				    "entry, or the lines of its return statements", rp->where,
+				    why.msg);
+	rp->nexits = n;
+	return 0;
 }
 
-/* A return probe's site: where its return address is, and what may stop it. */
+/* A return probe's site: where its return address is, and where the function leaves. */
 static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
-			  enum elfmod_runtime rt, struct ptap_err *err)
+			  const struct elfmod *mod, enum elfmod_runtime rt, struct ptap_err *err)
 {
 	const struct point_site *site = vc->site;
 	int r;
 
 	rp->retprobe = true;
-	r = check_ret_lang(site, rt, vc->mod, err);
-	if (r < 0)
-		return r;
 	rp->noreturn = site->has_die && dwarf_hasattr_integrate(&site->die->fn, DW_AT_noreturn);
+	rp->go_stack = site_is_go(site, rt);
 	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
-	rp->ret_past_entry = !site->at_entry || site->after_prologue;
-	return var_compile_ra_slot(vc, &rp->ra_prog, err);
+	rp->ret_past_entry = (!site->at_entry || site->after_prologue) && !site->sp_at_ra;
+	r = find_exits(rp, mod, vc->dbg, err);
+	return r < 0 ? r : var_compile_ra_slot(vc, &rp->ra_prog, err);
 }
 
 /*
  * A Go function's entry probe goes past the stack-bound check at its entry
  * (arch_go_stack_check_len()): Go re-runs the entry after growing the stack or
  * preempting the goroutine there, which would record one call twice.  Only
- * FUNC's own entry moves (not FUNC+OFF, FUNC:RELLINE, FUNC%return or inlined copies).
+ * FUNC's own entry moves, and FUNC%return's (not FUNC+OFF, FUNC:RELLINE or inlined copies).
  */
 static void skip_go_stack_check(struct point_site *site, const struct elfmod *mod,
 				const struct probe_spec *spec, enum elfmod_runtime rt)
@@ -216,8 +279,7 @@ static void skip_go_stack_check(struct point_site *site, const struct elfmod *mo
 	size_t n, len;
 
 	if (spec->point.kind != PP_FUNC || spec->point.offset || spec->point.line ||
-	    spec->point.retprobe || !site->at_entry || site->inlined || site->after_prologue ||
-	    site_lang(site, rt) != LANG_GO)
+	    !site->at_entry || site->inlined || site->after_prologue || !site_is_go(site, rt))
 		return;
 	/* the function may end near its segment's end: try shorter reads */
 	for (n = sizeof(code); n > 0 && elfmod__read(mod, site->vaddr, code, n) < 0; n--)
@@ -229,6 +291,7 @@ static void skip_go_stack_check(struct point_site *site, const struct elfmod *mo
 	site->vaddr += len;
 	site->at_entry = false;
 	site->after_prologue = true;
+	site->sp_at_ra = true;
 }
 
 static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct dbg *dbg,
@@ -248,7 +311,7 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 		return -ENOMEM;
 	r = decode_site(rp, mod, err);
 	if (r == 0 && spec->point.retprobe)
-		r = resolve_return(rp, &vc, rt, err);
+		r = resolve_return(rp, &vc, mod, rt, err);
 	if (r == 0)
 		r = args_compile(rp, &vc, spec, err);
 	return r;
@@ -372,6 +435,7 @@ void resolved_probe__exit(struct resolved_probe *rp)
 	free(rp->progs);
 	free(rp->where);
 	free(rp->func);
+	free(rp->exits);
 	tpool_free(&rp->pool);
 }
 

@@ -11,6 +11,19 @@
 #include "dwarf/tpool.h"
 #include "probes/fetch.h"
 
+/*
+ * One exit of a return probe's function: a ret, or a jump out of it (a tail
+ * call); or RESOLVED_CALL, the function's entry when the probe's site is
+ * further in (past the prologue): there every call is a new one.
+ */
+struct resolved_exit {
+	uint64_t vaddr, file_off;
+	struct arch_insn insn;	/* the instruction the breakpoint displaces */
+	int kind;		/* enum arch_exit_kind, or RESOLVED_CALL */
+};
+
+#define RESOLVED_CALL	100
+
 struct resolved_probe {
 	uint64_t vaddr;		/* link-time address of the site */
 	uint64_t file_off;	/* its file offset (from the PT_LOAD holding it) */
@@ -22,6 +35,9 @@ struct resolved_probe {
 	bool noreturn;		/* the function is declared noreturn: it never returns */
 	bool fpregs_ret;	/* a program run at the return reads xmm registers */
 	struct fetch_prog ra_prog;	/* the address of the return address at the site */
+	struct resolved_exit *exits;	/* where the function leaves (each is planted) */
+	int nexits;
+	bool go_stack;		/* a Go function: its stack is its goroutine's, which moves */
 	bool ret_past_entry;	/* the site is past the prologue: a loop may pass it again */
 	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
 	struct tpool pool;	/* type descriptors of the programs */

@@ -24,7 +24,7 @@ int var_compile_ra_slot(const struct var_ctx *c, struct fetch_prog *prog, struct
 	memset(prog, 0, sizeof(*prog));
 	prog->type.size = 8;
 	/* At the entry the call has just pushed it: the stack pointer points at it. */
-	if (c->site->at_entry && !c->site->after_prologue)
+	if ((c->site->at_entry && !c->site->after_prologue) || c->site->sp_at_ra)
 		return comp_emit(&k, FETCH_OP_REG, 0, ARCH_DWARF_SP, 0);
 	if (comp_cfa(&k, 0) < 0)
 		return -ENOTSUP;
@@ -130,20 +130,52 @@ bool var_retval_untyped(const struct var_ctx *c)
 	       dwarf_tag(&t) == DW_TAG_unspecified_type;
 }
 
+/*
+ * A Go function's first result (Go's DWARF lists results as parameters,
+ * DW_AT_variable_parameter, "~r0" when unnamed): its type into *TYPE.
+ */
+static bool go_result_type(Dwarf_Die *fn, Dwarf_Die *type)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute a;
+	bool var;
+
+	if (dwarf_child(fn, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_formal_parameter &&
+		    dwarf_attr(&child, DW_AT_variable_parameter, &a) &&
+		    dwarf_formflag(&a, &var) == 0 && var)
+			return die_type(&child, type);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
 		       struct fetch_prog *prog, struct ptap_err *err)
 {
 	struct comp k = { .c = c, .prog = prog, .err = err, .pos = arg->pos, .text = arg->text };
 	Dwarf_Die fn = c->site->die->fn, type, t;
+	bool go = dwarf_srclang(&c->site->die->cu) == DW_LANG_Go;
 	Dwarf_Word size;
 	int tag, r;
 
 	memset(prog, 0, sizeof(*prog));
-	if (!die_type(&fn, &type) || !die_strip_type(&type, &t))
+	if ((!die_type(&fn, &type) && !(go && go_result_type(&fn, &type))) ||
+	    !die_strip_type(&type, &t))
 		return ptap_err_set(err, arg->pos, -EINVAL, "%s returns void: there is no $retval",
 				    c->site->func);
 	tag = dwarf_tag(&t);
 	size = die_type_size(&t);
+	/* Go's register ABI: the first integer result in rax, the first float in xmm0, as here */
+	if (go && (size > 8 || (tag != DW_TAG_base_type && tag != DW_TAG_pointer_type))) {
+		char tn[128], why[200];
+
+		snprintf(why, sizeof(why), "its first result is %s, which Go returns in several "
+			 "registers; ptap reads a Go $retval that is one integer, pointer or float",
+			 die_type_name(&type, tn, sizeof(tn)));
+		return comp_cannot(&k, why);
+	}
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
 		uint8_t cls[2] = { EB_NONE, EB_NONE };
 

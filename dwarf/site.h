@@ -38,6 +38,8 @@ struct point_site {
 				 * registers are NOT the entry values DW_OP_entry_value
 				 * means; dwarf/locexpr.c checks the concrete function) */
 	bool after_prologue;	/* FUNC was moved past the prologue (-O0 code) */
+	bool sp_at_ra;		/* moved past code that leaves the stack pointer as at the
+				 * entry, on the return address (Go's stack check) */
 	const char *file;	/* source file of VADDR (borrowed from the Dwarf), or NULL */
 	int line;		/* and its line, or 0 */
 };

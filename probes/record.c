@@ -115,6 +115,10 @@ static void value_error(struct obuf *ob, const struct fetch_val *v, enum esc_mod
 {
 	const char *desc;
 
+	if (v->err == FETCH_ERR_TAIL_CALL) {
+		ob_puts(ob, "not known: left by a tail call");
+		return;
+	}
 	if (v->err == -EFAULT) {
 		ob_puts(ob, "bad address ");
 		ob_hex(ob, v->addr);

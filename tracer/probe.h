@@ -27,6 +27,12 @@ struct probe {
 	char why[160];			/* why the last planting failed, for the summary */
 	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
+	/*
+	 * An exit of a return probe's function (cmd/record.c adds one per exit
+	 * the probe's rp.exits lists): its own site, no record of its own.
+	 */
+	int exit_of;			/* 1 + the index of that return probe, 0: not an exit */
+	int exit_kind;			/* enum arch_exit_kind */
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
 	size_t ent_len;			/* bytes of one frame's entry arguments */

@@ -84,9 +84,10 @@ struct session {
 	bool unplanted;			/* launched, tracing over: plant nothing more */
 	bool detaching;			/* detach_all() runs: hits are rewound, not resumed */
 	/* return probes' calls not recorded, for the summary */
-	uint64_t ret_full;		/* a shadow stack was full: the return not taken over */
-	uint64_t ret_unwound;		/* left by longjmp (or an exception): no return */
-	uint64_t ret_unmatched;		/* returned to the trampoline from a frame taken as unwound */
+	uint64_t ret_full;		/* a shadow stack was full: the return not recorded */
+	uint64_t ret_unwound;		/* left by longjmp, an exception, a panic: no return */
+	uint64_t ret_unmatched;		/* an exit with no frame: the entry not seen, or
+					 * taken as left */
 	/* stops waited for while ptap ran a syscall in another thread, in order */
 	struct deferred { pid_t pid; int status; } *deferred;
 	size_t ndeferred, deferred_head, deferred_cap;

@@ -447,6 +447,65 @@ int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64
 	return r < 0 && r != -ENOMEM ? -ENOTSUP : r;
 }
 
+/*
+ * The length of the VEX- or EVEX-encoded instruction at CODE[0..LEN) (AVX,
+ * AVX-512), or 0 when it is not one.  Capstone 4.0 (Debian 12's) decodes
+ * neither AVX-512 nor its mask instructions (kmovd), and glibc's string
+ * functions are full of them; none is a branch, so for finding a function's
+ * exits their length is all that matters: the prefix (c5: 2 bytes, c4: 3,
+ * 62: 4; in 64-bit mode these bytes are always these prefixes), the opcode,
+ * ModRM, SIB and displacement as ModRM says, and an 8-bit immediate in
+ * opcode map 0F3A and for the few 0F opcodes that take one (Intel SDM vol.
+ * 2, 2.3 and 2.7).
+ */
+static size_t vex_len(const uint8_t *code, size_t len)
+{
+	size_t n;
+	unsigned int map, op, mod, rm;
+
+	if (len < 4)
+		return 0;
+	switch (code[0]) {
+	case 0xc5:
+		n = 2;
+		map = 1;
+		break;
+	case 0xc4:
+		n = 3;
+		map = code[1] & 0x1f;
+		break;
+	case 0x62:
+		n = 4;
+		map = code[1] & 0x07;
+		if ((code[2] & 0x04) == 0)	/* EVEX's P1 bit 2 is always 1 */
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	if (map < 1 || map > 3 || len < n + 2)
+		return 0;
+	op = code[n];
+	mod = code[n + 1] >> 6;
+	rm = code[n + 1] & 7;
+	n += 2;
+	if (mod != 3 && rm == 4) {		/* SIB */
+		if (len < n + 1)
+			return 0;
+		if (mod == 0 && (code[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 1)
+		n += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		n += 4;
+	if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 ||
+				      (op >= 0xc4 && op <= 0xc6))))
+		n += 1;
+	return n <= len ? n : 0;
+}
+
 /* ---- function exits ------------------------------------------------------ */
 
 static bool in_parts(const struct arch_range *parts, int nparts, uint64_t pc)
@@ -508,6 +567,14 @@ int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 		struct arch_exit e;
 
 		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
+			size_t skip = vex_len(code, left);
+
+			if (skip) {
+				code += skip;
+				left -= skip;
+				at += skip;
+				continue;
+			}
 			r = set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
 				    (unsigned long)here);
 			break;

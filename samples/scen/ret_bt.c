@@ -3,8 +3,8 @@
  * its bottom glibc's backtrace() (which unwinds through every ret_work frame
  * and their return addresses) and backtrace_symbols(); and ret_caller(i),
  * which returns __builtin_return_address(0), is checked against the address
- * after its call.  Untraced, backtrace() sees main; under a return probe the
- * unwinder meets ptap's trampoline, which has no unwind info.  Prints, for
+ * after its call.  backtrace() sees main, traced or not (return probes
+ * leave the stack alone).  Prints, for
  * the first call, "frames F main M" (M: 1 if main was among them) and
  * "caller OK|TRAMPOLINE" (did ret_caller see its real caller); and "calls C,
  * W wrong" and EXIT-SUCCESS.  On fd 3: "calls C".  Exit 0 when every

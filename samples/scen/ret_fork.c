@@ -1,7 +1,6 @@
 /* samples/scen/ret_fork.c: fork inside probed calls.  N times,
  * ret_work(D, 10) (samples/scen/ret.h) forks at its bottom; the child returns
- * through all D + 1 frames (their return addresses a copy of its parent's
- * stack: ptap's trampoline, unless ptap put them back), calls
+ * through all D + 1 frames (a copy of its parent's stack), calls
  * ret_work(2, 11), checks ret_work's bytes (BYTES-OK: a child not followed
  * must have none of ptap's int3s left) and exits 0 (1 if a check failed);
  * the parent waits for it.  With "attach": prints READY and waits (10 s)

@@ -1,7 +1,7 @@
 /* samples/scen/ret_threads.c: return probes on threads' start routines and
  * on calls a thread never returns from.  N threads (8 at a time, so glibc
- * reuses their stacks, with the trampoline addresses the last ones left on
- * them) run ret_start(k), whose return goes into libc's start_thread; it
+ * reuses their stacks, with the calls the last ones left pending on them)
+ * run ret_start(k), whose return goes into libc's start_thread; it
  * calls ret_work(D, k) (samples/scen/ret.h), and at its bottom, by MODE:
  *   start   nothing: ret_start returns k * 3 + 1, ret_work every level
  *   exit    pthread_exit(k * 3 + 2): nothing returns

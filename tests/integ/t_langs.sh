@@ -1,7 +1,6 @@
-# Go and Rust programs (issue 17): return probes are refused on their
-# functions, since swapping a return address for ptap's trampoline kills them
-# (Go copies goroutine stacks by walking return addresses; a Rust panic
-# unwinds by them); entry probes record as in C.  samples/go/app.go and
+# Go and Rust programs (issues 17, 19): return probes at the functions' exits
+# leave the stack alone, which Go walks to copy a goroutine's stack and a
+# Rust panic to unwind; entry probes record as in C.  samples/go/app.go and
 # samples/rust/unwind.rs say what they print; each is built with DWARF and
 # without (-nodwarf: the symbol table kept, so the functions can be named).
 
@@ -17,47 +16,68 @@ lang_sym() {
 	printf '%s\n' "$s"
 }
 
-# lang_refused ERE ptap-args...: rp_refused (t_retprobe.sh: exit 2, a
-# reason matching ERE, the command never ran, no records), and the reason
-# says what a return probe does to the program.
-lang_refused() {
-	rp_refused "$@"
-	expect_grep 'cannot probe the return of' "$TMP/err"
-	expect_grep 'probe its entry' "$TMP/err"
+# lang_returns ptap-args... -- COMMAND...: ptap records into $TMP/rec while
+# COMMAND states on fd 3 the returns it makes; exit status, stdout and stderr
+# (a thread's number aside) as untraced; the records, normalized and sorted
+# (goroutines interleave), equal the statements.  LANG_RC: the exit status.
+lang_returns() {
+	local rc=0 urc=0 cmd=("$@")
+	while [ "${cmd[0]}" != -- ]; do cmd=("${cmd[@]:1}"); done
+	cmd=("${cmd[@]:1}")
+	"${cmd[@]}" >"$TMP/uout" 2>"$TMP/uerr" 3>/dev/null || urc=$?
+	run_ptap record -o "$TMP/rec" "$@" 3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	LANG_RC=$rc
+	expect_eq "exit status (as untraced)" "$urc" "$rc"
+	expect_diff "$TMP/uout" "$TMP/out"
+	sed 's/([0-9]*)//' "$TMP/uerr" >"$TMP/uerr.n"
+	grep -v '^ptap: ' "$TMP/err" | sed 's/([0-9]*)//' >"$TMP/err.n" || true
+	expect_diff "$TMP/uerr.n" "$TMP/err.n"
+	normalize "$TMP/rec" | sort >"$TMP/got"
+	sort "$TMP/stated" >"$TMP/want"
+	[ -s "$TMP/want" ] || fail "nothing stated on fd 3"
+	expect_diff "$TMP/want" "$TMP/got"
 }
 
-# "it is Go" / "it is Rust", then without DWARF how that was told, then why
-GO_WHY='copying.*return address.*unknown caller pc'
-RS_WHY='panic unwinding.*trampoline.*failed to initiate panic'
-
-test_langs_go_return_refused() {
-	lang_refused "it is Go, .*$GO_WHY" -e 'main?handle%return' -- "$GOAPP" 10000
-	lang_refused "it is Go, .*$GO_WHY" -e 'main?handle%return $retval i' -- "$GOAPP" 10000
-	lang_refused "it is Go, .*$GO_WHY" -e 'main?depth%return' -- "$GOAPP" 10000
-	# without DWARF: told by the binary's Go runtime
-	lang_refused "it is Go \(no DWARF: app-nodwarf holds the Go runtime\), .*$GO_WHY" \
-		-e 'main?handle%return' -- "$GOAPP-nodwarf" 10000
+# Return probes on Go functions whose goroutine stacks grow inside the call
+# (depth recursing 2000 deep under handle), at the call's entry (request, in
+# a new goroutine each time), in 8 goroutines at once that move between
+# threads, and on a function with several returns: every return recorded with
+# its $retval and entry argument, the program's own results as untraced.
+test_langs_go_returns() {
+	local probes=(-e 'main?handle%return $retval i' -e 'main?depth%return $retval n')
+	lang_returns "${probes[@]}" -- "$GOAPP" 5000
+	expect_eq "records" 15005 "$(wc -l <"$TMP/got")"
+	lang_returns "${probes[@]}" -e 'main?request%return $retval i' -- "$GOAPP" 2000 spawn
+	lang_returns "${probes[@]}" -e 'main?classify%return $retval i' -- "$GOAPP" 5000 par
+	expect_grep '^main_classify__return: retval=70 i=4998$' "$TMP/got"
+	# without DWARF: the records, one per return ($retval needs DWARF's types)
+	run_ptap record -o "$TMP/rec" -e 'main?handle%return i=%ax:s64' \
+		-e 'main?depth%return' -- "$GOAPP-nodwarf" 5000 par >"$TMP/out" 2>"$TMP/err"
+	expect_eq "output" "$("$GOAPP" 5000 par)" "$(cat "$TMP/out")"
+	expect_eq "handle returns" 5000 "$(grep -c ' main_handle__return: ' "$TMP/rec")"
+	expect_eq "depth returns" 10005 "$(grep -c ' main_depth__return: ' "$TMP/rec")"
+	expect_eq "handle's i (at the entry)" "$(seq 0 4999 | sort)" \
+		"$(sed -n 's/.* main_handle__return: .* i=//p' "$TMP/rec" | sort)"
 }
 
-test_langs_rust_return_refused() {
+# Return probes on the Rust functions a panic unwinds through: caught
+# (catch_unwind in main) and not (the default hook's message, with its
+# backtrace through them, and exit status 101, as untraced).
+test_langs_rust_returns() {
 	local sym bin
-	lang_refused "it is Rust, .*$RS_WHY" -e 'middle%return' -- "$RSUNW"
-	lang_refused "it is Rust, .*$RS_WHY" -e 'checked%return $retval i' -- "$RSUNW"
-	sym=$(lang_sym "$RSUNW" 6unwind6middle)
-	lang_refused "it is Rust, .*$RS_WHY" -e "$sym%return" -- "$RSUNW"
-	# without DWARF (not "C++" for a legacy-mangled _ZN name)
-	sym=$(lang_sym "$RSUNW-nodwarf" 6unwind6middle)
-	lang_refused "it is Rust \(no DWARF: unwind-nodwarf holds the Rust runtime\), .*$RS_WHY" \
-		-e "$sym%return" -- "$RSUNW-nodwarf"
-	! grep -q 'C++' "$TMP/err" || fail "called C++: $(cat "$TMP/err")"
-	sym=$(lang_sym "$RSUNW-nodwarf" 6unwind7checked)
-	lang_refused "it is Rust \(no DWARF: unwind-nodwarf holds the Rust runtime\), .*$RS_WHY" \
-		-e "$sym%return" -- "$RSUNW-nodwarf"
-	# neither DWARF nor runtime markers: the mangled names, legacy and v0
-	for bin in "$RSUNW-nomark" "$RSUNW-v0-nomark"; do
+	lang_returns -e 'middle%return $retval i' -e 'checked%return $retval i' -- "$RSUNW" 30
+	expect_eq "records (10 panics)" 40 "$(wc -l <"$TMP/got")"
+	lang_returns -e 'middle%return $retval i' -e 'checked%return $retval i' \
+		-- "$RSUNW" 6 panic
+	expect_eq "exit status" 101 "$LANG_RC"
+	expect_grep 'unwind::middle' "$TMP/err"
+	# without DWARF, by the mangled names: one record per return
+	for bin in "$RSUNW-nodwarf" "$RSUNW-nomark" "$RSUNW-v0-nomark"; do
 		sym=$(lang_sym "$bin" 6unwind6middle)
-		lang_refused "it is Rust \(no DWARF: by its mangled name\), .*$RS_WHY" \
-			-e "$sym%return" -- "$bin"
+		run_ptap record -o "$TMP/rec" -e "m=$sym%return r=%ax:u64" -- "$bin" 30 \
+			>"$TMP/out" 2>"$TMP/err" 3>/dev/null
+		expect_eq "$bin: output" "$("$RSUNW" 30 3>/dev/null)" "$(cat "$TMP/out")"
+		expect_eq "$bin: middle returns" 20 "$(grep -c ' m: ' "$TMP/rec")"
 	done
 }
 
@@ -111,45 +131,43 @@ test_langs_rust_entry() {
 		-- "$RSUNW-nodwarf" 6
 }
 
-# Attached: the refusal comes before the attach, so the program is never
-# traced and runs on untouched (its maps as before), then prints its result.
-test_langs_attach_refused() {
-	local bin probe line pid rc sym maps
-	for bin in "$GOAPP" "$GOAPP-nodwarf" "$RSUNW" "$RSUNW-nodwarf"; do
+# Attached to a Go and a Rust program already running: their return probes
+# record every return after the attach, right, and the programs end as
+# untraced.
+test_langs_attach_returns() {
+	local bin probe line pid rc n
+	for bin in "$GOAPP" "$RSUNW"; do
 		case $bin in
 		*/go/*)
-			probe='main?handle%return'
+			probe='main?handle%return $retval i'
 			line='app: 2500 calls, args sum 3123750, results sum 9375250'
+			n=2500
 			;;
 		*)
-			sym=$(lang_sym "$bin" 6unwind6middle)
-			probe="$sym%return"
+			probe='middle%return $retval i'
 			line='unwind: 6 calls, args sum 15, caught 2, returned 20'
+			n=6
 			;;
 		esac
 		rm -f "$TMP/langs.fifo" "$TMP/out" "$TMP/rec"
 		mkfifo "$TMP/langs.fifo"
-		"$bin" "$([[ $bin == */go/* ]] && echo 2500 || echo 6)" wait <"$TMP/langs.fifo" \
-			>"$TMP/out" 2>&1 &
+		"$bin" $n wait <"$TMP/langs.fifo" >"$TMP/out" 2>&1 3>"$TMP/stated" &
 		pid=$!
 		exec 7>"$TMP/langs.fifo"	# the program's open of its stdin returns
 		wait_for grep -q ': ready$' "$TMP/out"
-		maps=$(cat "/proc/$pid/maps")
-		rc=0
-		timeout 20 "$PTAP" record -o "$TMP/rec" -e "$probe" -p "$pid" 2>"$TMP/err" || rc=$?
-		expect_eq "$bin: ptap exit status" 2 "$rc"
-		expect_grep 'cannot probe the return of' "$TMP/err"
-		[ ! -s "$TMP/rec" ] || fail "$bin: records from a refused run"
-		expect_eq "$bin: tracer" 0 "$(proc_field "$pid" TracerPid)"
-		untraced "$pid"
-		expect_eq "$bin: maps after the refusal" "$maps" "$(cat "/proc/$pid/maps")"
+		timeout 60 "$PTAP" record -v -o "$TMP/rec" -e "$probe" -p "$pid" 2>"$TMP/err" &
+		wait_for grep -q "attached to pid $pid " "$TMP/err"	# said once planted
 		echo go >&7
 		exec 7>&-
 		rc=0
 		wait "$pid" || rc=$?
 		expect_eq "$bin: exit status" 0 "$rc"
+		wait
 		expect_eq "$bin: output" "$(printf '%s\n%s' "${line%%:*}: ready" "$line")" \
 			"$(cat "$TMP/out")"
+		normalize "$TMP/rec" | grep -v '^checked' | sort >"$TMP/got"
+		grep -v '^checked\|^main_depth' "$TMP/stated" | sort >"$TMP/want"
+		expect_diff "$TMP/want" "$TMP/got"
 	done
 	rm -f "$TMP/langs.fifo"	# the directory is every test's
 }

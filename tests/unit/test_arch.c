@@ -1245,6 +1245,31 @@ Test(arch_exits, one_ret)
 	cr_assert(eq(int, e[0].kind, ARCH_EXIT_RET));
 }
 
+/*
+ * AVX-512 and its mask instructions, which capstone 4 does not decode, are
+ * stepped over by their length (glibc's __strlen_evex): vpcmpeqb (%rdi),
+ * %ymm16,%k0; kmovd %k0,%eax; vpcmpeqb 0x20(%rdi,%rax,1),%ymm16,%k1;
+ * vpternlogd $0xff,%zmm0,%zmm0,%zmm0; vmovdqu64 0x40(%rip),%zmm1; tzcnt
+ * %eax,%eax; ret.  The sizes are objdump's.
+ */
+Test(arch_exits, avx512_is_stepped_over)
+{
+	static const uint8_t fn[] = {
+		0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x07, 0x00,
+		0xc5, 0xfb, 0x93, 0xc0,
+		0x62, 0xf3, 0x7d, 0x20, 0x3f, 0x4c, 0x07, 0x01, 0x00,
+		0x62, 0xf3, 0x7d, 0x48, 0x25, 0xc0, 0xff,
+		0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x0d, 0x40, 0x00, 0x00, 0x00,
+		0xf3, 0x0f, 0xbc, 0xc0,
+		0xc3 };
+	struct ptap_err why = { .pos = -1 };
+	struct arch_exit e[4];
+
+	cr_assert(eq(int, exits_of(fn, sizeof(fn), e, 4, &why), 1), "%s", why.msg);
+	cr_assert(eq(u64, e[0].pc, PC + sizeof(fn) - 1));
+	cr_assert(eq(int, e[0].kind, ARCH_EXIT_RET));
+}
+
 /* test %edi,%edi; je 7; xor %eax,%eax; ret; 7: mov $1,%eax; ret $8: two returns, the je stays inside */
 Test(arch_exits, two_returns_and_an_inner_branch)
 {

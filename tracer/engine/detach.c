@@ -80,7 +80,6 @@ void detach_child(struct session *s, struct thread *c)
 {
 	if (c->stop_kind == STOP_NONE)	/* its first stop, before its parent's event */
 		c->stop_kind = STOP_EVENT;
-	hit_restore_returns(c);
 	if (c->as && c->as->refs == 1 && can_inject(c))
 		unmap_scratch(s, c);
 	pt_detach(c->tid, 0);
@@ -136,7 +135,7 @@ static void detach_event(struct session *s, pid_t pid, int status)
 	case STOP_OTHER:
 		return;
 	}
-	hit_slot_signal(s, t, st.sig);
+	hit_slot_signal(t, st.sig);
 	t->pending_sig = st.sig;
 }
 
@@ -287,7 +286,7 @@ static void unslot_one(struct session *s, struct thread *t, void *arg)
 	(void)s;
 	(void)arg;
 	if (t->stopped && t->as)
-		hit_slot_signal(s, t, 0);
+		hit_slot_signal(t, 0);
 }
 
 static void restore_one(struct session *s, struct thread *t, void *arg)
@@ -394,8 +393,6 @@ void detach_all(struct session *s)
 	drain_traps(s);
 	thread__for_each(s, adopt_orphan, NULL);
 	thread__for_each(s, unslot_one, NULL);
-	/* a thread not stopped cannot be mid-trampoline: writes are safe */
-	hit_restore_all(s);
 	thread__for_each(s, restore_one, NULL);
 	thread__for_each(s, unmap_one, NULL);
 	unmap_moved(s);

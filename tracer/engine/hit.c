@@ -3,8 +3,8 @@
  * instruction emulated), CONT; at a jump site's trampoline the pc is already
  * where the thread goes on, so no SETREGS.  One ptrace stop, no allocation,
  * the int3 never removed (removing it would let other threads run past
- * unrecorded).  Also the return probes' trampoline, and the dynamic
- * loader's r_brk when attached (mapsync.c). */
+ * unrecorded).  Also the return probes' entries and exits (shadow.h), and
+ * the dynamic loader's r_brk when attached (mapsync.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -95,7 +95,7 @@ static void batch_plan_args(struct hit_batch *hb, const struct session *s, struc
 			fetch_batch__plan(&hb->b, &p->rp.progs[i], ctx, p->bufs[i], s->string_max);
 }
 
-/* Plan what ret_enter() reads: the return address's slot and the arguments fetched at the entry. */
+/* Plan what ret_enter() reads: the return address and the arguments fetched at the entry. */
 static void batch_plan_ret_enter(struct hit_batch *hb, const struct session *s,
 				 const struct thread *t, struct probe *p, const struct fetch_ctx *ctx)
 {
@@ -103,12 +103,15 @@ static void batch_plan_ret_enter(struct hit_batch *hb, const struct session *s,
 	struct fetch_val slot;
 	char slotbuf[8];
 
-	if (!t->shadow || !t->as->tramp)
+	if (!t->shadow)
 		return;
 	regs_only.read_mem = NULL;	/* a slot found through memory is not planned */
 	fetch_prog__run(&p->rp.ra_prog, &regs_only, &slot, slotbuf, sizeof(slotbuf));
 	if (!slot.err)
 		fetch_batch__add(&hb->b, &(struct fetch_read){ .addr = slot.u, .len = 8 });
+	if (p->rp.go_stack)
+		fetch_batch__add(&hb->b, &(struct fetch_read){
+			.addr = ctx->regs[ARCH_GO_G_DWARF] + ARCH_GO_STACK_HI, .len = 8 });
 	batch_plan_args(hb, s, p, ctx, ARGS_ENTRY);
 }
 
@@ -147,22 +150,8 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 
 /* ---- return probes ------------------------------------------------------- */
 
-static int ra_read(void *priv, uint64_t addr, uint64_t *val)
-{
-	const struct thread *t = priv;
-
-	return mem_read(t->tid, addr, val, sizeof(*val)) == sizeof(*val) ? 0 : -EFAULT;
-}
-
-static int ra_write(void *priv, uint64_t addr, uint64_t val)
-{
-	const struct thread *t = priv;
-
-	return mem_write(t->as->memfd, addr, &val, sizeof(val));
-}
-
-/* Which stack SLOT is on, for the shadow stack: the end of the mapping holding it (a stack
- * grows down from there), 0 when ptap does not know it (the main stack grown past its mapping). */
+/* Which stack SLOT is on: the end of the mapping holding it (a stack grows down from there),
+ * 0 when ptap does not know it (the main stack grown past its mapping). */
 static uint64_t stack_id(const struct thread *t, uint64_t slot)
 {
 	const struct map_entry *e = maptab__find(t->as->mt, slot);
@@ -171,79 +160,94 @@ static uint64_t stack_id(const struct thread *t, uint64_t slot)
 }
 
 /*
- * A return probe's entry: the arguments it prints that are fetched now go
- * into a new shadow frame, and the return address on the stack is swapped
- * for the trampoline.  Nothing is recorded until the function returns.
- * CTX reads through HB, the hit's batch, which learns of the swap.
+ * How return probe P's frames know a call whose return address is at ADDR:
+ * *SLOT on *STACK (shadow.h).  A Go function's stack is its goroutine's (the
+ * g register), which Go copies elsewhere to grow it: the slot is taken
+ * relative to the stack's top (g's stack.hi), which the copy keeps.
  */
-static void ret_enter(struct session *s, struct thread *t, const struct site *st,
-		      struct probe *p, struct hit_batch *hb, const struct fetch_ctx *ctx,
-		      uint64_t ts)
+static void ret_slot(const struct thread *t, const struct probe *p, const struct fetch_ctx *ctx,
+		     uint64_t addr, uint64_t *slot, uint64_t *stack)
 {
-	struct shadow_frame *f;
-	struct fetch_val slot, *vals;
-	char slotbuf[8];
-	uint64_t ra, stack, tramp = t->as->tramp;
-	void *data;
+	uint64_t g = ctx->regs[ARCH_GO_G_DWARF], hi;
 
-	if (!t->shadow || !tramp)
-		return;
-	fetch_prog__run(&p->rp.ra_prog, ctx, &slot, slotbuf, sizeof(slotbuf));
-	if (slot.err || ctx->read_mem(ctx->priv, slot.u, &ra, sizeof(ra)) != sizeof(ra)) {
-		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
-			 (unsigned long)slot.u);
+	if (p->rp.go_stack && g &&
+	    ctx->read_mem(ctx->priv, g + ARCH_GO_STACK_HI, &hi, sizeof(hi)) == sizeof(hi) &&
+	    hi >= addr && hi - addr < (1ull << 40)) {
+		*slot = (1ull << 40) - (hi - addr);
+		*stack = g;
 		return;
 	}
-	stack = stack_id(t, slot.u);
-	/* a loop came back to a site past the prologue: the call is taken over already */
-	if (ra == tramp && p->rp.ret_past_entry && shadow__has(t->shadow, slot.u, stack, p))
+	*slot = addr;
+	*stack = stack_id(t, addr);
+}
+
+/*
+ * A return probe's entry: a frame of the call, with the arguments it prints
+ * that are fetched now.  Nothing is recorded until the function leaves
+ * through one of its exits.
+ */
+static void ret_enter(struct session *s, struct thread *t, const struct site *st,
+		      struct probe *p, const struct fetch_ctx *ctx, uint64_t ts)
+{
+	struct shadow_frame *f;
+	struct fetch_val addr, *vals;
+	char addrbuf[8];
+	uint64_t ra, slot, stack;
+	void *data;
+
+	if (!t->shadow)
 		return;
-	f = shadow__push(t->shadow, slot.u, stack, ra == tramp, p->ent_len, &data,
+	fetch_prog__run(&p->rp.ra_prog, ctx, &addr, addrbuf, sizeof(addrbuf));
+	if (addr.err || ctx->read_mem(ctx->priv, addr.u, &ra, sizeof(ra)) != sizeof(ra)) {
+		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
+			 (unsigned long)addr.u);
+		return;
+	}
+	ret_slot(t, p, ctx, addr.u, &slot, &stack);
+	/* a loop came back to a site past the prologue: the call has its frame */
+	if (p->rp.ret_past_entry && shadow__has(t->shadow, slot, stack, p))
+		return;
+	f = shadow__push(t->shadow, p, slot, stack, !p->rp.ret_past_entry, ts, p->ent_len, &data,
 			 &s->ret_unwound);
 	if (!f) {
 		s->ret_full++;
 		return;
 	}
 	f->ra = ra;
-	f->ts = ts;
 	f->addr = st->addr;
 	f->bias = st->bias;
-	f->p = p;
 	vals = data;
 	for (int i = 0; i < p->rp.nargs; i++)
 		if (!p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], (char *)data + p->ent_off[i],
 					s->string_max);
-	if (ra == tramp)
-		return;
-	if (ra_write(t, slot.u, tramp) < 0)
-		shadow__pop(t->shadow);
-	else	/* a return probe after this one at the site reads the trampoline there */
-		fetch_batch__wrote(&hb->b, slot.u, &tramp, sizeof(tramp));
 }
 
 /*
  * The return record of frame F of SH: $retval and the rest fetched at the
- * return through CTX (its registers, its memory; the bias is F's), the
- * others as fetched at the entry.
+ * exit through CTX (its registers, its memory; the bias is F's) -- not known
+ * at a tail call (TAIL), whose callee has not run yet -- the others as
+ * fetched at the entry.
  */
 static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
 			const struct shadow_frame *f, const struct fetch_ctx *ctx, uint64_t ts,
-			uint64_t ra)
+			bool tail)
 {
 	struct probe *p = f->p;
 	const struct fetch_val *ent = shadow__data(sh, f);
 	struct fetch_ctx fctx = *ctx;
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
-			      .ret_addr = ra, .duration = ts - f->ts, .has_duration = true,
+			      .ret_addr = f->ra, .duration = ts - f->ts, .has_duration = true,
 			      .nargs = (unsigned int)p->rp.nargs,
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
 	fctx.bias = f->bias;
 	for (int i = 0; i < p->rp.nargs; i++) {
-		if (p->rp.at_return[i])
+		if (p->rp.at_return[i] && tail)
+			p->vals[i] = (struct fetch_val){ .err = FETCH_ERR_TAIL_CALL };
+		else if (p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
 					s->string_max);
 		else
@@ -253,62 +257,13 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 	syscall_ctx_note(s, t, p);
 }
 
-/*
- * T returned to the trampoline (REGS: its registers there) through frame I
- * of SH: remove it -- and the frames of a chain of tail calls sharing its
- * slot, below it -- recording them unless !RECORD.  The real return address.
- */
-static uint64_t ret_pop(struct session *s, struct thread *t, struct shadow *sh, long i,
-			const arch_regs_t *regs, bool record)
-{
-	uint64_t tramp = t->as->tramp, ts, ra;
-	uint64_t dregs[ARCH_DWARF_NREGS_ALL];
-	struct fetch_ctx ctx = { .regs = dregs, .nregs = ARCH_DWARF_NREGS, .read_mem = batch_read };
-	struct hit_batch hb;
-	bool fp = false;
-	long j;
-
-	/* a tail call's frame shares its slot with its caller's: one return for both */
-	for (j = i; j > 0 && sh->frames[j].ra == tramp && sh->frames[j - 1].slot == sh->frames[j].slot;
-	     j--)
-		fp |= sh->frames[j].p->rp.fpregs_ret;
-	fp |= sh->frames[j].p->rp.fpregs_ret;
-	ra = sh->frames[j].ra;
-	ts = session__now(s);
-	arch_regs_to_dwarf(regs, dregs);
-	if (record && fp) {
-		arch_fpregs_t fpr;
-
-		if (pt_getfpregs(t->tid, &fpr) == 0) {
-			arch_fpregs_to_dwarf(&fpr, dregs);
-			ctx.nregs = ARCH_DWARF_NREGS_ALL;
-		}
-	}
-	if (record) {
-		/* what the records read at the return, at once */
-		hit_batch_init(&hb, t);
-		ctx.priv = &hb;
-		for (long k = i; k >= j; k--) {
-			ctx.bias = sh->frames[k].bias;
-			if (!sh->frames[k].p->hidden)
-				batch_plan_args(&hb, s, sh->frames[k].p, &ctx, ARGS_RETURN);
-		}
-		hit_batch_read(&hb);
-	}
-	for (long k = i; record && k >= j; k--)
-		if (!sh->frames[k].p->hidden)	/* a --context scope: no record */
-			emit_return(s, t, sh, &sh->frames[k], &ctx, ts, ra);
-	shadow__remove(sh, (size_t)j, (size_t)(i - j + 1));
-	return ra;
-}
-
-/* Where else a return to the trampoline at SLOT may have its address: the newest swap of it. */
+/* Where else the frame of a call may be: a thread that ran the coroutine (or goroutine) before. */
 struct elsewhere {
 	const struct thread *t;
-	uint64_t slot;
-	struct thread *o;	/* a thread of T's address space (T too) */
-	long frame, limbo;	/* its frame of SLOT, or its limbo entry (-1: none) */
-	uint64_t ts;		/* when that swap was made */
+	const struct probe *p;
+	uint64_t slot, stack;
+	struct thread *o;	/* the thread of T's address space holding it */
+	long i;
 };
 
 static void find_elsewhere(struct session *s, struct thread *o, void *arg)
@@ -317,120 +272,73 @@ static void find_elsewhere(struct session *s, struct thread *o, void *arg)
 	long i;
 
 	(void)s;
-	if (o->as != e->t->as || !o->shadow)
+	if (e->o || o == e->t || o->as != e->t->as || !o->shadow)
 		return;
-	/* T's own frames are matched by shadow__match(): only its limbo here */
-	i = o == e->t ? -1 : shadow__find(o->shadow, e->slot);
-	if (i >= 0 && (!e->o || o->shadow->frames[i].ts > e->ts)) {
-		*e = (struct elsewhere){ e->t, e->slot, o, i, -1, o->shadow->frames[i].ts };
-		return;
+	i = shadow__find(o->shadow, e->p, e->slot, e->stack);
+	if (i >= 0) {
+		e->o = o;
+		e->i = i;
 	}
-	i = shadow__limbo_index(o->shadow, e->slot);
-	if (i >= 0 && (!e->o || o->shadow->limbo[i].ts > e->ts))
-		*e = (struct elsewhere){ e->t, e->slot, o, -1, i, o->shadow->limbo[i].ts };
+}
+
+/* The return probe an exit probe Q belongs to. */
+static struct probe *exit_owner(const struct session *s, const struct probe *q)
+{
+	return &s->probes[q->exit_of - 1];
 }
 
 /*
- * T returned to the trampoline (REGS: its registers there): pop its frame --
- * and the frames of a chain of tail calls sharing the slot -- record them
- * unless !RECORD, and point REGS at the real return address.  A return no
- * frame of T matches is one of a call taken as unwound (in a limbo: not
- * recorded) or made by another thread (a coroutine moved from thread to
- * thread; one that ended left its calls to a sibling's limbo): the newest
- * swap of the slot is the one returned through.  0, or -ENOENT when none is
- * known (never expected: said loudly).
+ * T is at exit Q of a function (CTX: its registers and memory there): the
+ * stack pointer is where the call's return address is.  The call's frame
+ * is recorded and popped; the frames of calls on that stack that it passed
+ * were left without a return (longjmp, an exception) and are dropped.  An
+ * exit with no frame -- a call made before ptap came, or one taken for
+ * left -- records nothing.
  */
-static int ret_leave(struct session *s, struct thread *t, arch_regs_t *regs, bool record)
+static void ret_exit(struct session *s, struct thread *t, struct probe *q,
+		     const struct fetch_ctx *ctx, uint64_t ts)
 {
-	struct shadow *sh = t->shadow;
-	uint64_t sp = arch_regs_sp(regs);
-	struct elsewhere e = { .t = t, .slot = sp - 8 };
-	long i = sh ? shadow__match(sh, sp, &s->ret_unwound) : -1;
+	struct probe *p = exit_owner(s, q);
+	struct elsewhere e = { .t = t, .p = p, .o = t };
+	struct shadow *sh;
 
-	if (i >= 0) {
-		arch_regs_set_pc(regs, ret_pop(s, t, sh, i, regs, record));
-		return 0;
+	if (!t->shadow)
+		return;
+	ret_slot(t, p, ctx, ctx->regs[ARCH_DWARF_SP], &e.slot, &e.stack);
+	if (q->exit_kind == RESOLVED_CALL) {	/* a new call: P's frames at its slot are left */
+		shadow__enter(t->shadow, p, e.slot, e.stack, true, ts, &s->ret_unwound);
+		return;
 	}
-	thread__for_each(s, find_elsewhere, &e);
-	if (e.o && e.frame >= 0) {
-		arch_regs_set_pc(regs, ret_pop(s, t, e.o->shadow, e.frame, regs, record));
-		return 0;
+	e.i = shadow__find(t->shadow, p, e.slot, e.stack);
+	if (e.i < 0) {
+		e.o = NULL;
+		thread__for_each(s, find_elsewhere, &e);
 	}
-	if (e.o) {
+	if (!e.o) {
+		shadow__drop_passed(t->shadow, -1, e.slot, e.stack, &s->ret_unwound);
 		s->ret_unmatched++;
-		arch_regs_set_pc(regs, shadow__limbo_take(e.o->shadow, e.limbo));
-		return 0;
+		return;
 	}
-	pr_err("tid %d: returned to ptap's trampoline (sp 0x%lx) with no return address "
-	       "known: this is a bug in ptap\n", t->tid, (unsigned long)sp);
-	return -ENOENT;
+	sh = e.o->shadow;
+	shadow__drop_passed(sh, e.i, e.slot, e.stack, &s->ret_unwound);
+	if (!p->hidden)		/* a --context scope: no record */
+		emit_return(s, t, sh, &sh->frames[e.i], ctx, ts, q->exit_kind == ARCH_EXIT_TAIL);
+	shadow__remove(sh, (size_t)e.i);
 }
 
-struct gather {
-	struct shadow_entry *e;
-	size_t n, cap;
-	int err;
-};
-
-static void gather_one(struct session *s, struct thread *t, void *arg)
-{
-	struct gather *g = arg;
-
-	(void)s;
-	if (t->shadow && t->as && t->as->tramp &&
-	    shadow__entries(t->shadow, t, &g->e, &g->n, &g->cap) < 0)
-		g->err = -ENOMEM;
-}
-
-static void restore_each(struct session *s, struct thread *t, void *arg)
-{
-	(void)s;
-	(void)arg;
-	if (t->as)
-		hit_restore_returns(t);
-}
-
-void hit_restore_all(struct session *s)
-{
-	struct gather g = { 0 };
-
-	thread__for_each(s, gather_one, &g);
-	if (!g.err) {
-		shadow_entries_sort(g.e, g.n);
-		for (size_t i = 0; i < g.n; i++) {
-			struct thread *t = g.e[i].owner;
-
-			shadow_entry_restore(&g.e[i], t->as->tramp, ra_read, ra_write, t);
-		}
-	}
-	free(g.e);
-	/* what is left (all of it without the memory to sort): thread by thread */
-	thread__for_each(s, restore_each, NULL);
-}
-
-/* T is gone: what its shadow stack holds may be returned through by a sibling (a coroutine). */
+/* T is gone: a coroutine it ran may return in a sibling, which takes its frames. */
 static void bequeath_to(struct session *s, struct thread *o, void *arg)
 {
 	struct thread *t = arg;
 
-	(void)s;
-	if (o != t && o->as == t->as && o->shadow && (t->shadow->depth || t->shadow->nlimbo))
-		shadow__bequeath(t->shadow, o->shadow);	/* to one: T's is empty after */
+	if (o != t && o->as == t->as && o->shadow && t->shadow->depth)
+		shadow__bequeath(t->shadow, o->shadow, &s->ret_full);	/* to one: T's is empty after */
 }
 
 void hit_thread_gone(struct session *s, struct thread *t)
 {
-	if (t->shadow && t->as && (t->shadow->depth || t->shadow->nlimbo))
+	if (t->shadow && t->as && t->shadow->depth)
 		thread__for_each(s, bequeath_to, t);
-}
-
-/* Put back every return address T's shadow stack took over. */
-void hit_restore_returns(struct thread *t)
-{
-	if (t->shadow && t->as && t->as->tramp)
-		shadow__restore(t->shadow, t->as->tramp, ra_read, ra_write, t);
-	else if (t->shadow)
-		shadow__clear(t->shadow);
 }
 
 /*
@@ -485,13 +393,16 @@ static bool is_rehit(struct thread *t, const arch_regs_t *regs)
 	return false;
 }
 
-/* The probe of ST that step K of record_hit() records (entries, then return probes), or NULL. */
+/*
+ * The probe of ST that step K of record_hit() handles, or NULL: entry probes
+ * and return probes' entries in the probes' order, then the exits.
+ */
 static struct probe *hit_probe(const struct session *s, const struct site *st, int k)
 {
-	int i = k < st->nprobes ? k : 2 * st->nprobes - 1 - k;
-	struct probe *p = st->probes[i];
+	struct probe *p = st->probes[k % st->nprobes];
 
-	if (p->rbrk || p->rp.retprobe != (k >= st->nprobes) || (p->rp.retprobe && s->detaching))
+	if (p->rbrk || (p->exit_of != 0) != (k >= st->nprobes) ||
+	    (p->rp.retprobe && s->detaching))
 		return NULL;	/* detaching: its return would never be seen */
 	return p;
 }
@@ -509,11 +420,7 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
 	hit_batch_init(&hb, t);
-	/*
-	 * Entry records in the probes' order; return probes' frames pushed
-	 * backwards, so that they pop, and record, in the probes' order too.
-	 * First, what all of them read from memory, at once.
-	 */
+	/* First, what all of them read from memory, at once. */
 	for (int k = 0; k < 2 * st->nprobes; k++) {
 		struct probe *p = hit_probe(s, st, k);
 
@@ -531,7 +438,12 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 			}
 			fp_done = true;
 		}
-		if (p->rp.retprobe)
+		if (p->exit_of && exit_owner(s, p)->rp.go_stack)
+			fetch_batch__add(&hb.b, &(struct fetch_read){
+				.addr = dregs[ARCH_GO_G_DWARF] + ARCH_GO_STACK_HI, .len = 8 });
+		if (p->exit_of)
+			batch_plan_args(&hb, s, exit_owner(s, p), &ctx, ARGS_RETURN);
+		else if (p->rp.retprobe)
 			batch_plan_ret_enter(&hb, s, t, p, &ctx);
 		else
 			batch_plan_args(&hb, s, p, &ctx, ARGS_ALL);
@@ -545,8 +457,10 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 			continue;
 		if (k == fp_from)	/* the probes before it ran without them, as they always did */
 			ctx.nregs = ARCH_DWARF_NREGS_ALL;
-		if (p->rp.retprobe)
-			ret_enter(s, t, st, p, &hb, &ctx, ts);
+		if (p->exit_of)
+			ret_exit(s, t, p, &ctx, ts);
+		else if (p->rp.retprobe)
+			ret_enter(s, t, st, p, &ctx, ts);
 		else
 			emit_record(s, t, st, p, &ctx, ts);
 	}
@@ -586,14 +500,6 @@ int hit_handle(struct session *s, struct thread *t)
 	if (r < 0)
 		return r;
 	addr = arch_bp_addr(arch_regs_pc(&regs));
-	if (addr == t->as->tramp && addr) {
-		r = ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted);
-		if (r == 0)
-			r = pt_setregs(t->tid, &regs);
-		if (r == 0 && !s->detaching)
-			thread__resume(t, 0);
-		return r;
-	}
 	st = aspace__find_site(t->as, addr);
 	if (!st && (st = aspace__find_jump(t->as, addr)))
 		return jump_hit(s, t, st, &regs);
@@ -661,7 +567,7 @@ int hit_handle(struct session *s, struct thread *t)
  * state no later call matches).  A fault raised by the copy itself
  * (SIGSEGV ...) is the original instruction's fault, at the original address.
  */
-void hit_slot_signal(struct session *s, struct thread *t, int sig)
+void hit_slot_signal(struct thread *t, int sig)
 {
 	const struct site *st;
 	arch_regs_t regs;
@@ -670,12 +576,6 @@ void hit_slot_signal(struct session *s, struct thread *t, int sig)
 	if (!t->as || !t->as->nscratch || pt_getregs(t->tid, &regs) < 0)
 		return;
 	pc = arch_regs_pc(&regs);
-	/* about to run the trampoline: return now, so the signal frame holds the real address */
-	if (pc == t->as->tramp && pc) {
-		if (ret_leave(s, t, &regs, !t->quiet && !t->as->unplanted) == 0)
-			pt_setregs(t->tid, &regs);
-		return;
-	}
 	st = aspace__site_by_slot(t->as, pc);
 	if (!st || st->jump.len)	/* a jump site's trampoline: the code runs on from there */
 		return;

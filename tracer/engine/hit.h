@@ -19,30 +19,14 @@ int hit_handle(struct session *s, struct thread *t);
 /*
  * T is stopped for signal SIG (0: stopped to be detached): if it is inside
  * an out-of-line slot, move it back to the original code (the signal frame
- * then holds the real address); if it is about to run the return
- * trampoline, make the return (recorded) and move it to the real address.
+ * then holds the real address).
  */
-void hit_slot_signal(struct session *s, struct thread *t, int sig);
+void hit_slot_signal(struct thread *t, int sig);
 
 /*
- * Put back every return address T's return probes swapped for the
- * trampoline (still on its stack), and forget them: detach, tracing over, a
- * fork child let go.  T is stopped.
- */
-void hit_restore_returns(struct thread *t);
-
-/*
- * Detach: put back every return address the return probes of every thread
- * swapped for the trampoline, the newest swap of a slot first (a slot may be
- * in several threads' shadow stacks: a coroutine moved, a thread's stack
- * reused), and forget them.  The threads are stopped.
- */
-void hit_restore_all(struct session *s);
-
-/*
- * T exited: the calls its return probes took over that are still on a stack
- * (a coroutine it ran, to be resumed by another thread) go to a sibling, in
- * case the sibling returns through them.
+ * T exited: the calls of return probes still pending on it (a coroutine it
+ * ran, to be resumed by another thread) go to a sibling, which may return
+ * from them.
  */
 void hit_thread_gone(struct session *s, struct thread *t);
 

@@ -24,7 +24,6 @@
 #include "tracer/engine/mapsync.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
-#include "tracer/engine/shadow.h"
 #include "tracer/engine/stop.h"
 #include "tracer/engine/tasks.h"
 #include "tracer/events/mmapev.h"
@@ -166,7 +165,7 @@ static void on_breakpoint(struct session *s, struct thread *t)
 
 	if (r == 0 || r == -ESRCH)
 		return;
-	hit_slot_signal(s, t, SIGTRAP);
+	hit_slot_signal(t, SIGTRAP);
 	thread__resume(t, SIGTRAP);
 }
 
@@ -205,7 +204,7 @@ static void on_stop(struct session *s, struct thread *t, int status)
 		on_breakpoint(s, t);
 		return;
 	case STOP_SIGNAL:
-		hit_slot_signal(s, t, st.sig);	/* never delivered inside a slot */
+		hit_slot_signal(t, st.sig);	/* never delivered inside a slot */
 		thread__resume(t, st.sig);
 		return;
 	case STOP_NONE:

@@ -244,39 +244,6 @@ static int prepare_slot(struct session *s, struct thread *t, struct site *st,
 	return r < 0 ? r : 0;
 }
 
-/* The return probes' trampoline of T's address space: a slot of int3s. */
-static int tramp_alloc(struct session *s, struct thread *t, uint64_t near)
-{
-	uint8_t buf[ARCH_SLOT_SIZE];
-	uint64_t slot;
-	int r = slot_alloc(s, t, near, near + 1, &slot);
-
-	for (size_t i = 0; r == 0 && i + ARCH_BP_LEN <= sizeof(buf); i += ARCH_BP_LEN)
-		memcpy(buf + i, arch_bp_insn, ARCH_BP_LEN);
-	if (r == 0)
-		r = mem_write(t->as->memfd, slot, buf, sizeof(buf));
-	if (r == 0)
-		t->as->tramp = slot;
-	return r;
-}
-
-/* A return probe needs the trampoline: 1 when it is there, else as plant_one(). */
-static int need_tramp(struct session *s, struct thread *t, struct probe *p, uint64_t addr)
-{
-	int r;
-
-	if (!p->rp.retprobe || t->as->tramp)
-		return 1;
-	if (t->as->no_inject)
-		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
-				  "could kill it for the mmap of ptap's return trampoline", "");
-	r = tramp_alloc(s, t, addr);
-	if (r < 0)
-		return r == -ESRCH ? r : plant_fail(p, t, addr, "no return trampoline: %s",
-						    strerror(-r));
-	return 1;
-}
-
 /*
  * Write the site's code: the int3, or for a jump site the jump.  -errno.
  * A jump is written whole, in one write, where nothing runs yet.
@@ -317,8 +284,6 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
 		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
-	if ((r = need_tramp(s, t, p, addr)) <= 0)
-		return r;
 	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
 		if (r == -ESRCH)
 			return r;
@@ -421,9 +386,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 			if (!addr)
 				continue;
 			if (aspace__find_site(t->as, addr)) {
-				r = need_tramp(s, t, p, addr);
-				if (r > 0)
-					planted += site_add_probe(aspace__find_site(t->as, addr), p);
+				planted += site_add_probe(aspace__find_site(t->as, addr), p);
 				continue;
 			}
 			r = plant_one(s, t, p, e, addr, fresh);

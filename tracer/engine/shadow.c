@@ -1,7 +1,6 @@
-/* tracer/engine/shadow.c: the per-thread shadow stack of return probes.  The two
- * areas are mapped MAP_NORESERVE: only the pages a deep recursion touches
- * cost memory. */
-#include <errno.h>
+/* tracer/engine/shadow.c: the per-thread stack of pending calls of return
+ * probes.  The two areas are mapped MAP_NORESERVE: only the pages a deep
+ * recursion touches cost memory. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,7 +8,6 @@
 #include "tracer/engine/shadow.h"
 
 #define FRAMES_LEN	(SHADOW_MAX_DEPTH * sizeof(struct shadow_frame))
-#define LIMBO_LEN	(SHADOW_LIMBO * sizeof(struct shadow_limbo))
 
 static void *reserve(size_t len)
 {
@@ -27,8 +25,7 @@ struct shadow *shadow__new(void)
 		return NULL;
 	sh->frames = reserve(FRAMES_LEN);
 	sh->data = reserve(SHADOW_DATA);
-	sh->limbo = reserve(LIMBO_LEN);
-	if (!sh->frames || !sh->data || !sh->limbo) {
+	if (!sh->frames || !sh->data) {
 		shadow__free(sh);
 		return NULL;
 	}
@@ -43,66 +40,21 @@ void shadow__free(struct shadow *sh)
 		munmap(sh->frames, FRAMES_LEN);
 	if (sh->data)
 		munmap(sh->data, SHADOW_DATA);
-	if (sh->limbo)
-		munmap(sh->limbo, LIMBO_LEN);
 	free(sh);
 }
 
-int shadow__copy(struct shadow *dst, const struct shadow *src)
+void shadow__copy(struct shadow *dst, const struct shadow *src)
 {
 	memcpy(dst->frames, src->frames, src->depth * sizeof(*src->frames));
 	memcpy(dst->data, src->data, src->data_used);
 	dst->depth = src->depth;
 	dst->data_used = src->data_used;
-	memcpy(dst->limbo, src->limbo, src->nlimbo * sizeof(*src->limbo));
-	dst->nlimbo = src->nlimbo;
-	dst->limbo_next = src->limbo_next;
-	return 0;
 }
 
 void shadow__clear(struct shadow *sh)
 {
 	sh->depth = 0;
 	sh->data_used = 0;
-	sh->nlimbo = 0;
-	sh->limbo_next = 0;
-}
-
-/*
- * Put SLOT's real return address RA, swapped at TS, in the limbo ring; of
- * two of a slot, the newer swap is the one that can still be there.
- */
-static void limbo_add(struct shadow *sh, uint64_t slot, uint64_t ra, uint64_t ts)
-{
-	unsigned int i;
-
-	for (i = 0; i < sh->nlimbo && sh->limbo[i].slot != slot; i++)
-		;
-	if (i < sh->nlimbo && sh->limbo[i].ts > ts)
-		return;
-	if (i == sh->nlimbo) {
-		i = sh->limbo_next;
-		sh->limbo_next = (sh->limbo_next + 1) % SHADOW_LIMBO;
-		if (sh->nlimbo < SHADOW_LIMBO)
-			sh->nlimbo++;
-	}
-	sh->limbo[i].slot = slot;
-	sh->limbo[i].ra = ra;
-	sh->limbo[i].ts = ts;
-}
-
-/*
- * Drop the top frame into the limbo ring.  An entry of its slot there is
- * older, so dead (this frame's call overwrote it): replaced.  A chained
- * frame's return address is the trampoline: the frame below has the real one.
- */
-static void drop_top(struct shadow *sh)
-{
-	const struct shadow_frame *f = &sh->frames[sh->depth - 1];
-
-	if (!f->chained)
-		limbo_add(sh, f->slot, f->ra, f->ts);
-	shadow__pop(sh);
 }
 
 bool shadow_same_stack(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb)
@@ -118,70 +70,56 @@ static bool same_stack(const struct shadow_frame *f, uint64_t slot, uint64_t sta
 	return shadow_same_stack(f->slot, f->stack, slot, stack);
 }
 
-struct shadow_frame *shadow__push(struct shadow *sh, uint64_t slot, uint64_t stack, bool chained,
-				  size_t len, void **data, uint64_t *unwound)
+/* Pop the top frame, down to its data (below a removed frame: a hole, reclaimed now). */
+static void pop(struct shadow *sh)
 {
-	struct shadow_frame *f;
+	sh->depth--;
+	sh->data_used = sh->depth ? sh->frames[sh->depth - 1].data + sh->frames[sh->depth - 1].len
+				  : 0;
+}
+
+void shadow__enter(struct shadow *sh, const struct probe *p, uint64_t slot, uint64_t stack,
+		   bool entry, uint64_t ts, uint64_t *unwound)
+{
 	size_t cut = sh->depth;
 
 	/* down to the caller's frame, the first live one on this stack */
 	for (size_t i = sh->depth; i-- > 0;) {
-		f = &sh->frames[i];
+		const struct shadow_frame *f = &sh->frames[i];
+
 		if (!same_stack(f, slot, stack))
 			continue;
-		if (f->slot > slot || (f->slot == slot && chained))
+		if (f->slot > slot || (f->slot == slot && f->p != p && (!entry || f->ts == ts)))
 			break;
-		cut = i;	/* dead, and everything pushed after it */
+		cut = i;	/* left, and everything pushed after it */
 	}
 	while (sh->depth > cut) {
-		drop_top(sh);
+		pop(sh);
 		(*unwound)++;
 	}
+}
+
+struct shadow_frame *shadow__push(struct shadow *sh, struct probe *p, uint64_t slot,
+				  uint64_t stack, bool entry, uint64_t ts, size_t len, void **data,
+				  uint64_t *unwound)
+{
+	struct shadow_frame *f;
+
+	shadow__enter(sh, p, slot, stack, entry, ts, unwound);
 	len = (len + 7) & ~(size_t)7;
 	if (sh->depth == SHADOW_MAX_DEPTH || len > SHADOW_DATA - sh->data_used)
 		return NULL;
 	f = &sh->frames[sh->depth++];
 	memset(f, 0, sizeof(*f));
+	f->p = p;
+	f->ts = ts;
 	f->slot = slot;
 	f->stack = stack;
-	f->chained = chained;
 	f->data = sh->data_used;
+	f->len = len;
 	sh->data_used += len;
 	*data = sh->data + f->data;
 	return f;
-}
-
-long shadow__match(struct shadow *sh, uint64_t sp, uint64_t *unwound)
-{
-	long i, found = -1;
-
-	/* `ret`: the slot is exactly SP - 8; `ret N` (rare) leaves SP further up */
-	for (i = (long)sh->depth - 1; i >= 0 && found < 0; i--)
-		if (sh->frames[i].slot + 8 == sp)
-			found = i;
-	for (i = (long)sh->depth - 1; i >= 0 && found < 0; i--)
-		if (sh->frames[i].slot + 8 < sp && sp - (sh->frames[i].slot + 8) <= 0xffff)
-			found = i;
-	/*
-	 * Above it, the frames of its stack were skipped (longjmp); those of
-	 * other stacks live on (another coroutine's, switched away from).
-	 */
-	for (i = (long)sh->depth - 1; found >= 0 && i > found; i--) {
-		const struct shadow_frame *f = &sh->frames[i];
-
-		if (!same_stack(f, sh->frames[found].slot, sh->frames[found].stack))
-			continue;
-		if (!f->chained)
-			limbo_add(sh, f->slot, f->ra, f->ts);
-		shadow__remove(sh, (size_t)i, 1);
-		(*unwound)++;
-	}
-	return found;
-}
-
-void *shadow__data(const struct shadow *sh, const struct shadow_frame *f)
-{
-	return sh->data + f->data;
 }
 
 bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const struct probe *p)
@@ -189,7 +127,7 @@ bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const s
 	for (size_t i = sh->depth; i-- > 0;) {
 		const struct shadow_frame *f = &sh->frames[i];
 
-		if (f->slot == slot && f->p == p)
+		if (f->slot == slot && f->p == p && same_stack(f, slot, stack))
 			return true;
 		if (f->slot > slot && same_stack(f, slot, stack))
 			return false;	/* the caller's, or further out: this call has none */
@@ -197,158 +135,60 @@ bool shadow__has(const struct shadow *sh, uint64_t slot, uint64_t stack, const s
 	return false;
 }
 
-void shadow__pop(struct shadow *sh)
+long shadow__find(const struct shadow *sh, const struct probe *p, uint64_t slot, uint64_t stack)
 {
-	sh->depth--;
-	/* down to its data; below the first frame, a frame removed there left a hole */
-	sh->data_used = sh->depth ? sh->frames[sh->depth].data : 0;
+	for (long i = (long)sh->depth - 1; i >= 0; i--) {
+		const struct shadow_frame *f = &sh->frames[i];
+
+		if (f->slot == slot && f->p == p && same_stack(f, slot, stack))
+			return i;
+	}
+	return -1;
 }
 
-void shadow__remove(struct shadow *sh, size_t from, size_t n)
+void shadow__drop_passed(struct shadow *sh, long above, uint64_t slot, uint64_t stack,
+			 uint64_t *unwound)
 {
-	if (from + n >= sh->depth) {
-		while (sh->depth > from)
-			shadow__pop(sh);
+	for (long i = (long)sh->depth - 1; i > above; i--) {
+		const struct shadow_frame *f = &sh->frames[i];
+
+		if (f->slot < slot && same_stack(f, slot, stack)) {
+			shadow__remove(sh, (size_t)i);
+			(*unwound)++;
+		}
+	}
+}
+
+void *shadow__data(const struct shadow *sh, const struct shadow_frame *f)
+{
+	return sh->data + f->data;
+}
+
+void shadow__remove(struct shadow *sh, size_t i)
+{
+	if (i + 1 == sh->depth) {
+		pop(sh);
 		return;
 	}
-	/* the frames above keep their data where it is: the hole goes with the frame below */
-	memmove(&sh->frames[from], &sh->frames[from + n],
-		(sh->depth - from - n) * sizeof(*sh->frames));
-	sh->depth -= n;
+	/* the frames above keep their data where it is: a hole until they go */
+	memmove(&sh->frames[i], &sh->frames[i + 1], (sh->depth - i - 1) * sizeof(*sh->frames));
+	sh->depth--;
 }
 
-long shadow__find(const struct shadow *sh, uint64_t slot)
+void shadow__bequeath(struct shadow *src, struct shadow *dst, uint64_t *lost)
 {
-	for (long i = (long)sh->depth - 1; i >= 0; i--)
-		if (sh->frames[i].slot == slot)
-			return i;
-	return -1;
-}
+	for (size_t i = 0; i < src->depth; i++) {
+		const struct shadow_frame *f = &src->frames[i];
 
-void shadow__bequeath(struct shadow *src, struct shadow *dst)
-{
-	for (unsigned int i = 0; i < src->nlimbo; i++)
-		limbo_add(dst, src->limbo[i].slot, src->limbo[i].ra, src->limbo[i].ts);
-	for (size_t i = 0; i < src->depth; i++)
-		if (!src->frames[i].chained)
-			limbo_add(dst, src->frames[i].slot, src->frames[i].ra, src->frames[i].ts);
+		if (dst->depth == SHADOW_MAX_DEPTH || f->len > SHADOW_DATA - dst->data_used) {
+			(*lost)++;
+			continue;
+		}
+		dst->frames[dst->depth] = *f;
+		dst->frames[dst->depth].data = dst->data_used;
+		memcpy(dst->data + dst->data_used, src->data + f->data, f->len);
+		dst->data_used += f->len;
+		dst->depth++;
+	}
 	shadow__clear(src);
-}
-
-long shadow__limbo_index(const struct shadow *sh, uint64_t slot)
-{
-	for (unsigned int i = 0; i < sh->nlimbo; i++)
-		if (sh->limbo[i].slot == slot)
-			return i;
-	return -1;
-}
-
-uint64_t shadow__limbo_take(struct shadow *sh, long i)
-{
-	uint64_t ra = sh->limbo[i].ra;
-
-	sh->limbo[i] = sh->limbo[--sh->nlimbo];
-	sh->limbo_next = sh->nlimbo % SHADOW_LIMBO;
-	return ra;
-}
-
-bool shadow__limbo_find(struct shadow *sh, uint64_t slot, uint64_t *ra)
-{
-	long i = shadow__limbo_index(sh, slot);
-
-	if (i < 0)
-		return false;
-	*ra = shadow__limbo_take(sh, i);
-	return true;
-}
-
-static int entry_add(struct shadow_entry **out, size_t *n, size_t *cap,
-		     const struct shadow_entry *e)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 64;
-		struct shadow_entry *v = realloc(*out, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		*out = v;
-		*cap = ncap;
-	}
-	(*out)[(*n)++] = *e;
-	return 0;
-}
-
-int shadow__entries(const struct shadow *sh, void *owner, struct shadow_entry **out, size_t *n,
-		    size_t *cap)
-{
-	for (size_t i = 0; i < sh->depth; i++) {
-		const struct shadow_frame *f = &sh->frames[i];
-		struct shadow_entry e = { f->slot, f->ra, f->ts, owner };
-
-		/* a tail call's frame: its address is the trampoline, the one below has the real */
-		if (!f->chained && entry_add(out, n, cap, &e) < 0)
-			return -ENOMEM;
-	}
-	for (unsigned int i = 0; i < sh->nlimbo; i++) {
-		const struct shadow_limbo *l = &sh->limbo[i];
-		struct shadow_entry e = { l->slot, l->ra, l->ts, owner };
-
-		if (entry_add(out, n, cap, &e) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int newest_first(const void *a, const void *b)
-{
-	const struct shadow_entry *x = a, *y = b;
-
-	return x->ts < y->ts ? 1 : x->ts > y->ts ? -1 : 0;
-}
-
-void shadow_entries_sort(struct shadow_entry *e, size_t n)
-{
-	if (n)
-		qsort(e, n, sizeof(*e), newest_first);
-}
-
-int shadow_entry_restore(const struct shadow_entry *e, uint64_t tramp,
-			 int (*read)(void *priv, uint64_t addr, uint64_t *val),
-			 int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
-{
-	uint64_t now;
-
-	if (e->ra == tramp || read(priv, e->slot, &now) < 0 || now != tramp)
-		return 0;
-	return write(priv, e->slot, e->ra) == 0;
-}
-
-int shadow__restore(struct shadow *sh, uint64_t tramp,
-		    int (*read)(void *priv, uint64_t addr, uint64_t *val),
-		    int (*write)(void *priv, uint64_t addr, uint64_t val), void *priv)
-{
-	struct shadow_entry *e = NULL;
-	size_t n = 0, cap = 0;
-	int put = 0;
-
-	if (shadow__entries(sh, NULL, &e, &n, &cap) < 0) {
-		/* no memory to sort: the frames, newest first, then the limbo */
-		n = 0;
-		for (size_t i = sh->depth; i-- > 0;) {
-			struct shadow_entry one = { sh->frames[i].slot, sh->frames[i].ra, 0, NULL };
-
-			put += shadow_entry_restore(&one, tramp, read, write, priv);
-		}
-		for (unsigned int i = 0; i < sh->nlimbo; i++) {
-			struct shadow_entry one = { sh->limbo[i].slot, sh->limbo[i].ra, 0, NULL };
-
-			put += shadow_entry_restore(&one, tramp, read, write, priv);
-		}
-	}
-	shadow_entries_sort(e, n);
-	for (size_t i = 0; i < n; i++)
-		put += shadow_entry_restore(&e[i], tramp, read, write, priv);
-	free(e);
-	shadow__clear(sh);
-	return put;
 }

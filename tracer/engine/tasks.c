@@ -204,15 +204,13 @@ struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
 	aspace__put(c->as);	/* seized while attaching, before this event came */
 	c->as = child_aspace(t, pid, flags);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
-	/* a fork child's stack is a copy: it returns through the trampoline too */
+	/* a fork child's stack is a copy: its pending calls return in it too */
 	if (c->shadow && t->shadow && !(flags & CLONE_VM))
 		shadow__copy(c->shadow, t->shadow);
 	if (c->as && !(flags & CLONE_VM)) {
 		if (plant_fork_fixup(s, c) < 0)
 			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
 		/* not followed, or tracing is over: no breakpoint may stay in it */
-		/* (its return addresses go back in detach_child() when it is let go;
-		 * kept traced, its returns through the trampoline just go unrecorded) */
 		if (c->quiet || c->as->unplanted) {
 			plant_restore(c->as, false);	/* it has not run yet */
 			c->detach_at_stop = s->attach && c->quiet;

@@ -54,7 +54,6 @@ int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
 	c->syscall_pc = as->syscall_pc;
 	c->unplanted = as->unplanted;
 	c->no_inject = as->no_inject;
-	c->tramp = as->tramp;
 	r = c->mt ? 0 : -ENOMEM;
 	if (!r)
 		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));
@@ -92,7 +91,6 @@ static void aspace__clear(struct aspace *as)
 	as->scratch = NULL;
 	as->nsites = as->sites_cap = as->nscratch = as->scratch_cap = 0;
 	as->syscall_pc = 0;
-	as->tramp = 0;
 	if (as->mt)
 		maptab__clear(as->mt);
 	if (as->memfd >= 0)

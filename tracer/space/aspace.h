@@ -55,7 +55,6 @@ struct aspace {
 	struct scratch *scratch;
 	size_t nscratch, scratch_cap;
 	uint64_t syscall_pc;	/* address of a syscall instruction here, or 0 */
-	uint64_t tramp;		/* return probes' trampoline (an int3 in a scratch page), or 0 */
 	/*
 	 * Breakpoints removed for good (tracing ended, or a child not followed):
 	 * nothing is planted here any more, and a thread that trapped on an
