@@ -42,11 +42,13 @@
  *	dpair/fvec/small in rax/rdx/xmm0/xmm1, struct big (40 bytes) through
  *	the hidden pointer, double, float, bool, enum, char * (:string), int *,
  *	and a void function (no $retval).
- *   tail		tail_a%return $retval x; tail_b%return $retval x
- *	tail_a(x) tail-calls tail_b(x + 1) (at -O2, gcc 12: "jmp tail_b", no
- *	call; at -O0 a call), which returns (x+1)*3, for x = 1..3.  At -O2
- *	tail_a leaves at the jump: its record first, its $retval not known
- *	yet, then tail_b's; at -O0 tail_b's record, then tail_a's.
+ *   tail		tail_a%return $retval x; tail_b%return $retval x;
+ *			tail_c%return $retval y
+ *	A chain: tail_a(x) tail-calls tail_b(x + 1) (at -O2, gcc 12: "jmp
+ *	tail_b", no call; at -O0 a call), which tail-calls tail_c((x+1)*3),
+ *	which returns its y, for x = 1..3.  At -O2 tail_a and tail_b leave at
+ *	their jumps: their records first, their $retval not known yet, then
+ *	tail_c's; at -O0 tail_c's record, then tail_b's, then tail_a's.
  *	tail_switch's switch is a jump table at -O0: tail_switch%return is
  *	refused there.
  *   fork		forker%return $retval x
@@ -704,14 +706,20 @@ static void mode_structs(void)
 
 /* ---- tail ------------------------------------------------------------------ */
 
-PROBED int tail_b(int x)
+PROBED int tail_c(int y)
 {
 	asm volatile("" : : : "memory");
-	return x * 3;
+	return y;
+}
+
+PROBED int tail_b(int x)
+{
+	return tail_c(x * 3);
 }
 
 /* At -O2 (gcc 12.2) this is "add $1,%edi; jmp tail_b": a tail call, checked
- * with objdump -d; tail_b returns straight to tail_a's caller. */
+ * with objdump -d; tail_b tail-calls tail_c, which returns straight to
+ * tail_a's caller. */
 PROBED int tail_a(int x)
 {
 	return tail_b(x + 1);
@@ -747,11 +755,12 @@ static void mode_tail(void)
 #ifdef __OPTIMIZE__
 		if (ex)
 			fprintf(ex, "tail_a__return: retval=(error: not known: left by a tail call) "
-				"x=%d\ntail_b__return: retval=%d x=%d\n", x, r, x + 1);
+				"x=%d\ntail_b__return: retval=(error: not known: left by a tail call) "
+				"x=%d\ntail_c__return: retval=%d y=%d\n", x, x + 1, r, r);
 #else
 		if (ex)
-			fprintf(ex, "tail_b__return: retval=%d x=%d\ntail_a__return: retval=%d x=%d\n",
-				r, x + 1, r, x);
+			fprintf(ex, "tail_c__return: retval=%d y=%d\ntail_b__return: retval=%d x=%d\n"
+				"tail_a__return: retval=%d x=%d\n", r, r, r, x + 1, r, x);
 #endif
 	}
 }

@@ -275,26 +275,29 @@ test_retprobe_structs() {
 	done
 }
 
-# tail_a tail-calls tail_b (a jmp at -O2: checked): both returns recorded,
-# both back to main's call site; tail_a's at its jump, its $retval not known
-# (said), before tail_b begins.  At -O0, a call: tail_b's inside tail_a's.
+# tail_a tail-calls tail_b, which tail-calls tail_c (jmps at -O2: checked):
+# every return recorded, all back to main's call site; tail_a's and tail_b's
+# at their jumps, their $retval not known (said), each before the next
+# begins.  At -O0, calls: each return inside its caller's.
 test_retprobe_tail_call() {
-	objdump -d --no-show-raw-insn "$RP" | awk '/<tail_a>:/, /^$/' >"$TMP/dis"
+	local probes=('tail_a%return $retval x' 'tail_b%return $retval x' 'tail_c%return $retval y')
+	objdump -d --no-show-raw-insn "$RP" | awk '/<tail_[ab]>:/, /^$/' >"$TMP/dis"
 	grep -q 'jmp .*<tail_b>' "$TMP/dis" || fail "no tail call in tail_a: $(cat "$TMP/dis")"
-	! grep -q 'call' "$TMP/dis" || fail "tail_a calls: $(cat "$TMP/dis")"
-	rp_record "$RP" tail 'tail_a%return $retval x' 'tail_b%return $retval x'
+	grep -q 'jmp .*<tail_c>' "$TMP/dis" || fail "no tail call in tail_b: $(cat "$TMP/dis")"
+	! grep -q 'call' "$TMP/dis" || fail "tail_a or tail_b calls: $(cat "$TMP/dis")"
+	rp_record "$RP" tail "${probes[@]}"
 	expect_diff "$TMP/stated" "$TMP/got"
-	expect_eq "records" 6 "$(records "$TMP/rec" | wc -l)"
-	# "EVENT END-NS RET DURATION" per record
-	# "EVENT END-NS RET DURATION" per record: tail_a's ends at its jump, before tail_b starts
-	records "$TMP/rec" | sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[ab])__return: '\
+	expect_eq "records" 9 "$(records "$TMP/rec" | wc -l)"
+	# "EVENT END-NS RET DURATION" per record: each of the chain ends at its jump, before
+	# the next begins; all return to main's call
+	records "$TMP/rec" | sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[abc])__return: '\
 '\(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' | awk '
-		$1 == "tail_a" { aend = $2; aret = $3; next }
-		{ if ($3 != aret) bad = bad " return addresses differ;"
-		  if ($2 - $4 < aend) bad = bad " tail_b began before tail_a jumped;" }
+		$1 != "tail_a" && $2 - $4 < end { bad = bad " " $1 " began before the jump to it;" }
+		$1 != "tail_a" && $3 != ret { bad = bad " return addresses differ;" }
+		{ end = $2; ret = $3 }
 		END { print bad ? bad : "ok" }' >"$TMP/check"
-	expect_eq "tail_b after tail_a's jump" ok "$(cat "$TMP/check")"
-	rp_record "$RP0" tail 'tail_a%return $retval x' 'tail_b%return $retval x'
+	expect_eq "each after the jump to it" ok "$(cat "$TMP/check")"
+	rp_record "$RP0" tail "${probes[@]}"
 	expect_diff "$TMP/stated" "$TMP/got"
 }
 
