@@ -65,6 +65,8 @@ int arch_arg_location(unsigned int n, long *stack_off);
 uint64_t arch_regs_pc(const arch_regs_t *regs);
 void arch_regs_set_pc(arch_regs_t *regs, uint64_t pc);
 uint64_t arch_regs_sp(const arch_regs_t *regs);
+/* The thread pointer (x86-64: fs_base), where the thread's TLS block is. */
+uint64_t arch_regs_tls(const arch_regs_t *regs);
 uint64_t arch_regs_retval(const arch_regs_t *regs);
 
 /* ---- breakpoints and instructions (arch/<name>/insn.c) ------------------- */
@@ -225,6 +227,8 @@ int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t
  * writes the return address below the stack pointer through WRITE_MEM; RET
  * reads it through READ_MEM.  Both return 0 or -errno.  0 or -errno.
  */
+/* Does INSN, at REGS, go to its target?  A conditional jump by the flags; anything else: true. */
+bool arch_branch_taken(const struct arch_insn *insn, const arch_regs_t *regs);
 int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,
 		 int (*read_mem)(void *priv, uint64_t addr, void *buf, size_t len),
 		 int (*write_mem)(void *priv, uint64_t addr, const void *buf, size_t len),

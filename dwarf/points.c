@@ -230,7 +230,7 @@ int points__find(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 	if (pp->retprobe && pp->kind != PP_FUNC)
 		return ptap_err_set(err, -1, -EINVAL, "'%s': %%return needs a function: "
 				    "FUNC%%return", c.what);
-	/* an inlined copy is not called: it has no return address to take over */
+	/* an inlined copy is not called: it has no return address, no exit of its own */
 	if (pp->retprobe)
 		c.no_inlines = true;
 	if (!c.dw && (pp->kind == PP_SRCLINE || pp->line || pp->src))

@@ -136,9 +136,9 @@ static int part_exits(const struct elfmod *mod, const struct arch_range *parts, 
 }
 
 /*
- * The function symbol holding VADDR, and the one named NAME: from the
- * module's symbol table, else from libdwfl's (which reads the separate debug
- * file's .symtab too: a stripped library's local functions).  0 or -ENOENT.
+ * The function symbol holding VADDR: from the module's symbol table, else
+ * from libdwfl's (which reads the separate debug file's .symtab too: a
+ * stripped library's local functions).  0 or -ENOENT.
  */
 static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
 		     struct elfmod_sym *sym)
@@ -158,32 +158,52 @@ static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
 	return 0;
 }
 
-static int fn_sym_named(const struct elfmod *mod, struct dbg *dbg, const char *name,
-			struct elfmod_sym *sym)
+/*
+ * The part of the function SYM (of MOD) that its exits EX[0..N) jump into:
+ * gcc's "NAME.cold", the function symbol of that name holding one of their
+ * targets (two static functions may share a name: the one jumped to).
+ */
+static bool cold_part(const struct elfmod *mod, struct dbg *dbg, const struct elfmod_sym *sym,
+		      const struct arch_exit *ex, int n, struct arch_range *part)
 {
-	Dwfl_Module *dm = dbg ? dbg__module(dbg) : NULL;
-	int n = dm ? dwfl_module_getsymtab(dm) : -1;
+	size_t len = strlen(sym->name);
+	struct elfmod_sym c;
 
-	if (elfmod__find_sym(mod, name, sym) == 0 && sym->size)
-		return 0;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym s;
-		GElf_Addr addr;
-		const char *got = dwfl_module_getsym_info(dm, i, &s, &addr, NULL, NULL, NULL);
-
-		if (got && !strcmp(got, name) && s.st_size && GELF_ST_TYPE(s.st_info) == STT_FUNC) {
-			*sym = (struct elfmod_sym){ .name = got, .vaddr = addr, .size = s.st_size,
-						    .type = STT_FUNC };
-			return 0;
+	for (int i = 0; i < n; i++)
+		if (ex[i].kind == ARCH_EXIT_TAIL && fn_sym_at(mod, dbg, ex[i].to, &c) == 0 &&
+		    !strncmp(c.name, sym->name, len) && !strcmp(c.name + len, ".cold")) {
+			*part = (struct arch_range){ c.vaddr, c.vaddr + c.size };
+			return true;
 		}
-	}
-	return -ENOENT;
+	return false;
+}
+
+/* The instruction at EX into E: 0, or -ENOTSUP with WHY. */
+static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
+		     struct resolved_exit *e, struct ptap_err *why)
+{
+	uint8_t code[ARCH_MAX_INSN];
+	struct ptap_err how = { .pos = -1 };
+
+	e->vaddr = ex->pc;
+	e->kind = ex->kind;
+	if (elfmod__vaddr_to_offset(mod, e->vaddr, &e->file_off) < 0 ||
+	    elfmod__read(mod, e->vaddr, code, ex->len) < 0)
+		return ptap_err_set(why, -1, -ENOTSUP, "its %s at 0x%lx is not in a loadable "
+				    "segment", ex->kind == RESOLVED_CALL ? "entry" : "exit",
+				    (unsigned long)e->vaddr);
+	if (arch_insn_analyze(code, ex->len, e->vaddr, &e->insn, &how) < 0)
+		return ptap_err_set(why, -1, -ENOTSUP, "its %s at 0x%lx cannot be probed: %s",
+				    ex->kind == RESOLVED_CALL ? "entry (which tells its calls "
+				    "apart)" : "exit", (unsigned long)e->vaddr, how.msg);
+	return 0;
 }
 
 /*
  * The exits of the function holding RP's site (arch_func_exits(): each ret,
  * each jump out of it), which a return probe plants: the function from the
- * symbol table, with its "NAME.cold" part when gcc split one off.  0, or
+ * symbol table, with its "NAME.cold" part when gcc split one off.  A site
+ * past the prologue adds the function's entry (RESOLVED_CALL).  0, or
  * -ENOTSUP with ERR when they cannot all be known.
  */
 static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struct dbg *dbg,
@@ -191,9 +211,8 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 {
 	struct arch_range parts[2];
 	struct arch_exit *ex;
-	struct elfmod_sym sym, cold;
+	struct elfmod_sym sym;
 	struct ptap_err why = { .pos = -1 };
-	char name[256];
 	int nparts = 1, n = 0, r = 0;
 
 	if (fn_sym_at(mod, dbg, rp->vaddr, &sym) < 0)
@@ -201,14 +220,16 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 				    "table does not say where its function ends, and ptap puts a "
 				    "breakpoint on each of its exits", rp->where);
 	parts[0] = (struct arch_range){ sym.vaddr, sym.vaddr + sym.size };
-	if (snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
-	    fn_sym_named(mod, dbg, name, &cold) == 0)
-		parts[nparts++] = (struct arch_range){ cold.vaddr, cold.vaddr + cold.size };
 	ex = calloc(EXITS_MAX, sizeof(*ex));
 	if (!ex)
 		return -ENOMEM;
-	for (int k = 0; k < nparts && r == 0; k++)
-		r = part_exits(mod, parts, nparts, k, ex, &n, &why);
+	r = part_exits(mod, parts, 1, 0, ex, &n, &why);
+	if (r == 0 && cold_part(mod, dbg, &sym, ex, n, &parts[1])) {
+		nparts = 2;
+		n = 0;
+		for (int k = 0; k < nparts && r == 0; k++)
+			r = part_exits(mod, parts, nparts, k, ex, &n, &why);
+	}
 	/* a site further in than the entry: a loop may pass it again, the entry tells calls apart */
 	if (r == 0 && rp->ret_past_entry && rp->vaddr != sym.vaddr && n < EXITS_MAX) {
 		uint8_t code[ARCH_MAX_INSN];
@@ -217,27 +238,15 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 
 		for (len = sizeof(code); len > 0 && elfmod__read(mod, sym.vaddr, code, len) < 0; len--)
 			;
-		if (arch_insn_analyze(code, len, sym.vaddr, &insn, &why) < 0)
-			r = ptap_err_set(&why, -1, -ENOTSUP, "its first instruction cannot be probed");
-		else
-			ex[n++] = (struct arch_exit){ .pc = sym.vaddr, .len = insn.len,
-						      .kind = RESOLVED_CALL };
+		ex[n++] = (struct arch_exit){ .pc = sym.vaddr, .kind = RESOLVED_CALL,
+					      .len = arch_insn_analyze(code, len, sym.vaddr, &insn,
+								       &why) < 0 ? (uint8_t)len
+										 : insn.len };
 	}
-	if (r == 0 && n)
-		rp->exits = calloc(n, sizeof(*rp->exits));
-	for (int i = 0; r == 0 && i < n; i++) {
-		struct resolved_exit *e = &rp->exits[i];
-		uint8_t code[ARCH_MAX_INSN];
-
-		e->vaddr = ex[i].pc;
-		e->kind = ex[i].kind;
-		if (!rp->exits || elfmod__vaddr_to_offset(mod, e->vaddr, &e->file_off) < 0 ||
-		    elfmod__read(mod, e->vaddr, code, ex[i].len) < 0 ||
-		    arch_insn_analyze(code, ex[i].len, e->vaddr, &e->insn, &why) < 0)
-			r = rp->exits ? ptap_err_set(&why, -1, -ENOTSUP, "its exit at 0x%lx cannot "
-						     "be decoded", (unsigned long)e->vaddr)
-				      : -ENOMEM;
-	}
+	if (r == 0 && n && !(rp->exits = calloc(n, sizeof(*rp->exits))))
+		r = -ENOMEM;
+	for (int i = 0; r == 0 && i < n; i++)
+		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
 	free(ex);
 	if (r == -ENOMEM)
 		return r;

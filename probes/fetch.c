@@ -840,16 +840,3 @@ ssize_t fetch_batch__read(const struct fetch_batch *b, uint64_t addr, void *buf,
 	return -ENOENT;
 }
 
-void fetch_batch__wrote(struct fetch_batch *b, uint64_t addr, const void *buf, size_t len)
-{
-	for (unsigned int i = 0; i < b->n; i++) {
-		const struct fetch_batch_ent *e = &b->ent[i];
-		uint64_t lo = addr > e->addr ? addr : e->addr;
-		uint64_t end = addr + len < addr ? UINT64_MAX : addr + len;	/* clamped */
-		uint64_t eend = e->addr + e->got < e->addr ? UINT64_MAX : e->addr + e->got;
-		uint64_t hi = end < eend ? end : eend;
-
-		if (lo < hi)
-			memcpy(e->data + (lo - e->addr), (const char *)buf + (lo - addr), hi - lo);
-	}
-}

@@ -307,11 +307,5 @@ int fetch_batch__plan(struct fetch_batch *b, const struct fetch_prog *prog,
  * have without the batch).
  */
 ssize_t fetch_batch__read(const struct fetch_batch *b, uint64_t addr, void *buf, size_t len);
-/*
- * LEN bytes of BUF were written at ADDR (by the tracer, between the batch's
- * read and the programs: a return address swapped): the entries that got
- * those bytes take them, so that later programs read what is there now.
- */
-void fetch_batch__wrote(struct fetch_batch *b, uint64_t addr, const void *buf, size_t len);
 
 #endif

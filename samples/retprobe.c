@@ -49,6 +49,8 @@
  *	which returns its y, for x = 1..3.  At -O2 tail_a and tail_b leave at
  *	their jumps: their records first, their $retval not known yet, then
  *	tail_c's; at -O0 tail_c's record, then tail_b's, then tail_a's.
+ *	Then tail_cond(0), which returns -1, and tail_cond(7), a conditional
+ *	tail call to tail_c(7) (tail_cond%return $retval x=%di:s32).
  *	tail_switch's switch is a jump table at -O0: tail_switch%return is
  *	refused there.
  *   fork		forker%return $retval x
@@ -725,6 +727,22 @@ PROBED int tail_a(int x)
 	return tail_b(x + 1);
 }
 
+/*
+ * A conditional tail call, which gcc does not write and clang does:
+ * tail_cond(x) jumps to tail_c(x) when x is not 0, else returns -1.  No
+ * DWARF: probed as tail_cond%return $retval x=%di:s32 ($retval is %ax, x64).
+ */
+int tail_cond(int x);
+asm(".text\n"
+    ".globl tail_cond\n"
+    ".type tail_cond, @function\n"
+    "tail_cond:\n"
+    "\ttest %edi, %edi\n"
+    "\tjne tail_c\n"
+    "\tmov $-1, %eax\n"
+    "\tret\n"
+    ".size tail_cond, .-tail_cond\n");
+
 /* A switch gcc 12 compiles at -O0 to a jump table ("jmp *%rax"; at -O2 to a
  * table of the values): there its exits cannot all be known, and a return
  * probe on it is refused. */
@@ -748,6 +766,16 @@ PROBED int tail_switch(int x)
 static void mode_tail(void)
 {
 	CHECK(tail_switch(2) == 91, "tail_switch(2) = %d", tail_switch(2));
+	for (int x = 0; x <= 7; x += 7) {
+		int r = tail_cond(x);
+
+		CHECK(r == (x ? x : -1), "tail_cond(%d) = %d", x, r);
+		if (ex && x)
+			fprintf(ex, "tail_cond__return: retval=(error: not known: left by a tail "
+				"call) x=%d\ntail_c__return: retval=%d y=%d\n", x, r, x);
+		else if (ex)
+			fprintf(ex, "tail_cond__return: retval=0xffffffff x=0\n");
+	}
 	for (int x = 1; x <= 3; x++) {
 		int r = tail_a(x);
 

@@ -454,9 +454,9 @@ int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64
  * functions are full of them; none is a branch, so for finding a function's
  * exits their length is all that matters: the prefix (c5: 2 bytes, c4: 3,
  * 62: 4; in 64-bit mode these bytes are always these prefixes), the opcode,
- * ModRM, SIB and displacement as ModRM says, and an 8-bit immediate in
- * opcode map 0F3A and for the few 0F opcodes that take one (Intel SDM vol.
- * 2, 2.3 and 2.7).
+ * ModRM (not for vzeroupper and vzeroall), SIB and displacement as ModRM
+ * says, and an 8-bit immediate in opcode map 0F3A and for the few 0F
+ * opcodes that take one (Intel SDM vol. 2, 2.3 and 2.7).
  */
 static size_t vex_len(const uint8_t *code, size_t len)
 {
@@ -483,9 +483,13 @@ static size_t vex_len(const uint8_t *code, size_t len)
 	default:
 		return 0;
 	}
-	if (map < 1 || map > 3 || len < n + 2)
+	if (map < 1 || map > 3 || len < n + 1)
 		return 0;
 	op = code[n];
+	if (map == 1 && op == 0x77 && code[0] != 0x62)	/* vzeroupper, vzeroall: no ModRM */
+		return n + 1;
+	if (len < n + 2)
+		return 0;
 	mod = code[n + 1] >> 6;
 	rm = code[n + 1] & 7;
 	n += 2;
@@ -541,6 +545,11 @@ static int x86_64_exit(csh h, const cs_insn *ci, uint64_t here, const struct arc
 	e->to = (uint64_t)x->operands[0].imm;
 	if (in_parts(parts, nparts, e->to))
 		return 0;
+	/* whether a loop or jrcxz jumps depends on rcx: not told at its exit (never a tail call) */
+	if (ci->id == X86_INS_JRCXZ || ci->id == X86_INS_JECXZ || ci->id == X86_INS_LOOP ||
+	    ci->id == X86_INS_LOOPE || ci->id == X86_INS_LOOPNE)
+		return set_why(why, -ENOTSUP, "'%s %s' at 0x%lx leaves the function", ci->mnemonic,
+			       ci->op_str, (unsigned long)here);
 	e->kind = ARCH_EXIT_TAIL;
 	return 1;
 }
@@ -969,6 +978,11 @@ static bool x86_64_cond(uint8_t cc, unsigned long flags)
 	default: r = zf || sf != of; break;	/* jle */
 	}
 	return (cc & 1) ? !r : r;		/* odd codes negate */
+}
+
+bool arch_branch_taken(const struct arch_insn *insn, const arch_regs_t *regs)
+{
+	return insn->step != ARCH_STEP_JCC || x86_64_cond(insn->cond, regs->eflags);
 }
 
 int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,

@@ -104,6 +104,11 @@ uint64_t arch_regs_sp(const arch_regs_t *regs)
 	return regs->rsp;
 }
 
+uint64_t arch_regs_tls(const arch_regs_t *regs)
+{
+	return regs->fs_base;
+}
+
 uint64_t arch_regs_retval(const arch_regs_t *regs)
 {
 	return regs->rax;

@@ -6,7 +6,7 @@
  * after its call.  backtrace() sees main, traced or not (return probes
  * leave the stack alone).  Prints, for
  * the first call, "frames F main M" (M: 1 if main was among them) and
- * "caller OK|TRAMPOLINE" (did ret_caller see its real caller); and "calls C,
+ * "caller OK|WRONG" (did ret_caller see its real caller); and "calls C,
  * W wrong" and EXIT-SUCCESS.  On fd 3: "calls C".  Exit 0 when every
  * return was right (whatever the backtrace), 1 otherwise, 2: usage. */
 #define _GNU_SOURCE
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 			caller_ok = 0;
 	}
 	printf("frames %d main %d\n", frames, saw_main);
-	printf("caller %s\n", caller_ok ? "OK" : "TRAMPOLINE");
+	printf("caller %s\n", caller_ok ? "OK" : "WRONG");
 	if (ret_fd3())
 		dprintf(3, "calls %ld\n", atomic_load(&ret_calls));
 	bad = atomic_load(&ret_bad) != 0;

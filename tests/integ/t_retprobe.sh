@@ -278,19 +278,21 @@ test_retprobe_structs() {
 # tail_a tail-calls tail_b, which tail-calls tail_c (jmps at -O2: checked):
 # every return recorded, all back to main's call site; tail_a's and tail_b's
 # at their jumps, their $retval not known (said), each before the next
-# begins.  At -O0, calls: each return inside its caller's.
+# begins.  At -O0, calls: each return inside its caller's.  tail_cond's
+# conditional tail call: recorded at the jump only when it is taken.
 test_retprobe_tail_call() {
-	local probes=('tail_a%return $retval x' 'tail_b%return $retval x' 'tail_c%return $retval y')
+	local probes=('tail_a%return $retval x' 'tail_b%return $retval x' 'tail_c%return $retval y'
+		      'tail_cond%return $retval x=%di:s32')
 	objdump -d --no-show-raw-insn "$RP" | awk '/<tail_[ab]>:/, /^$/' >"$TMP/dis"
 	grep -q 'jmp .*<tail_b>' "$TMP/dis" || fail "no tail call in tail_a: $(cat "$TMP/dis")"
 	grep -q 'jmp .*<tail_c>' "$TMP/dis" || fail "no tail call in tail_b: $(cat "$TMP/dis")"
 	! grep -q 'call' "$TMP/dis" || fail "tail_a or tail_b calls: $(cat "$TMP/dis")"
 	rp_record "$RP" tail "${probes[@]}"
 	expect_diff "$TMP/stated" "$TMP/got"
-	expect_eq "records" 9 "$(records "$TMP/rec" | wc -l)"
+	expect_eq "records" 12 "$(records "$TMP/rec" | wc -l)"
 	# "EVENT END-NS RET DURATION" per record: each of the chain ends at its jump, before
 	# the next begins; all return to main's call
-	records "$TMP/rec" | sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[abc])__return: '\
+	records "$TMP/rec" | tail -9 | sed -E 's/^.* ([0-9]+)\.([0-9]{9}): (tail_[abc])__return: '\
 '\(0x[0-9a-f]+ <- (0x[0-9a-f]+)\) duration=([0-9]+)ns .*/\3 \1\2 \4 \5/' | awk '
 		$1 != "tail_a" && $2 - $4 < end { bad = bad " " $1 " began before the jump to it;" }
 		$1 != "tail_a" && $3 != ret { bad = bad " return addresses differ;" }

@@ -415,8 +415,8 @@ test_ret_entry_args_fill_the_shadow() {
 }
 
 # Attach, trace 0.4 s, detach, 5 times over one run of ret_deep: each detach
-# puts back the return addresses the last session took over, so the calls
-# in flight return right, and each new session records right values.
+# leaves the calls in flight to return right (ptap never wrote their stack),
+# and each new session records right values.
 test_racy_ret_attach_cycles() {
 	local p t rc cycle
 	for _ in $(seq $(( (RACY_RUNS + 4) / 5 ))); do

@@ -523,34 +523,7 @@ Test(fetch_batch, serves_only_what_was_read)
 	cr_expect(eq(long, fetch_batch__read(&b, UINT64_MAX, out, 2), -ENOENT));
 }
 
-/* The tracer wrote between the batch's read and a program's (a return address swapped). */
-Test(fetch_batch, takes_the_tracers_writes)
-{
-	struct fetch_batch_ent ent[2];
-	char area[32], out[16];
-	struct fetch_batch b;
-
-	fetch_batch__init(&b, ent, 2, area, sizeof(area));
-	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x1000, 16, 16 }), 0));
-	cr_assert(eq(int, fetch_batch__add(&b, &(struct fetch_read){ 0x1008, 8, 16 }), 0));
-	memcpy(ent[0].data, "0123456789abcdef", 16);
-	memcpy(ent[1].data, "89abcdef--------", 16);
-	ent[0].got = 16;
-	ent[1].got = 8;		/* its last 8 bytes not read: they stay as they were */
-	fetch_batch__wrote(&b, 0x100c, "WXYZWXYZ", 8);
-	cr_expect(eq(mem, ((struct cr_mem){ ent[0].data, 16 }),
-		     ((struct cr_mem){ "0123456789abWXYZ", 16 })));
-	cr_expect(eq(mem, ((struct cr_mem){ ent[1].data, 16 }),
-		     ((struct cr_mem){ "89abWXYZ--------", 16 })));
-	fetch_batch__wrote(&b, 0xffe, "ab", 2);		/* ends where an entry starts */
-	fetch_batch__wrote(&b, UINT64_MAX - 1, "ab", 2);
-	cr_expect(eq(long, fetch_batch__read(&b, 0x1000, out, 16), 16));
-	cr_expect(eq(mem, ((struct cr_mem){ out, 16 }),
-		     ((struct cr_mem){ "0123456789abWXYZ", 16 })));
-}
-
 /* ---- a program from DWARF (build/samples/query_server-O0) -------------------- */
-
 
 /*
  * At -O0 desc lives in a stack slot: desc->source_text:string is a load of

@@ -6,6 +6,7 @@
 #include <criterion/new/assert.h>
 #include <string.h>
 
+#include "probes/fetch.h"
 #include "tracer/engine/shadow.h"
 
 /* Two probes: only their addresses matter. */
@@ -156,13 +157,16 @@ Test(shadow, a_gone_threads_calls_go_to_a_sibling_with_their_arguments)
 	struct shadow *a = shadow__new(), *b = shadow__new();
 	uint64_t unw = 0, lost = 0;
 
+	call(a, PA, 0x8000, STACK, 1, 10, &unw);	/* on its own stack: gone with it */
 	call(a, PA, 0x5000, ALT, 1, 11, &unw);		/* a coroutine's */
 	call(a, PA, 0x4f00, ALT, 2, 12, &unw);
 	call(b, PB, 0x8000, STACK, 3, 3, &unw);
-	shadow__bequeath(a, b, &lost);
+	shadow__bequeath(a, b, STACK, &unw, &lost);
 	cr_assert(eq(u64, a->depth, 0));
 	cr_assert(eq(u64, b->depth, 3));
 	cr_assert(eq(u64, lost, 0));
+	cr_assert(eq(u64, unw, 1));
+	unw = 0;
 	cr_assert(eq(i64, ret(b, PA, 0x4f00, ALT, &unw), 12));
 	cr_assert(eq(i64, ret(b, PA, 0x5000, ALT, &unw), 11));
 	cr_assert(eq(i64, ret(b, PB, 0x8000, STACK, &unw), 3));
@@ -188,4 +192,97 @@ Test(shadow, full_is_null_and_a_fork_child_gets_a_copy)
 	cr_assert(eq(i64, ret(sh, PA, 0x8000, STACK, &unw), 42));
 	shadow__free(sh);
 	shadow__free(c);
+}
+
+/* A frame whose argument is a string: its fetch_val, then its bytes. */
+static struct shadow_frame *call_str(struct shadow *sh, uint64_t slot, const char *text,
+				     uint64_t *unw)
+{
+	void *data;
+	struct shadow_frame *f = shadow__push(sh, PA, slot, STACK, false, slot, 128, &data, unw);
+	struct fetch_val *v = data;
+
+	cr_assert_not_null(f);
+	f->nvals = 1;
+	memset(v, 0, sizeof(*v));
+	v->str = (char *)data + sizeof(*v);
+	v->len = strlen(text);
+	memcpy(v->str, text, v->len);
+	return f;
+}
+
+/* The string of frame I of SH, checked to lie in its own data. */
+static const char *frame_str(const struct shadow *sh, size_t i, char *buf)
+{
+	const struct shadow_frame *f = &sh->frames[i];
+	const struct fetch_val *v = shadow__data(sh, f);
+
+	cr_assert(ge(ptr, (void *)v->str, (void *)(sh->data + f->data)));
+	cr_assert(lt(ptr, (void *)v->str, (void *)(sh->data + f->data + f->len)));
+	memcpy(buf, v->str, v->len);
+	buf[v->len] = 0;
+	return buf;
+}
+
+Test(shadow, strings_move_with_their_frames)
+{
+	struct shadow *a = shadow__new(), *b = shadow__new(), *c = shadow__new();
+	uint64_t unw = 0, lost = 0;
+	char buf[64];
+
+	call_str(a, 0x8000, "first", &unw);
+	call_str(a, 0x5000, "second", &unw);
+	shadow__copy(c, a);			/* a fork child's */
+	cr_assert(eq(str, (char *)frame_str(c, 1, buf), "second"));
+	shadow__bequeath(a, b, 0, &unw, &lost);	/* a gone thread's */
+	cr_assert(eq(str, (char *)frame_str(b, 0, buf), "first"));
+	cr_assert(eq(str, (char *)frame_str(b, 1, buf), "second"));
+	shadow__free(a);
+	shadow__free(b);
+	shadow__free(c);
+}
+
+Test(shadow, holes_are_closed_when_the_data_is_full)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	size_t n = 0;
+	void *data;
+	char buf[64];
+
+	/* frames on two stacks, taking turns; those of one return, from below the top */
+	while (shadow__push(sh, PA, 0x100000000ULL - 64 * n, n % 2 ? ALT : STACK, false, n,
+			    SHADOW_DATA / 64, &data, &unw))
+		n++;
+	cr_assert(eq(u64, n, 64));
+	for (size_t i = 62; i > 0; i -= 2)
+		shadow__remove(sh, i);
+	cr_assert(eq(u64, sh->depth, 33));
+	call_str(sh, 0x1000, "after", &unw);
+	cr_assert(eq(u64, sh->depth, 34));
+	cr_assert(eq(str, (char *)frame_str(sh, 33, buf), "after"));
+	cr_assert(eq(u64, unw, 0));
+	shadow__free(sh);
+}
+
+Test(shadow, a_goroutines_calls_outlive_another_goroutines_left_call)
+{
+	struct shadow *sh = shadow__new();
+	uint64_t unw = 0;
+	void *data;
+	struct shadow_frame *f;
+
+	/* goroutine G1 (stack id 0x1001) left a call (a recovered panic) */
+	f = shadow__push(sh, PA, 0x5000, 0x1001, false, 1, 8, &data, &unw);
+	f->own_stack = true;
+	/* G2, on the same thread, enters a call */
+	f = shadow__push(sh, PB, 0x7000, 0x1002, false, 2, 8, &data, &unw);
+	f->own_stack = true;
+	/* G1 calls again, above its left call: that one goes, G2's stays */
+	f = shadow__push(sh, PA, 0x6000, 0x1001, false, 3, 8, &data, &unw);
+	f->own_stack = true;
+	cr_assert(eq(u64, unw, 1));
+	cr_assert(eq(u64, sh->depth, 2));
+	cr_assert(ge(i64, shadow__find(sh, PB, 0x7000, 0x1002), 0));
+	shadow__free(sh);
 }

@@ -213,6 +213,8 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 		s->ret_full++;
 		return;
 	}
+	f->nvals = (unsigned int)p->rp.nargs;
+	f->own_stack = p->rp.go_stack && stack != stack_id(t, addr.u);
 	f->ra = ra;
 	f->addr = st->addr;
 	f->bias = st->bias;
@@ -293,16 +295,16 @@ static struct probe *exit_owner(const struct session *s, const struct probe *q)
  * is recorded and popped; the frames of calls on that stack that it passed
  * were left without a return (longjmp, an exception) and are dropped.  An
  * exit with no frame -- a call made before ptap came, or one taken for
- * left -- records nothing.
+ * left -- records nothing; nor does a conditional tail call not TAKEN.
  */
 static void ret_exit(struct session *s, struct thread *t, struct probe *q,
-		     const struct fetch_ctx *ctx, uint64_t ts)
+		     const struct fetch_ctx *ctx, uint64_t ts, bool taken)
 {
 	struct probe *p = exit_owner(s, q);
 	struct elsewhere e = { .t = t, .p = p, .o = t };
 	struct shadow *sh;
 
-	if (!t->shadow)
+	if (!t->shadow || !taken)
 		return;
 	ret_slot(t, p, ctx, ctx->regs[ARCH_DWARF_SP], &e.slot, &e.stack);
 	if (q->exit_kind == RESOLVED_CALL) {	/* a new call: P's frames at its slot are left */
@@ -326,19 +328,27 @@ static void ret_exit(struct session *s, struct thread *t, struct probe *q,
 	shadow__remove(sh, (size_t)e.i);
 }
 
-/* T is gone: a coroutine it ran may return in a sibling, which takes its frames. */
+/*
+ * T is gone: a coroutine it ran may return in a sibling, which takes its
+ * frames; those on T's own stack are gone with it.
+ */
 static void bequeath_to(struct session *s, struct thread *o, void *arg)
 {
 	struct thread *t = arg;
 
-	if (o != t && o->as == t->as && o->shadow && t->shadow->depth)
-		shadow__bequeath(t->shadow, o->shadow, &s->ret_full);	/* to one: T's is empty after */
+	if (o != t && o->as == t->as && o->shadow && t->shadow->depth)	/* to one: T's is empty after */
+		shadow__bequeath(t->shadow, o->shadow, t->home_stack, &s->ret_unwound,
+				 &s->ret_full);
 }
 
 void hit_thread_gone(struct session *s, struct thread *t)
 {
 	if (t->shadow && t->as && t->shadow->depth)
 		thread__for_each(s, bequeath_to, t);
+	if (t->shadow && t->shadow->depth) {	/* no sibling: they never return */
+		s->ret_unwound += t->shadow->depth;
+		shadow__clear(t->shadow);
+	}
 }
 
 /*
@@ -420,6 +430,8 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
 	hit_batch_init(&hb, t);
+	if (t->shadow && !t->home_stack)
+		t->home_stack = stack_id(t, arch_regs_tls(regs));
 	/* First, what all of them read from memory, at once. */
 	for (int k = 0; k < 2 * st->nprobes; k++) {
 		struct probe *p = hit_probe(s, st, k);
@@ -441,7 +453,7 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 		if (p->exit_of && exit_owner(s, p)->rp.go_stack)
 			fetch_batch__add(&hb.b, &(struct fetch_read){
 				.addr = dregs[ARCH_GO_G_DWARF] + ARCH_GO_STACK_HI, .len = 8 });
-		if (p->exit_of)
+		if (p->exit_of && p->exit_kind == ARCH_EXIT_RET)
 			batch_plan_args(&hb, s, exit_owner(s, p), &ctx, ARGS_RETURN);
 		else if (p->rp.retprobe)
 			batch_plan_ret_enter(&hb, s, t, p, &ctx);
@@ -458,7 +470,7 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 		if (k == fp_from)	/* the probes before it ran without them, as they always did */
 			ctx.nregs = ARCH_DWARF_NREGS_ALL;
 		if (p->exit_of)
-			ret_exit(s, t, p, &ctx, ts);
+			ret_exit(s, t, p, &ctx, ts, arch_branch_taken(&st->insn, regs));
 		else if (p->rp.retprobe)
 			ret_enter(s, t, st, p, &ctx, ts);
 		else

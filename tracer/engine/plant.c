@@ -168,8 +168,9 @@ static int plant_fail(struct probe *p, const struct thread *t, uint64_t addr, co
 			t->tgid, why);
 		return 0;
 	}
-	pr_warn("%s: not planted at 0x%lx in pid %d: %s\n", p->event, (unsigned long)addr,
-		t->tgid, why);
+	pr_warn("%s: not planted at 0x%lx in pid %d: %s%s\n", p->event, (unsigned long)addr,
+		t->tgid, why, p->exit_of ? " (an exit of the function: the calls that leave "
+		"through it are not recorded)" : "");
 	return 0;
 }
 

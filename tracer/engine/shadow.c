@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "probes/fetch.h"
 #include "tracer/engine/shadow.h"
 
 #define FRAMES_LEN	(SHADOW_MAX_DEPTH * sizeof(struct shadow_frame))
@@ -43,12 +44,47 @@ void shadow__free(struct shadow *sh)
 	free(sh);
 }
 
+/*
+ * Frame F's data moved from FROM to TO: its strings point into it too.  The
+ * values of arguments fetched at the return are not set: whatever they
+ * hold is rebased or not, and never read.
+ */
+static void rebase(const struct shadow_frame *f, char *from, char *to)
+{
+	struct fetch_val *v = (struct fetch_val *)to;
+
+	for (unsigned int i = 0; i < f->nvals; i++)
+		if (v[i].str >= from && v[i].str < from + f->len)
+			v[i].str = to + (v[i].str - from);
+}
+
 void shadow__copy(struct shadow *dst, const struct shadow *src)
 {
 	memcpy(dst->frames, src->frames, src->depth * sizeof(*src->frames));
 	memcpy(dst->data, src->data, src->data_used);
 	dst->depth = src->depth;
 	dst->data_used = src->data_used;
+	for (size_t i = 0; i < dst->depth; i++)
+		rebase(&dst->frames[i], src->data + dst->frames[i].data,
+		       dst->data + dst->frames[i].data);
+}
+
+/* Close the holes removed frames left in the data area. */
+static void compact(struct shadow *sh)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < sh->depth; i++) {
+		struct shadow_frame *f = &sh->frames[i];
+
+		if (f->data != at) {
+			memmove(sh->data + at, sh->data + f->data, f->len);
+			rebase(f, sh->data + f->data, sh->data + at);
+			f->data = at;
+		}
+		at += f->len;
+	}
+	sh->data_used = at;
 }
 
 void shadow__clear(struct shadow *sh)
@@ -93,8 +129,12 @@ void shadow__enter(struct shadow *sh, const struct probe *p, uint64_t slot, uint
 			break;
 		cut = i;	/* left, and everything pushed after it */
 	}
-	while (sh->depth > cut) {
-		pop(sh);
+	for (size_t i = sh->depth; i-- > cut;) {
+		const struct shadow_frame *f = &sh->frames[i];
+
+		if (i > cut && f->own_stack && !same_stack(f, slot, stack))
+			continue;	/* another goroutine's */
+		shadow__remove(sh, i);
 		(*unwound)++;
 	}
 }
@@ -107,6 +147,8 @@ struct shadow_frame *shadow__push(struct shadow *sh, struct probe *p, uint64_t s
 
 	shadow__enter(sh, p, slot, stack, entry, ts, unwound);
 	len = (len + 7) & ~(size_t)7;
+	if (len > SHADOW_DATA - sh->data_used)
+		compact(sh);
 	if (sh->depth == SHADOW_MAX_DEPTH || len > SHADOW_DATA - sh->data_used)
 		return NULL;
 	f = &sh->frames[sh->depth++];
@@ -175,20 +217,29 @@ void shadow__remove(struct shadow *sh, size_t i)
 	sh->depth--;
 }
 
-void shadow__bequeath(struct shadow *src, struct shadow *dst, uint64_t *lost)
+void shadow__bequeath(struct shadow *src, struct shadow *dst, uint64_t home, uint64_t *unwound,
+		      uint64_t *lost)
 {
 	for (size_t i = 0; i < src->depth; i++) {
 		const struct shadow_frame *f = &src->frames[i];
+		struct shadow_frame *to;
 
+		if (home && f->stack == home) {
+			(*unwound)++;
+			continue;
+		}
+		if (f->len > SHADOW_DATA - dst->data_used)
+			compact(dst);
 		if (dst->depth == SHADOW_MAX_DEPTH || f->len > SHADOW_DATA - dst->data_used) {
 			(*lost)++;
 			continue;
 		}
-		dst->frames[dst->depth] = *f;
-		dst->frames[dst->depth].data = dst->data_used;
-		memcpy(dst->data + dst->data_used, src->data + f->data, f->len);
+		to = &dst->frames[dst->depth++];
+		*to = *f;
+		to->data = dst->data_used;
+		memcpy(dst->data + to->data, src->data + f->data, f->len);
+		rebase(to, src->data + f->data, dst->data + to->data);
 		dst->data_used += f->len;
-		dst->depth++;
 	}
 	shadow__clear(src);
 }

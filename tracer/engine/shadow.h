@@ -37,7 +37,11 @@ struct shadow_frame {
 	uint64_t addr;		/* the probe site (the record's addr) */
 	uint64_t bias;		/* of the probe's module (fetch programs) */
 	struct probe *p;
-	size_t data, len;	/* its entry arguments in the data area */
+	size_t data, len;	/* its entry arguments in the data area: NVALS struct
+				 * fetch_val first, whose strings point into the rest */
+	unsigned int nvals;
+	bool own_stack;		/* STACK is a goroutine's: a call left on another stack
+				 * never takes this one with it (shadow__push()) */
 };
 
 struct shadow {
@@ -57,7 +61,7 @@ bool shadow_same_stack(uint64_t a, uint64_t sa, uint64_t b, uint64_t sb);
 /* A new, empty stack (NULL on ENOMEM). */
 struct shadow *shadow__new(void);
 void shadow__free(struct shadow *sh);	/* NULL is fine */
-/* A copy of SRC for a fork child (its stack holds the same calls). */
+/* A copy of SRC for a fork child (its stack holds the same calls), strings and all. */
 void shadow__copy(struct shadow *dst, const struct shadow *src);
 void shadow__clear(struct shadow *sh);
 
@@ -67,10 +71,12 @@ void shadow__clear(struct shadow *sh);
  * points at them).  The frames of STACK below SLOT, and P's own at SLOT, are
  * calls that were left (longjmp, an exception): they are dropped first,
  * counted in *UNWOUND, and so is every frame pushed after them on any stack
- * (a handler on an alternate stack that jumped away).  At a function's
+ * (a handler on an alternate stack that jumped away) but a goroutine's
+ * (own_stack: goroutines take turns on a thread).  At a function's
  * ENTRY every frame at SLOT is of a call left, but those of this very hit
  * (TS): another probe's site further in keeps the frames of its call.
- * NULL when full.
+ * When the data area is full, the holes removed frames left in it are
+ * closed first.  NULL when full.  The caller sets the frame's NVALS.
  */
 struct shadow_frame *shadow__push(struct shadow *sh, struct probe *p, uint64_t slot,
 				  uint64_t stack, bool entry, uint64_t ts, size_t len, void **data,
@@ -97,10 +103,12 @@ void *shadow__data(const struct shadow *sh, const struct shadow_frame *f);
 /* Remove frame I (its data is reclaimed as the frames above go). */
 void shadow__remove(struct shadow *sh, size_t i);
 /*
- * SRC's thread is gone: its frames go on top of DST (a coroutine it ran may
- * return in another thread), as many as fit; the others are counted in
- * *LOST.  SRC is left empty.
+ * SRC's thread is gone: its frames not on stack HOME (its own, which is
+ * gone: counted in *UNWOUND) go on top of DST (a coroutine it ran may return
+ * in another thread), as many as fit; the others are counted in *LOST.  SRC
+ * is left empty.
  */
-void shadow__bequeath(struct shadow *src, struct shadow *dst, uint64_t *lost);
+void shadow__bequeath(struct shadow *src, struct shadow *dst, uint64_t home, uint64_t *unwound,
+		      uint64_t *lost);
 
 #endif
