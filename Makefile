@@ -382,6 +382,7 @@ lint: $(O)/libptap.a $(O)/cmd/main.o
 	$(Q)perl scripts/lint-asserts.pl tests/unit/*.c
 	$(Q)perl scripts/lint-layers.pl --selftest
 	$(Q)perl scripts/lint-layers.pl --objdir $(O)
+	$(Q)scripts/lint-freestanding.sh '$(CC)' probes/fetch_eval.c probes/ring.c
 
 clean:
 	rm -rf $(O)

@@ -126,6 +126,8 @@ enum fetch_stackop {
 #define FETCH_MAX_OPS	32
 /* The largest FT_STRUCT / composite value a program fetches, in bytes. */
 #define FETCH_MAX_BLOB	4096
+/* Reads are split at page boundaries (a string may end just before an unmapped page). */
+#define FETCH_PAGE_SIZE	4096
 
 struct fetch_op {
 	uint8_t op;		/* enum fetch_opcode */
