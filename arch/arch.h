@@ -164,6 +164,21 @@ int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64
  */
 int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
 			  size_t len);
+/*
+ * In-process probes (issue 20): a trampoline that, instead of trapping,
+ * calls FN(REGS, COOKIE) on the thread itself -- REGS the site's registers
+ * as ARCH_DWARF_NREGS 64-bit words in DWARF order (the stack pointer and pc
+ * as they are at the site), COOKIE a word of the caller's -- then runs the
+ * relocated instructions of J and jumps back to PC + J->len, every register
+ * and flag as it was.  FN is called as the C ABI wants it: stack aligned,
+ * direction flag clear, below the site's red zone.  It must not touch the
+ * vector registers (a -mgeneral-regs-only build): they are not saved.
+ * Into BUF (LEN bytes, ARCH_AGENT_TRAMP_MAX is enough), for the trampoline
+ * at TRAMP: bytes used, or -ERANGE (too far), -EINVAL, -ENOSPC.
+ */
+#define ARCH_AGENT_TRAMP_MAX	384
+int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
+			   uint64_t cookie, uint8_t *buf, size_t len);
 /* The J->len bytes that replace the code at PC: the jump to TRAMP, then int3s.  0 or -ERANGE. */
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf);
 

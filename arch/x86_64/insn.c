@@ -640,6 +640,142 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 	return (int)used;
 }
 
+/* ---- in-process probes: the agent's trampoline ------------------------------ */
+
+/* The DWARF x86-64 numbers' hardware register encodings: rax rdx rcx rbx rsi rdi rbp rsp r8-r15. */
+static const uint8_t dwarf_hw[16] = { 0, 2, 1, 3, 6, 7, 5, 4, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+#define AGENT_RED_ZONE	128
+#define AGENT_FRAME	(ARCH_DWARF_NREGS * 8)	/* 136: the registers, DWARF order */
+
+struct emit {
+	uint8_t *p, *end;
+};
+
+static void emit(struct emit *e, const uint8_t *b, size_t n)
+{
+	if (e->p && e->p + n <= e->end)
+		memcpy(e->p, b, n);
+	e->p = e->p && e->p + n <= e->end ? e->p + n : NULL;
+}
+
+/* mov %HW, DISP(%rsp) (STORE) or mov DISP(%rsp), %HW, DISP < 128 or not */
+static void emit_rsp_mov(struct emit *e, bool store, unsigned int hw, int32_t disp)
+{
+	uint8_t b[8] = { (uint8_t)(0x48 | (hw >= 8 ? 0x04 : 0)), store ? 0x89 : 0x8b };
+	size_t n = 2;
+
+	if (disp >= -128 && disp < 128) {
+		b[n++] = (uint8_t)(0x44 | ((hw & 7) << 3));
+		b[n++] = 0x24;
+		b[n++] = (uint8_t)disp;
+	} else {
+		b[n++] = (uint8_t)(0x84 | ((hw & 7) << 3));
+		b[n++] = 0x24;
+		put_u32(b + n, (uint32_t)disp);
+		n += 4;
+	}
+	emit(e, b, n);
+}
+
+/* movabs $IMM, %HW (hw < 8) */
+static void emit_movabs(struct emit *e, unsigned int hw, uint64_t imm)
+{
+	uint8_t b[10] = { 0x48, (uint8_t)(0xb8 + hw) };
+
+	for (int i = 0; i < 8; i++)
+		b[2 + i] = (uint8_t)(imm >> (8 * i));
+	emit(e, b, sizeof(b));
+}
+
+int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
+			   uint64_t cookie, uint8_t *buf, size_t len)
+{
+	static const uint8_t below_red_zone[] = { 0x48, 0x8d, 0x64, 0x24, 0x80 };  /* lea -128(%rsp),%rsp */
+	static const uint8_t frame_down[] = { 0x48, 0x8d, 0xa4, 0x24, 0x78, 0xff, 0xff, 0xff };
+						/* lea -136(%rsp),%rsp */
+	static const uint8_t frame_up[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0x00, 0x00, 0x00 };
+						/* lea 136(%rsp),%rsp */
+	static const uint8_t above_red_zone[] = { 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00 };
+						/* lea 128(%rsp),%rsp */
+	static const uint8_t pushfq = 0x9c, popfq = 0x9d, cld = 0xfc;
+	static const uint8_t call_setup[] = {
+		0x48, 0x89, 0xe7,		/* mov %rsp,%rdi: the registers */
+		0x48, 0x89, 0xe3,		/* mov %rsp,%rbx (callee-saved) */
+		0x48, 0x83, 0xe4, 0xf0,		/* and $-16,%rsp */
+	};
+	static const uint8_t call_rax[] = { 0xff, 0xd0 };		/* call *%rax */
+	static const uint8_t rsp_back[] = { 0x48, 0x89, 0xdc };	/* mov %rbx,%rsp */
+	struct emit e = { buf, buf + len };
+	unsigned int off = 0;
+	int64_t rel;
+
+	if (!j->len || j->len > ARCH_JUMP_MAX)
+		return -EINVAL;
+	memset(buf, 0xcc, len);
+	emit(&e, below_red_zone, sizeof(below_red_zone));
+	emit(&e, &pushfq, 1);
+	emit(&e, frame_down, sizeof(frame_down));
+	for (unsigned int r = 0; r < 16; r++)
+		if (r != ARCH_DWARF_SP)
+			emit_rsp_mov(&e, true, dwarf_hw[r], (int32_t)(8 * r));
+	/* the site's stack pointer and pc, through rax (saved above) */
+	emit(&e, (const uint8_t[]){ 0x48, 0x8d, 0x84, 0x24 }, 4);	/* lea N(%rsp),%rax */
+	{
+		uint8_t d[4];
+
+		put_u32(d, AGENT_FRAME + 8 + AGENT_RED_ZONE);
+		emit(&e, d, 4);
+	}
+	emit_rsp_mov(&e, true, 0, 8 * ARCH_DWARF_SP);
+	emit_movabs(&e, 0, pc);
+	emit_rsp_mov(&e, true, 0, 8 * 16);
+	/* FN(registers, COOKIE) */
+	emit(&e, call_setup, sizeof(call_setup));
+	emit_movabs(&e, 6, cookie);		/* %rsi */
+	emit_movabs(&e, 0, fn);			/* %rax */
+	emit(&e, &cld, 1);
+	emit(&e, call_rax, sizeof(call_rax));
+	emit(&e, rsp_back, sizeof(rsp_back));
+	for (unsigned int r = 0; r < 16; r++)
+		if (r != ARCH_DWARF_SP)
+			emit_rsp_mov(&e, false, dwarf_hw[r], (int32_t)(8 * r));
+	emit(&e, frame_up, sizeof(frame_up));
+	emit(&e, &popfq, 1);
+	emit(&e, above_red_zone, sizeof(above_red_zone));
+	/* the relocated instructions, then back */
+	while (e.p && off < j->len) {
+		struct arch_insn insn;
+		uint64_t at = tramp + (uint64_t)(e.p - buf);
+
+		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0 ||
+		    insn.step != ARCH_STEP_OOL)
+			return -EINVAL;
+		if (e.p + insn.len > e.end)
+			return -ENOSPC;
+		memcpy(e.p, insn.bytes, insn.len);
+		if (insn.riprel) {	/* pc + off + len + old == at + len + new */
+			int64_t disp = (int64_t)get_s32(insn.bytes + insn.disp_off) +
+				       (int64_t)(pc + off - at);
+
+			if (!fits_s32(disp))
+				return -ERANGE;
+			put_u32(e.p + insn.disp_off, (uint32_t)disp);
+		}
+		e.p += insn.len;
+		off += insn.len;
+	}
+	if (!e.p || e.p + JMP_REL32_LEN > e.end)
+		return -ENOSPC;
+	rel = (int64_t)((pc + j->len) - (tramp + (uint64_t)(e.p - buf) + JMP_REL32_LEN));
+	if (!fits_s32(rel))
+		return -ERANGE;
+	e.p[0] = 0xe9;
+	put_u32(e.p + 1, (uint32_t)rel);
+	e.p += JMP_REL32_LEN;
+	return (int)(e.p - buf);
+}
+
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf)
 {
 	int64_t rel = (int64_t)(tramp - (pc + JMP_REL32_LEN));

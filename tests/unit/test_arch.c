@@ -873,6 +873,76 @@ Test(arch_jump, executes_through_the_trampoline)
 	munmap(lo, EXEC_SPAN);
 }
 
+/* ---- in-process probes: the agent's trampoline ----------------------------- */
+
+static uint64_t agent_regs[ARCH_DWARF_NREGS];
+static uint64_t agent_cookie;
+static int agent_calls;
+
+/* What an agent does first: take the registers (this one keeps them). */
+static void agent_take(uint64_t *regs, uint64_t cookie)
+{
+	memcpy(agent_regs, regs, sizeof(agent_regs));
+	agent_cookie = cookie;
+	agent_calls++;
+}
+
+/*
+ * Executed: each function of exec_fns is patched with the jump to its agent
+ * trampoline 1.5 GiB away; calling it calls the agent once, on the thread,
+ * with the registers as they are at the site (the arguments, the stack
+ * pointer with the return address on it, the pc) and the cookie; then the
+ * relocated instructions run and the function returns what the original
+ * does.  No trap.
+ */
+Test(arch_agent, calls_the_agent_then_runs_on)
+{
+	const long page = sysconf(_SC_PAGESIZE);
+	uint8_t *lo = exec_map(), *hi = lo + EXEC_SPAN - page * 16;
+
+	cr_assert(le(ulong, ARRAY_SIZE(exec_fns) * ARCH_AGENT_TRAMP_MAX, 15ul * page));
+	cr_assert(eq(int, mprotect(hi, page * 15, PROT_READ | PROT_WRITE | PROT_EXEC), 0));
+
+	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
+		const struct exec_fn *f = &exec_fns[i];
+		uint8_t *code = lo + i * 64, *tramp = hi + i * ARCH_AGENT_TRAMP_MAX;
+		const uint64_t pc = (uint64_t)(uintptr_t)code;
+		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER)
+							: f->want;
+		struct arch_jump j;
+		struct ptap_err why = { .pos = -1 };
+		long got;
+		int n;
+
+		exec_place(lo, i * 64, f);
+		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, &why), 0),
+			  "%s: %s", f->name, why.msg);
+		n = arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp,
+					   (uint64_t)(uintptr_t)agent_take, 0xc0ffee00 + i, tramp,
+					   ARCH_AGENT_TRAMP_MAX);
+		cr_assert(gt(int, n, 0), "%s", f->name);
+		cr_assert(eq(int, arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)tramp, code), 0));
+		exec_reset_data(lo);
+		agent_calls = 0;
+		got = exec_call(pc, f->args);
+		cr_assert(eq(long, got, want), "%s through the agent: %#lx != %#lx", f->name, got,
+			  want);
+		cr_assert(eq(int, agent_calls, 1), "%s: %d calls", f->name, agent_calls);
+		cr_assert(eq(u64, agent_cookie, 0xc0ffee00 + i));
+		cr_assert(eq(u64, agent_regs[16], pc), "%s: pc", f->name);
+		cr_assert(eq(u64, agent_regs[5], (uint64_t)f->args[0]), "%s: rdi", f->name);
+		cr_assert(eq(u64, agent_regs[4], (uint64_t)f->args[1]), "%s: rsi", f->name);
+		cr_assert(eq(u64, agent_regs[1], (uint64_t)f->args[2]), "%s: rdx", f->name);
+		/* called: the return address on top, the stack 16-byte aligned before the call */
+		cr_assert(eq(u64, (agent_regs[7] + 8) % 16, 0), "%s: rsp %#lx", f->name,
+			  (unsigned long)agent_regs[7]);
+		cr_assert(ne(u64, *(uint64_t *)(uintptr_t)agent_regs[7], 0));
+	}
+	cr_assert(eq(int, arch_agent_tramp_build(&(struct arch_jump){ 0 }, 0, 0, 0, 0,
+						 (uint8_t[16]){ 0 }, 16), -EINVAL));
+	munmap(lo, EXEC_SPAN);
+}
+
 /* ---- emulation ---------------------------------------------------------- */
 
 #define F_CF	0x001UL
