@@ -36,8 +36,37 @@ $(O)/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(O)/libptap.a: $(LIBOBJS)
+# The agent's bytes (generated: see below) go in too; the fuzz builds leave them out.
+$(O)/libptap.a: $(LIBOBJS) $(O)/agent/agent_blob.o
 	$(Q)rm -f $@; $(AR) rcs $@ $^
+
+# ---- the in-process agent (issue 20, agent/agent.h) -------------------------
+# Freestanding, position-independent, general registers only (the trampoline
+# saves no vector register), one flat blob with no relocation
+# (scripts/agent-blob.sh checks), carried in libptap as agent_blob[].  The
+# compiler without the flags a sanitizer build adds to CC: the agent runs
+# inside targets, with no runtime of its own.
+AGENT_CC := $(firstword $(CC))
+AGENT_SRCS := agent/agent.c probes/fetch_eval.c probes/ring.c
+AGENT_OBJS := $(patsubst %.c,$(O)/agent-obj/%.o,$(AGENT_SRCS))
+AGENT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote . -O2 -ffreestanding \
+	-fPIC -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-mgeneral-regs-only -fvisibility=hidden -fcf-protection=none
+
+$(O)/agent-obj/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(AGENT_CC) $(AGENT_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(O)/agent/agent.elf: $(AGENT_OBJS) agent/agent.lds
+	@mkdir -p $(@D)
+	$(Q_LD)$(AGENT_CC) -nostdlib -shared -Wl,-Bsymbolic -Wl,-T,agent/agent.lds -Wl,-z,noexecstack \
+		-Wl,--no-warn-rwx-segments -Wl,--build-id=none -o $@ $(AGENT_OBJS)
+
+$(O)/agent/agent_blob.c: $(O)/agent/agent.elf scripts/agent-blob.sh
+	$(Q)scripts/agent-blob.sh $< $@
+
+$(O)/agent/agent_blob.o: $(O)/agent/agent_blob.c
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(O)/ptap: $(O)/cmd/main.o $(O)/libptap.a
 	$(Q_LD)$(CC) -o $@ $^ $(PKG_LIBS)
@@ -387,4 +416,4 @@ lint: $(O)/libptap.a $(O)/cmd/main.o
 clean:
 	rm -rf $(O)
 
--include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(O)/cmd/main.d $(O)/bench/writers.d
+-include $(LIBOBJS:.o=.d) $(UNITOBJS:.o=.d) $(AGENT_OBJS:.o=.d) $(O)/cmd/main.d $(O)/bench/writers.d

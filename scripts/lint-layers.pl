@@ -31,7 +31,7 @@ use warnings;
 use File::Find;
 use Getopt::Long;
 
-my @SRCDIRS = qw(probes dwarf arch tracer cmd);
+my @SRCDIRS = qw(probes dwarf arch tracer cmd agent);
 my $LIBDW_HDR = qr{^(?:elfutils/.*|libelf\.h|gelf\.h|dwarf\.h)$};
 
 # Layer rules: a module under the first directory uses nothing under the others.
@@ -39,6 +39,7 @@ my @LAYERS = (
 	[ 'probes', 'tracer', 'dwarf', 'cmd', 'arch' ],
 	[ 'arch', 'tracer', 'dwarf', 'cmd' ],
 	[ 'dwarf', 'tracer', 'cmd' ],
+	[ 'agent', 'tracer', 'dwarf', 'cmd' ],
 );
 
 sub fatal

@@ -1,0 +1,134 @@
+/* agent/agent.c: the in-process agent (agent.h).  Freestanding: no C
+ * library, no TLS, no allocation, no global state -- everything it uses is
+ * in the site and the ring ptap shares with it -- so it is reentrant across
+ * threads and signal handlers.  System calls are made directly (x86-64). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent/agent.h"
+#include "arch/arch.h"
+#include "probes/fetch.h"
+#include "probes/ring.h"
+
+#define SYS_GETPID		39
+#define SYS_GETTID		186
+#define SYS_FUTEX		202
+#define SYS_CLOCK_GETTIME	228
+#define SYS_PROCESS_VM_READV	310
+#define FUTEX_WAIT		0
+
+static long sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The C library's four the compiler may call: the agent brings its own. */
+void *memcpy(void *dst, const void *src, size_t n)
+{
+	char *d = dst;
+	const char *s = src;
+
+	while (n--)
+		*d++ = *s++;
+	return dst;
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+	char *d = dst;
+	const char *s = src;
+
+	if (d < s)
+		return memcpy(dst, src, n);
+	while (n--)
+		d[n] = s[n];
+	return dst;
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+	unsigned char *d = dst;
+
+	while (n--)
+		*d++ = (unsigned char)c;
+	return dst;
+}
+
+void *memchr(const void *s, int c, size_t n)
+{
+	const unsigned char *p = s;
+
+	for (; n; n--, p++)
+		if (*p == (unsigned char)c)
+			return (void *)p;
+	return NULL;
+}
+
+struct iov {
+	uint64_t base, len;
+};
+
+/* The programs' reads: process_vm_readv on the process itself, which fails, not faults. */
+static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct iov local = { (uint64_t)(uintptr_t)buf, len }, remote = { addr, len };
+
+	return sys6(SYS_PROCESS_VM_READV, (long)(intptr_t)priv, (long)&local, 1, (long)&remote, 1,
+		    0);
+}
+
+struct ts {
+	int64_t sec, nsec;
+};
+
+void agent_hit(uint64_t *regs, uint64_t site_addr)
+{
+	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
+	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
+	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
+	long pid = sys6(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
+				 .read_mem = agent_read, .priv = (void *)(intptr_t)pid };
+	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
+	struct agent_rec *rec;
+	struct ts now = { 0, 0 };
+	uint32_t seen;
+	char *bytes;
+	int err;
+
+	for (uint32_t i = 0; i < site->nprogs; i++)
+		len += fetch_prog__buflen(&progs[i], site->string_max);
+	while ((err = ring_reserve(ring, len, (void **)&rec, &seen)) == -EAGAIN) {
+		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_ACQ_REL);
+		sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
+		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
+	}
+	if (err)
+		return;		/* the reader is gone (counted), or the record is too large */
+	sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
+	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
+	rec->addr = site->addr;
+	rec->pid = (uint32_t)pid;
+	rec->tid = (uint32_t)sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	rec->probe = site->probe;
+	rec->nvals = site->nprogs;
+	bytes = (char *)&rec->vals[site->nprogs];
+	for (uint32_t i = 0; i < site->nprogs; i++) {
+		struct fetch_val *v = &rec->vals[i];
+
+		fetch_prog__run(&progs[i], &ctx, v, bytes, site->string_max);
+		v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
+		bytes += fetch_prog__buflen(&progs[i], site->string_max);
+	}
+	ring_commit(rec);
+}

@@ -1,0 +1,46 @@
+/* agent/agent.h: what ptap and its in-process agent share (issue 20): the
+ * agent is code ptap maps into a target, entered from a site's trampoline
+ * (arch_agent_tramp_build()) with the site's registers and the address of
+ * the site's struct agent_site, both in memory the two share.  It runs the
+ * site's fetch programs with the same evaluator ptap runs
+ * (probes/fetch_eval.c), its reads of the target's memory through a system
+ * call that fails with EFAULT rather than fault, and appends one struct
+ * agent_rec to the site's ring (probes/ring.h), waiting while the ring is
+ * full.  Built freestanding into a flat, position-independent blob
+ * (agent_blob.h), with no relocation: it can run at any address. */
+#ifndef PTAP_AGENT_AGENT_H
+#define PTAP_AGENT_AGENT_H
+
+#include <stdint.h>
+
+#include "probes/fetch.h"
+
+/* One site whose hits the agent records.  PROGS and RING are addresses in the target. */
+struct agent_site {
+	uint64_t progs;		/* NPROGS struct fetch_prog */
+	uint64_t ring;		/* struct ring: the records */
+	uint64_t addr;		/* the site (the record's addr) */
+	uint64_t bias;		/* of its module, for the programs */
+	uint32_t nprogs;
+	uint32_t probe;		/* ptap's index of the probe */
+	uint32_t string_max;
+	int32_t clock;		/* clockid_t of the records' time stamps */
+};
+
+/*
+ * One hit, as the agent writes it: NVALS values, then the bytes of their
+ * strings.  A value's str is an offset from the start of the record (0: no
+ * bytes), since the two sides map the ring at different addresses.
+ */
+struct agent_rec {
+	uint64_t ts;
+	uint64_t addr;
+	uint32_t tid, pid;
+	uint32_t probe, nvals;
+	struct fetch_val vals[];
+};
+
+/* The entry: REGS as arch_agent_tramp_build() passes them, SITE a struct agent_site *. */
+void agent_hit(uint64_t *regs, uint64_t site);
+
+#endif

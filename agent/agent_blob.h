@@ -1,0 +1,14 @@
+/* agent/agent_blob.h: the agent (agent.h) as ptap carries it: the bytes to
+ * map into a target, executable, at any address, and where in them
+ * agent_hit() starts.  The bytes are generated from agent/agent.c (and the
+ * evaluator and ring it runs) by the Makefile. */
+#ifndef PTAP_AGENT_AGENT_BLOB_H
+#define PTAP_AGENT_AGENT_BLOB_H
+
+#include <stddef.h>
+
+extern const unsigned char agent_blob[];
+extern const size_t agent_blob_len;
+extern const size_t agent_entry_off;
+
+#endif

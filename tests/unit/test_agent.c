@@ -1,0 +1,137 @@
+/* tests/unit/test_agent.c: the in-process agent (agent/agent.h) as ptap
+ * will carry it -- the blob, mapped at an address of its own and entered
+ * through arch_agent_tramp_build()'s trampoline from a probed function in
+ * this process -- records what the tracer's evaluator records for the same
+ * registers and memory: one evaluator, two hosts.  A bad pointer is an error
+ * value, not a fault. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/agent_blob.h"
+#include "arch/arch.h"
+#include "probes/err.h"
+#include "probes/fetch.h"
+#include "probes/ring.h"
+
+#define SPAN	(64ul << 20)	/* code, agent and trampoline within rel32 reach */
+#define RING_LEN	(RING_DATA_OFF + 65536)
+
+/* The probed function: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret (returns its argument). */
+static const uint8_t probed[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5d, 0xc3 };
+
+
+
+/* %di:string and %si:u32, as the resolver would compile them. */
+static void programs(struct fetch_prog *p)
+{
+	memset(p, 0, 2 * sizeof(*p));
+	p[0].type = (struct fetch_type){ .kind = FT_STRING, .size = 8 };
+	cr_assert(eq(int, fetch_prog__emit(&p[0], FETCH_OP_REG, 0, 5, 0), 0));
+	p[1].type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 4 };
+	cr_assert(eq(int, fetch_prog__emit(&p[1], FETCH_OP_REG, 0, 4, 0), 0));
+}
+
+/* The tracer's side: the same programs, the same registers, memory read directly. */
+static ssize_t direct_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	(void)priv;
+	if (addr < 4096)
+		return -EFAULT;
+	memcpy(buf, (void *)(uintptr_t)addr, len);
+	return (ssize_t)len;
+}
+
+Test(agent, records_what_the_tracer_records)
+{
+	uint8_t *span = mmap(NULL, SPAN, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
+	struct fetch_prog progs[2];
+	struct ring *ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct agent_site site;
+	struct arch_jump j;
+	struct ptap_err why = { .pos = -1 };
+	static const char *const init[] = { "SELECT 1", "", "a string of some length, to be sure" };
+	static char area[3][256];	/* the strings, with room: reads go past their NUL */
+	const char *texts[3] = { area[0], area[1], area[2] };
+	uint64_t t0, t1;
+	struct timespec ts;
+
+	cr_assert(ne(ptr, span, MAP_FAILED));
+	cr_assert(ne(ptr, ring, MAP_FAILED));
+	for (size_t i = 0; i < 3; i++)
+		strcpy(area[i], init[i]);
+	cr_assert(gt(sz, agent_blob_len, 0));
+	cr_assert(lt(sz, agent_entry_off, agent_blob_len));
+	memcpy(agent, agent_blob, agent_blob_len);
+	memcpy(code, probed, sizeof(probed));
+	cr_assert(eq(int, ring_init(ring, RING_LEN), 0));
+	programs(progs);
+	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)progs,
+				    .ring = (uint64_t)(uintptr_t)ring,
+				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 2, .probe = 7,
+				    .string_max = 64, .clock = CLOCK_MONOTONIC };
+	cr_assert(eq(int, arch_jump_analyze(code, sizeof(probed), (uint64_t)(uintptr_t)code,
+					    (uint64_t)(uintptr_t)code, &j, &why), 0), "%s", why.msg);
+	cr_assert(gt(int, arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code,
+						 (uint64_t)(uintptr_t)tramp,
+						 (uint64_t)(uintptr_t)(agent + agent_entry_off),
+						 (uint64_t)(uintptr_t)&site, tramp,
+						 ARCH_AGENT_TRAMP_MAX), 0));
+	cr_assert(eq(int, arch_jump_patch(&j, (uint64_t)(uintptr_t)code,
+					  (uint64_t)(uintptr_t)tramp, code), 0));
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	for (size_t i = 0; i < 3; i++)
+		cr_assert(eq(long, ((long (*)(const char *, long))(uintptr_t)code)(texts[i], 40 + i),
+			     (long)(uintptr_t)texts[i]));
+	/* a bad pointer: the agent's read fails, the process does not */
+	cr_assert(eq(long, ((long (*)(long, long))(uintptr_t)code)(16, 99), 16));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+
+	for (size_t i = 0; i < 4; i++) {
+		const struct agent_rec *rec;
+		size_t len;
+		uint64_t regs[ARCH_DWARF_NREGS] = { 0 };
+		struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS,
+					 .read_mem = direct_read };
+		struct fetch_val want;
+		char buf[64];
+
+		cr_assert(eq(int, ring_peek(ring, (const void **)&rec, &len), 1), "record %zu", i);
+		cr_assert(eq(u32, rec->probe, 7));
+		cr_assert(eq(u32, rec->nvals, 2));
+		cr_assert(eq(u32, rec->pid, (uint32_t)getpid()));
+		cr_assert(eq(u32, rec->tid, (uint32_t)gettid()));
+		cr_assert(eq(u64, rec->addr, (uint64_t)(uintptr_t)code));
+		cr_assert(ge(u64, rec->ts, t0));
+		cr_assert(le(u64, rec->ts, t1));
+		/* the tracer's evaluator on the same registers */
+		regs[5] = i < 3 ? (uint64_t)(uintptr_t)texts[i] : 16;
+		regs[4] = i < 3 ? 40 + i : 99;
+		fetch_prog__run(&progs[0], &ctx, &want, buf, 64);
+		cr_assert(eq(int, rec->vals[0].err, want.err), "record %zu", i);
+		cr_assert(eq(sz, rec->vals[0].len, want.len), "record %zu", i);
+		if (!want.err)
+			cr_assert(eq(int, memcmp((const char *)rec + (uintptr_t)rec->vals[0].str,
+						 want.str, want.len), 0), "record %zu", i);
+		else
+			cr_assert(eq(u64, rec->vals[0].addr, 16));
+		fetch_prog__run(&progs[1], &ctx, &want, buf, 64);
+		cr_assert(eq(u64, rec->vals[1].u, want.u));
+		cr_assert(eq(u64, rec->vals[1].u, i < 3 ? 40 + i : 99));
+		ring_release(ring);
+	}
+	cr_assert(eq(int, ring_peek(ring, &(const void *){ NULL }, &(size_t){ 0 }), 0));
+	munmap(ring, RING_LEN);
+	munmap(span, SPAN);
+}
