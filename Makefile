@@ -389,6 +389,11 @@ $(O)/bench/writers: tests/bench/writers.c $(O)/libptap.a | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< $(O)/libptap.a $(PKG_LIBS)
 
+# The agent's bench runs the agent blob in its own process (tests/bench/agent.c).
+$(O)/bench/agent: tests/bench/agent.c $(O)/libptap.a | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -O2 -pthread -o $@ $< $(O)/libptap.a $(PKG_LIBS)
+
 $(O)/bench/%: tests/bench/%.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -rdynamic -O2 -g -pthread -o $@ $<

@@ -7,7 +7,8 @@
 # Then the cost of --syscalls on the calls it does not list (sys_target.c)
 # and per syscall record; ptap's peak RSS; the time to attach to 64 threads;
 # the time to resolve DWARF in libc (ptap vars against perf probe -V, and a
-# launch with a libc probe).  Figures, not assertions: a row that cannot be
+# launch with a libc probe); the record writers alone; the in-process agent
+# alone.  Figures, not assertions: a row that cannot be
 # measured (a tool missing, not root) says why and the run goes on.
 set -eu
 O=${1:-build}
@@ -423,6 +424,14 @@ BEGIN {
 # the formatter and for the whole writer into /dev/null, write syscalls per
 # 1000 records; it fails if a timed loop allocated.
 "$B/writers" "${BENCH_RECORDS:-1000000}" || echo "bench writers: FAILED (see above)"
+
+# ---- in-process probes: the agent in a process of its own (agent.c) ----------
+# What a hit costs the thread that makes it when the fetch runs in the
+# process (issue 20: not used by record yet), against the ptrace floor above:
+# bench_fn's string argument, and an integer (no memory read), 1 and 8 threads.
+"$B/agent" "${BENCH_AGENT_CALLS:-200000}" || echo "bench agent: FAILED (see above)"
+"$B/agent" "${BENCH_AGENT_CALLS:-200000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||
+	echo "bench agent u64: FAILED (see above)"
 
 read -r load1 _ </proc/loadavg
 echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d);" \

@@ -1,0 +1,167 @@
+/* tests/bench/agent.c: what a hit costs the thread that makes it when the
+ * probe runs in the process (issue 20), with no tracer: bench_fn (a string
+ * argument, as `bench_fn %di:string`) patched with a jump to its agent
+ * trampoline (arch_agent_tramp_build()), the agent blob (agent_blob[]) run
+ * from there, its records drained from the ring by a reader thread.  Per
+ * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
+ * usage: agent [N [u64]]  (default 1000000 calls per thread; u64: the
+ * argument as %di:u64, which reads no memory)
+ * Fails (exit status 1) when a record is missing or wrong. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/agent_blob.h"
+#include "arch/arch.h"
+#include "probes/err.h"
+#include "probes/fetch.h"
+#include "probes/ring.h"
+
+#define SPAN		(64ul << 20)
+#define RING_LEN	(RING_DATA_OFF + (4u << 20))
+#define MAXTHREADS	8
+
+/* bench_fn as bench_target has it: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret */
+static const uint8_t fn_code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5d, 0xc3 };
+
+static long (*fn)(const char *);
+static struct ring *ring;
+static long ncalls;
+static volatile int draining;
+static long drained, bad;
+static int strings = 1;	/* %di:string, else %di:u64 (no memory read) */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *caller(void *arg)
+{
+	const char *s = arg;
+
+	for (long i = 0; i < ncalls; i++)
+		if (fn(s) != (long)(uintptr_t)s)
+			__atomic_fetch_add(&bad, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&draining, __ATOMIC_ACQUIRE)) {
+		const struct agent_rec *rec;
+		size_t len;
+
+		if (!ring_peek(ring, (const void **)&rec, &len)) {
+			sched_yield();
+			continue;
+		}
+		if (rec->nvals != 1 || rec->vals[0].err || (strings && (rec->vals[0].len != 15 ||
+		     memcmp((const char *)rec + (uintptr_t)rec->vals[0].str, "SELECT 1 FROM t", 15))))
+			bad++;
+		drained++;
+		if (ring_release(ring))
+			syscall(202 /* futex */, &ring->released, 1 /* FUTEX_WAKE */, MAXTHREADS);
+	}
+	return NULL;
+}
+
+/* ns per call of NT threads calling fn NCALLS times each (wall time / calls per thread). */
+static double run(int nt)
+{
+	static char str[MAXTHREADS][64];
+	pthread_t th[MAXTHREADS];
+	uint64_t t0;
+
+	for (int i = 0; i < nt; i++)
+		strcpy(str[i], "SELECT 1 FROM t");
+	t0 = now_ns();
+	for (int i = 0; i < nt; i++)
+		pthread_create(&th[i], NULL, caller, str[i]);
+	for (int i = 0; i < nt; i++)
+		pthread_join(th[i], NULL);
+	return (double)(now_ns() - t0) / (double)ncalls;
+}
+
+static double best(int nt)
+{
+	double b = 1e30;
+
+	for (int k = 0; k < 3; k++) {
+		double t = run(nt);
+
+		b = t < b ? t : b;
+	}
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	uint8_t *span = mmap(NULL, SPAN, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
+	struct fetch_prog prog = { .type = { .kind = FT_STRING, .size = 8 } };
+	struct agent_site site;
+	struct ptap_err why = { .pos = -1 };
+	struct arch_jump j;
+	pthread_t rd;
+	double plain[2], in[2];
+	const int nts[2] = { 1, MAXTHREADS };
+	long want;
+
+	ncalls = argc > 1 ? atol(argv[1]) : 1000000;
+	if (argc > 2 && !strcmp(argv[2], "u64")) {
+		strings = 0;
+		prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
+	}
+	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN) < 0 ||
+	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
+		perror("bench agent: setup");
+		return 1;
+	}
+	memcpy(code, fn_code, sizeof(fn_code));
+	memcpy(agent, agent_blob, agent_blob_len);
+	fn = (long (*)(const char *))(uintptr_t)code;
+	for (int k = 0; k < 2; k++)
+		plain[k] = best(nts[k]);
+	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)&prog,
+				    .ring = (uint64_t)(uintptr_t)ring,
+				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 1,
+				    .string_max = 256, .clock = CLOCK_MONOTONIC };
+	if (arch_jump_analyze(code, sizeof(fn_code), (uint64_t)(uintptr_t)code,
+			      (uint64_t)(uintptr_t)code, &j, &why) < 0 ||
+	    arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)tramp,
+				   (uint64_t)(uintptr_t)(agent + agent_entry_off),
+				   (uint64_t)(uintptr_t)&site, tramp, ARCH_AGENT_TRAMP_MAX) < 0 ||
+	    arch_jump_patch(&j, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)tramp, code) < 0) {
+		fprintf(stderr, "bench agent: cannot patch: %s\n", why.msg);
+		return 1;
+	}
+	draining = 1;
+	pthread_create(&rd, NULL, reader, NULL);
+	for (int k = 0; k < 2; k++)
+		in[k] = best(nts[k]);
+	want = 3 * ncalls * (1 + MAXTHREADS);
+	while (__atomic_load_n(&drained, __ATOMIC_ACQUIRE) < want && !bad)
+		usleep(1000);
+	__atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
+	pthread_join(rd, NULL);
+	printf("bench agent: 'bench_fn %%di:%s' run in this process by the agent (no tracer), "
+	       "%ld calls a thread, best of 3\n", strings ? "string" : "u64", ncalls);
+	for (int k = 0; k < 2; k++)
+		printf("  %d thr  untraced %6.1f ns/call | agent %6.1f ns/call | per hit %6.1f ns\n",
+		       nts[k], plain[k], in[k], in[k] - plain[k]);
+	printf("  records %ld of %ld, %ld wrong or lost\n", drained, want, bad + (want - drained));
+	return drained == want && !bad ? 0 : 1;
+}
