@@ -160,8 +160,9 @@ int main(int argc, char **argv)
 	printf("bench agent: 'bench_fn %%di:%s' run in this process by the agent (no tracer), "
 	       "%ld calls a thread, best of 3\n", strings ? "string" : "u64", ncalls);
 	for (int k = 0; k < 2; k++)
-		printf("  %d thr  untraced %6.1f ns/call | agent %6.1f ns/call | per hit %6.1f ns\n",
-		       nts[k], plain[k], in[k], in[k] - plain[k]);
+		printf("  %d thr  untraced %6.1f ns/call | agent %7.1f ns/call | agent - untraced %7.1f ns"
+		       " (wall time of each thread's calls)\n", nts[k], plain[k], in[k],
+		       in[k] - plain[k]);
 	printf("  records %ld of %ld, %ld wrong or lost\n", drained, want, bad + (want - drained));
 	return drained == want && !bad ? 0 : 1;
 }

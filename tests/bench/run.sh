@@ -429,8 +429,8 @@ BEGIN {
 # What a hit costs the thread that makes it when the fetch runs in the
 # process (issue 20: not used by record yet), against the ptrace floor above:
 # bench_fn's string argument, and an integer (no memory read), 1 and 8 threads.
-"$B/agent" "${BENCH_AGENT_CALLS:-200000}" || echo "bench agent: FAILED (see above)"
-"$B/agent" "${BENCH_AGENT_CALLS:-200000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||
+"$B/agent" "${BENCH_AGENT_CALLS:-50000}" || echo "bench agent: FAILED (see above)"
+"$B/agent" "${BENCH_AGENT_CALLS:-50000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||
 	echo "bench agent u64: FAILED (see above)"
 
 read -r load1 _ </proc/loadavg
