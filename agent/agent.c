@@ -96,7 +96,8 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
-	long pid = sys6(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
+	long pid = proc->pid ? (long)proc->pid : sys6(SYS_GETPID, 0, 0, 0, 0, 0, 0);
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
 				 .read_mem = agent_read, .priv = (void *)(intptr_t)pid };
 	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
@@ -115,7 +116,10 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	}
 	if (err)
 		return;		/* the reader is gone (counted), or the record is too large */
-	sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
+	if (proc->gettime)
+		((int (*)(long, struct ts *))(uintptr_t)proc->gettime)(site->clock, &now);
+	else
+		sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
 	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
 	rec->addr = site->addr;
 	rec->pid = (uint32_t)pid;

@@ -15,12 +15,23 @@
 
 #include "probes/fetch.h"
 
-/* One site whose hits the agent records.  PROGS and RING are addresses in the target. */
+/*
+ * What the agent knows of the process it runs in, set by ptap (and again in
+ * a fork child): what spares it a system call on every hit.
+ */
+struct agent_proc {
+	uint64_t gettime;	/* the vDSO's clock_gettime in the target, 0: the system call */
+	uint32_t pid;		/* 0: the system call */
+	uint32_t pad;
+};
+
+/* One site whose hits the agent records.  PROGS, RING and PROC are addresses in the target. */
 struct agent_site {
 	uint64_t progs;		/* NPROGS struct fetch_prog */
 	uint64_t ring;		/* struct ring: the records */
 	uint64_t addr;		/* the site (the record's addr) */
 	uint64_t bias;		/* of its module, for the programs */
+	uint64_t proc;		/* struct agent_proc */
 	uint32_t nprogs;
 	uint32_t probe;		/* ptap's index of the probe */
 	uint32_t string_max;

@@ -105,6 +105,60 @@ int elfimage__from_mem(const void *buf, size_t len, struct elfimage *img)
 	return r;
 }
 
+/* The dynamic symbol NAME of ELF (a function with a value): its st_value. */
+static int find_dynsym(Elf *elf, const char *name, uint64_t *value)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*value = sym.st_value;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int elfimage__dynsym(const void *buf, size_t len, const char *name, uint64_t *off)
+{
+	void *copy = malloc(len);
+	struct elfimage img;
+	uint64_t value;
+	Elf *elf;
+	int r;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)copy, len);
+	r = elf ? image_read(elf, &img) : -ENOEXEC;
+	if (r == 0 && img.nload == 0)
+		r = -ENOEXEC;
+	if (r == 0)
+		r = find_dynsym(elf, name, &value);
+	if (r == 0)
+		*off = value - img.load[0].vaddr;
+	elf_end(elf);
+	free(copy);
+	return r;
+}
+
 static uint64_t page_down(uint64_t v, uint64_t page)
 {
 	return v & ~(page - 1);

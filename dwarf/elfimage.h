@@ -61,6 +61,14 @@ int elfimage__segment(const struct elfimage *img, uint64_t start, uint64_t pgoff
  */
 int elfimage__bss_segment(const struct elfimage *img, uint64_t start, uint64_t bias);
 
+/*
+ * The dynamic symbol NAME of the ELF image BUF[0..LEN) as mapped (the
+ * vDSO: its clock_gettime, which in-process probes call): its offset from
+ * the image's start (st_value less the first PT_LOAD's p_vaddr) into *OFF.
+ * 0, -ENOENT (no such function), -ENOEXEC (not ELF).
+ */
+int elfimage__dynsym(const void *buf, size_t len, const char *name, uint64_t *off);
+
 /* BUILD_ID as lowercase hex into OUT (2 * LEN + 1 bytes). */
 void elfimage__hex(const uint8_t *id, size_t len, char *out);
 

@@ -58,7 +58,11 @@ void ring_commit(void *payload);
  * *PAYLOAD and *LEN, 0 when the next is not committed yet (or none).
  */
 int ring_peek(struct ring *r, const void **payload, size_t *len);
-/* Release the record ring_peek() gave: true when writers wait (wake them on r->released). */
+/*
+ * Release the record ring_peek() gave: true when writers wait.  Wake them
+ * (a futex wake on r->released) once the records there are taken, not at
+ * each: a wake-up per record makes them take turns at every free slot.
+ */
 bool ring_release(struct ring *r);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */
 void ring_close(struct ring *r);

@@ -2,12 +2,15 @@
  * probe runs in the process (issue 20), with no tracer: bench_fn (a string
  * argument, as `bench_fn %di:string`) patched with a jump to its agent
  * trampoline (arch_agent_tramp_build()), the agent blob (agent_blob[]) run
- * from there, its records drained from the ring by a reader thread.  Per
+ * from there, its records drained from the ring by a reader thread; the
+ * process's pid and its vDSO's clock_gettime given to the agent, as ptap
+ * will give them (the tid is still a system call a hit).  Per
  * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
  * usage: agent [N [u64]]  (default 1000000 calls per thread; u64: the
  * argument as %di:u64, which reads no memory)
  * Fails (exit status 1) when a record is missing or wrong. */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/ring.h"
+#include "tracer/host/vdso.h"
 
 #define SPAN		(64ul << 20)
 #define RING_LEN	(RING_DATA_OFF + (4u << 20))
@@ -58,11 +62,18 @@ static void *caller(void *arg)
 static void *reader(void *arg)
 {
 	(void)arg;
+	bool wake = false;
+
+	/* as ptap will: what is there, then one wake-up for the writers waiting */
 	while (__atomic_load_n(&draining, __ATOMIC_ACQUIRE)) {
 		const struct agent_rec *rec;
 		size_t len;
 
 		if (!ring_peek(ring, (const void **)&rec, &len)) {
+			if (wake)
+				syscall(202 /* futex */, &ring->released, 1 /* FUTEX_WAKE */,
+					MAXTHREADS);
+			wake = false;
 			sched_yield();
 			continue;
 		}
@@ -70,8 +81,7 @@ static void *reader(void *arg)
 		     memcmp((const char *)rec + (uintptr_t)rec->vals[0].str, "SELECT 1 FROM t", 15))))
 			bad++;
 		drained++;
-		if (ring_release(ring))
-			syscall(202 /* futex */, &ring->released, 1 /* FUTEX_WAKE */, MAXTHREADS);
+		wake |= ring_release(ring);
 	}
 	return NULL;
 }
@@ -112,6 +122,7 @@ int main(int argc, char **argv)
 	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
 	struct fetch_prog prog = { .type = { .kind = FT_STRING, .size = 8 } };
 	struct agent_site site;
+	struct agent_proc proc = { .pid = (uint32_t)getpid() };
 	struct ptap_err why = { .pos = -1 };
 	struct arch_jump j;
 	pthread_t rd;
@@ -135,7 +146,10 @@ int main(int argc, char **argv)
 	fn = (long (*)(const char *))(uintptr_t)code;
 	for (int k = 0; k < 2; k++)
 		plain[k] = best(nts[k]);
+	if (vdso_gettime(getpid(), &proc.gettime) < 0)
+		proc.gettime = 0;	/* the system call */
 	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)&prog,
+				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 1,
 				    .string_max = 256, .clock = CLOCK_MONOTONIC };

@@ -18,6 +18,7 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/ring.h"
+#include "tracer/host/vdso.h"
 
 #define SPAN	(64ul << 20)	/* code, agent and trampoline within rel32 reach */
 #define RING_LEN	(RING_DATA_OFF + 65536)
@@ -56,6 +57,7 @@ Test(agent, records_what_the_tracer_records)
 	struct ring *ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct agent_site site;
+	struct agent_proc proc = { .pid = (uint32_t)getpid() };
 	struct arch_jump j;
 	struct ptap_err why = { .pos = -1 };
 	static const char *const init[] = { "SELECT 1", "", "a string of some length, to be sure" };
@@ -74,7 +76,9 @@ Test(agent, records_what_the_tracer_records)
 	memcpy(code, probed, sizeof(probed));
 	cr_assert(eq(int, ring_init(ring, RING_LEN), 0));
 	programs(progs);
+	cr_assert(eq(int, vdso_gettime(getpid(), &proc.gettime), 0));
 	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)progs,
+				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 2, .probe = 7,
 				    .string_max = 64, .clock = CLOCK_MONOTONIC };
@@ -134,4 +138,21 @@ Test(agent, records_what_the_tracer_records)
 	cr_assert(eq(int, ring_peek(ring, &(const void *){ NULL }, &(size_t){ 0 }), 0));
 	munmap(ring, RING_LEN);
 	munmap(span, SPAN);
+}
+
+/* The vDSO's clock_gettime, found as ptap finds a target's, tells the time clock_gettime() does. */
+Test(agent, the_vdso_clock)
+{
+	int (*gettime)(clockid_t, struct timespec *);
+	struct timespec a, b, c;
+	uint64_t addr;
+
+	cr_assert(eq(int, vdso_gettime(getpid(), &addr), 0));
+	gettime = (int (*)(clockid_t, struct timespec *))(uintptr_t)addr;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	cr_assert(eq(int, gettime(CLOCK_MONOTONIC, &b), 0));
+	clock_gettime(CLOCK_MONOTONIC, &c);
+	cr_assert(le(i64, a.tv_sec * 1000000000l + a.tv_nsec, b.tv_sec * 1000000000l + b.tv_nsec));
+	cr_assert(le(i64, b.tv_sec * 1000000000l + b.tv_nsec, c.tv_sec * 1000000000l + c.tv_nsec));
+	cr_assert(eq(int, vdso_gettime(999999999, &addr), -ENOENT));
 }
