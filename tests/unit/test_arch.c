@@ -824,6 +824,25 @@ Test(arch_jump, patch_and_trampoline_bytes)
 		     -ERANGE));
 }
 
+/* What exec_fns' F returns when placed in the page at LO. */
+static long exec_want(const struct exec_fn *f, const uint8_t *lo)
+{
+	return f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER) : f->want;
+}
+
+/* Place exec_fns[I] at LO + I * 64 and make its entry a jump site, J: its address. */
+static uint64_t exec_jump_site(uint8_t *lo, size_t i, struct arch_jump *j)
+{
+	const struct exec_fn *f = &exec_fns[i];
+	const uint64_t pc = (uint64_t)(uintptr_t)(lo + i * 64);
+	struct ptap_err why = { .pos = -1 };
+
+	exec_place(lo, i * 64, f);
+	cr_assert(eq(int, arch_jump_analyze(lo + i * 64, f->len, pc, pc, j, &why), 0), "%s: %s",
+		  f->name, why.msg);
+	return pc;
+}
+
 static volatile int jump_traps;
 
 static void on_jump_trap(int sig)
@@ -848,16 +867,10 @@ Test(arch_jump, executes_through_the_trampoline)
 	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
 		const struct exec_fn *f = &exec_fns[i];
 		uint8_t *code = lo + i * 64, *tramp = hi + i * ARCH_SLOT_SIZE;
-		const uint64_t pc = (uint64_t)(uintptr_t)code;
-		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER)
-							: f->want;
 		struct arch_jump j;
-		struct ptap_err why = { .pos = -1 };
-		long got;
+		const uint64_t pc = exec_jump_site(lo, i, &j);
+		long want = exec_want(f, lo), got;
 
-		exec_place(lo, i * 64, f);
-		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, &why), 0),
-			  "%s: %s", f->name, why.msg);
 		cr_assert(ge(int, j.len, 5), "%s", f->name);
 		cr_assert(gt(int, arch_jump_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp, tramp,
 							ARCH_SLOT_SIZE), 0), "%s", f->name);
@@ -906,17 +919,11 @@ Test(arch_agent, calls_the_agent_then_runs_on)
 	for (size_t i = 0; i < ARRAY_SIZE(exec_fns); i++) {
 		const struct exec_fn *f = &exec_fns[i];
 		uint8_t *code = lo + i * 64, *tramp = hi + i * ARCH_AGENT_TRAMP_MAX;
-		const uint64_t pc = (uint64_t)(uintptr_t)code;
-		long want = f->want == WANT_ANSWER_ADDR ? (long)(uintptr_t)(lo + DATA_ANSWER)
-							: f->want;
 		struct arch_jump j;
-		struct ptap_err why = { .pos = -1 };
-		long got;
+		const uint64_t pc = exec_jump_site(lo, i, &j);
+		long want = exec_want(f, lo), got;
 		int n;
 
-		exec_place(lo, i * 64, f);
-		cr_assert(eq(int, arch_jump_analyze(code, f->len, pc, pc, &j, &why), 0),
-			  "%s: %s", f->name, why.msg);
 		n = arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)tramp,
 					   (uint64_t)(uintptr_t)agent_take, 0xc0ffee00 + i, tramp,
 					   ARCH_AGENT_TRAMP_MAX);
