@@ -87,6 +87,15 @@ static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
 		    0);
 }
 
+/* The 32 bits at the thread pointer + OFF (x86-64: %fs). */
+static uint32_t tp_u32(uint32_t off)
+{
+	uint32_t v;
+
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(v) : "r"((uint64_t)off));
+	return v;
+}
+
 struct ts {
 	int64_t sec, nsec;
 };
@@ -123,7 +132,7 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
 	rec->addr = site->addr;
 	rec->pid = (uint32_t)pid;
-	rec->tid = (uint32_t)sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	rec->tid = proc->tid_off ? tp_u32(proc->tid_off) : (uint32_t)sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
 	rec->probe = site->probe;
 	rec->nvals = site->nprogs;
 	bytes = (char *)&rec->vals[site->nprogs];

@@ -22,7 +22,9 @@
 struct agent_proc {
 	uint64_t gettime;	/* the vDSO's clock_gettime in the target, 0: the system call */
 	uint32_t pid;		/* 0: the system call */
-	uint32_t pad;
+	uint32_t tid_off;	/* a thread's tid is the 32 bits at the thread pointer + this
+				 * (glibc's struct pthread, from libc's DWARF:
+				 * dwarf/member.h); 0: the system call */
 };
 
 /* One site whose hits the agent records.  PROGS, RING and PROC are addresses in the target. */

@@ -3,8 +3,8 @@
  * argument, as `bench_fn %di:string`) patched with a jump to its agent
  * trampoline (arch_agent_tramp_build()), the agent blob (agent_blob[]) run
  * from there, its records drained from the ring by a reader thread; the
- * process's pid and its vDSO's clock_gettime given to the agent, as ptap
- * will give them (the tid is still a system call a hit).  Per
+ * process's pid, its vDSO's clock_gettime and where glibc keeps a thread's
+ * tid given to the agent, as ptap will give them.  Per
  * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
  * usage: agent [N [u64]]  (default 1000000 calls per thread; u64: the
  * argument as %di:u64, which reads no memory)
@@ -25,6 +25,7 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/ring.h"
+#include "tracer/host/libctid.h"
 #include "tracer/host/vdso.h"
 
 #define SPAN		(64ul << 20)
@@ -148,6 +149,8 @@ int main(int argc, char **argv)
 		plain[k] = best(nts[k]);
 	if (vdso_gettime(getpid(), &proc.gettime) < 0)
 		proc.gettime = 0;	/* the system call */
+	if (libc_tid_offset(getpid(), &proc.tid_off) < 0)
+		proc.tid_off = 0;	/* the system call */
 	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)&prog,
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,

@@ -18,6 +18,7 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/ring.h"
+#include "tracer/host/libctid.h"
 #include "tracer/host/vdso.h"
 
 #define SPAN	(64ul << 20)	/* code, agent and trampoline within rel32 reach */
@@ -27,6 +28,22 @@
 static const uint8_t probed[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5d, 0xc3 };
 
 
+
+/*
+ * The offset of glibc's struct pthread's tid from the thread pointer, from
+ * the DWARF of this process's libc (libc6-dbg, which scripts/deps.sh
+ * installs), as ptap will find a target's; checked against gettid(2).
+ */
+static uint32_t tid_offset(void)
+{
+	uint32_t off = 0, tid;
+
+	cr_assert(eq(int, libc_tid_offset(getpid(), &off), 0),
+		  "no struct pthread's tid in libc's DWARF (libc6-dbg)");
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(tid) : "r"((uint64_t)off));
+	cr_assert(eq(u32, tid, (uint32_t)gettid()), "%%fs:%#x", off);
+	return off;
+}
 
 /* %di:string and %si:u32, as the resolver would compile them. */
 static void programs(struct fetch_prog *p)
@@ -77,6 +94,7 @@ Test(agent, records_what_the_tracer_records)
 	cr_assert(eq(int, ring_init(ring, RING_LEN), 0));
 	programs(progs);
 	cr_assert(eq(int, vdso_gettime(getpid(), &proc.gettime), 0));
+	proc.tid_off = tid_offset();
 	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)progs,
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
