@@ -46,7 +46,7 @@ struct thread {
 	struct shadow *shadow;	/* return probes' pending calls (NULL: none) */
 	uint64_t home_stack;	/* its own stack, as shadow.h names stacks: the mapping
 				 * holding its TLS block (glibc puts a thread's at the
-				 * top of its stack); 0: not known */
+				 * top of its stack); 0: not looked up yet, 1: none */
 	struct sc_call *sc;	/* --syscalls: the listed call in flight (NULL: none listed) */
 	char **ctx_slot;	/* unscoped --context values, one slot each (syscall.c) */
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */

@@ -601,43 +601,58 @@ int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 	return r < 0 ? r : n;
 }
 
-int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
-			  size_t len)
+/*
+ * J's instructions (from PC) relocated to AT, where DST points, then the
+ * jump back to PC + J->len: at most LEFT bytes.  Bytes written, or -EINVAL
+ * (an instruction that cannot be moved), -ERANGE (too far), -ENOSPC.  The
+ * tail of both trampolines.
+ */
+static int relocate_and_return(const struct arch_jump *j, uint64_t pc, uint64_t at, uint8_t *dst,
+			       size_t left)
 {
-	size_t used = ARCH_BP_LEN + j->len + JMP_REL32_LEN;
 	unsigned int off = 0;
 	int64_t rel;
 
-	if (!j->len || j->len > ARCH_JUMP_MAX)
-		return -EINVAL;
-	if (len < used)
+	if (left < (size_t)j->len + JMP_REL32_LEN)
 		return -ENOSPC;
-	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
-	memcpy(buf, arch_bp_insn, ARCH_BP_LEN);
 	while (off < j->len) {
-		uint8_t *dst = buf + ARCH_BP_LEN + off;
 		struct arch_insn insn;
 
 		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0 ||
 		    insn.step != ARCH_STEP_OOL)
 			return -EINVAL;
-		memcpy(dst, insn.bytes, insn.len);
-		if (insn.riprel) {	/* pc + off + len + old == tramp + 1 + off + len + new */
+		memcpy(dst + off, insn.bytes, insn.len);
+		if (insn.riprel) {	/* pc + off + len + old == at + off + len + new */
 			int64_t disp = (int64_t)get_s32(insn.bytes + insn.disp_off) +
-				       (int64_t)(pc - (tramp + ARCH_BP_LEN));
+				       (int64_t)(pc - at);
 
 			if (!fits_s32(disp))
 				return -ERANGE;
-			put_u32(dst + insn.disp_off, (uint32_t)disp);
+			put_u32(dst + off + insn.disp_off, (uint32_t)disp);
 		}
 		off += insn.len;
 	}
-	rel = (int64_t)((pc + j->len) - (tramp + used));
+	rel = (int64_t)((pc + j->len) - (at + j->len + JMP_REL32_LEN));
 	if (!fits_s32(rel))
 		return -ERANGE;
-	buf[ARCH_BP_LEN + j->len] = 0xe9;
-	put_u32(buf + ARCH_BP_LEN + j->len + 1, (uint32_t)rel);
-	return (int)used;
+	dst[j->len] = 0xe9;
+	put_u32(dst + j->len + 1, (uint32_t)rel);
+	return j->len + JMP_REL32_LEN;
+}
+
+int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
+			  size_t len)
+{
+	int r;
+
+	if (!j->len || j->len > ARCH_JUMP_MAX)
+		return -EINVAL;
+	if (len < (size_t)ARCH_BP_LEN + j->len + JMP_REL32_LEN)
+		return -ENOSPC;
+	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
+	memcpy(buf, arch_bp_insn, ARCH_BP_LEN);
+	r = relocate_and_return(j, pc, tramp + ARCH_BP_LEN, buf + ARCH_BP_LEN, len - ARCH_BP_LEN);
+	return r < 0 ? r : ARCH_BP_LEN + r;
 }
 
 /* ---- in-process probes: the agent's trampoline ------------------------------ */
@@ -707,8 +722,7 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	static const uint8_t call_rax[] = { 0xff, 0xd0 };		/* call *%rax */
 	static const uint8_t rsp_back[] = { 0x48, 0x89, 0xdc };	/* mov %rbx,%rsp */
 	struct emit e = { buf, buf + len };
-	unsigned int off = 0;
-	int64_t rel;
+	int n;
 
 	if (!j->len || j->len > ARCH_JUMP_MAX)
 		return -EINVAL;
@@ -744,36 +758,10 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	emit(&e, &popfq, 1);
 	emit(&e, above_red_zone, sizeof(above_red_zone));
 	/* the relocated instructions, then back */
-	while (e.p && off < j->len) {
-		struct arch_insn insn;
-		uint64_t at = tramp + (uint64_t)(e.p - buf);
-
-		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0 ||
-		    insn.step != ARCH_STEP_OOL)
-			return -EINVAL;
-		if (e.p + insn.len > e.end)
-			return -ENOSPC;
-		memcpy(e.p, insn.bytes, insn.len);
-		if (insn.riprel) {	/* pc + off + len + old == at + len + new */
-			int64_t disp = (int64_t)get_s32(insn.bytes + insn.disp_off) +
-				       (int64_t)(pc + off - at);
-
-			if (!fits_s32(disp))
-				return -ERANGE;
-			put_u32(e.p + insn.disp_off, (uint32_t)disp);
-		}
-		e.p += insn.len;
-		off += insn.len;
-	}
-	if (!e.p || e.p + JMP_REL32_LEN > e.end)
+	if (!e.p)
 		return -ENOSPC;
-	rel = (int64_t)((pc + j->len) - (tramp + (uint64_t)(e.p - buf) + JMP_REL32_LEN));
-	if (!fits_s32(rel))
-		return -ERANGE;
-	e.p[0] = 0xe9;
-	put_u32(e.p + 1, (uint32_t)rel);
-	e.p += JMP_REL32_LEN;
-	return (int)(e.p - buf);
+	n = relocate_and_return(j, pc, tramp + (uint64_t)(e.p - buf), e.p, (size_t)(e.end - e.p));
+	return n < 0 ? n : (int)(e.p - buf) + n;
 }
 
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf)

@@ -163,9 +163,9 @@ static uint64_t stack_id(const struct thread *t, uint64_t slot)
  * How return probe P's frames know a call whose return address is at ADDR:
  * *SLOT on *STACK (shadow.h).  A Go function's stack is its goroutine's (the
  * g register), which Go copies elsewhere to grow it: the slot is taken
- * relative to the stack's top (g's stack.hi), which the copy keeps.
+ * relative to the stack's top (g's stack.hi), which the copy keeps: true.
  */
-static void ret_slot(const struct thread *t, const struct probe *p, const struct fetch_ctx *ctx,
+static bool ret_slot(const struct thread *t, const struct probe *p, const struct fetch_ctx *ctx,
 		     uint64_t addr, uint64_t *slot, uint64_t *stack)
 {
 	uint64_t g = ctx->regs[ARCH_GO_G_DWARF], hi;
@@ -175,10 +175,11 @@ static void ret_slot(const struct thread *t, const struct probe *p, const struct
 	    hi >= addr && hi - addr < (1ull << 40)) {
 		*slot = (1ull << 40) - (hi - addr);
 		*stack = g;
-		return;
+		return true;
 	}
 	*slot = addr;
 	*stack = stack_id(t, addr);
+	return false;
 }
 
 /*
@@ -193,6 +194,7 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 	struct fetch_val addr, *vals;
 	char addrbuf[8];
 	uint64_t ra, slot, stack;
+	bool goroutine;
 	void *data;
 
 	if (!t->shadow)
@@ -203,7 +205,7 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 			 (unsigned long)addr.u);
 		return;
 	}
-	ret_slot(t, p, ctx, addr.u, &slot, &stack);
+	goroutine = ret_slot(t, p, ctx, addr.u, &slot, &stack);
 	/* a loop came back to a site past the prologue: the call has its frame */
 	if (p->rp.ret_past_entry && shadow__has(t->shadow, slot, stack, p))
 		return;
@@ -214,7 +216,7 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
 		return;
 	}
 	f->nvals = (unsigned int)p->rp.nargs;
-	f->own_stack = p->rp.go_stack && stack != stack_id(t, addr.u);
+	f->own_stack = goroutine;
 	f->ra = ra;
 	f->addr = st->addr;
 	f->bias = st->bias;
@@ -430,8 +432,8 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 	ts = session__now(s);
 	arch_regs_to_dwarf(regs, dregs);
 	hit_batch_init(&hb, t);
-	if (t->shadow && !t->home_stack)
-		t->home_stack = stack_id(t, arch_regs_tls(regs));
+	if (t->shadow && !t->home_stack)	/* once: 1 when no mapping holds the TLS block */
+		t->home_stack = stack_id(t, arch_regs_tls(regs)) ?: 1;
 	/* First, what all of them read from memory, at once. */
 	for (int k = 0; k < 2 * st->nprobes; k++) {
 		struct probe *p = hit_probe(s, st, k);
