@@ -11,7 +11,6 @@
 #include "probes/fetch.h"
 #include "probes/ring.h"
 
-#define SYS_GETPID		39
 #define SYS_GETTID		186
 #define SYS_FUTEX		202
 #define SYS_CLOCK_GETTIME	228
@@ -78,7 +77,10 @@ struct iov {
 	uint64_t base, len;
 };
 
-/* The programs' reads: process_vm_readv on the process itself, which fails, not faults. */
+/*
+ * The programs' reads: process_vm_readv on the process itself (named by the
+ * thread's tid, right in a fork child too), which fails, not faults.
+ */
 static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct iov local = { (uint64_t)(uintptr_t)buf, len }, remote = { addr, len };
@@ -106,9 +108,10 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
 	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
-	long pid = proc->pid ? (long)proc->pid : sys6(SYS_GETPID, 0, 0, 0, 0, 0, 0);
+	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
+	long tid = tid_off ? (long)tp_u32(tid_off) : sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
-				 .read_mem = agent_read, .priv = (void *)(intptr_t)pid };
+				 .read_mem = agent_read, .priv = (void *)(intptr_t)tid };
 	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
 	struct agent_rec *rec;
 	struct ts now = { 0, 0 };
@@ -131,8 +134,7 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 		sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
 	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
 	rec->addr = site->addr;
-	rec->pid = (uint32_t)pid;
-	rec->tid = proc->tid_off ? tp_u32(proc->tid_off) : (uint32_t)sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	rec->tid = (uint32_t)tid;
 	rec->probe = site->probe;
 	rec->nvals = site->nprogs;
 	bytes = (char *)&rec->vals[site->nprogs];

@@ -21,10 +21,11 @@
  */
 struct agent_proc {
 	uint64_t gettime;	/* the vDSO's clock_gettime in the target, 0: the system call */
-	uint32_t pid;		/* 0: the system call */
 	uint32_t tid_off;	/* a thread's tid is the 32 bits at the thread pointer + this
 				 * (glibc's struct pthread, from libc's DWARF:
-				 * dwarf/member.h); 0: the system call */
+				 * dwarf/member.h); 0: the system call.  ptap sets it to 0
+				 * while a vfork child runs on its parent's thread pointer */
+	uint32_t pad;
 };
 
 /* One site whose hits the agent records.  PROGS, RING and PROC are addresses in the target. */
@@ -48,8 +49,9 @@ struct agent_site {
 struct agent_rec {
 	uint64_t ts;
 	uint64_t addr;
-	uint32_t tid, pid;
+	uint32_t tid;		/* the process is ptap's to name, from the tid */
 	uint32_t probe, nvals;
+	uint32_t pad;
 	struct fetch_val vals[];
 };
 

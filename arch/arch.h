@@ -177,6 +177,13 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
  * at TRAMP: bytes used, or -ERANGE (too far), -EINVAL, -ENOSPC.
  */
 #define ARCH_AGENT_TRAMP_MAX	384
+/*
+ * The trampoline starts with a jump over its relocated instructions to the
+ * call (jmp rel8): the byte at TRAMP + ARCH_AGENT_TRAMP_ARM written 0, it
+ * jumps to them straight, and FN is called no more.  One byte: a thread
+ * running the trampoline meanwhile takes one way or the other, whole.
+ */
+#define ARCH_AGENT_TRAMP_ARM	1
 int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
 			   uint64_t cookie, uint8_t *buf, size_t len);
 /* The J->len bytes that replace the code at PC: the jump to TRAMP, then int3s.  0 or -ERANGE. */

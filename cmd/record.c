@@ -84,6 +84,9 @@ static const char record_usage[] =
 	"      --no-jumps        launched, a probe whose first instructions allow it is\n"
 	"                        a jump to a trampoline that holds the int3 (no register\n"
 	"                        written at a hit); this makes every probe a plain int3\n"
+	"      --no-agent        launched, a probe at such a jump that records only its\n"
+	"                        arguments is recorded inside the process, by ptap's agent,\n"
+	"                        without stopping the thread; this makes every hit a stop\n"
 	"      --events KINDS    also record, KINDS a comma list (repeatable):\n"
 	"                        task: fork, exec and exit of traced processes;\n"
 	"                        mmap: map changes (mmap, munmap, mprotect, mremap, and\n"
@@ -190,7 +193,7 @@ static int add_req(struct record_opts *o, const char *text)
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
-       OPT_NO_JUMPS };
+       OPT_NO_JUMPS, OPT_NO_AGENT };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -308,6 +311,9 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		return 0;
 	case OPT_NO_JUMPS:
 		o->no_jumps = true;
+		return 0;
+	case OPT_NO_AGENT:
+		s->inproc_on = false;
 		return 0;
 	case OPT_NO_FOLLOW:
 		s->no_follow = true;
@@ -444,6 +450,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
+		{ "no-agent", no_argument, NULL, OPT_NO_AGENT },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1123,7 +1130,8 @@ static int attach_exe(pid_t pid, char *path, size_t len)
 int cmd_record(int argc, char **argv)
 {
 	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC, .cpu = CPU_FOLLOW,
-			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT };
+			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT,
+			     .inproc_on = true };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];
 	int r = parse_args(&s, &o, argc, argv);

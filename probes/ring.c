@@ -119,6 +119,17 @@ bool ring_release(struct ring *r)
 	return __atomic_load_n(&r->waiters, __ATOMIC_ACQUIRE) != 0;
 }
 
+bool ring_skip_abandoned(struct ring *r)
+{
+	uint64_t t = r->tail, h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	struct rec *p = (struct rec *)(data(r) + (t & (size(r) - 1)));
+
+	if (t == h || p->len < sizeof(*p) || p->len > h - t || p->len % RING_ALIGN)
+		return false;
+	ring_release(r);
+	return true;
+}
+
 void ring_close(struct ring *r)
 {
 	__atomic_store_n(&r->reader, 0, __ATOMIC_RELEASE);

@@ -64,6 +64,13 @@ int ring_peek(struct ring *r, const void **payload, size_t *len);
  * each: a wake-up per record makes them take turns at every free slot.
  */
 bool ring_release(struct ring *r);
+/*
+ * The reader, once no writer is left (every process that mapped the ring
+ * exited or exec'd): pass over the next record when it was reserved and
+ * never committed (its writer killed between the two).  True when one was
+ * passed over; false when none is left, or its length was never written.
+ */
+bool ring_skip_abandoned(struct ring *r);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */
 void ring_close(struct ring *r);
 

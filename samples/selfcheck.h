@@ -98,14 +98,16 @@ static inline const volatile unsigned char *selfcheck_jump_target(const unsigned
 
 /*
  * Is AT a jump site: a jump to a trampoline that starts with an int3, or
- * with a nop once tracing ended?  (The jump's last 4 bytes may lie past
- * those compared: the code goes on there.)
+ * with a nop once tracing ended, or -- a probe recorded in the process --
+ * with a short jump (eb) over its relocated instructions to the call of
+ * ptap's agent (0 once tracing ended)?  (The jump's last 4 bytes may lie
+ * past those compared: the code goes on there.)
  */
 static inline int selfcheck_is_jump(const unsigned char *at)
 {
 	const volatile unsigned char *to = selfcheck_jump_target(at);
 
-	return to && (*to == 0xcc || *to == 0x90);
+	return to && (*to == 0xcc || *to == 0x90 || *to == 0xeb);
 }
 
 /*

@@ -26,6 +26,8 @@ struct probe {
 	uint64_t planted;		/* sites planted, over all address spaces */
 	char why[160];			/* why the last planting failed, for the summary */
 	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
+	bool inproc;			/* recorded in the process (engine/inproc.h) where its
+					 * site is a jump; decided before planting */
 	bool rbrk;			/* ptap's own: the dynamic loader's r_brk, no record */
 	/*
 	 * An exit of a return probe's function (cmd/record.c adds one per exit

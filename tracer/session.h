@@ -19,6 +19,8 @@ struct proc;
 struct aspace;
 struct output;
 struct mmapev;
+struct inproc_ghost;
+struct inproc_region;
 
 /* How map changes are seen (README.md, "How it works"). */
 enum mmap_tracking {
@@ -57,6 +59,16 @@ struct session {
 
 	struct probe *probes;
 	int nprobes;
+
+	/* in-process probes (tracer/engine/inproc.h) */
+	bool inproc_on;			/* allowed (--no-agent: not) */
+	struct inproc_region **inproc;	/* the regions mapped in processes, drained */
+	size_t ninproc, inproc_cap;
+	bool inproc_gone;		/* a process exited or exec'd: sweep the regions */
+	uint64_t inproc_bad;		/* records malformed (the process wrote over them) */
+	uint64_t inproc_unknown;	/* records of a thread ptap does not know */
+	struct inproc_ghost *ghosts;	/* threads gone with records still in a ring */
+	size_t nghosts, ghosts_cap;
 
 	/* --syscalls and --context (tracer/events/syscall.c) */
 	uint8_t sc_on[SC_NR_MAX / 8];	/* the selected syscall numbers */

@@ -721,12 +721,23 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	};
 	static const uint8_t call_rax[] = { 0xff, 0xd0 };		/* call *%rax */
 	static const uint8_t rsp_back[] = { 0x48, 0x89, 0xdc };	/* mov %rbx,%rsp */
-	struct emit e = { buf, buf + len };
+	struct emit e;
 	int n;
 
 	if (!j->len || j->len > ARCH_JUMP_MAX)
 		return -EINVAL;
+	if (len < 2)
+		return -ENOSPC;
 	memset(buf, 0xcc, len);
+	/* the relocated instructions right after the switch, the call to FN after them */
+	n = relocate_and_return(j, pc, tramp + 2, buf + 2, len - 2);
+	if (n < 0)
+		return n;
+	if (n > 127)
+		return -ENOSPC;
+	buf[0] = 0xeb;			/* jmp rel8: ARCH_AGENT_TRAMP_ARM */
+	buf[ARCH_AGENT_TRAMP_ARM] = (uint8_t)n;
+	e = (struct emit){ buf + 2 + n, buf + len };
 	emit(&e, below_red_zone, sizeof(below_red_zone));
 	emit(&e, &pushfq, 1);
 	emit(&e, frame_down, sizeof(frame_down));
@@ -757,11 +768,15 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	emit(&e, frame_up, sizeof(frame_up));
 	emit(&e, &popfq, 1);
 	emit(&e, above_red_zone, sizeof(above_red_zone));
-	/* the relocated instructions, then back */
-	if (!e.p)
-		return -ENOSPC;
-	n = relocate_and_return(j, pc, tramp + (uint64_t)(e.p - buf), e.p, (size_t)(e.end - e.p));
-	return n < 0 ? n : (int)(e.p - buf) + n;
+	/* back to the relocated instructions */
+	{
+		uint8_t jmp[JMP_REL32_LEN] = { 0xe9 };
+		uint64_t at = tramp + (uint64_t)(e.p ? e.p - buf : 0) + JMP_REL32_LEN;
+
+		put_u32(jmp + 1, (uint32_t)(int32_t)(int64_t)(tramp + 2 - at));
+		emit(&e, jmp, sizeof(jmp));
+	}
+	return e.p ? (int)(e.p - buf) : -ENOSPC;
 }
 
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf)

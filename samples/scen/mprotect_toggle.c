@@ -5,12 +5,13 @@
  * read-execute TOGGLES times (the content never changes; the page stays
  * executable, since the other thread runs code there).  Meanwhile the main
  * thread calls probe_me(i, "toggle") with i = 0, 1, 2... until the toggler
- * is done, then once more.  A tracer probing probe_me must record every
+ * is done (up to 64 calls between two toggles), then once more.  A tracer probing probe_me must record every
  * call, a = 0..calls-1 in order.  Says on fd 3, if open, "calls N" and
  * "toggles N"; exits 0 when every mprotect and result was right, 1 if not. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,7 +20,12 @@
 #include "../selfcheck.h"
 
 static atomic_int done;
+static atomic_long toggled;	/* toggles made so far */
 static long toggles = 10000, failed_toggles;
+
+/* Calls between two toggles, at most: a probe recorded without a stop is far
+ * quicker than the toggler's mprotects, which a tracer stops. */
+#define CALLS_PER_TOGGLE	64
 
 /* The probed function: a + the first byte of s. */
 __attribute__((noinline)) long probe_me(long a, const char *s)
@@ -40,6 +46,7 @@ static void *toggler(void *arg)
 			failed_toggles++;
 			break;
 		}
+		atomic_store(&toggled, i + 1);
 	}
 	atomic_store(&done, 1);
 	return arg;
@@ -56,9 +63,16 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, toggler, NULL))
 		return 2;
 	do {
-		if (probe_me(calls, "toggle") != calls + 't')
-			bad++;
-		calls++;
+		long seen = atomic_load(&toggled);
+
+		for (int k = 0; k < CALLS_PER_TOGGLE && atomic_load(&toggled) == seen &&
+				!atomic_load(&done); k++) {
+			if (probe_me(calls, "toggle") != calls + 't')
+				bad++;
+			calls++;
+		}
+		while (atomic_load(&toggled) == seen && !atomic_load(&done))
+			sched_yield();
 	} while (!atomic_load(&done));
 	pthread_join(t, NULL);
 	if (probe_me(calls, "toggle") != calls + 't')

@@ -3,7 +3,7 @@
  * argument, as `bench_fn %di:string`) patched with a jump to its agent
  * trampoline (arch_agent_tramp_build()), the agent blob (agent_blob[]) run
  * from there, its records drained from the ring by a reader thread; the
- * process's pid, its vDSO's clock_gettime and where glibc keeps a thread's
+ * process's vDSO's clock_gettime and where glibc keeps a thread's
  * tid given to the agent, as ptap will give them.  Per
  * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
  * usage: agent [N [u64]]  (default 1000000 calls per thread; u64: the
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
 	struct fetch_prog prog = { .type = { .kind = FT_STRING, .size = 8 } };
 	struct agent_site site;
-	struct agent_proc proc = { .pid = (uint32_t)getpid() };
+	struct agent_proc proc = { 0 };
 	struct ptap_err why = { .pos = -1 };
 	struct arch_jump j;
 	pthread_t rd;

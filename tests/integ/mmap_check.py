@@ -156,9 +156,13 @@ def apply(table, r):
 
 
 def merged(table):
-    """File mappings only, adjacent pieces of one file merged as the kernel shows them."""
+    """File mappings only, adjacent pieces of one file merged as the kernel shows them.
+    ptap's own region shared with its agent (a memfd) is not the program's: as its
+    anonymous scratch pages, it is no map event."""
     out = []
-    for e in sorted((e for e in table if e["inode"]), key=lambda e: e["start"]):
+    for e in sorted((e for e in table if e["inode"] and
+                     not (e["file"] or "").startswith("/memfd:ptap-agent")),
+                    key=lambda e: e["start"]):
         p = out[-1] if out else None
         if p and p["end"] == e["start"] and p["inode"] == e["inode"] and p["dev"] == e["dev"] \
                 and p["prot"] == e["prot"] and p["shared"] == e["shared"] \

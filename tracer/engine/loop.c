@@ -20,6 +20,7 @@
 #include "probes/record.h"
 #include "tracer/engine/detach.h"
 #include "tracer/engine/hit.h"
+#include "tracer/engine/inproc.h"
 #include "tracer/engine/loop.h"
 #include "tracer/engine/mapsync.h"
 #include "tracer/engine/plant.h"
@@ -179,6 +180,12 @@ static void on_stop(struct session *s, struct thread *t, int status)
 		thread__resume(t, 0);	/* should not happen: a held child that was not held */
 		return;
 	}
+	/* the agent's own system calls (a futex, a read): not the program's */
+	if ((st.kind == STOP_SC_ENTRY || st.kind == STOP_SECCOMP || st.kind == STOP_SC_EXIT) &&
+	    inproc_owns_pc(t->as, st.sc.instruction_pointer)) {
+		thread__resume(t, 0);
+		return;
+	}
 	switch (st.kind) {
 	case STOP_SC_ENTRY:	/* --mmap-tracking=syscall: what the seccomp stop does when launched */
 		syscall_enter(s, t, (long)st.sc.entry.nr, st.sc.entry.args, st.sc.stack_pointer);
@@ -223,6 +230,7 @@ static void on_stop(struct session *s, struct thread *t, int status)
 static void end_tracing(struct session *s)
 {
 	loop_end = 0;
+	inproc_end(s);
 	if (s->attach)
 		detach_all(s);
 	else if (!s->unplanted)
@@ -237,11 +245,13 @@ static void end_tracing(struct session *s)
  */
 /* Set by the flush timer's handler: write the records the output holds. */
 static volatile sig_atomic_t loop_flush;
+/* Set by the drain timer's: take the records the agent wrote in the processes. */
+static volatile sig_atomic_t loop_drain;
 
 static pid_t wait_any(int *st)
 {
 	static const volatile sig_atomic_t *const flags[] = { &loop_end, &loop_stop_sig,
-							      &loop_flush, NULL };
+							      &loop_flush, &loop_drain, NULL };
 	long r = arch_wait4_cancellable(-1, st, __WALL, flags);
 
 	if (r < 0) {
@@ -304,15 +314,61 @@ static void flush_due(struct session *s)
 	output__flush(s->out);
 }
 
-int loop_run(struct session *s)
+/*
+ * In-process probes record without a stop, so nothing wakes the loop for
+ * them: while a region is mapped, a timer does every DRAIN_NS.  A thread
+ * that finds its ring full waits for a drain (agent/agent.c): at most that
+ * long.  Every wait status is preceded by a drain too (inproc.h: order).
+ */
+#define DRAIN_NS	2000000L
+
+static timer_t drain_timer;
+static bool drain_timer_on, drain_timer_made;
+
+static void on_drain_timer(int sig, siginfo_t *si, void *uc)
 {
-	flush_timer_init();
+	(void)sig;
+	(void)si;
+	loop_drain = 1;
+	loop_signal(uc);
+}
+
+static void drain_timer_start(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_drain_timer,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN + 1 };
+	struct itimerspec it = { .it_value = { .tv_nsec = DRAIN_NS },
+				 .it_interval = { .tv_nsec = DRAIN_NS } };
+
+	sigemptyset(&sa.sa_mask);
+	drain_timer_on = true;	/* tried once */
+	if (sigaction(SIGRTMIN + 1, &sa, NULL) < 0 ||
+	    !(drain_timer_made = timer_create(CLOCK_MONOTONIC, &ev, &drain_timer) == 0) ||
+	    timer_settime(drain_timer, 0, &it, NULL) < 0)
+		pr_warn("no drain timer (%s): in-process records are written only at the next "
+			"stop\n", strerror(errno));
+}
+
+static void drain(struct session *s)
+{
+	loop_drain = 0;
+	if (inproc_drain(s))
+		flush_timer_arm();
+}
+
+static int loop_events(struct session *s)
+{
 	while (s->nthreads > 0) {
 		struct thread *t;
 		int st;
 		pid_t pid;
 
 		flush_due(s);
+		if (!drain_timer_on && inproc_active(s))
+			drain_timer_start();
+		if (loop_drain)
+			drain(s);
 
 		if (loop_end || (output__error(s->out) == EPIPE && !s->unplanted)) {
 			end_tracing(s);
@@ -324,6 +380,8 @@ int loop_run(struct session *s)
 			pid = wait_any(&st);
 		if (pid > 0)
 			flush_timer_arm();
+		if (pid > 0 && inproc_active(s))
+			drain(s);	/* what the thread recorded before this stop, first */
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -332,6 +390,7 @@ int loop_run(struct session *s)
 			return -errno;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			inproc_note_gone(s);
 			on_gone(s, pid, st);
 			continue;
 		}
@@ -343,4 +402,17 @@ int loop_run(struct session *s)
 			on_stop(s, t, st);
 	}
 	return 0;
+}
+
+int loop_run(struct session *s)
+{
+	int r;
+
+	flush_timer_init();
+	r = loop_events(s);
+	if (drain_timer_made)
+		timer_delete(drain_timer);
+	drain_timer_on = drain_timer_made = false;
+	inproc_fini(s);		/* the records of processes that just ended */
+	return r;
 }

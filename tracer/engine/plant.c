@@ -13,6 +13,7 @@
 #include "probes/array.h"
 #include "probes/log.h"
 #include "tracer/engine/inject.h"
+#include "tracer/engine/inproc.h"
 #include "tracer/engine/plant.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
@@ -23,10 +24,19 @@
 
 #define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */
 
-/* Can code in [LO, HI) and a slot at SLOT reach each other with rel32? */
-static bool reachable(uint64_t slot, uint64_t lo, uint64_t hi)
+/* An agent trampoline's slot (a whole number of ARCH_SLOT_SIZE slots). */
+#define AGENT_SLOT	((ARCH_AGENT_TRAMP_MAX + ARCH_SLOT_SIZE - 1) / ARCH_SLOT_SIZE * ARCH_SLOT_SIZE)
+
+/* The bytes of ST's slot. */
+static size_t slot_len(const struct site *st)
 {
-	int64_t a = (int64_t)(slot + ARCH_SLOT_SIZE - lo), b = (int64_t)(hi - slot);
+	return st->agent ? AGENT_SLOT : ARCH_SLOT_SIZE;
+}
+
+/* Can code in [LO, HI) and a slot of LEN bytes at SLOT reach each other with rel32? */
+static bool reachable(uint64_t slot, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	int64_t a = (int64_t)(slot + len - lo), b = (int64_t)(hi - slot);
 
 	return a <= (int64_t)ARCH_OOL_REACH && a >= -(int64_t)ARCH_OOL_REACH &&
 	       b <= (int64_t)ARCH_OOL_REACH && b >= -(int64_t)ARCH_OOL_REACH;
@@ -104,7 +114,7 @@ static int scratch_map(struct session *s, struct thread *t, uint64_t lo, uint64_
 }
 
 static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t hi,
-		      uint64_t *slot)
+		      uint64_t len, uint64_t *slot)
 {
 	struct aspace *as = t->as;
 	struct scratch *sc = NULL;
@@ -113,13 +123,13 @@ static int slot_alloc(struct session *s, struct thread *t, uint64_t lo, uint64_t
 	for (size_t i = 0; i < as->nscratch && !sc; i++) {
 		struct scratch *c = &as->scratch[i];
 
-		if (c->used + ARCH_SLOT_SIZE <= c->len && reachable(c->start + c->used, lo, hi))
+		if (c->used + len <= c->len && reachable(c->start + c->used, len, lo, hi))
 			sc = c;
 	}
 	if (!sc && (r = scratch_map(s, t, lo, hi, &sc)) < 0)
 		return r;
 	*slot = sc->start + sc->used;
-	sc->used += ARCH_SLOT_SIZE;
+	sc->used += len;
 	return 0;
 }
 
@@ -221,26 +231,38 @@ static void report_glob_fails(struct session *s, const struct thread *t)
 }
 
 /*
- * ST's slot, reachable from its module: the out-of-line copy of its
- * instruction, or for a jump site its trampoline (the jump itself is
- * written by the caller, once the site is in the table).
+ * The code of ST's slot into BUF (slot_len(ST) bytes): the out-of-line copy
+ * of its instruction, or a jump site's trampoline -- one that traps, or one
+ * that calls the agent.  Bytes used, or -errno.
+ */
+static int slot_build(const struct site *st, uint8_t *buf)
+{
+	if (st->agent)
+		return arch_agent_tramp_build(&st->jump, st->addr, st->slot, st->agent_fn,
+					      st->agent, buf, AGENT_SLOT);
+	if (st->jump.len)
+		return arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf, ARCH_SLOT_SIZE);
+	return arch_ool_build(&st->insn, st->slot, buf, ARCH_SLOT_SIZE);
+}
+
+/*
+ * ST's slot, reachable from its module (the jump itself is written by the
+ * caller, once the site is in the table).
  */
 static int prepare_slot(struct session *s, struct thread *t, struct site *st,
 			uint64_t dev, uint64_t ino)
 {
-	uint8_t buf[ARCH_SLOT_SIZE];
+	uint8_t buf[AGENT_SLOT];
 	uint64_t lo, hi;
 	int r;
 
 	module_span(t->as->mt, dev, ino, &lo, &hi);
-	r = slot_alloc(s, t, lo, hi, &st->slot);
+	r = slot_alloc(s, t, lo, hi, slot_len(st), &st->slot);
 	if (r == 0)
-		r = st->jump.len ? arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf,
-							 sizeof(buf))
-				 : arch_ool_build(&st->insn, st->slot, buf, sizeof(buf));
+		r = slot_build(st, buf);
 	if (r >= 0)
-		r = mem_write(t->as->memfd, st->slot, buf, sizeof(buf));
-	if (r >= 0 && st->jump.len)
+		r = mem_write(t->as->memfd, st->slot, buf, slot_len(st));
+	if (r >= 0 && st->jump.len && !st->agent)
 		aspace__set_slot_owner(t->as, st->slot, st->addr);
 	return r < 0 ? r : 0;
 }
@@ -285,13 +307,15 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
 		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
+	if (st.jump.len && p->inproc && !t->quiet && (r = inproc_site(s, t, &st, p)) == -ESRCH)
+		return r;
 	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
 		if (r == -ESRCH)
 			return r;
 		pr_debug("%s: no trampoline at 0x%lx (%s): an int3 instead\n", p->event,
 			 (unsigned long)addr, strerror(-r));
 		memset(&st.jump, 0, sizeof(st.jump));
-		st.slot = 0;
+		st.slot = st.agent = st.agent_fn = 0;
 	}
 	if (!st.jump.len && st.insn.step == ARCH_STEP_OOL &&
 	    (r = prepare_slot(s, t, &st, dev, ino)) < 0)
@@ -305,7 +329,8 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		return plant_fail(p, t, addr, "cannot write the breakpoint: %s", strerror(-r));
 	p->planted++;
 	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
-		 st.jump.len ? "jump" : st.slot ? "out of line" : "emulated");
+		 st.agent ? "in-process" : st.jump.len ? "jump" : st.slot ? "out of line" :
+		 "emulated");
 	return 1;
 }
 
@@ -355,6 +380,16 @@ void plant_decide_jumps(struct session *s, bool allow)
 			    s->probes[i].rp.vaddr == s->probes[j].rp.vaddr &&
 			    !s->probes[j].rp.jump.len)
 				s->probes[i].rp.jump.len = 0;
+	/* in the process: a site of one probe (the agent records one) */
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+
+		p->inproc = inproc_probe_ok(s, p);
+		for (int j = 0; j < s->nprobes && p->inproc; j++)
+			if (j != i && same_file(p, &s->probes[j]) &&
+			    s->probes[j].rp.vaddr == p->rp.vaddr)
+				p->inproc = false;
+	}
 }
 
 /* Where P lands in executable mapping E, or 0 when E does not hold it. */
@@ -373,6 +408,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 
 	if (t->as->unplanted || s->unplanted)
 		return 0;
+	inproc_libs_mapped(t);
 	for (int i = 0; i < s->nprobes && r >= 0; i++) {
 		struct probe *p = &s->probes[i];
 
@@ -402,7 +438,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 bool plant_site_in_memory(struct thread *c, struct site *st)
 {
 	const struct map_entry *e = maptab__find(c->as->mt, st->addr);
-	uint8_t want[ARCH_SLOT_SIZE], now[ARCH_SLOT_SIZE];
+	uint8_t want[AGENT_SLOT], now[AGENT_SLOT];
 
 	if (!e || probe_addr_in(st->probes[0], e) != st->addr)
 		return false;
@@ -412,19 +448,18 @@ bool plant_site_in_memory(struct thread *c, struct site *st)
 
 		return arch_jump_patch(&st->jump, st->addr, st->slot, patch) == 0 &&
 		       mem_read(c->tid, st->addr, now, st->jump.len) == st->jump.len &&
-		       !memcmp(now, patch, st->jump.len) &&
-		       arch_jump_tramp_build(&st->jump, st->addr, st->slot, want, sizeof(want)) > 0 &&
-		       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
-		       !memcmp(now, want, sizeof(now));
+		       !memcmp(now, patch, st->jump.len) && slot_build(st, want) > 0 &&
+		       mem_read(c->tid, st->slot, now, slot_len(st)) == (ssize_t)slot_len(st) &&
+		       !memcmp(now, want, slot_len(st));
 	}
 	if (mem_read(c->tid, st->addr, now, ARCH_BP_LEN) != ARCH_BP_LEN ||
 	    memcmp(now, arch_bp_insn, ARCH_BP_LEN))
 		return false;
 	if (!st->slot)
 		return true;
-	return arch_ool_build(&st->insn, st->slot, want, sizeof(want)) >= 0 &&
-	       mem_read(c->tid, st->slot, now, sizeof(now)) == sizeof(now) &&
-	       !memcmp(now, want, sizeof(now));
+	return slot_build(st, want) >= 0 &&
+	       mem_read(c->tid, st->slot, now, ARCH_SLOT_SIZE) == ARCH_SLOT_SIZE &&
+	       !memcmp(now, want, ARCH_SLOT_SIZE);
 }
 
 int plant_fork_fixup(struct session *s, struct thread *c)
@@ -442,6 +477,7 @@ int plant_fork_fixup(struct session *s, struct thread *c)
 		else
 			aspace__kill_site(as, i);	/* an int3 left there heals on a hit */
 	}
+	inproc_fork_fixup(c);
 	/* Scratch pages the parent mapped after the fork are not in the child. */
 	for (i = 0; i < as->nscratch; i++)
 		if (maptab__find(as->mt, as->scratch[i].start))
@@ -464,6 +500,15 @@ static void restore_site(struct aspace *as, const struct site *st, bool live, bo
 	const struct map_entry *e = maptab__find(as->mt, st->addr);
 	uint8_t now[ARCH_MAX_INSN];
 
+	if (st->agent && running) {	/* its trampoline calls the agent no more */
+		static const uint8_t off = 0;
+
+		if (pread(as->memfd, now, 1, (off_t)(st->slot + ARCH_AGENT_TRAMP_ARM)) == 1 &&
+		    now[0] && mem_write(as->memfd, st->slot + ARCH_AGENT_TRAMP_ARM, &off, 1) < 0)
+			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
+				(unsigned long)st->slot);
+		return;
+	}
 	if (st->jump.len && running) {	/* its trampoline's int3 becomes a nop */
 		static const uint8_t nop = 0x90;
 

@@ -16,6 +16,7 @@
 #include "probes/err.h"
 #include "probes/log.h"
 #include "tracer/engine/hit.h"
+#include "tracer/engine/inproc.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/shadow.h"
@@ -45,6 +46,7 @@ struct thread *tasks_add(struct session *s, pid_t tid, pid_t tgid, struct aspace
 void tasks_forget(struct session *s, struct thread *t)
 {
 	syscall_unfinished(s, t);	/* never seen to return: recorded so */
+	inproc_thread_gone(s, t);
 	syscall_thread_free(t);
 	thread__remove(s, t);
 }
@@ -102,7 +104,9 @@ void tasks_exec(struct session *s, struct thread *t)
 	thread__for_each(s, drop_siblings, t);
 	if (exec_refused(s, t))
 		return;
+	inproc_note_gone(s);
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
+		inproc_vfork(t, false);
 		aspace__put(t->as);
 		t->as = NULL;
 		r = aspace__new(t->tgid, &as);
@@ -204,6 +208,8 @@ struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
 	aspace__put(c->as);	/* seized while attaching, before this event came */
 	c->as = child_aspace(t, pid, flags);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
+	if ((flags & CLONE_VM) && !(flags & CLONE_THREAD))	/* on its parent's thread pointer */
+		inproc_vfork(t, true);
 	/* a fork child's stack is a copy: its pending calls return in it too */
 	if (c->shadow && t->shadow && !(flags & CLONE_VM))
 		shadow__copy(c->shadow, t->shadow);

@@ -54,6 +54,10 @@ int aspace__clone(const struct aspace *as, pid_t child, struct aspace **out)
 	c->syscall_pc = as->syscall_pc;
 	c->unplanted = as->unplanted;
 	c->no_inject = as->no_inject;
+	c->inproc = as->inproc;		/* shared memory: the child's records go to the same ring */
+	c->agent_lo = as->agent_lo;
+	c->agent_hi = as->agent_hi;
+	c->inproc_failed = as->inproc_failed;
 	r = c->mt ? 0 : -ENOMEM;
 	if (!r)
 		r = copy_array((void **)&c->sites, as->sites, as->nsites, sizeof(*as->sites));
@@ -91,6 +95,9 @@ static void aspace__clear(struct aspace *as)
 	as->scratch = NULL;
 	as->nsites = as->sites_cap = as->nscratch = as->scratch_cap = 0;
 	as->syscall_pc = 0;
+	as->inproc = NULL;
+	as->agent_lo = as->agent_hi = 0;
+	as->inproc_failed = false;
 	if (as->mt)
 		maptab__clear(as->mt);
 	if (as->memfd >= 0)

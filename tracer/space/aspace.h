@@ -13,6 +13,7 @@
 
 struct probe;
 struct maptab;
+struct inproc_region;
 
 #define SITE_MAX_PROBES	8
 #define ASPACE_MAX_DEAD	256
@@ -35,6 +36,12 @@ struct site {
 	 * mapping just made, launched).  LEN 0: an int3 at ADDR.
 	 */
 	struct arch_jump jump;
+	/*
+	 * In-process (engine/inproc.h): the jump site's trampoline calls the
+	 * agent at AGENT_FN with the struct agent_site at AGENT, both in the
+	 * process; no trap.  0: the trampoline traps.
+	 */
+	uint64_t agent, agent_fn;
 };
 
 struct scratch {
@@ -64,6 +71,15 @@ struct aspace {
 	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
 	bool moving;		/* detach: a thread of it is let run to a stop it can unmap from */
 	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
+	/*
+	 * In-process probes (engine/inproc.h): the region shared with ptap
+	 * mapped here (a fork child shares its parent's), NULL: none; the
+	 * agent's code at [AGENT_LO, AGENT_HI); INPROC_FAILED: it could not be
+	 * mapped (said once), the probes here trap.
+	 */
+	struct inproc_region *inproc;
+	uint64_t agent_lo, agent_hi;
+	bool inproc_failed;
 };
 
 /* A new, empty address space for PID.  0 or -errno. */

@@ -1,0 +1,632 @@
+/* tracer/engine/inproc.c: in-process probes, ptap's side (inproc.h).
+ *
+ * A process's region is made through one of its threads, stopped where a
+ * system call can be run in it (inject.h): an anonymous executable mapping
+ * gets the agent's bytes (written through /proc/PID/mem); memfd_create(2)
+ * and mmap(2) in the process make the shared region, which ptap maps too
+ * through /proc/PID/fd/N before the process closes that descriptor.  The
+ * process is left with two mappings of ours and no descriptor; both
+ * mappings are in the address space's scratch list, so that detach unmaps
+ * them as it unmaps the trampolines' pages.
+ *
+ * Everything ptap reads from the region was written by the process, so it
+ * is checked before use: a record with a probe, a count or a string out of
+ * bounds is counted and dropped, never followed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/agent_blob.h"
+#include "arch/arch.h"
+#include "probes/array.h"
+#include "probes/log.h"
+#include "probes/record.h"
+#include "probes/ring.h"
+#include "tracer/engine/inject.h"
+#include "tracer/engine/inproc.h"
+#include "tracer/events/output.h"
+#include "tracer/host/libctid.h"
+#include "tracer/host/vdso.h"
+#include "tracer/probe.h"
+#include "tracer/session.h"
+#include "tracer/space/aspace.h"
+#include "tracer/space/maptab.h"
+#include "tracer/space/mem.h"
+#include "tracer/thread.h"
+
+/* The region: the process's struct agent_proc, the sites and their programs, the ring. */
+#define PROC_LEN	4096ULL
+#define SITES_LEN	(256ULL << 10)
+#define RING_BYTES	(4ULL << 20)
+#define SITES_OFF	PROC_LEN
+#define RING_OFF	(SITES_OFF + SITES_LEN)
+#define REGION_LEN	((RING_OFF + RING_DATA_OFF + RING_BYTES + 4095) / 4096 * 4096)
+#define AGENT_NAME	"ptap-agent"
+
+struct inproc_region {
+	int fd;			/* ptap's descriptor of the memfd */
+	char *local;		/* the region, as ptap maps it */
+	uint64_t base;		/* as the process (and its fork children) map it */
+	uint64_t used;		/* bytes of the sites' area handed out */
+	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
+	pid_t pid;		/* the process that made it, for messages */
+	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
+	bool tid_tried;		/* libc's struct pthread looked for (once its libc is mapped) */
+	bool live;		/* an address space maps it (inproc_note_gone()'s sweep) */
+};
+
+/* A thread gone whose records may still be in its region's ring, before HEAD. */
+struct inproc_ghost {
+	pid_t tid, tgid;
+	char comm[17];
+	const struct inproc_region *rg;
+	uint64_t head;
+};
+
+static struct agent_proc *proc_of(const struct inproc_region *rg)
+{
+	return (struct agent_proc *)rg->local;
+}
+
+static struct ring *ring_of(const struct inproc_region *rg)
+{
+	return (struct ring *)(rg->local + RING_OFF);
+}
+
+/* The largest record P's hits make, as the agent sizes it. */
+static size_t record_len(const struct session *s, const struct probe *p)
+{
+	size_t len = sizeof(struct agent_rec) + (size_t)p->rp.nargs * sizeof(struct fetch_val);
+
+	for (int i = 0; i < p->rp.nargs; i++)
+		len += fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+	return len;
+}
+
+/* The dynamic loader runs before the thread pointer the agent reads is set up. */
+static bool is_loader(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5) ||
+	       !strncmp(base, "ld-", 3);
+}
+
+bool inproc_probe_ok(const struct session *s, const struct probe *p)
+{
+	/* a ring holds records of up to a quarter of its size */
+	return s->inproc_on && !s->attach && p->rp.jump.len && !p->rbrk && !p->hidden &&
+	       !p->ctx1 && !p->exit_of && !p->rp.retprobe && !p->rp.fpregs &&
+	       !is_loader(p->module) && record_len(s, p) + 64 <= RING_BYTES / 4;
+}
+
+bool inproc_owns_pc(const struct aspace *as, uint64_t pc)
+{
+	return as && pc >= as->agent_lo && pc < as->agent_hi;
+}
+
+bool inproc_active(const struct session *s)
+{
+	return s->ninproc > 0;
+}
+
+/* Run NR(A0..A5) in T: the call's return value, or the failure to run it (-ESRCH: T gone). */
+static long run(struct session *s, struct thread *t, long nr, uint64_t a0, uint64_t a1,
+		uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, a5 };
+	long ret;
+	int r = inject_syscall(s, t, nr, args, &ret);
+
+	return r < 0 ? r : ret;
+}
+
+/* Add [START, START+LEN) to AS's table and scratch list: detach unmaps it. */
+static int note_mapping(struct aspace *as, uint64_t start, uint64_t len, int prot, int flags,
+			const struct stat *sb)
+{
+	struct map_entry e = { .start = start, .end = start + len, .prot = prot, .flags = flags,
+			       .path = "[ptap]" };
+	int r = array_grow((void **)&as->scratch, &as->scratch_cap, sizeof(*as->scratch),
+			   as->nscratch + 1);
+
+	if (r < 0)
+		return r;
+	if (sb) {
+		e.dev = sb->st_dev;
+		e.ino = sb->st_ino;
+	}
+	/* USED = LEN: no trampoline is placed here */
+	as->scratch[as->nscratch++] = (struct scratch){ .start = start, .len = len, .used = len };
+	return maptab__insert(as->mt, &e);
+}
+
+/* Where glibc keeps a thread's tid, once T's process has mapped its libc: the agent's fast tid. */
+static void find_tid_off(struct inproc_region *rg, struct thread *t)
+{
+	uint32_t off = 0;
+	bool libc = false;
+
+	if (rg->tid_tried)
+		return;
+	for (size_t i = 0; i < maptab__count(t->as->mt) && !libc; i++) {
+		const char *path = maptab__at(t->as->mt, i)->path;
+
+		libc = path && strstr(path, "/libc.so");
+	}
+	if (!libc)
+		return;
+	rg->tid_tried = true;
+	if (libc_tid_offset(t->tgid, &off) < 0) {
+		pr_debug("pid %d: no struct pthread in its libc's DWARF: the agent asks the kernel "
+			 "for the tid at each hit\n", t->tgid);
+		return;
+	}
+	rg->tid_off = off;
+	__atomic_store_n(&proc_of(rg)->tid_off, off, __ATOMIC_RELEASE);
+}
+
+/*
+ * Is PID in ptap's pid namespace?  The agent names a thread by the tid its
+ * own namespace gives it (glibc's, or gettid(2)'s), ptap by its own.
+ */
+static bool same_pidns(pid_t pid)
+{
+	struct stat a, b;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat("/proc/self/ns/pid", &a) < 0 || stat(path, &b) < 0)
+		return false;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * Map the agent and a region into T's process.  0, or -errno with nothing
+ * of ours left in it (-ESRCH: T is gone, and the process with it).
+ */
+static int region_map(struct session *s, struct thread *t, struct inproc_region **out)
+{
+	struct aspace *as = t->as;
+	uint64_t code_len = (agent_blob_len + sizeof(AGENT_NAME) + 4095) / 4096 * 4096;
+	struct inproc_region *rg = calloc(1, sizeof(*rg));
+	long code = -1, fd = -1, base = -1;
+	char path[64];
+	struct stat sb;
+	int r, lfd = -1;
+
+	if (!rg || !(rg->progs = calloc((size_t)s->nprobes, sizeof(*rg->progs))) ||
+	    array_grow((void **)&s->inproc, &s->inproc_cap, sizeof(*s->inproc), s->ninproc + 1)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	rg->local = MAP_FAILED;
+	code = run(s, t, SYS_mmap, 0, code_len, PROT_READ | PROT_EXEC,
+		   MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0);
+	if (code < 0) {
+		r = (int)code;
+		goto fail;
+	}
+	r = mem_write(as->memfd, (uint64_t)code, agent_blob, agent_blob_len);
+	if (r >= 0)
+		r = mem_write(as->memfd, (uint64_t)code + agent_blob_len, AGENT_NAME,
+			      sizeof(AGENT_NAME));
+	if (r < 0)
+		goto fail;
+	fd = run(s, t, SYS_memfd_create, (uint64_t)code + agent_blob_len, MFD_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0) {
+		r = (int)fd;
+		goto fail;
+	}
+	r = (int)run(s, t, SYS_ftruncate, (uint64_t)fd, REGION_LEN, 0, 0, 0, 0);
+	if (r < 0)
+		goto fail;
+	base = run(s, t, SYS_mmap, 0, REGION_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   (uint64_t)fd, 0);
+	if (base < 0) {
+		r = (int)base;
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)t->tid, fd);
+	lfd = open(path, O_RDWR | O_CLOEXEC);
+	if (lfd < 0 || fstat(lfd, &sb) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	rg->local = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
+	if (rg->local == MAP_FAILED) {
+		r = -errno;
+		goto fail;
+	}
+	r = (int)run(s, t, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
+	if (r == -ESRCH)
+		goto fail;
+	fd = -1;
+	r = note_mapping(as, (uint64_t)code, code_len, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE | MAP_ANONYMOUS, NULL);
+	if (r == 0) {
+		code = -1;	/* the scratch list has it now */
+		r = note_mapping(as, (uint64_t)base, REGION_LEN, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, &sb);
+	}
+	if (r < 0)
+		goto fail;
+	base = -1;
+	rg->fd = lfd;
+	rg->base = as->scratch[as->nscratch - 1].start;
+	rg->pid = t->tgid;
+	as->agent_lo = as->scratch[as->nscratch - 2].start;
+	as->agent_hi = as->agent_lo + agent_blob_len;
+	ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF);
+	if (vdso_gettime(t->tgid, &proc_of(rg)->gettime) < 0)
+		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
+			 "time at each hit\n", t->tgid);
+	find_tid_off(rg, t);
+	s->inproc[s->ninproc++] = rg;
+	*out = rg;
+	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB)\n", t->tgid,
+		 (unsigned long)as->agent_lo, (unsigned long)rg->base, REGION_LEN >> 10);
+	return 0;
+fail:
+	if (r == -ESRCH) {	/* the process is gone or replaced: nothing to undo there */
+		code = fd = base = -1;
+	}
+	if (base >= 0)
+		run(s, t, SYS_munmap, (uint64_t)base, REGION_LEN, 0, 0, 0, 0);
+	if (fd >= 0)
+		run(s, t, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
+	if (code >= 0)
+		run(s, t, SYS_munmap, (uint64_t)code, code_len, 0, 0, 0, 0);
+	if (rg && rg->local != MAP_FAILED && rg->local)
+		munmap(rg->local, REGION_LEN);
+	if (lfd >= 0)
+		close(lfd);
+	if (rg)
+		free(rg->progs);
+	free(rg);
+	return r;
+}
+
+/* Room for LEN bytes in RG's sites' area: their offset in the region, or 0. */
+static uint64_t sites_alloc(struct inproc_region *rg, size_t len)
+{
+	uint64_t off = SITES_OFF + rg->used;
+
+	len = (len + 63) & ~(size_t)63;
+	if (rg->used + len > SITES_LEN)
+		return 0;
+	rg->used += len;
+	return off;
+}
+
+int inproc_site(struct session *s, struct thread *t, struct site *st, struct probe *p)
+{
+	struct aspace *as = t->as;
+	struct inproc_region *rg = as->inproc;
+	int idx = (int)(p - s->probes), r;
+	struct agent_site *site;
+	uint64_t off;
+
+	if (as->inproc_failed || as->no_inject)
+		return -ENOTSUP;
+	if (!rg && !same_pidns(t->tgid)) {
+		as->inproc_failed = true;
+		pr_info("pid %d: no in-process probes (another pid namespace, whose thread ids "
+			"ptap does not see): its probes stop the thread at each hit\n", t->tgid);
+		return -ENOTSUP;
+	}
+	if (!rg && (r = region_map(s, t, &rg)) < 0) {
+		if (r == -ESRCH)
+			return r;
+		as->inproc_failed = true;
+		pr_info("pid %d: no in-process probes (%s): its probes stop the thread at each "
+			"hit\n", t->tgid, strerror(-r));
+		return r;
+	}
+	as->inproc = rg;
+	if (!rg->progs[idx]) {
+		struct fetch_prog *progs;
+
+		off = sites_alloc(rg, (size_t)p->rp.nargs * sizeof(*progs));
+		if (!off)
+			return -ENOSPC;
+		progs = (struct fetch_prog *)(rg->local + off);
+		memcpy(progs, p->rp.progs, (size_t)p->rp.nargs * sizeof(*progs));
+		for (int i = 0; i < p->rp.nargs; i++)
+			progs[i].type.desc = NULL;	/* ptap's, for formatting only */
+		rg->progs[idx] = off;
+	}
+	off = sites_alloc(rg, sizeof(*site));
+	if (!off)
+		return -ENOSPC;
+	site = (struct agent_site *)(rg->local + off);
+	*site = (struct agent_site){ .progs = rg->base + rg->progs[idx],
+				     .ring = rg->base + RING_OFF, .addr = st->addr,
+				     .bias = st->bias, .proc = rg->base,
+				     .nprogs = (uint32_t)p->rp.nargs, .probe = (uint32_t)idx,
+				     .string_max = (uint32_t)s->string_max, .clock = s->clock };
+	st->agent = rg->base + off;
+	st->agent_fn = as->agent_lo + agent_entry_off;
+	return 0;
+}
+
+void inproc_libs_mapped(struct thread *t)
+{
+	if (t->as && t->as->inproc)
+		find_tid_off(t->as->inproc, t);
+}
+
+/* ---- draining ------------------------------------------------------------ */
+
+void inproc_thread_gone(struct session *s, const struct thread *t)
+{
+	const struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+	struct inproc_ghost *g;
+	uint64_t head;
+
+	if (!rg)
+		return;
+	head = __atomic_load_n(&ring_of(rg)->head, __ATOMIC_ACQUIRE);
+	if (ring_of(rg)->tail == head ||
+	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
+		return;
+	g = &s->ghosts[s->nghosts++];
+	*g = (struct inproc_ghost){ .tid = t->tid, .tgid = t->tgid, .rg = rg, .head = head };
+	memcpy(g->comm, t->comm, sizeof(g->comm));
+}
+
+/* Ghosts whose records are all written (or whose region is gone: RG) go. */
+static void ghosts_trim(struct session *s, const struct inproc_region *gone)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nghosts; i++) {
+		const struct inproc_ghost *g = &s->ghosts[i];
+
+		if (g->rg != gone && ring_of(g->rg)->tail < g->head)
+			s->ghosts[j++] = *g;
+	}
+	s->nghosts = j;
+}
+
+/* Who made a record: a thread ptap traces, or one gone since (into *T, a stand-in). */
+static const struct thread *record_thread(const struct session *s, pid_t tid,
+					  struct thread *ghost)
+{
+	const struct thread *t = thread__find(s, tid);
+
+	if (t && t->as)
+		return t;
+	for (size_t i = s->nghosts; i-- > 0;)
+		if (s->ghosts[i].tid == tid) {
+			ghost->tid = tid;
+			ghost->tgid = s->ghosts[i].tgid;
+			memcpy(ghost->comm, s->ghosts[i].comm, sizeof(ghost->comm));
+			return ghost;
+		}
+	return NULL;
+}
+
+/* One record of RG's ring (LEN bytes at AR): written as a stop's would be, if it is sound. */
+static void emit(struct session *s, const struct agent_rec *ar, size_t len)
+{
+	size_t head = sizeof(*ar);
+	const struct thread *t;
+	struct thread ghost;
+	struct probe *p;
+
+	if (len < head || ar->probe >= (uint32_t)s->nprobes)
+		goto bad;
+	p = &s->probes[ar->probe];
+	head += (size_t)ar->nvals * sizeof(struct fetch_val);
+	if (ar->nvals != (uint32_t)p->rp.nargs || len < head)
+		goto bad;
+	t = record_thread(s, (pid_t)ar->tid, &ghost);
+	if (!t) {
+		s->inproc_unknown++;
+		return;
+	}
+	if (t->quiet)		/* --no-follow: a CLONE_VM child runs its parent's code */
+		return;
+	for (unsigned int i = 0; i < ar->nvals; i++) {
+		struct fetch_val v = ar->vals[i];
+		uint64_t off = (uint64_t)(uintptr_t)v.str;
+
+		if (off && (off < head || off > len || v.len > len - off))
+			goto bad;
+		v.str = off ? (char *)ar + off : NULL;
+		p->vals[i] = v;
+	}
+	output__record(s->out, &(struct record){
+		.ts = ar->ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
+		.kind = REC_KIND_ENTRY, .addr = ar->addr, .nargs = ar->nvals,
+		.names = (const char *const *)p->rp.names, .types = p->types, .vals = p->vals });
+	return;
+bad:
+	s->inproc_bad++;
+}
+
+static size_t drain_one(struct session *s, struct inproc_region *rg)
+{
+	struct ring *r = ring_of(rg);
+	const void *rec;
+	size_t len, n = 0;
+	bool wake = false;
+
+	uint64_t upto = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	if (upto == r->tail)
+		return 0;
+	/*
+	 * Up to the head as it is now: what was made before the stop being
+	 * handled, not what the threads that run go on making meanwhile (a
+	 * fast writer would keep the loop from the stop for ever).
+	 */
+	while (r->tail < upto && ring_peek(r, &rec, &len) == 1) {
+		emit(s, rec, len);
+		wake |= ring_release(r);
+		n++;
+	}
+	if (wake)	/* a shared futex: the process maps the same memfd */
+		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	if (n && s->nghosts)
+		ghosts_trim(s, NULL);
+	return n;
+}
+
+static void region_free(struct session *s, size_t i)
+{
+	struct inproc_region *rg = s->inproc[i];
+	struct ring *r = ring_of(rg);
+	uint64_t lost = r->lost;
+
+	if (lost)
+		pr_info("pid %d: %lu hits after tracing ended not recorded\n", rg->pid,
+			(unsigned long)lost);
+	ghosts_trim(s, rg);
+	munmap(rg->local, REGION_LEN);
+	close(rg->fd);
+	free(rg->progs);
+	free(rg);
+	s->inproc[i] = s->inproc[--s->ninproc];
+}
+
+static void mark_live(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->as && t->as->inproc)
+		t->as->inproc->live = true;
+}
+
+/* Regions no process maps: their last records, those a killed writer left passed over, freed. */
+static size_t sweep(struct session *s)
+{
+	size_t n = 0;
+
+	s->inproc_gone = false;
+	for (size_t i = 0; i < s->ninproc; i++)
+		s->inproc[i]->live = false;
+	thread__for_each(s, mark_live, NULL);
+	for (size_t i = s->ninproc; i-- > 0;) {
+		struct inproc_region *rg = s->inproc[i];
+
+		if (rg->live)
+			continue;
+		do
+			n += drain_one(s, rg);
+		while (ring_skip_abandoned(ring_of(rg)));
+		region_free(s, i);
+	}
+	return n;
+}
+
+size_t inproc_drain(struct session *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ninproc; i++)
+		n += drain_one(s, s->inproc[i]);
+	if (s->inproc_gone)
+		n += sweep(s);
+	return n;
+}
+
+void inproc_note_gone(struct session *s)
+{
+	s->inproc_gone = s->ninproc > 0;
+}
+
+void inproc_vfork(struct thread *t, bool begin)
+{
+	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+
+	if (rg)
+		__atomic_store_n(&proc_of(rg)->tid_off, begin ? 0 : rg->tid_off, __ATOMIC_RELEASE);
+}
+
+/*
+ * A fork child in a pid namespace of its own: its sites trap again (its
+ * trampolines are its own copies), so that its hits carry tids ptap knows.
+ */
+static void demote(struct thread *c)
+{
+	struct aspace *as = c->as;
+	uint8_t buf[ARCH_SLOT_SIZE];
+
+	for (size_t i = 0; i < as->nsites; i++) {
+		struct site *st = &as->sites[i];
+
+		if (!st->agent)
+			continue;
+		st->agent = st->agent_fn = 0;
+		if (arch_jump_tramp_build(&st->jump, st->addr, st->slot, buf, sizeof(buf)) < 0 ||
+		    mem_write(as->memfd, st->slot, buf, sizeof(buf)) < 0) {
+			pr_warn("pid %d: cannot make the trampoline at 0x%lx trap\n", c->tgid,
+				(unsigned long)st->slot);
+			continue;
+		}
+		aspace__set_slot_owner(as, st->slot, st->addr);
+	}
+	as->inproc = NULL;
+	as->inproc_failed = true;
+	pr_info("pid %d: in another pid namespace: its probes stop the thread at each hit\n",
+		c->tgid);
+}
+
+void inproc_fork_fixup(struct thread *c)
+{
+	struct inproc_region *rg = c->as->inproc;
+
+	if (rg && !maptab__find(c->as->mt, rg->base)) {	/* made after the fork */
+		c->as->inproc = NULL;
+		c->as->agent_lo = c->as->agent_hi = 0;
+	} else if (rg && !same_pidns(c->tgid)) {
+		demote(c);
+	}
+}
+
+void inproc_end(struct session *s)
+{
+	inproc_drain(s);
+	for (size_t i = 0; i < s->ninproc; i++)
+		ring_close(ring_of(s->inproc[i]));
+}
+
+void inproc_fini(struct session *s)
+{
+	inproc_drain(s);
+	for (size_t i = 0; i < s->ninproc; i++)
+		s->inproc[i]->live = false;
+	for (size_t i = s->ninproc; i-- > 0;) {
+		struct inproc_region *rg = s->inproc[i];
+
+		do
+			drain_one(s, rg);
+		while (ring_skip_abandoned(ring_of(rg)));
+		ring_close(ring_of(rg));
+		region_free(s, i);
+	}
+	free(s->inproc);
+	s->inproc = NULL;
+	s->inproc_cap = 0;
+	free(s->ghosts);
+	s->ghosts = NULL;
+	s->nghosts = s->ghosts_cap = 0;
+	if (s->inproc_bad)
+		pr_warn("%lu records made in the process were malformed and not written\n",
+			(unsigned long)s->inproc_bad);
+	if (s->inproc_unknown)
+		pr_warn("%lu records made in the process named a thread ptap does not trace and "
+			"were not written\n", (unsigned long)s->inproc_unknown);
+}

@@ -1,0 +1,68 @@
+/* tracer/engine/inproc.h: in-process probes, ptap's side (issue 20; the
+ * agent's side is agent/agent.h).  A probe whose record needs nothing but
+ * its fetch programs is a jump to a trampoline that calls the agent, which
+ * ptap maps into the process with a region of memory the two share (a
+ * memfd): the process's struct agent_proc, its sites' struct agent_site
+ * and fetch programs, and the ring the agent appends records to.  The
+ * thread never stops; ptap drains the rings and writes the records as it
+ * writes a stop's.
+ *
+ * Order: a thread's records in a ring precede anything it does after (the
+ * agent returns only once its record is committed), so draining every ring
+ * before handling any stop keeps each thread's records in the order it made
+ * them, with its syscalls, task and map events and return records.
+ */
+#ifndef PTAP_TRACER_ENGINE_INPROC_H
+#define PTAP_TRACER_ENGINE_INPROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct aspace;
+struct probe;
+struct session;
+struct site;
+struct thread;
+
+/* May probe P be recorded in the process?  Decided once, before planting. */
+bool inproc_probe_ok(const struct session *s, const struct probe *p);
+/*
+ * Make jump site ST of probe P, in T's process, call the agent: its struct
+ * agent_site in the process's region, which is mapped at the first one.
+ * 0 with ST->agent set; -errno when it cannot (then ST stays a trapping
+ * jump site: said once per process at -v).  -ESRCH: T is gone.
+ */
+int inproc_site(struct session *s, struct thread *t, struct site *st, struct probe *p);
+/* T's process mapped libraries: its libc, where the agent finds a thread's tid, may be one. */
+void inproc_libs_mapped(struct thread *t);
+/* Does PC lie in the agent's code in AS (its system calls are not the program's)? */
+bool inproc_owns_pc(const struct aspace *as, uint64_t pc);
+/* Is any region mapped (the loop then drains on a timer)? */
+bool inproc_active(const struct session *s);
+/* Write the records every ring holds.  The number written. */
+size_t inproc_drain(struct session *s);
+/*
+ * A process may have gone (exit, exec): regions no process maps any more
+ * are drained, their records left half made by a killed thread passed
+ * over, and freed at the next drain.
+ */
+void inproc_note_gone(struct session *s);
+/*
+ * T is about to be forgotten: its records still in a ring (behind one
+ * another thread has not finished) keep its name until they are written.
+ */
+void inproc_thread_gone(struct session *s, const struct thread *t);
+/*
+ * A vfork child of T's process runs on T's thread pointer (BEGIN), or left
+ * its parent's memory: while it does, the agent asks the kernel for the tid.
+ */
+void inproc_vfork(struct thread *t, bool begin);
+/* A fork child C: whether it holds its parent's region (mapped before the fork). */
+void inproc_fork_fixup(struct thread *c);
+/* Tracing ends: the last records written, the agent told to record no more. */
+void inproc_end(struct session *s);
+/* The session ends: every record written, every region freed. */
+void inproc_fini(struct session *s);
+
+#endif
