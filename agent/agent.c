@@ -102,32 +102,16 @@ struct ts {
 	int64_t sec, nsec;
 };
 
-void agent_hit(uint64_t *regs, uint64_t site_addr)
+/* The record of a hit at REGS, into REC. */
+static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t *regs, long tid)
 {
-	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
-	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
 	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
-	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
-	long tid = tid_off ? (long)tp_u32(tid_off) : sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
 				 .read_mem = agent_read, .priv = (void *)(intptr_t)tid };
-	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
-	struct agent_rec *rec;
 	struct ts now = { 0, 0 };
-	uint32_t seen;
 	char *bytes;
-	int err;
 
-	for (uint32_t i = 0; i < site->nprogs; i++)
-		len += fetch_prog__buflen(&progs[i], site->string_max);
-	while ((err = ring_reserve(ring, len, (void **)&rec, &seen)) == -EAGAIN) {
-		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_ACQ_REL);
-		sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
-		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
-	}
-	if (err)
-		return;		/* the reader is gone (counted), or the record is too large */
 	if (proc->gettime)
 		((int (*)(long, struct ts *))(uintptr_t)proc->gettime)(site->clock, &now);
 	else
@@ -145,5 +129,43 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 		v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
 		bytes += fetch_prog__buflen(&progs[i], site->string_max);
 	}
-	ring_commit(rec);
+}
+
+/*
+ * A hit: its record made in a slot of the ring and published (probes/ring.h:
+ * a signal handler that jumps away from here leaves at worst a slot, which
+ * never stops ptap from reading the others).  With every slot taken, the
+ * thread waits for ptap to read some.
+ */
+void agent_hit(uint64_t *regs, uint64_t site_addr)
+{
+	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
+	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
+	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
+	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
+	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
+	long tid = tid_off ? (long)tp_u32(tid_off) : 0;
+	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
+	uint32_t slot, seen;
+	void *rec;
+	int err;
+
+	if (tid <= 0)
+		tid = sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	for (uint32_t i = 0; i < site->nprogs; i++)
+		len += fetch_prog__buflen(&progs[i], site->string_max);
+	if (len > ring_max_record(ring)) {	/* ptap sizes the slots: never */
+		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	while ((err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot,
+				     &seen)) == -EAGAIN) {
+		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_ACQ_REL);
+		sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
+		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
+	}
+	if (err)
+		return;		/* the reader is gone (counted) */
+	make(rec, site, regs, tid);
+	ring_publish(ring, slot, (uint32_t)len);
 }

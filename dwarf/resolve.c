@@ -261,14 +261,13 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 
 /* A return probe's site: where its return address is, and where the function leaves. */
 static int resolve_return(struct resolved_probe *rp, const struct var_ctx *vc,
-			  const struct elfmod *mod, enum elfmod_runtime rt, struct ptap_err *err)
+			  const struct elfmod *mod, struct ptap_err *err)
 {
 	const struct point_site *site = vc->site;
 	int r;
 
 	rp->retprobe = true;
 	rp->noreturn = site->has_die && dwarf_hasattr_integrate(&site->die->fn, DW_AT_noreturn);
-	rp->go_stack = site_is_go(site, rt);
 	/* as var_compile_ra_slot() tells them apart: sp at the entry, the CFA past it */
 	rp->ret_past_entry = (!site->at_entry || site->after_prologue) && !site->sp_at_ra;
 	r = find_exits(rp, mod, vc->dbg, err);
@@ -313,6 +312,7 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 	int r;
 
 	skip_go_stack_check(&site, mod, spec, rt);
+	rp->go_stack = site_is_go(&site, rt);
 	rp->vaddr = site.vaddr;
 	rp->where = strdup(site.where);
 	rp->func = strdup(site.func);
@@ -320,7 +320,7 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 		return -ENOMEM;
 	r = decode_site(rp, mod, err);
 	if (r == 0 && spec->point.retprobe)
-		r = resolve_return(rp, &vc, mod, rt, err);
+		r = resolve_return(rp, &vc, mod, err);
 	if (r == 0)
 		r = args_compile(rp, &vc, spec, err);
 	return r;

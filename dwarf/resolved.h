@@ -37,7 +37,8 @@ struct resolved_probe {
 	struct fetch_prog ra_prog;	/* the address of the return address at the site */
 	struct resolved_exit *exits;	/* where the function leaves (each is planted) */
 	int nexits;
-	bool go_stack;		/* a Go function: its stack is its goroutine's, which moves */
+	bool go_stack;		/* a Go function: its stack is its goroutine's, which moves
+				 * and may have little room below the site */
 	bool ret_past_entry;	/* the site is past the prologue: a loop may pass it again */
 	bool *at_return;	/* NARGS: run at the return ($retval), else at the hit */
 	struct tpool pool;	/* type descriptors of the programs */

@@ -1,41 +1,64 @@
-/* probes/ring.c: the shared ring of records (ring.h).  Each record is a
- * header -- its length and its state -- then its payload, 8-byte aligned;
- * a record never wraps: the rest of the data before the end becomes a
- * padding record.  Writers reserve by compare-and-swap on head; the reader
- * zeroes what it has read before it moves tail, so that a stale state is
- * never taken for a committed one. */
+/* probes/ring.c: the shared ring of records (ring.h).  After the header: the
+ * queue, NSLOTS 64-bit words, then the slots.  The word for place P (at
+ * index P mod NSLOTS) reads EMPTY(P) until a writer publishes slot K there
+ * by compare-and-swap, FULL(P, K); the reader, done with it, makes it
+ * EMPTY(P + NSLOTS).  A place's number is in its word, so that a writer
+ * with a stale head cannot publish at a place that came round again. */
 #include <errno.h>
-#include <string.h>
 
 #include "probes/ring.h"
 
-enum { REC_EMPTY = 0, REC_COMMITTED = 1, REC_PAD = 2 };
+#define EMPTY(p)	((uint64_t)(p) << 24)
+#define FULL(p, k)	(((uint64_t)(p) << 24) | ((uint64_t)(k) << 1) | 1)
+#define IS_FULL(e)	((e) & 1)
+#define POS(e)		((e) >> 24)
+#define SLOT(e)		((uint32_t)((e) >> 1) & 0x7fffff)
+#define SLOTS_MAX	0x7fffff
+#define SPINS_MAX	(1u << 24)	/* a reader stopped between two stores: gone */
+/*
+ * A slot's owner word: the writer's id; PUB, its record is (being)
+ * published; above, a count the writer bumps when it takes the slot back
+ * unread, so that the reader's compare-and-swap of a snapshot taken before
+ * cannot free it again once it is published anew (ABA).
+ */
+#define PUB		(1ull << 32)
+#define ID(o)		((uint32_t)(o))
+#define GEN1		(1ull << 33)
 
-struct rec {
-	uint32_t len;		/* bytes of the whole record, header included */
-	uint32_t state;
-};
+#define QUEUE_OFF	((sizeof(struct ring) + 63) & ~(size_t)63)
 
-static char *data(const struct ring *r)
+static uint64_t *queue(const struct ring *r)
 {
-	return (char *)r + RING_DATA_OFF;
+	return (uint64_t *)((char *)r + QUEUE_OFF);
 }
 
-static uint64_t size(const struct ring *r)
+static size_t slots_off(uint32_t nslots)
 {
-	return 1ull << r->size_log2;
+	return (QUEUE_OFF + nslots * sizeof(uint64_t) + 63) & ~(size_t)63;
 }
 
-int ring_init(void *mem, size_t len)
+static struct ring_slot *slot_at(const struct ring *r, uint32_t k)
+{
+	return (struct ring_slot *)((char *)r + slots_off(r->nslots) + (size_t)k * r->slot_len);
+}
+
+int ring_init(void *mem, size_t len, size_t max_record)
 {
 	struct ring *r = mem;
-	uint32_t lg = 12;
+	size_t slot_len = (sizeof(struct ring_slot) + max_record + 63) & ~(size_t)63;
+	size_t n = 0;
 
-	if (len < RING_DATA_OFF + 4096)
+	/* as many as fit with their word of the queue */
+	if (len > QUEUE_OFF + 64)
+		n = (len - QUEUE_OFF - 64) / (slot_len + sizeof(uint64_t));
+	if (n > SLOTS_MAX)
+		n = SLOTS_MAX;
+	if (!n || slot_len > UINT32_MAX)
 		return -EINVAL;
-	while (lg < 40 && RING_DATA_OFF + (2ull << lg) <= len)
-		lg++;
-	r->size_log2 = lg;
+	r->nslots = (uint32_t)n;
+	r->slot_len = (uint32_t)slot_len;
+	for (size_t i = 0; i < n; i++)
+		queue(r)[i] = EMPTY(i);
 	r->reader = 1;
 	__atomic_store_n(&r->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	return 0;
@@ -43,91 +66,128 @@ int ring_init(void *mem, size_t len)
 
 size_t ring_max_record(const struct ring *r)
 {
-	return size(r) / 4 - sizeof(struct rec);
+	return r->slot_len - sizeof(struct ring_slot);
 }
 
-int ring_reserve(struct ring *r, size_t len, void **payload, uint32_t *seen)
+/* Is slot K, held by its owner, published and not read yet? */
+static bool published(const struct ring *r, uint32_t k)
 {
-	uint64_t need = (sizeof(struct rec) + len + RING_ALIGN - 1) & ~(uint64_t)(RING_ALIGN - 1);
-	uint64_t h, t, off, pad;
-	struct rec *p;
+	uint64_t pos = slot_at(r, k)->pos;
 
-	if (len > ring_max_record(r))
-		return -EMSGSIZE;
-	h = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	return __atomic_load_n(&queue(r)[pos % r->nslots], __ATOMIC_ACQUIRE) == FULL(pos, k);
+}
+
+int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
+		   uint32_t *seen)
+{
+	uint32_t n = r->nslots;
+	uint64_t start;
+
+	if (!__atomic_load_n(&r->reader, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
+		return -EPIPE;
+	}
+	/* the word to wait on before the slots it guards: a release between them is seen */
+	*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
+	start = __atomic_fetch_add(&r->hint, 1, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = (uint32_t)((start + i) % n);
+		struct ring_slot *s = slot_at(r, k);
+		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+
+		/* its own, from a record never published and made from no deeper: left */
+		if (ID(owner) == id && s->sp <= sp && sp - s->sp < RING_SAME_STACK &&
+		    !published(r, k) &&
+		    (!(owner & PUB) ||
+		     __atomic_compare_exchange_n(&s->owner, &owner, (owner & ~PUB) + GEN1, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)))
+			goto take;
+		if (!owner && __atomic_compare_exchange_n(&s->owner, &owner, (uint64_t)id, false,
+							  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			goto take;
+		continue;
+take:
+		s->sp = sp;
+		*payload = s + 1;
+		*slot = k;
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+void ring_publish(struct ring *r, uint32_t k, uint32_t len)
+{
+	struct ring_slot *s = slot_at(r, k);
+	uint32_t spins = 0;
+
+	s->len = len;
+	/* marked first: the reader frees only what is marked, a reclaim takes it by CAS */
+	__atomic_store_n(&s->owner, s->owner | PUB, __ATOMIC_RELEASE);
 	for (;;) {
-		if (!__atomic_load_n(&r->reader, __ATOMIC_ACQUIRE)) {
+		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		uint64_t *w = &queue(r)[h % r->nslots];
+		uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+		if (e == EMPTY(h)) {
+			s->pos = h;
+			if (__atomic_compare_exchange_n(w, &e, FULL(h, k), false, __ATOMIC_ACQ_REL,
+							__ATOMIC_RELAXED)) {
+				__atomic_compare_exchange_n(&r->head, &h, h + 1, false,
+							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+				return;
+			}
+		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
+			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+		} else if (POS(e) < h && ++spins > SPINS_MAX) {
+			/* the reader, between freeing a slot and emptying its place, went */
 			__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
-			return -EPIPE;
+			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+			return;
 		}
-		/* the word to wait on before the tail it guards: a release between them is seen */
-		*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
-		t = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-		off = h & (size(r) - 1);
-		pad = off + need > size(r) ? size(r) - off : 0;
-		if (h + pad + need - t > size(r))
-			return -EAGAIN;
-		if (__atomic_compare_exchange_n(&r->head, &h, h + pad + need, true,
-						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			break;
 	}
-	if (pad) {
-		p = (struct rec *)(data(r) + off);
-		p->len = (uint32_t)pad;
-		__atomic_store_n(&p->state, REC_PAD, __ATOMIC_RELEASE);
-	}
-	p = (struct rec *)(data(r) + ((h + pad) & (size(r) - 1)));
-	p->len = (uint32_t)need;
-	*payload = p + 1;
-	return 0;
-}
-
-void ring_commit(void *payload)
-{
-	struct rec *p = (struct rec *)payload - 1;
-
-	__atomic_store_n(&p->state, REC_COMMITTED, __ATOMIC_RELEASE);
 }
 
 int ring_peek(struct ring *r, const void **payload, size_t *len)
 {
-	for (;;) {
-		uint64_t t = r->tail;
-		struct rec *p = (struct rec *)(data(r) + (t & (size(r) - 1)));
-		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+	uint64_t t = r->tail;
+	uint64_t e = __atomic_load_n(&queue(r)[t % r->nslots], __ATOMIC_ACQUIRE);
+	const struct ring_slot *s;
 
-		if (st == REC_COMMITTED) {
-			*payload = p + 1;
-			*len = p->len - sizeof(*p);
-			return 1;
-		}
-		if (st != REC_PAD)
-			return 0;
-		ring_release(r);	/* the end of the data: on to its start */
-	}
+	if (e != FULL(t, SLOT(e)) || SLOT(e) >= r->nslots)
+		return 0;
+	s = slot_at(r, SLOT(e));
+	*payload = s + 1;
+	*len = s->len <= ring_max_record(r) ? s->len : ring_max_record(r);
+	return 1;
 }
 
 bool ring_release(struct ring *r)
 {
 	uint64_t t = r->tail;
-	struct rec *p = (struct rec *)(data(r) + (t & (size(r) - 1)));
-	uint32_t n = p->len;
+	uint64_t *w = &queue(r)[t % r->nslots];
 
-	memset(p, 0, n);
-	__atomic_store_n(&r->tail, t + n, __ATOMIC_RELEASE);
+	struct ring_slot *s = slot_at(r, SLOT(*w));
+	uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(w, EMPTY(t + r->nslots), __ATOMIC_RELEASE);
+	/* unless its writer took it back meanwhile, seeing it unpublished (a CAS too) */
+	if (owner & PUB)
+		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&r->released, 1, __ATOMIC_ACQ_REL);
 	return __atomic_load_n(&r->waiters, __ATOMIC_ACQUIRE) != 0;
 }
 
-bool ring_skip_abandoned(struct ring *r)
+void ring_slots_free(struct ring *r, uint32_t id)
 {
-	uint64_t t = r->tail, h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-	struct rec *p = (struct rec *)(data(r) + (t & (size(r) - 1)));
+	for (uint32_t k = 0; k < r->nslots; k++) {
+		struct ring_slot *s = slot_at(r, k);
 
-	if (t == h || p->len < sizeof(*p) || p->len > h - t || p->len % RING_ALIGN)
-		return false;
-	ring_release(r);
-	return true;
+		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, k))
+			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+	}
 }
 
 void ring_close(struct ring *r)

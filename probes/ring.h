@@ -1,13 +1,21 @@
 /* probes/ring.h: a lossless ring of records in memory two processes share:
- * many writers (the threads of a target, once probes run inside it: issue
- * 20), one reader (ptap).  A writer reserves room, fills it and commits it;
- * the reader takes the records in the order they were reserved -- so each
- * thread's in the order it made them -- and releases them.  A full ring is
- * never overwritten: the writer is told to wait (ring_reserve() -EAGAIN)
- * on a 32-bit word the reader bumps at each release (a futex), and is told
- * when the reader is gone (-EPIPE) rather than left waiting.  Freestanding
- * (`make lint`): no system call, no C library but memset; the waiting is
- * the caller's. */
+ * many writers (the threads of a target, where probes run inside it: issue
+ * 20), one reader (ptap).
+ *
+ * The records are made in slots of a fixed size, then published: a writer
+ * takes a free slot, fills it, and puts its number in a queue with one
+ * compare-and-swap.  The reader takes the slots in the order they were
+ * published -- so each thread's records in the order it made them -- and
+ * frees them.  A writer cut short anywhere (a signal handler that jumps
+ * away, siglongjmp, out of the writer; a thread killed) leaves at worst a
+ * slot taken and not published, which never stops the reader: the same
+ * thread takes it back at its next record when that one is made from no
+ * deeper on the same stack (ring_slot_take()), or the reader frees it once
+ * the thread is gone (ring_slots_free()).  With every slot taken, the
+ * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
+ * each release (a futex), and is told when the reader is gone (-EPIPE)
+ * rather than left waiting.  Freestanding (`make lint`): no system call,
+ * no C library; the waiting is the caller's. */
 #ifndef PTAP_PROBES_RING_H
 #define PTAP_PROBES_RING_H
 
@@ -16,46 +24,62 @@
 #include <stdint.h>
 
 #define RING_MAGIC	0x72696e67u	/* "ring" */
-#define RING_ALIGN	8		/* records start 8-byte aligned */
 
-/* The shared header; the data follows at RING_DATA_OFF. */
+/* The shared header; the queue (NSLOTS words), then the slots, follow. */
 struct ring {
 	uint32_t magic;
-	uint32_t size_log2;	/* the data: 1 << size_log2 bytes */
+	uint32_t nslots;	/* slots, and places in the queue */
+	uint32_t slot_len;	/* bytes of a slot: struct ring_slot, then the record */
 	uint32_t reader;	/* 1 while the reader reads */
 	uint32_t released;	/* bumped at each release: the word writers wait on */
-	uint32_t waiters;	/* writers waiting for room: the reader wakes them */
-	uint32_t pad0;
+	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	uint64_t lost;		/* records refused since the reader went: none while it reads */
-	uint64_t head __attribute__((aligned(64)));	/* bytes reserved, ever */
-	uint64_t tail __attribute__((aligned(64)));	/* bytes released, ever */
+	uint64_t hint __attribute__((aligned(64)));	/* where writers look for a free slot */
+	uint64_t head __attribute__((aligned(64)));	/* places published, ever (helped along) */
+	uint64_t tail __attribute__((aligned(64)));	/* places read, ever */
 };
 
-#define RING_DATA_OFF	((sizeof(struct ring) + 63) & ~(size_t)63)
+/* A slot's header: who holds it. */
+struct ring_slot {
+	/*
+	 * 0 free; else the writer's id (a tid) in the low 32 bits, until the
+	 * reader has read the record; above them, whether it is published and
+	 * a count of the times its writer took it back (ring.c)
+	 */
+	uint64_t owner;
+	uint32_t len;		/* the record's bytes, once published */
+	uint32_t pad;
+	uint64_t sp;		/* the writer's stack pointer when it took it */
+	uint64_t pos;		/* the place in the queue it was last published at */
+};
+
+/* Two records of one writer whose stack pointers are this close are made on one stack. */
+#define RING_SAME_STACK	(64u << 10)
 
 /*
  * Lay a ring out in MEM[0..LEN) (zeroed by the caller, as a fresh mapping
- * is): the data is the largest power of two that fits, at least 4096 bytes.
- * The reader is there.  0, or -EINVAL when LEN is too small.
+ * is), with slots for records of up to MAX_RECORD bytes: as many as fit.
+ * The reader is there.  0, or -EINVAL when not one slot fits.
  */
-int ring_init(void *mem, size_t len);
-/* The largest record a ring of MEM's layout takes (payload bytes). */
+int ring_init(void *mem, size_t len, size_t max_record);
+/* The largest record a slot of R holds. */
 size_t ring_max_record(const struct ring *r);
 
 /*
- * A writer: room for a record of LEN payload bytes, at *PAYLOAD; fill it,
- * then ring_commit() it.  0; -EAGAIN when the ring is full: wait until
+ * A writer ID (not 0) making a record at stack pointer SP: a free slot for
+ * it, its record at *PAYLOAD (ring_max_record() bytes), with *SLOT to
+ * publish it by.  0; -EAGAIN when every slot is taken: wait until
  * r->released differs from *SEEN (with r->waiters raised while waiting),
- * then try again; -EPIPE when the reader is gone (counted in r->lost);
- * -EMSGSIZE when LEN is larger than ring_max_record().
+ * then try again; -EPIPE when the reader is gone (counted in r->lost).
  */
-int ring_reserve(struct ring *r, size_t len, void **payload, uint32_t *seen);
-/* The record at PAYLOAD (from ring_reserve()) is filled: the reader may take it. */
-void ring_commit(void *payload);
+int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
+		   uint32_t *seen);
+/* The record of LEN bytes in SLOT is made: the reader may take it. */
+void ring_publish(struct ring *r, uint32_t slot, uint32_t len);
 
 /*
- * The reader: the next record, in the order they were reserved: 1 with
- * *PAYLOAD and *LEN, 0 when the next is not committed yet (or none).
+ * The reader: the next record, in the order they were published: 1 with
+ * *PAYLOAD and *LEN, 0 when none is.
  */
 int ring_peek(struct ring *r, const void **payload, size_t *len);
 /*
@@ -64,13 +88,8 @@ int ring_peek(struct ring *r, const void **payload, size_t *len);
  * each: a wake-up per record makes them take turns at every free slot.
  */
 bool ring_release(struct ring *r);
-/*
- * The reader, once no writer is left (every process that mapped the ring
- * exited or exec'd): pass over the next record when it was reserved and
- * never committed (its writer killed between the two).  True when one was
- * passed over; false when none is left, or its length was never written.
- */
-bool ring_skip_abandoned(struct ring *r);
+/* The reader: writer ID is gone; the slots it held and never published are free again. */
+void ring_slots_free(struct ring *r, uint32_t id);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */
 void ring_close(struct ring *r);
 

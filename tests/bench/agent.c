@@ -29,7 +29,7 @@
 #include "tracer/host/vdso.h"
 
 #define SPAN		(64ul << 20)
-#define RING_LEN	(RING_DATA_OFF + (4u << 20))
+#define RING_LEN	(4u << 20)
 #define MAXTHREADS	8
 
 /* bench_fn as bench_target has it: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret */
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 		prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
 	}
 	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN) < 0 ||
+	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, 4096) < 0 ||
 	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
 		perror("bench agent: setup");
 		return 1;

@@ -22,7 +22,7 @@
 #include "tracer/host/vdso.h"
 
 #define SPAN	(64ul << 20)	/* code, agent and trampoline within rel32 reach */
-#define RING_LEN	(RING_DATA_OFF + 65536)
+#define RING_LEN	65536
 
 /* The probed function: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret (returns its argument). */
 static const uint8_t probed[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5d, 0xc3 };
@@ -91,7 +91,7 @@ Test(agent, records_what_the_tracer_records)
 	cr_assert(lt(sz, agent_entry_off, agent_blob_len));
 	memcpy(agent, agent_blob, agent_blob_len);
 	memcpy(code, probed, sizeof(probed));
-	cr_assert(eq(int, ring_init(ring, RING_LEN), 0));
+	cr_assert(eq(int, ring_init(ring, RING_LEN, 4096), 0));
 	programs(progs);
 	cr_assert(eq(int, vdso_gettime(getpid(), &proc.gettime), 0));
 	proc.tid_off = tid_offset();

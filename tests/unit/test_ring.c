@@ -1,11 +1,13 @@
 /* tests/unit/test_ring.c: the shared ring of records (probes/ring.h) --
- * order, wrapping, a full ring, writers on several threads against one
- * reader with nothing lost, and a reader that goes away. */
+ * order, a full ring, a writer cut short (its slot taken back, never
+ * stopping the reader), writers on several threads against one reader with
+ * nothing lost, and a reader that goes away. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -13,26 +15,26 @@
 
 #include "probes/ring.h"
 
-/* A fresh ring of LEN bytes (header and data). */
-static struct ring *new_ring(size_t len)
+/* A fresh ring of LEN bytes, for records of up to MAX bytes. */
+static struct ring *new_ring(size_t len, size_t max)
 {
 	void *mem = calloc(1, len);
 
 	cr_assert_not_null(mem);
-	cr_assert(eq(int, ring_init(mem, len), 0));
+	cr_assert(eq(int, ring_init(mem, len, max), 0));
 	return mem;
 }
 
-/* Write one record: N bytes of B. */
-static int put(struct ring *r, size_t n, char b)
+/* Write one record of writer ID: N bytes of B.  0 or the error of ring_slot_take(). */
+static int put(struct ring *r, uint32_t id, size_t n, char b)
 {
 	void *p;
-	uint32_t seen;
-	int err = ring_reserve(r, n, &p, &seen);
+	uint32_t slot, seen;
+	int err = ring_slot_take(r, id, 0x7f0000, &p, &slot, &seen);
 
 	if (err == 0) {
 		memset(p, b, n);
-		ring_commit(p);
+		ring_publish(r, slot, (uint32_t)n);
 	}
 	return err;
 }
@@ -50,55 +52,71 @@ static long take(struct ring *r, char *b)
 	return (long)n;
 }
 
-Test(ring, order_wrap_and_a_full_ring)
+Test(ring, order_and_a_full_ring)
 {
-	struct ring *r = new_ring(RING_DATA_OFF + 4096);
+	struct ring *r = new_ring(8192, 100);
+	uint32_t slots;
 	char b;
 	int n = 0;
 
-	cr_assert(eq(int, ring_init(r, RING_DATA_OFF + 100), -EINVAL));
-	cr_assert(eq(sz, ring_max_record(r), 4096 / 4 - 8));
-	cr_assert(eq(int, put(r, 2000, 'x'), -EMSGSIZE));
-	/* fill it: 100-byte records (112 with the header, aligned) until full */
-	while (put(r, 100, (char)('a' + n % 26)) == 0)
+	cr_assert(eq(int, ring_init(r, 100, 100), -EINVAL));
+	cr_assert(ge(sz, ring_max_record(r), 100));
+	slots = r->nslots;
+	cr_assert(ge(u32, slots, 8), "%u slots in 8 KiB", slots);
+	while (put(r, 1, 100, (char)('a' + n % 26)) == 0)
 		n++;
-	cr_assert(eq(int, n, 4096 / 112));
-	cr_assert(eq(int, put(r, 100, 'z'), -EAGAIN));
+	cr_assert(eq(int, n, (int)slots));
+	cr_assert(eq(int, put(r, 1, 100, 'z'), -EAGAIN));
 	for (int i = 0; i < n; i++) {
-		cr_assert(eq(long, take(r, &b), 104));	/* the payload as aligned */
+		cr_assert(eq(long, take(r, &b), 100));
 		cr_assert(eq(chr, b, (char)('a' + i % 26)));
 	}
 	cr_assert(eq(long, take(r, &b), -1));
-	/* many laps of sizes that do not divide the data: padding at each end */
+	/* many laps round the queue */
 	for (int i = 0; i < 10000; i++) {
-		cr_assert(eq(int, put(r, (size_t)(i % 300), (char)i), 0));
-		if (i % 300)
-			cr_assert(eq(long, take(r, &b), (long)((i % 300 + 7) & ~7)));
-		else
-			cr_assert(eq(long, take(r, &b), 0));
-		cr_assert(eq(chr, i % 300 ? b : (char)i, (char)i));
+		cr_assert(eq(int, put(r, 1, (size_t)(i % 100), (char)i), 0));
+		cr_assert(eq(long, take(r, &b), (long)(i % 100)));
+		if (i % 100)
+			cr_assert(eq(chr, b, (char)i));
 	}
 	free(r);
 }
 
-Test(ring, a_record_waits_for_the_ones_reserved_before_it)
+/*
+ * A writer cut short between taking a slot and publishing it (a signal
+ * handler's siglongjmp) stops no one: the records after it are read, the
+ * same writer takes the slot back at its next record made from no deeper,
+ * and the reader frees the slots of a writer gone.
+ */
+Test(ring, a_writer_cut_short_stops_no_one)
 {
-	struct ring *r = new_ring(RING_DATA_OFF + 4096);
-	void *a, *b;
-	uint32_t seen;
-	char c;
+	struct ring *r = new_ring(8192, 100);
+	uint32_t slot, seen, again, n = r->nslots;
+	void *p, *q;
+	char b;
 
-	cr_assert(eq(int, ring_reserve(r, 8, &a, &seen), 0));
-	cr_assert(eq(int, ring_reserve(r, 8, &b, &seen), 0));
-	memset(b, 'b', 8);
-	ring_commit(b);
-	cr_assert(eq(long, take(r, &c), -1));
-	memset(a, 'a', 8);
-	ring_commit(a);
-	cr_assert(eq(long, take(r, &c), 8));
-	cr_assert(eq(chr, c, 'a'));
-	cr_assert(eq(long, take(r, &c), 8));
-	cr_assert(eq(chr, c, 'b'));
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
+	/* ... and never published: the others go on */
+	cr_assert(eq(int, put(r, 8, 10, 'x'), 0));
+	cr_assert(eq(long, take(r, &b), 10));
+	cr_assert(eq(chr, b, 'x'));
+	/* a handler's record, deeper on the same stack, does not take it */
+	for (uint32_t i = 0; i < n - 1; i++) {
+		cr_assert(eq(int, ring_slot_take(r, 7, 0x0f00, &q, &again, &seen), 0));
+		cr_assert(ne(u32, again, slot));
+		ring_publish(r, again, 1);
+	}
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x0f00, &q, &again, &seen), -EAGAIN));
+	/* its next record from as deep or shallower takes it back */
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &again, &seen), 0));
+	cr_assert(eq(u32, again, slot));
+	/* cut short again; then the writer is gone: the reader frees it */
+	for (uint32_t i = 0; i < n - 1; i++)
+		cr_assert(eq(long, take(r, &b), 1));
+	ring_slots_free(r, 7);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert(eq(int, put(r, 9, 5, 'y'), 0), "slot %u of %u", i, n);
+	cr_assert(eq(int, put(r, 9, 5, 'y'), -EAGAIN));
 	free(r);
 }
 
@@ -123,18 +141,19 @@ struct wctx {
 	long waits;
 };
 
-/* Write records as the target's threads will: wait on a full ring. */
+/* Write records as the target's threads do: wait on a full ring. */
 static void *writer(void *arg)
 {
 	struct wctx *w = arg;
 
 	for (uint32_t seq = 0; seq < PER_WRITER; seq++) {
 		size_t n = sizeof(struct msg) + (seq * 7 + w->id) % 200;
-		uint32_t seen;
+		uint32_t slot, seen;
 		struct msg *m;
 		int err;
 
-		while ((err = ring_reserve(w->r, n, (void **)&m, &seen)) == -EAGAIN) {
+		while ((err = ring_slot_take(w->r, w->id + 1, 0x7f0000, (void **)&m, &slot,
+					     &seen)) == -EAGAIN) {
 			__atomic_fetch_add(&w->r->waiters, 1, __ATOMIC_ACQ_REL);
 			futex(&w->r->released, FUTEX_WAIT, seen);
 			__atomic_fetch_sub(&w->r->waiters, 1, __ATOMIC_ACQ_REL);
@@ -151,14 +170,14 @@ static void *writer(void *arg)
 		m->writer = w->id;
 		m->seq = seq;
 		memset(m->fill, (int)(seq & 0xff), n - sizeof(*m));
-		ring_commit(m);
+		ring_publish(w->r, slot, (uint32_t)n);
 	}
 	return NULL;
 }
 
 Test(ring, writers_on_four_threads_lose_nothing, .timeout = 120)
 {
-	struct ring *r = new_ring(RING_DATA_OFF + 8192);
+	struct ring *r = new_ring(8192, sizeof(struct msg) + 200);
 	struct wctx w[WRITERS];
 	pthread_t th[WRITERS];
 	uint32_t next[WRITERS] = { 0 };
@@ -179,8 +198,9 @@ Test(ring, writers_on_four_threads_lose_nothing, .timeout = 120)
 		cr_assert(lt(u32, m->writer, WRITERS));
 		/* each writer's records in the order it made them, none missing */
 		cr_assert(eq(u32, m->seq, next[m->writer]), "writer %u", m->writer);
+		cr_assert(eq(sz, n, sizeof(*m) + (m->seq * 7 + m->writer) % 200));
 		next[m->writer]++;
-		for (size_t k = 0; k < n - sizeof(*m) && k < (m->seq * 7 + m->writer) % 200; k++)
+		for (size_t k = 0; k < n - sizeof(*m); k++)
 			cr_assert(eq(chr, m->fill[k], (char)(m->seq & 0xff)));
 		if (ring_release(r))
 			futex(&r->released, FUTEX_WAKE, WRITERS);
@@ -199,7 +219,7 @@ Test(ring, writers_on_four_threads_lose_nothing, .timeout = 120)
 
 Test(ring, a_reader_that_goes_frees_the_waiting_writers, .timeout = 60)
 {
-	struct ring *r = new_ring(RING_DATA_OFF + 4096);
+	struct ring *r = new_ring(4096, sizeof(struct msg) + 200);
 	struct wctx w = { .r = r, .id = 0 };
 	pthread_t th;
 
@@ -212,7 +232,7 @@ Test(ring, a_reader_that_goes_frees_the_waiting_writers, .timeout = 60)
 	pthread_join(th, NULL);
 	cr_assert(eq(int, w.refused, 1));
 	cr_assert(eq(u64, r->lost, 1));
-	cr_assert(eq(int, put(r, 8, 'x'), -EPIPE));
+	cr_assert(eq(int, put(r, 1, 8, 'x'), -EPIPE));
 	cr_assert(eq(u64, r->lost, 2));
 	free(r);
 }

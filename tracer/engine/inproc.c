@@ -49,7 +49,7 @@
 #define RING_BYTES	(4ULL << 20)
 #define SITES_OFF	PROC_LEN
 #define RING_OFF	(SITES_OFF + SITES_LEN)
-#define REGION_LEN	((RING_OFF + RING_DATA_OFF + RING_BYTES + 4095) / 4096 * 4096)
+#define REGION_LEN	((RING_OFF + RING_BYTES + 4095) / 4096 * 4096)
 #define AGENT_NAME	"ptap-agent"
 
 struct inproc_region {
@@ -107,6 +107,7 @@ bool inproc_probe_ok(const struct session *s, const struct probe *p)
 	/* a ring holds records of up to a quarter of its size */
 	return s->inproc_on && !s->attach && p->rp.jump.len && !p->rbrk && !p->hidden &&
 	       !p->ctx1 && !p->exit_of && !p->rp.retprobe && !p->rp.fpregs &&
+	       !p->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
 	       !is_loader(p->module) && record_len(s, p) + 64 <= RING_BYTES / 4;
 }
 
@@ -191,6 +192,17 @@ static bool same_pidns(pid_t pid)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The largest record of a probe recorded in the process: the ring's slots take it. */
+static size_t max_record(const struct session *s)
+{
+	size_t len = 0;
+
+	for (int i = 0; i < s->nprobes; i++)
+		if (s->probes[i].inproc && record_len(s, &s->probes[i]) > len)
+			len = record_len(s, &s->probes[i]);
+	return len;
+}
+
 /*
  * Map the agent and a region into T's process.  0, or -errno with nothing
  * of ours left in it (-ESRCH: T is gone, and the process with it).
@@ -267,7 +279,10 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	rg->pid = t->tgid;
 	as->agent_lo = as->scratch[as->nscratch - 2].start;
 	as->agent_hi = as->agent_lo + agent_blob_len;
-	ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF);
+	if (ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF, max_record(s)) < 0) {
+		r = -EMSGSIZE;
+		goto fail;
+	}
 	if (vdso_gettime(t->tgid, &proc_of(rg)->gettime) < 0)
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
@@ -376,8 +391,10 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 
 	if (!rg)
 		return;
+	/* a record it was making when it was killed, or left by a handler's siglongjmp */
+	ring_slots_free(ring_of(rg), (uint32_t)t->tid);
 	head = __atomic_load_n(&ring_of(rg)->head, __ATOMIC_ACQUIRE);
-	if (ring_of(rg)->tail == head ||
+	if (ring_of(rg)->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
 		return;
 	g = &s->ghosts[s->nghosts++];
@@ -509,7 +526,7 @@ static void mark_live(struct session *s, struct thread *t, void *arg)
 		t->as->inproc->live = true;
 }
 
-/* Regions no process maps: their last records, those a killed writer left passed over, freed. */
+/* Regions no process maps: their last records written, and freed. */
 static size_t sweep(struct session *s)
 {
 	size_t n = 0;
@@ -523,9 +540,7 @@ static size_t sweep(struct session *s)
 
 		if (rg->live)
 			continue;
-		do
-			n += drain_one(s, rg);
-		while (ring_skip_abandoned(ring_of(rg)));
+		n += drain_one(s, rg);
 		region_free(s, i);
 	}
 	return n;
@@ -611,9 +626,7 @@ void inproc_fini(struct session *s)
 	for (size_t i = s->ninproc; i-- > 0;) {
 		struct inproc_region *rg = s->inproc[i];
 
-		do
-			drain_one(s, rg);
-		while (ring_skip_abandoned(ring_of(rg)));
+		drain_one(s, rg);
 		ring_close(ring_of(rg));
 		region_free(s, i);
 	}

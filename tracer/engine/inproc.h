@@ -44,8 +44,7 @@ bool inproc_active(const struct session *s);
 size_t inproc_drain(struct session *s);
 /*
  * A process may have gone (exit, exec): regions no process maps any more
- * are drained, their records left half made by a killed thread passed
- * over, and freed at the next drain.
+ * are drained and freed at the next drain.
  */
 void inproc_note_gone(struct session *s);
 /*

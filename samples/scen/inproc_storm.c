@@ -1,0 +1,242 @@
+/* samples/scen/inproc_storm.c: hostile conditions for probes recorded inside
+ * the process (issue 20), each ending with the target's own verdict.
+ * usage: inproc_storm MODE N
+ * probe_me(i, s) is the probed function ('probe_me i s:string'); it does not
+ * read S.  Each mode says on fd 3, if open, "calls C" (the calls of
+ * probe_me that ran its body, in this process) and "jumps J" (the handlers
+ * that left by siglongjmp: each may have cut one call short at its entry),
+ * and "STORM-OK" on stdout when it finished correctly (exit 0), else
+ * "STORM-BAD" (exit 1).
+ *   remap N    the main thread calls probe_me(i, p) N times, P pointing into
+ *              a page another thread unmaps and maps again (and writes
+ *              "remap" there) in a tight loop: a record holds "remap" or an
+ *              error, and the process never faults;
+ *   signals N  4 threads call probe_me(i, "thread") N times each while a
+ *              fifth sends them SIGUSR1 without pause; the handler calls
+ *              probe_me(-1, "handler"), and every 8th handler siglongjmps
+ *              back to the thread's loop, out of whatever it interrupted;
+ *   threads N  N threads created one after another, 4 alive at a time, each
+ *              calling probe_me(i, "t") 10 times;
+ *   forks N    4 threads fork N times each; every child calls
+ *              probe_me(i, "child") once and exits; the parents wait. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../selfcheck.h"
+
+static atomic_long calls, jumps;
+static atomic_int stop;
+static int bad;
+/*
+ * A thread's calls: one instruction (addq $1, %fs:...) that a signal cannot
+ * cut in two, and that a tracer can move out of the way of a jump (a lock
+ * prefix could not be: the probe would stay a trap).
+ */
+static __thread long tcalls;
+
+__attribute__((noinline, noclone)) long probe_me(long i, const char *s)
+{
+	tcalls++;
+	asm volatile("" : : "r"(i), "r"(s) : "memory");
+	return i;
+}
+
+/* A thread's calls into the process's count, at its end. */
+static void count_calls(void)
+{
+	atomic_fetch_add(&calls, tcalls);
+	tcalls = 0;
+}
+
+/* ---- remap ---------------------------------------------------------------- */
+
+static char *page;
+static long pagesz;
+
+static void *remapper(void *arg)
+{
+	while (!atomic_load(&stop)) {
+		if (munmap(page, pagesz))
+			bad = 1;
+		if (mmap(page, pagesz, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != page)
+			bad = 1;
+		strcpy(page, "remap");
+	}
+	return arg;
+}
+
+static void remap(long n)
+{
+	pthread_t t;
+
+	pagesz = sysconf(_SC_PAGESIZE);
+	page = mmap(NULL, pagesz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		exit(2);
+	strcpy(page, "remap");
+	if (pthread_create(&t, NULL, remapper, NULL))
+		exit(2);
+	for (long i = 0; i < n; i++)
+		probe_me(i, page);
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+}
+
+/* ---- signals -------------------------------------------------------------- */
+
+#define SIG_THREADS	4
+
+static __thread sigjmp_buf *back;
+static __thread long handled;
+static pid_t tids[SIG_THREADS];
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	probe_me(-1, "handler");
+	if (back && ++handled % 8 == 0) {
+		atomic_fetch_add(&jumps, 1);
+		siglongjmp(*back, 1);
+	}
+}
+
+static void *sig_worker(void *arg)
+{
+	long n = (long)arg;
+	sigjmp_buf here;
+	volatile long i = 0;
+
+	sigsetjmp(here, 1);
+	back = &here;
+	for (; i < n; i++)
+		probe_me(i, "thread");
+	back = NULL;
+	count_calls();
+	return NULL;
+}
+
+struct worker {
+	pthread_t t;
+	long n;
+	int k;
+};
+
+static void *sig_start(void *arg)
+{
+	struct worker *w = arg;
+
+	tids[w->k] = (pid_t)syscall(SYS_gettid);
+	return sig_worker((void *)w->n);
+}
+
+static void signals(long n)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct worker w[SIG_THREADS];
+	int alive;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (int k = 0; k < SIG_THREADS; k++) {
+		w[k] = (struct worker){ .n = n, .k = k };
+		if (pthread_create(&w[k].t, NULL, sig_start, &w[k]))
+			exit(2);
+	}
+	do {
+		alive = 0;
+		for (int k = 0; k < SIG_THREADS; k++)
+			if (tids[k] && syscall(SYS_tgkill, getpid(), tids[k], SIGUSR1) == 0)
+				alive++;
+	} while (alive || !tids[0]);
+	for (int k = 0; k < SIG_THREADS; k++)
+		pthread_join(w[k].t, NULL);
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static void *short_life(void *arg)
+{
+	for (long i = 0; i < 10; i++)
+		probe_me(i, "t");
+	count_calls();
+	return arg;
+}
+
+static void threads(long n)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < n; i += 4) {
+		for (int k = 0; k < 4; k++)
+			if (pthread_create(&t[k], NULL, short_life, NULL))
+				exit(2);
+		for (int k = 0; k < 4; k++)
+			pthread_join(t[k], NULL);
+	}
+}
+
+/* ---- forks ---------------------------------------------------------------- */
+
+static void *forker(void *arg)
+{
+	long n = (long)arg;
+
+	for (long i = 0; i < n; i++) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			probe_me(i, "child");
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad = 1;
+	}
+	return NULL;
+}
+
+static void forks(long n)
+{
+	pthread_t t[4];
+
+	for (int k = 0; k < 4; k++)
+		if (pthread_create(&t[k], NULL, forker, (void *)n))
+			exit(2);
+	for (int k = 0; k < 4; k++)
+		pthread_join(t[k], NULL);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 1000;
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	SELFCHECK_SAVE(probe_me);
+	if (!strcmp(mode, "remap"))
+		remap(n);
+	else if (!strcmp(mode, "signals"))
+		signals(n);
+	else if (!strcmp(mode, "threads"))
+		threads(n);
+	else if (!strcmp(mode, "forks"))
+		forks(n);
+	else
+		return fprintf(stderr, "usage: inproc_storm remap|signals|threads|forks N\n"), 2;
+	count_calls();
+	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
+	if (!selfcheck_verify())
+		bad = 1;
+	printf(bad ? "STORM-BAD\n" : "STORM-OK\n");
+	return bad;
+}
