@@ -18,8 +18,15 @@
  *   threads N  N threads created one after another, 4 alive at a time, each
  *              calling probe_me(i, "t") 10 times;
  *   forks N    4 threads fork N times each; every child calls
- *              probe_me(i, "child") once and exits; the parents wait. */
+ *              probe_me(i, "child") once and exits; the parents wait;
+ *   count N    probe_me(i, "count") N times, then says on fd 3 "switches S":
+ *              the context switches the thread made meanwhile (a tracer's
+ *              stop is one, a probe run in the process none);
+ *   sandbox N  forbids itself memfd_create(2) (a seccomp filter: EPERM),
+ *              then runs "count N" under it (exec). */
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -27,7 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +226,54 @@ static void forks(long n)
 		pthread_join(t[k], NULL);
 }
 
+/* ---- count, sandbox ------------------------------------------------------- */
+
+/* The calling thread's context switches so far (voluntary and not). */
+static long switches(void)
+{
+	FILE *f = fopen("/proc/thread-self/status", "r");
+	char line[256];
+	long n = 0, v;
+
+	if (!f)
+		exit(2);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+static void count(long n)
+{
+	long s0 = switches();
+
+	for (long i = 0; i < n; i++)
+		probe_me(i, "count");
+	dprintf(3, "switches %ld\n", switches() - s0);
+}
+
+static void sandbox(const char *self, const char *n)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_memfd_create, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+		perror("inproc_storm: seccomp");
+		exit(2);
+	}
+	execl(self, self, "count", n, (char *)NULL);
+	perror("inproc_storm: exec");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 1000;
@@ -231,8 +288,12 @@ int main(int argc, char **argv)
 		threads(n);
 	else if (!strcmp(mode, "forks"))
 		forks(n);
+	else if (!strcmp(mode, "count"))
+		count(n);
+	else if (!strcmp(mode, "sandbox") && argc > 2)
+		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|signals|threads|forks N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|signals|threads|forks|count|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

@@ -83,26 +83,29 @@ nodash() {
 declare -A U F P	# untraced, floor and ptap ns of a row, by PIN_THREADS
 
 row() {	# row LABEL THREADS PIN-PREFIX...
-	local label=$1 th=$2 t0 t1 t2
+	local label=$1 th=$2 t0 t1 t2 t3
 	shift 2
-	read -r t0 t1 t2 <<<"$(best_each "$@" "$T" "$N" "$th" :: \
+	read -r t0 t1 t2 t3 <<<"$(best_each "$@" "$T" "$N" "$th" :: \
 		"$@" "$B/floor" "$addr" "$T" "$N" "$th" :: \
-		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th")"
-	nodash t0 t1 t2
-	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ]; then
-		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s" ns\n' \
-			"$label" "$th" "$t0" "$t1" "$t2"
+		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th" :: \
+		"$@" "$O/ptap" record --no-agent -o /dev/null -e 'bench_fn %di:string' -- \
+			"$T" "$N" "$th")"
+	nodash t0 t1 t2 t3
+	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ -z "$t3" ]; then
+		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s", --no-agent "%s" ns\n' \
+			"$label" "$th" "$t0" "$t1" "$t2" "$t3"
 		return 0
 	fi
 	U["${label}_$th"]=$t0 F["${label}_$th"]=$t1 P["${label}_$th"]=$t2
-	awk -v l="$label" -v th="$th" -v n="$N" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
-		u = t0 / n; f = (t1 - t0) / n; p = (t2 - t0) / n;
-		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit | ptap/floor %.2fx | traced/untraced %.0fx\n",
-			l, th, u, f, p, p / f, t2 / t0 }'
+	awk -v l="$label" -v th="$th" -v n="$N" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" 'BEGIN {
+		u = t0 / n; f = (t1 - t0) / n; p = (t2 - t0) / n; s = (t3 - t0) / n;
+		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
+			l, th, u, f, p, s, p / f, p / s }'
 }
 
 echo "bench: $N hits of 'bench_fn %di:string' in all, made by 1, 2 or 8 threads; best of $REPS runs;"
-echo "       pinned: tracer and target on CPU 0 (taskset -c 0); floor: the least a ptrace loop can do"
+echo "       pinned: tracer and target on CPU 0 (taskset -c 0); floor: the least a ptrace loop can do;"
+echo "       ptap: recorded in the process (the default); --no-agent: one stop a hit"
 for th in 1 2 8; do
 	row pinned "$th" taskset -c 0
 	row unpinned "$th" env
@@ -124,7 +127,7 @@ if [ -n "${P[pinned_1]:-}" ]; then
 	    -v tn="$tn" '
 	function ns(t) { return (t - t0) / n }
 	BEGIN {
-		printf "  entry, %%di:string            ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
+		printf "  entry, %%di:string, in-process ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
 			ns(ts), ns(tf), ns(ts) / ns(tf)
 		if (tn == "")
 			print "  --no-jumps (int3, SETREGS)   failed"
@@ -134,12 +137,12 @@ if [ -n "${P[pinned_1]:-}" ]; then
 		if (ti == "" || tfi == "")
 			print "  entry, %di:u64               failed (ptap \"" ti "\", floor -i \"" tfi "\" ns)"
 		else
-			printf "  entry, %%di:u64               ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
+			printf "  entry, %%di:u64, in-process    ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
 				ns(ti), ns(tfi), ns(ti) / ns(tfi), ns(ti) / ns(ts)
 		if (tr == "")
 			print "  entry + return $retval       failed"
 		else
-			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx\n",
+			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (the return stops)\n",
 				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(ts)
 	}'
 else
@@ -427,7 +430,7 @@ BEGIN {
 
 # ---- in-process probes: the agent in a process of its own (agent.c) ----------
 # What a hit costs the thread that makes it when the fetch runs in the
-# process (issue 20: not used by record yet), against the ptrace floor above:
+# process, with no tracer (the agent alone, its ring drained by a thread):
 # bench_fn's string argument, and an integer (no memory read), 1 and 8 threads.
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" || echo "bench agent: FAILED (see above)"
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||

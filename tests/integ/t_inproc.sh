@@ -1,0 +1,128 @@
+# In-process probes (tracer/engine/inproc.h, agent/agent.h): launched, a
+# probe at a jump site whose record needs only its fetch programs is
+# recorded by ptap's agent inside the process, without a stop.  Each test
+# checks the records against what the target says it did, and that the
+# target finishes with its own verdict (samples/scen/inproc_storm.c).
+
+IS=$S/scen/inproc_storm
+IS_PROBE=(-e 'probe_me i s:string')
+
+# is_run MODE N [PTAP-OPTION...]: record inproc_storm MODE N into $TMP/is_rec
+# (its fd 3 into $TMP/is_said, its output into $TMP/is_out); the target must
+# end well
+is_run() {
+	local mode=$1 n=$2 rc=0
+	shift 2
+	run_ptap record "$@" -o "$TMP/is_rec" "${IS_PROBE[@]}" -- "$IS" "$mode" "$n" \
+		3>"$TMP/is_said" >"$TMP/is_out" 2>"$TMP/is_err" || rc=$?
+	expect_eq "exit status (ptap's, the target's)" 0 "$rc"
+	expect_grep '^STORM-OK$' "$TMP/is_out"
+	expect_grep '^BYTES-OK$' "$TMP/is_out"
+}
+
+# said WORD: the number inproc_storm said after WORD on fd 3
+said() {
+	awk -v w="$1" '$1 == w { print $2 }' "$TMP/is_said"
+}
+
+# The hits make no stop: the thread's own count of context switches stays
+# far below the hits, where the stop path makes one a hit at least.
+test_inproc_hits_do_not_stop() {
+	local n=20000 sw
+	is_run count $n -vv
+	expect_grep 'probe_me: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' "$TMP/is_err"
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	sw=$(said switches)
+	[ "$sw" -lt $((n / 20)) ] || fail "$sw context switches for $n hits recorded in the process"
+	is_run count $n --no-agent
+	expect_eq "records (--no-agent)" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	sw=$(said switches)
+	[ "$sw" -ge $n ] || fail "--no-agent: $sw context switches for $n hits (one stop each)"
+}
+
+# In the process and at a stop, the same values, in every argument form
+# (a string, members behind a pointer, a global), in the same order.
+test_inproc_same_records_as_stops() {
+	local a b spec='exec_query query_string:string len desc->source_text:string desc->nrows debug_query_string:string'
+	run_ptap record --format json -o "$TMP/ip_a" -vv -e "$spec" \
+		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/ip_err"
+	expect_grep 'exec_query: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' "$TMP/ip_err"
+	run_ptap record --no-agent --format json -o "$TMP/ip_b" -e "$spec" \
+		-- "$S/query_server" samples/queries.txt >/dev/null
+	a=$(records "$TMP/ip_a" | grep -o '"args":.*' | md5sum)
+	b=$(records "$TMP/ip_b" | grep -o '"args":.*' | md5sum)
+	expect_eq "records" "$b" "$a"
+	expect_eq "records" 7 "$(records "$TMP/ip_a" | wc -l)"
+}
+
+# Another thread unmaps and maps again the page the string argument points
+# to: every record holds the string as it was ("remap", or "" in a page just
+# mapped and not written yet) or an error, one per call, and the process
+# never faults.
+test_inproc_string_unmapped_under_the_read() {
+	local n=200000 ok err
+	is_run remap $n
+	expect_eq "calls" $n "$(said calls)"
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	ok=$(records "$TMP/is_rec" | grep -c ' s="\(remap\)\?"$')
+	err=$(records "$TMP/is_rec" | grep -c ' s=(error: bad address 0x[0-9a-f]*)$')
+	echo "remap: $ok with the string, $err with an error"
+	expect_eq "records with the string or an error" $n "$((ok + err))"
+}
+
+# Signals without pause to 4 threads in probe_me's loop; a handler that
+# calls probe_me too, and every 8th that siglongjmps out of what it
+# interrupted (the agent, maybe): every call that ran is recorded, each
+# thread's i = 0..N-1 all there; one cut short at its entry may be.
+test_inproc_signal_storm_with_siglongjmp() {
+	local n=20000 calls jumps recs pairs
+	is_run signals $n
+	calls=$(said calls) jumps=$(said jumps)
+	recs=$(records "$TMP/is_rec" | grep -c ' probe_me: ')
+	echo "signals: $calls calls, $jumps siglongjmps, $recs records"
+	[ "$recs" -ge "$calls" ] && [ "$recs" -le $((calls + jumps)) ] ||
+		fail "$recs records for $calls calls and $jumps handlers that jumped away"
+	pairs=$(records "$TMP/is_rec" | grep ' s="thread"$' |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .* i=([0-9]+) .*/\1 \2/' | sort -u | wc -l)
+	expect_eq "threads x calls recorded" $((4 * n)) "$pairs"
+}
+
+# Threads created and gone at a high rate: each one's 10 records, under its tid.
+test_inproc_thread_storm() {
+	is_run threads 2000
+	expect_eq "records" 20000 "$(records "$TMP/is_rec" | grep -c ' s="t"$')"
+	expect_eq "threads" 2000 "$(records "$TMP/is_rec" | grep ' s="t"$' |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .*/\1/' | sort -u | wc -l)"
+}
+
+# Forks from 4 threads: each child's record under its own pid, none under
+# the parent's (the agent names the thread; ptap the process).
+test_inproc_fork_storm() {
+	local n=100 parent
+	is_run forks $n --events task
+	expect_eq "child records" $((4 * n)) "$(records "$TMP/is_rec" | grep -c ' s="child"$')"
+	parent=$(records "$TMP/is_rec" | awk '/ exec: / { split($2, a, "/"); print a[1]; exit }')
+	expect_eq "children" $((4 * n)) "$(records "$TMP/is_rec" | grep ' s="child"$' |
+		awk -v p="$parent" '{ split($2, a, "/"); if (a[1] == a[2] && a[1] != p) print a[1] }' |
+		sort -u | wc -l)"
+}
+
+# A reader slower than the hits: the threads wait for it; nothing dropped.
+test_inproc_slow_reader() {
+	local n=200000
+	run_ptap record "${IS_PROBE[@]}" -- "$IS" count $n 2>"$TMP/is_err" |
+		(sleep 2; cat) >"$TMP/is_out"
+	expect_eq "records" $n "$(grep -c ' probe_me: ' "$TMP/is_out")"
+	grep ' probe_me: ' "$TMP/is_out" | sed -E 's/.* i=([0-9]+) .*/\1/' |
+		awk '$1 != NR - 1 { print "record " NR ": i=" $1; bad = 1; exit } END { exit bad }' ||
+		fail "records missing or out of order"
+}
+
+# A process that may not make the shared memory (memfd_create forbidden by
+# its seccomp filter): its probes stop instead, said once; nothing lost.
+test_inproc_seccomp_falls_back() {
+	local n=5000
+	is_run sandbox $n -v
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	expect_eq "said" 1 "$(grep -c 'no in-process probes (Operation not permitted)' "$TMP/is_err")"
+}
