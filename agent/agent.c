@@ -160,9 +160,13 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	}
 	while ((err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot,
 				     &seen)) == -EAGAIN) {
-		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_ACQ_REL);
-		sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
+		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
+		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot, &seen);
+		if (err == -EAGAIN)
+			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
 		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
+		if (err != -EAGAIN)
+			break;
 	}
 	if (err)
 		return;		/* the reader is gone (counted) */

@@ -176,8 +176,12 @@ bool ring_release(struct ring *r)
 		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
+	/* the slot is free before waiters is read; a writer raises waiters, then looks again */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&r->waiters, __ATOMIC_RELAXED))
+		return false;
 	__atomic_fetch_add(&r->released, 1, __ATOMIC_ACQ_REL);
-	return __atomic_load_n(&r->waiters, __ATOMIC_ACQUIRE) != 0;
+	return true;
 }
 
 void ring_slots_free(struct ring *r, uint32_t id)

@@ -31,7 +31,10 @@ struct ring {
 	uint32_t nslots;	/* slots, and places in the queue */
 	uint32_t slot_len;	/* bytes of a slot: struct ring_slot, then the record */
 	uint32_t reader;	/* 1 while the reader reads */
-	uint32_t released;	/* bumped at each release: the word writers wait on */
+	/* the reader's, on a line of their own: the writers read the above at each record */
+	uint32_t released __attribute__((aligned(64)));	/* bumped at a release that finds
+							 * writers waiting: the word they
+							 * wait on */
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	uint64_t lost;		/* records refused since the reader went: none while it reads */
 	uint64_t hint __attribute__((aligned(64)));	/* where writers look for a free slot */
@@ -68,9 +71,10 @@ size_t ring_max_record(const struct ring *r);
 /*
  * A writer ID (not 0) making a record at stack pointer SP: a free slot for
  * it, its record at *PAYLOAD (ring_max_record() bytes), with *SLOT to
- * publish it by.  0; -EAGAIN when every slot is taken: wait until
- * r->released differs from *SEEN (with r->waiters raised while waiting),
- * then try again; -EPIPE when the reader is gone (counted in r->lost).
+ * publish it by.  0; -EAGAIN when every slot is taken: raise r->waiters,
+ * try again (a slot freed before the reader saw the raise), and only then
+ * wait until r->released differs from the second call's *SEEN; -EPIPE when
+ * the reader is gone (counted in r->lost).
  */
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		   uint32_t *seen);

@@ -30,6 +30,8 @@
 
 #define SPAN		(64ul << 20)
 #define RING_LEN	(4u << 20)
+/* the largest record: 32 bytes, two values, 256 bytes of string (ptap sizes the slots so) */
+#define RECORD_MAX	(sizeof(struct agent_rec) + 2 * sizeof(struct fetch_val) + 256)
 #define MAXTHREADS	8
 
 /* bench_fn as bench_target has it: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret */
@@ -137,7 +139,7 @@ int main(int argc, char **argv)
 		prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
 	}
 	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, 4096) < 0 ||
+	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, RECORD_MAX) < 0 ||
 	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
 		perror("bench agent: setup");
 		return 1;

@@ -152,12 +152,17 @@ static void *writer(void *arg)
 		struct msg *m;
 		int err;
 
+		/* as the agent waits: waiters raised, a second look, then the futex */
 		while ((err = ring_slot_take(w->r, w->id + 1, 0x7f0000, (void **)&m, &slot,
 					     &seen)) == -EAGAIN) {
-			__atomic_fetch_add(&w->r->waiters, 1, __ATOMIC_ACQ_REL);
-			futex(&w->r->released, FUTEX_WAIT, seen);
+			__atomic_fetch_add(&w->r->waiters, 1, __ATOMIC_SEQ_CST);
+			err = ring_slot_take(w->r, w->id + 1, 0x7f0000, (void **)&m, &slot, &seen);
+			if (err == -EAGAIN)
+				futex(&w->r->released, FUTEX_WAIT, seen);
 			__atomic_fetch_sub(&w->r->waiters, 1, __ATOMIC_ACQ_REL);
 			w->waits++;
+			if (err != -EAGAIN)
+				break;
 		}
 		if (err == -EPIPE) {
 			w->refused = 1;
