@@ -65,6 +65,8 @@ int arch_arg_location(unsigned int n, long *stack_off);
 uint64_t arch_regs_pc(const arch_regs_t *regs);
 void arch_regs_set_pc(arch_regs_t *regs, uint64_t pc);
 uint64_t arch_regs_sp(const arch_regs_t *regs);
+uint64_t arch_regs_flags(const arch_regs_t *regs);
+void arch_regs_set_flags(arch_regs_t *regs, uint64_t flags);
 /* The thread pointer (x86-64: fs_base), where the thread's TLS block is. */
 uint64_t arch_regs_tls(const arch_regs_t *regs);
 uint64_t arch_regs_retval(const arch_regs_t *regs);
@@ -184,6 +186,9 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
  * running the trampoline meanwhile takes one way or the other, whole.
  */
 #define ARCH_AGENT_TRAMP_ARM	1
+/* pushfq, and the trap flag it pushes while the thread is single-stepped (detach) */
+#define ARCH_PUSHF_OP		0x9c
+#define ARCH_FLAGS_TF		0x100
 int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
 			   uint64_t cookie, uint8_t *buf, size_t len);
 /* The J->len bytes that replace the code at PC: the jump to TRAMP, then int3s.  0 or -ERANGE. */

@@ -852,7 +852,7 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 	if (r == 0 && (r = add_exit_probes(s)) < 0)
 		pr_err("cannot resolve the probes: %s\n", strerror(-r));
 	if (r == 0)
-		plant_decide_jumps(s, !o->no_jumps && !s->attach);
+		plant_decide_jumps(s, !o->no_jumps);
 	modcache_exit(&mc);
 	return r;
 }

@@ -94,6 +94,16 @@ uint64_t arch_regs_pc(const arch_regs_t *regs)
 	return regs->rip;
 }
 
+uint64_t arch_regs_flags(const arch_regs_t *regs)
+{
+	return regs->eflags;
+}
+
+void arch_regs_set_flags(arch_regs_t *regs, uint64_t flags)
+{
+	regs->eflags = flags;
+}
+
 void arch_regs_set_pc(arch_regs_t *regs, uint64_t pc)
 {
 	regs->rip = pc;

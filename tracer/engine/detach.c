@@ -19,6 +19,7 @@
 #include "tracer/engine/detach.h"
 #include "tracer/engine/hit.h"
 #include "tracer/engine/inject.h"
+#include "tracer/engine/inproc.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/stop.h"
@@ -289,6 +290,114 @@ static void unslot_one(struct session *s, struct thread *t, void *arg)
 		hit_slot_signal(t, 0);
 }
 
+/*
+ * Is T, stopped at REGS, in code of ours: a trampoline (a jump site's, or
+ * one calling the agent) or the agent, or the vDSO called from the agent?
+ * Unmapped under it, it would fault.
+ */
+static bool in_our_code(const struct thread *t, const arch_regs_t *regs)
+{
+	const struct aspace *as = t->as;
+	uint64_t pc = arch_regs_pc(regs), words[32];
+	const struct map_entry *e;
+	ssize_t n;
+
+	for (size_t i = 0; i < as->nscratch; i++)
+		if (pc - as->scratch[i].start < as->scratch[i].len)
+			return true;
+	e = maptab__find(as->mt, pc);
+	if (!as->agent_hi || !e || !e->path || strcmp(e->path, "[vdso]"))
+		return false;
+	n = mem_read(t->tid, arch_regs_sp(regs), words, sizeof(words));
+	for (ssize_t i = 0; i < n / 8; i++)
+		if (words[i] - as->agent_lo < as->agent_hi - as->agent_lo)
+			return true;
+	return false;
+}
+
+/* The flags word pushfq left at SP, without the trap flag. */
+static void clear_pushed_tf(const struct thread *t, uint64_t sp)
+{
+	uint64_t flags;
+
+	if (mem_read(t->tid, sp, &flags, sizeof(flags)) == sizeof(flags) &&
+	    (flags & ARCH_FLAGS_TF)) {
+		flags &= ~(uint64_t)ARCH_FLAGS_TF;
+		mem_write(t->as->memfd, sp, &flags, sizeof(flags));
+	}
+}
+
+#define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */
+
+/*
+ * Single-step T out of code of ours (in_our_code()), so that it can be
+ * unmapped: out of a trampoline, the thread runs the relocated instructions
+ * and is back in its own code; in the agent (its rings closed, it records
+ * no more), it returns to the trampoline first.  A signal that comes
+ * meanwhile is kept for the detach, as at any stop.
+ */
+static void step_out(struct session *s, struct thread *t, void *arg)
+{
+	arch_regs_t regs;
+	int steps = 0;
+
+	(void)arg;
+	if (!t->stopped || !t->as || !t->as->nscratch)
+		return;
+	if (t->gstop) {		/* stopped by kill -STOP: it stays so; ours stays for it */
+		if (pt_getregs(t->tid, &regs) == 0 && in_our_code(t, &regs))
+			t->as->keep_scratch = true;
+		return;
+	}
+	while (pt_getregs(t->tid, &regs) == 0 && in_our_code(t, &regs)) {
+		uint8_t op = 0;
+		int st;
+
+		/* a pushfq stepped over pushes the trap flag: the trampoline's popfq would
+		 * set it again, and the thread, detached, die of a SIGTRAP */
+		mem_read(t->tid, arch_regs_pc(&regs), &op, 1);
+		if (steps++ == STEP_OUT_MAX || pt_step(t->tid, 0) < 0 ||
+		    waitpid(t->tid, &st, __WALL) != t->tid) {
+			pr_warn("tid %d: still in ptap's code at 0x%lx: its pages stay mapped\n",
+				t->tid, (unsigned long)arch_regs_pc(&regs));
+			t->as->keep_scratch = true;
+			return;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			tasks_exited(s, t->tid, st);
+			return;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) && !t->pending_sig)
+			t->pending_sig = WSTOPSIG(st);
+		if (op == ARCH_PUSHF_OP && pt_getregs(t->tid, &regs) == 0)
+			clear_pushed_tf(t, arch_regs_sp(&regs));
+	}
+	if (!steps)
+		return;
+	pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", t->tid, steps);
+	/*
+	 * Stepped over the trampoline's popfq, the kernel takes the trap flag
+	 * for the program's own (x86's is_setting_trap_flag()) and leaves it
+	 * set at the detach: the program never sets it, so it goes here.
+	 */
+	if (pt_getregs(t->tid, &regs) == 0 && (arch_regs_flags(&regs) & ARCH_FLAGS_TF)) {
+		arch_regs_set_flags(&regs, arch_regs_flags(&regs) & ~(uint64_t)ARCH_FLAGS_TF);
+		pt_setregs(t->tid, &regs);
+	}
+	/*
+	 * A step over a system call queues a SIGTRAP of its own at the call's
+	 * exit: taken here, at a stop it is not passed on from (it would kill
+	 * the process once detached).  No instruction runs before it is.
+	 */
+	for (int i = 0; i < 4 && sig_pending(t, SIGTRAP); i++) {
+		int st;
+
+		if (pt_step(t->tid, 0) < 0 || waitpid(t->tid, &st, __WALL) != t->tid ||
+		    !WIFSTOPPED(st))
+			return;
+	}
+}
+
 static void restore_one(struct session *s, struct thread *t, void *arg)
 {
 	(void)s;
@@ -312,15 +421,15 @@ static bool can_unmap_through(const struct thread *t)
 static void unmap_one(struct session *s, struct thread *t, void *arg)
 {
 	(void)arg;
-	if (t->as && t->as->nscratch && can_unmap_through(t))
+	if (t->as && t->as->nscratch && !t->as->keep_scratch && can_unmap_through(t))
 		unmap_scratch(s, t);
 }
 
 /* Has T's address space scratch pages still mapped that T could run a munmap for, once moved? */
 static bool can_move_to_inject(const struct thread *t)
 {
-	return t->stopped && t->as && t->as->nscratch && !t->gstop && !can_unmap_through(t) &&
-	       t->stop_kind != STOP_VFORK && t->stop_kind != STOP_NONE;
+	return t->stopped && t->as && t->as->nscratch && !t->as->keep_scratch && !t->gstop &&
+	       !can_unmap_through(t) && t->stop_kind != STOP_VFORK && t->stop_kind != STOP_NONE;
 }
 
 /*
@@ -393,6 +502,8 @@ void detach_all(struct session *s)
 	drain_traps(s);
 	thread__for_each(s, adopt_orphan, NULL);
 	thread__for_each(s, unslot_one, NULL);
+	inproc_end(s);		/* the agent records no more, and waits for no room */
+	thread__for_each(s, step_out, NULL);
 	thread__for_each(s, restore_one, NULL);
 	thread__for_each(s, unmap_one, NULL);
 	unmap_moved(s);

@@ -105,7 +105,9 @@ static bool is_loader(const char *path)
 bool inproc_probe_ok(const struct session *s, const struct probe *p)
 {
 	/* a ring holds records of up to a quarter of its size */
-	return s->inproc_on && !s->attach && p->rp.jump.len && !p->rbrk && !p->hidden &&
+	/* with a stop at every system call, the agent's own would cost more than a hit */
+	return s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && p->rp.jump.len && !p->rbrk &&
+	       !p->hidden &&
 	       !p->ctx1 && !p->exit_of && !p->rp.retprobe && !p->rp.fpregs &&
 	       !p->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
 	       !is_loader(p->module) && record_len(s, p) + 64 <= RING_BYTES / 4;

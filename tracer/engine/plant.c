@@ -4,6 +4,7 @@
  * (dwarf/elfmod.h).  The out-of-line copy of the displaced instruction goes
  * into a scratch page that ptap maps within reach (+-2 GiB) of the module. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -15,6 +16,7 @@
 #include "tracer/engine/inject.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/plant.h"
+#include "tracer/engine/ptrace.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
@@ -282,9 +284,108 @@ static int write_site(struct aspace *as, const struct site *st)
 	return r < 0 ? r : mem_write(as->memfd, st->addr, patch, st->jump.len);
 }
 
+/*
+ * ---- Jumps into a running process ----
+ *
+ * Attached, with every thread of the process stopped, a jump may replace
+ * the first instructions of a probe only where no thread is inside them: no
+ * thread's pc, and no word of any thread's stack that could be a return
+ * address or a pc saved by a signal frame (a word that points into
+ * executable memory), lies in the bytes after the first.  (A call in those
+ * bytes is never relocated: arch_jump_analyze().)  Those words, gathered
+ * once for a plant_range(), sorted:
+ */
+#define LIVE_STACK_MAX	(8u << 20)	/* bytes of a stack read, from its sp up */
+
+struct live_code {
+	struct aspace *as;
+	uint64_t *v;
+	size_t n, cap;
+	bool ok;		/* every thread of AS stopped, and read */
+};
+
+static int live_push(struct live_code *lc, uint64_t w)
+{
+	if (array_grow((void **)&lc->v, &lc->cap, sizeof(*lc->v), lc->n + 1) < 0)
+		return -ENOMEM;
+	lc->v[lc->n++] = w;
+	return 0;
+}
+
+static void live_thread(struct session *s, struct thread *t, void *arg)
+{
+	struct live_code *lc = arg;
+	const struct map_entry *e;
+	static uint64_t buf[8192];
+	arch_regs_t regs;
+	uint64_t sp, start, end;
+
+	(void)s;
+	if (!lc->ok || t->as != lc->as)
+		return;
+	if (!t->stopped || pt_getregs(t->tid, &regs) < 0 || live_push(lc, arch_regs_pc(&regs))) {
+		lc->ok = false;
+		return;
+	}
+	sp = start = arch_regs_sp(&regs) & ~7ull;
+	e = maptab__find(t->as->mt, sp);
+	end = !e ? sp : e->end - sp > LIVE_STACK_MAX ? sp + LIVE_STACK_MAX : e->end;
+	while (sp < end && lc->ok) {
+		size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
+		ssize_t got = mem_read(t->tid, sp, buf, len);
+
+		if (got <= 0) {
+			lc->ok = sp != start;	/* none of the stack readable: not known */
+			break;
+		}
+		for (size_t i = 0; i < (size_t)got / 8; i++) {
+			const struct map_entry *c = maptab__find(t->as->mt, buf[i]);
+
+			if (c && (c->prot & PROT_EXEC) && live_push(lc, buf[i]) < 0)
+				lc->ok = false;
+		}
+		sp += (uint64_t)got & ~7ull;
+	}
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Attached, every thread of T's process stopped: the code its threads are in (LC->ok). */
+static void live_code_read(struct session *s, struct thread *t, struct live_code *lc)
+{
+	*lc = (struct live_code){ .as = t->as, .ok = true };
+	thread__for_each(s, live_thread, lc);
+	if (lc->ok)
+		qsort(lc->v, lc->n, sizeof(*lc->v), u64_cmp);
+}
+
+/* May a jump replace [ADDR, ADDR + LEN): no live word in (ADDR, ADDR + LEN)? */
+static bool live_code_clear(const struct live_code *lc, uint64_t addr, size_t len)
+{
+	size_t lo = 0, hi = lc->n;
+
+	if (!lc->ok)
+		return false;
+	while (lo < hi) {	/* the first word above ADDR */
+		size_t mid = (lo + hi) / 2;
+
+		if (lc->v[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == lc->n || lc->v[lo] >= addr + len;
+}
+
 /* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
-		     const struct map_entry *e, uint64_t addr, bool fresh)
+		     const struct map_entry *e, uint64_t addr, bool fresh,
+		     const struct live_code *lc)
 {
 	struct aspace *as = t->as;
 	uint8_t now[ARCH_JUMP_MAX > ARCH_MAX_INSN ? ARCH_JUMP_MAX : ARCH_MAX_INSN];
@@ -297,7 +398,8 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
 				  "and other processes", p->module);
 	site_init(&st, p, addr, e->gen);
-	if (p->rp.jump.len && fresh && !as->no_inject)
+	if (p->rp.jump.len && !as->no_inject &&
+	    (fresh || (lc && live_code_clear(lc, addr, p->rp.jump.len))))
 		st.jump = p->rp.jump;
 	len = st.jump.len ? st.jump.len : st.insn.len;
 	if (mem_read(t->tid, addr, now, len) != (ssize_t)len ||
@@ -404,11 +506,14 @@ static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
 
 int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh)
 {
+	struct live_code lc = { .ok = false };
 	int planted = 0, r = 0;
 
 	if (t->as->unplanted || s->unplanted)
 		return 0;
 	inproc_libs_mapped(t);
+	if (!fresh && s->attach && !t->as->no_inject)
+		live_code_read(s, t, &lc);
 	for (int i = 0; i < s->nprobes && r >= 0; i++) {
 		struct probe *p = &s->probes[i];
 
@@ -426,12 +531,13 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 				planted += site_add_probe(aspace__find_site(t->as, addr), p);
 				continue;
 			}
-			r = plant_one(s, t, p, e, addr, fresh);
+			r = plant_one(s, t, p, e, addr, fresh, &lc);
 			if (r > 0)
 				planted += r;
 		}
 	}
 	report_glob_fails(s, t);
+	free(lc.v);
 	return r < 0 ? r : planted;
 }
 

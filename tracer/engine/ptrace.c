@@ -21,6 +21,11 @@ int pt_cont(pid_t tid, int sig)
 	return pt_ret(ptrace(PTRACE_CONT, tid, 0L, (long)sig));
 }
 
+int pt_step(pid_t tid, int sig)
+{
+	return pt_ret(ptrace(PTRACE_SINGLESTEP, tid, 0L, (long)sig));
+}
+
 int pt_syscall(pid_t tid, int sig)
 {
 	return pt_ret(ptrace(PTRACE_SYSCALL, tid, 0L, (long)sig));

@@ -13,6 +13,7 @@
 int pt_seize(pid_t tid, unsigned long options);
 int pt_cont(pid_t tid, int sig);
 int pt_syscall(pid_t tid, int sig);
+int pt_step(pid_t tid, int sig);	/* PTRACE_SINGLESTEP */
 int pt_listen(pid_t tid);
 int pt_interrupt(pid_t tid);
 /* Detach TID (in a ptrace stop), delivering SIG (0: none). */

@@ -71,6 +71,7 @@ struct aspace {
 	bool no_inject;		/* attached under a seccomp filter: no syscall is run in it */
 	bool moving;		/* detach: a thread of it is let run to a stop it can unmap from */
 	bool plant_pending;	/* attached with no thread to plant through: at its next stop */
+	bool keep_scratch;	/* detach: a thread could not be moved out of them */
 	/*
 	 * In-process probes (engine/inproc.h): the region shared with ptap
 	 * mapped here (a fork child shares its parent's), NULL: none; the
