@@ -146,6 +146,7 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
 	long tid = tid_off ? (long)tp_u32(tid_off) : 0;
 	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
+	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
 	void *rec;
 	int err;
@@ -162,8 +163,9 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 				     &seen)) == -EAGAIN) {
 		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot, &seen);
-		if (err == -EAGAIN)
-			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, 0, 0, 0);
+		if (err == -EAGAIN)	/* a while at most: a reader killed wakes no one */
+			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
+			     0, 0);
 		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
 		if (err != -EAGAIN)
 			break;

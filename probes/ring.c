@@ -83,7 +83,7 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	uint32_t n = r->nslots;
 	uint64_t start;
 
-	if (!__atomic_load_n(&r->reader, __ATOMIC_ACQUIRE)) {
+	if (!ring_reader_alive(r)) {
 		__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 		return -EPIPE;
 	}
@@ -139,7 +139,7 @@ void ring_publish(struct ring *r, uint32_t k, uint32_t len)
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
 			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,
 						    __ATOMIC_RELAXED);
-		} else if (POS(e) < h && ++spins > SPINS_MAX) {
+		} else if (POS(e) < h && (++spins > SPINS_MAX || !ring_reader_alive(r))) {
 			/* the reader, between freeing a slot and emptying its place, went */
 			__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
@@ -192,6 +192,13 @@ void ring_slots_free(struct ring *r, uint32_t id)
 		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, k))
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	}
+}
+
+bool ring_reader_alive(const struct ring *r)
+{
+	uint32_t v = __atomic_load_n(&r->reader, __ATOMIC_ACQUIRE);
+
+	return v && !(v & RING_READER_DIED);
 }
 
 void ring_close(struct ring *r)

@@ -24,13 +24,21 @@
 #include <stdint.h>
 
 #define RING_MAGIC	0x72696e67u	/* "ring" */
+#define RING_READER_DIED	0x40000000u	/* FUTEX_OWNER_DIED, set by the kernel */
 
 /* The shared header; the queue (NSLOTS words), then the slots, follow. */
 struct ring {
 	uint32_t magic;
 	uint32_t nslots;	/* slots, and places in the queue */
 	uint32_t slot_len;	/* bytes of a slot: struct ring_slot, then the record */
-	uint32_t reader;	/* 1 while the reader reads */
+	/*
+	 * Not 0 while the reader reads: 1, or the tid of a thread of the
+	 * reader's that holds it as a robust futex, whose death the kernel
+	 * marks here with RING_READER_DIED (FUTEX_OWNER_DIED): the writers
+	 * stop waiting for a reader killed without a word.
+	 */
+	uint32_t reader;
+	uint64_t robust_next;	/* the reader's: this ring in that thread's robust list */
 	/* the reader's, on a line of their own: the writers read the above at each record */
 	uint32_t released __attribute__((aligned(64)));	/* bumped at a release that finds
 							 * writers waiting: the word they
@@ -94,6 +102,8 @@ int ring_peek(struct ring *r, const void **payload, size_t *len);
 bool ring_release(struct ring *r);
 /* The reader: writer ID is gone; the slots it held and never published are free again. */
 void ring_slots_free(struct ring *r, uint32_t id);
+/* Is the reader there (not closed, not dead)? */
+bool ring_reader_alive(const struct ring *r);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */
 void ring_close(struct ring *r);
 

@@ -126,3 +126,48 @@ test_inproc_seccomp_falls_back() {
 	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
 	expect_eq "said" 1 "$(grep -c 'no in-process probes (Operation not permitted)' "$TMP/is_err")"
 }
+
+# Attached to 8 threads hammering the probe (and a 9th forking children that
+# call it): the probe is recorded in the process, threads found inside the
+# trampoline or the agent at the detach are stepped out of them, and SIGINT
+# leaves the process as it was: its map table the same as before the attach
+# (agent, memory and trampolines unmapped), untraced, running on to its own
+# verdict.
+test_inproc_attach_detach_under_load() {
+	local p
+	start_target "$TMP/out" hammer 3
+	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps0"
+	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	sleep 1
+	stop_ptap "$p"
+	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps1"
+	expect_diff "$TMP/maps0" "$TMP/maps1"
+	untraced "$TARGET"
+	finish_target "$TMP/out"
+	expect_eq "children died" "DIED 0" "$(grep '^DIED' "$TMP/out")"
+	expect_grep "probe_me: planted at 0x[0-9a-f]* in pid $TARGET (in-process)\$" "$TMP/err"
+	grep -q ' a=[0-9]* s="hammer"$' "$TMP/rec" || fail "no hammer records"
+	grep -q ' a=-[0-9]* s="child"$' "$TMP/rec" || fail "no records of the children (the agent inherited)"
+}
+
+# ptap killed (SIGKILL) while attached to 8 threads hammering the probe:
+# ptap cannot put the code back, but the kernel marks its rings' reader
+# dead (a robust futex) and the agent records and waits no more: the
+# threads run on through the jumps, and the process ends with its own
+# verdict on its calls.  (Its code stays patched -- selfcheck's
+# BYTES-CORRUPT -- and children forked as ptap died may die: ptap cannot
+# help either.)
+test_inproc_attach_sigkill_tracer() {
+	local p rc=0
+	start_target "$TMP/out" hammer 3
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	sleep 1
+	kill -KILL "$p"
+	wait "$p" 2>/dev/null || true
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+	grep -q ' a=[0-9]* s="hammer"$' "$TMP/rec" || fail "no hammer records before the kill"
+}

@@ -16,6 +16,10 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +125,71 @@ bool inproc_owns_pc(const struct aspace *as, uint64_t pc)
 bool inproc_active(const struct session *s)
 {
 	return s->ninproc > 0;
+}
+
+/*
+ * ---- ptap's death ----
+ *
+ * A thread of ptap's own holds every ring's reader word as a robust futex:
+ * its tid in the word, the ring in its robust list.  ptap killed (SIGKILL)
+ * cannot close the rings; the kernel, as that thread dies, marks each word
+ * FUTEX_OWNER_DIED, and the agent, seeing it, stops recording and stops
+ * waiting for room (it waits 50 ms at a time): an attached process runs on.
+ */
+static struct robust_list_head lease_head;
+static pid_t lease_tid;		/* 0: not started; -1: none (the words are then 1) */
+
+static void *lease_main(void *arg)
+{
+	lease_head.list.next = &lease_head.list;
+	lease_head.futex_offset = (long)offsetof(struct ring, reader) -
+				  (long)offsetof(struct ring, robust_next);
+	__atomic_store_n(&lease_tid, syscall(SYS_set_robust_list, &lease_head,
+					     sizeof(lease_head)) == 0 ? gettid() : -1,
+			 __ATOMIC_RELEASE);
+	for (;;)
+		pause();	/* every signal blocked: ptap's go to its main thread */
+	return arg;
+}
+
+/* The reader word of a new ring: the lease thread's tid (started at the first), or 1. */
+static uint32_t lease_word(void)
+{
+	sigset_t all, old;
+	pthread_t th;
+
+	if (!lease_tid) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with them blocked */
+		if (pthread_create(&th, NULL, lease_main, NULL) == 0) {
+			pthread_detach(th);
+			while (!__atomic_load_n(&lease_tid, __ATOMIC_ACQUIRE))
+				sched_yield();
+		} else {
+			lease_tid = -1;
+		}
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (lease_tid < 0)
+			pr_info("no robust futex for the rings: a process ptap leaves by dying "
+				"(SIGKILL) may wait for it\n");
+	}
+	return lease_tid > 0 ? (uint32_t)lease_tid : 1;
+}
+
+static void lease_link(struct ring *r)
+{
+	r->robust_next = (uint64_t)(uintptr_t)lease_head.list.next;
+	lease_head.list.next = (struct robust_list *)&r->robust_next;
+}
+
+static void lease_unlink(struct ring *r)
+{
+	struct robust_list *e = &lease_head.list;
+
+	while (e->next != &lease_head.list && e->next != (struct robust_list *)&r->robust_next)
+		e = e->next;
+	if (e->next == (struct robust_list *)&r->robust_next)
+		e->next = (struct robust_list *)(uintptr_t)r->robust_next;
 }
 
 /* Run NR(A0..A5) in T: the call's return value, or the failure to run it (-ESRCH: T gone). */
@@ -285,6 +354,9 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		r = -EMSGSIZE;
 		goto fail;
 	}
+	ring_of(rg)->reader = lease_word();
+	if (lease_tid > 0)
+		lease_link(ring_of(rg));
 	if (vdso_gettime(t->tgid, &proc_of(rg)->gettime) < 0)
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
@@ -513,6 +585,7 @@ static void region_free(struct session *s, size_t i)
 		pr_info("pid %d: %lu hits after tracing ended not recorded\n", rg->pid,
 			(unsigned long)lost);
 	ghosts_trim(s, rg);
+	lease_unlink(r);
 	munmap(rg->local, REGION_LEN);
 	close(rg->fd);
 	free(rg->progs);

@@ -278,23 +278,28 @@ void loop_signal(void *ucontext)
 static timer_t flush_timer;
 static bool flush_timer_ok, flush_armed;
 
-static void on_flush_timer(int sig, siginfo_t *si, void *uc)
+/* A loop timer's signal: its flag (the timer's value) set, the wait cancelled. */
+static void on_timer(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
-	(void)si;
-	loop_flush = 1;
+	*(volatile sig_atomic_t *)si->si_value.sival_ptr = 1;
 	loop_signal(uc);
+}
+
+/* A timer whose signal SIGNO sets FLAG and cancels the loop's wait.  True when made. */
+static bool loop_timer(int signo, volatile sig_atomic_t *flag, timer_t *timer)
+{
+	struct sigaction sa = { .sa_sigaction = on_timer, .sa_flags = SA_SIGINFO | SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = signo,
+			       .sigev_value.sival_ptr = (void *)flag };
+
+	sigemptyset(&sa.sa_mask);
+	return sigaction(signo, &sa, NULL) == 0 && timer_create(CLOCK_MONOTONIC, &ev, timer) == 0;
 }
 
 static void flush_timer_init(void)
 {
-	struct sigaction sa = { .sa_sigaction = on_flush_timer,
-				.sa_flags = SA_SIGINFO | SA_RESTART };
-	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN };
-
-	sigemptyset(&sa.sa_mask);
-	flush_timer_ok = sigaction(SIGRTMIN, &sa, NULL) == 0 &&
-			 timer_create(CLOCK_MONOTONIC, &ev, &flush_timer) == 0;
+	flush_timer_ok = loop_timer(SIGRTMIN, &loop_flush, &flush_timer);
 }
 
 static void flush_timer_arm(void)
@@ -325,26 +330,13 @@ static void flush_due(struct session *s)
 static timer_t drain_timer;
 static bool drain_timer_on, drain_timer_made;
 
-static void on_drain_timer(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)si;
-	loop_drain = 1;
-	loop_signal(uc);
-}
-
 static void drain_timer_start(void)
 {
-	struct sigaction sa = { .sa_sigaction = on_drain_timer,
-				.sa_flags = SA_SIGINFO | SA_RESTART };
-	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN + 1 };
 	struct itimerspec it = { .it_value = { .tv_nsec = DRAIN_NS },
 				 .it_interval = { .tv_nsec = DRAIN_NS } };
 
-	sigemptyset(&sa.sa_mask);
 	drain_timer_on = true;	/* tried once */
-	if (sigaction(SIGRTMIN + 1, &sa, NULL) < 0 ||
-	    !(drain_timer_made = timer_create(CLOCK_MONOTONIC, &ev, &drain_timer) == 0) ||
+	if (!(drain_timer_made = loop_timer(SIGRTMIN + 1, &loop_drain, &drain_timer)) ||
 	    timer_settime(drain_timer, 0, &it, NULL) < 0)
 		pr_warn("no drain timer (%s): in-process records are written only at the next "
 			"stop\n", strerror(errno));
