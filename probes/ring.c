@@ -17,13 +17,15 @@
 #define SPINS_MAX	(1u << 24)	/* a reader stopped between two stores: gone */
 /*
  * A slot's owner word: the writer's id; PUB, its record is (being)
- * published; above, a count the writer bumps when it takes the slot back
- * unread, so that the reader's compare-and-swap of a snapshot taken before
- * cannot free it again once it is published anew (ABA).
+ * published; TAKING, being taken; above, a count bumped at each take, so
+ * that the reader's compare-and-swap of a snapshot taken before cannot free
+ * it again once it is taken back and published anew (ABA).
  */
 #define PUB		(1ull << 32)
+#define TAKING		(1ull << 33)	/* taken, its sp not there yet */
+#define ID_MASK		0xffffffffull
 #define ID(o)		((uint32_t)(o))
-#define GEN1		(1ull << 33)
+#define GEN1		(1ull << 34)
 
 #define QUEUE_OFF	((sizeof(struct ring) + 63) & ~(size_t)63)
 
@@ -37,12 +39,20 @@ static size_t slots_off(uint32_t nslots)
 	return (QUEUE_OFF + nslots * sizeof(uint64_t) + 63) & ~(size_t)63;
 }
 
-static struct ring_slot *slot_at(const struct ring *r, uint32_t k)
+/* Slot K of a ring of SHAPE (the writers' own view: the header's). */
+static struct ring_slot *slot_in(const struct ring *r, const struct ring_shape *sh, uint32_t k)
 {
-	return (struct ring_slot *)((char *)r + slots_off(r->nslots) + (size_t)k * r->slot_len);
+	return (struct ring_slot *)((char *)r + slots_off(sh->nslots) + (size_t)k * sh->slot_len);
 }
 
-int ring_init(void *mem, size_t len, size_t max_record)
+static struct ring_slot *slot_at(const struct ring *r, uint32_t k)
+{
+	const struct ring_shape sh = { r->nslots, r->slot_len };
+
+	return slot_in(r, &sh, k);
+}
+
+int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape)
 {
 	struct ring *r = mem;
 	size_t slot_len = (sizeof(struct ring_slot) + max_record + 63) & ~(size_t)63;
@@ -55,8 +65,8 @@ int ring_init(void *mem, size_t len, size_t max_record)
 		n = SLOTS_MAX;
 	if (!n || slot_len > UINT32_MAX)
 		return -EINVAL;
-	r->nslots = (uint32_t)n;
-	r->slot_len = (uint32_t)slot_len;
+	r->nslots = shape->nslots = (uint32_t)n;
+	r->slot_len = shape->slot_len = (uint32_t)slot_len;
 	for (size_t i = 0; i < n; i++)
 		queue(r)[i] = EMPTY(i);
 	r->reader = 1;
@@ -70,17 +80,17 @@ size_t ring_max_record(const struct ring *r)
 }
 
 /* Is slot K, held by its owner, published and not read yet? */
-static bool published(const struct ring *r, uint32_t k)
+static bool published(const struct ring *r, const struct ring_shape *sh, uint32_t k)
 {
-	uint64_t pos = slot_at(r, k)->pos;
+	uint64_t pos = slot_in(r, sh, k)->pos;
 
-	return __atomic_load_n(&queue(r)[pos % r->nslots], __ATOMIC_ACQUIRE) == FULL(pos, k);
+	return __atomic_load_n(&queue(r)[pos % sh->nslots], __ATOMIC_ACQUIRE) == FULL(pos, k);
 }
 
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		   uint32_t *seen)
 {
-	uint32_t n = r->nslots;
+	const struct ring_shape sh = { r->nslots, r->slot_len };
 	uint64_t start;
 
 	if (!ring_reader_alive(r)) {
@@ -90,24 +100,26 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	/* the word to wait on before the slots it guards: a release between them is seen */
 	*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
 	start = __atomic_fetch_add(&r->hint, 1, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = (uint32_t)((start + i) % n);
-		struct ring_slot *s = slot_at(r, k);
+	for (uint32_t i = 0; i < sh.nslots; i++) {
+		uint32_t k = (uint32_t)((start + i) % sh.nslots);
+		struct ring_slot *s = slot_in(r, &sh, k);
 		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
-		/* its own, from a record never published and made from no deeper: left */
-		if (ID(owner) == id && s->sp <= sp && sp - s->sp < RING_SAME_STACK &&
-		    !published(r, k) &&
-		    (!(owner & PUB) ||
-		     __atomic_compare_exchange_n(&s->owner, &owner, (owner & ~PUB) + GEN1, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)))
-			goto take;
-		if (!owner && __atomic_compare_exchange_n(&s->owner, &owner, (uint64_t)id, false,
-							  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			goto take;
-		continue;
-take:
+		/*
+		 * Taken in two steps, TAKING until its sp is there: a signal
+		 * handler of the same thread that comes in between must not
+		 * take it back on a stale sp.  Taken back: its own, not being
+		 * taken, from a record never published and made from no deeper.
+		 */
+		if (!(ID(owner) == id && !(owner & TAKING) && s->sp <= sp &&
+		      sp - s->sp < RING_SAME_STACK && !published(r, &sh, k)) && owner)
+			continue;
+		if (!__atomic_compare_exchange_n(&s->owner, &owner,
+						 (owner & ~(PUB | ID_MASK)) + GEN1 + TAKING + id,
+						 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
 		s->sp = sp;
+		__atomic_store_n(&s->owner, s->owner & ~TAKING, __ATOMIC_RELEASE);
 		*payload = s + 1;
 		*slot = k;
 		return 0;
@@ -122,7 +134,7 @@ void ring_publish(struct ring *r, uint32_t k, uint32_t len)
 
 	s->len = len;
 	/* marked first: the reader frees only what is marked, a reclaim takes it by CAS */
-	__atomic_store_n(&s->owner, s->owner | PUB, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&s->owner, PUB, __ATOMIC_ACQ_REL);
 	for (;;) {
 		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 		uint64_t *w = &queue(r)[h % r->nslots];
@@ -148,33 +160,38 @@ void ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	}
 }
 
-int ring_peek(struct ring *r, const void **payload, size_t *len)
+int ring_peek(struct ring *r, const struct ring_shape *sh, const void **payload, size_t *len)
 {
-	uint64_t t = r->tail;
-	uint64_t e = __atomic_load_n(&queue(r)[t % r->nslots], __ATOMIC_ACQUIRE);
+	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+	uint64_t e = __atomic_load_n(&queue(r)[t % sh->nslots], __ATOMIC_ACQUIRE);
 	const struct ring_slot *s;
+	uint32_t n;
 
-	if (e != FULL(t, SLOT(e)) || SLOT(e) >= r->nslots)
+	if (e != FULL(t, SLOT(e)) || SLOT(e) >= sh->nslots)
 		return 0;
-	s = slot_at(r, SLOT(e));
+	s = slot_in(r, sh, SLOT(e));
+	n = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
 	*payload = s + 1;
-	*len = s->len <= ring_max_record(r) ? s->len : ring_max_record(r);
+	*len = n <= sh->slot_len - sizeof(*s) ? n : sh->slot_len - sizeof(*s);
 	return 1;
 }
 
-bool ring_release(struct ring *r)
+bool ring_release(struct ring *r, const struct ring_shape *sh)
 {
-	uint64_t t = r->tail;
-	uint64_t *w = &queue(r)[t % r->nslots];
+	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+	uint64_t *w = &queue(r)[t % sh->nslots];
+	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE);
 
-	struct ring_slot *s = slot_at(r, SLOT(*w));
-	uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
-
-	__atomic_store_n(w, EMPTY(t + r->nslots), __ATOMIC_RELEASE);
+	__atomic_store_n(w, EMPTY(t + sh->nslots), __ATOMIC_RELEASE);
 	/* unless its writer took it back meanwhile, seeing it unpublished (a CAS too) */
-	if (owner & PUB)
-		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
+	if (e == FULL(t, SLOT(e)) && SLOT(e) < sh->nslots) {
+		struct ring_slot *s = slot_in(r, sh, SLOT(e));
+		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+
+		if (owner & PUB)
+			__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
 	/* the slot is free before waiters is read; a writer raises waiters, then looks again */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -184,12 +201,12 @@ bool ring_release(struct ring *r)
 	return true;
 }
 
-void ring_slots_free(struct ring *r, uint32_t id)
+void ring_slots_free(struct ring *r, const struct ring_shape *sh, uint32_t id)
 {
-	for (uint32_t k = 0; k < r->nslots; k++) {
-		struct ring_slot *s = slot_at(r, k);
+	for (uint32_t k = 0; k < sh->nslots; k++) {
+		struct ring_slot *s = slot_in(r, sh, k);
 
-		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, k))
+		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, sh, k))
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	}
 }

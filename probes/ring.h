@@ -68,11 +68,20 @@ struct ring_slot {
 #define RING_SAME_STACK	(64u << 10)
 
 /*
- * Lay a ring out in MEM[0..LEN) (zeroed by the caller, as a fresh mapping
- * is), with slots for records of up to MAX_RECORD bytes: as many as fit.
- * The reader is there.  0, or -EINVAL when not one slot fits.
+ * The ring's shape as the reader keeps it, in memory of its own: the
+ * writers (another process, untrusted) could change the header's.
  */
-int ring_init(void *mem, size_t len, size_t max_record);
+struct ring_shape {
+	uint32_t nslots, slot_len;
+};
+
+/*
+ * Lay a ring out in MEM[0..LEN) (zeroed by the caller, as a fresh mapping
+ * is), with slots for records of up to MAX_RECORD bytes: as many as fit,
+ * its shape into *SHAPE.  The reader is there.  0, or -EINVAL when not one
+ * slot fits.
+ */
+int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape);
 /* The largest record a slot of R holds. */
 size_t ring_max_record(const struct ring *r);
 
@@ -90,18 +99,20 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 void ring_publish(struct ring *r, uint32_t slot, uint32_t len);
 
 /*
- * The reader: the next record, in the order they were published: 1 with
- * *PAYLOAD and *LEN, 0 when none is.
+ * The reader, with its SHAPE of R: the next record, in the order they were
+ * published: 1 with *PAYLOAD and *LEN (within the slot, whatever the
+ * writers wrote), 0 when none is.
  */
-int ring_peek(struct ring *r, const void **payload, size_t *len);
+int ring_peek(struct ring *r, const struct ring_shape *shape, const void **payload,
+	      size_t *len);
 /*
  * Release the record ring_peek() gave: true when writers wait.  Wake them
  * (a futex wake on r->released) once the records there are taken, not at
  * each: a wake-up per record makes them take turns at every free slot.
  */
-bool ring_release(struct ring *r);
+bool ring_release(struct ring *r, const struct ring_shape *shape);
 /* The reader: writer ID is gone; the slots it held and never published are free again. */
-void ring_slots_free(struct ring *r, uint32_t id);
+void ring_slots_free(struct ring *r, const struct ring_shape *shape, uint32_t id);
 /* Is the reader there (not closed, not dead)? */
 bool ring_reader_alive(const struct ring *r);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */

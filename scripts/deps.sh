@@ -2,7 +2,7 @@
 # Check (and as root, install) the Debian packages ptap builds and tests with.
 # Exit 0 when everything is there, 2 with the exact apt-get line otherwise.
 # `deps.sh --bench` also wants what `make bench` compares against (perf,
-# ltrace, gdb); `deps.sh --fuzz` what `make fuzz` builds with (clang and its
+# ltrace, gdb, and PostgreSQL's server and pgbench); `deps.sh --fuzz` what `make fuzz` builds with (clang and its
 # libFuzzer runtime).
 set -u
 pkgs=""
@@ -50,6 +50,8 @@ need cmd:useradd passwd
 if [ "${1:-}" = --bench ]; then
 	need cmd:perf linux-perf
 	need cmd:ltrace ltrace
+	# the pgbench row: a real server under load
+	need cmd:pgbench postgresql
 fi
 if [ "${1:-}" = --fuzz ]; then
 	need cmd:clang clang

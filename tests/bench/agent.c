@@ -39,6 +39,7 @@ static const uint8_t fn_code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5
 
 static long (*fn)(const char *);
 static struct ring *ring;
+static struct ring_shape shape;	/* the reader's copy of its shape */
 static long ncalls;
 static volatile int draining;
 static long drained, bad;
@@ -72,7 +73,7 @@ static void *reader(void *arg)
 		const struct agent_rec *rec;
 		size_t len;
 
-		if (!ring_peek(ring, (const void **)&rec, &len)) {
+		if (!ring_peek(ring, &shape, (const void **)&rec, &len)) {
 			if (wake)
 				syscall(202 /* futex */, &ring->released, 1 /* FUTEX_WAKE */,
 					MAXTHREADS);
@@ -84,7 +85,7 @@ static void *reader(void *arg)
 		     memcmp((const char *)rec + (uintptr_t)rec->vals[0].str, "SELECT 1 FROM t", 15))))
 			bad++;
 		drained++;
-		wake |= ring_release(ring);
+		wake |= ring_release(ring, &shape);
 	}
 	return NULL;
 }
@@ -139,7 +140,7 @@ int main(int argc, char **argv)
 		prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
 	}
 	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, RECORD_MAX) < 0 ||
+	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, RECORD_MAX, &shape) < 0 ||
 	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
 		perror("bench agent: setup");
 		return 1;

@@ -25,6 +25,9 @@ t64pid=""	# the threads64 process to end on exit
 
 cleanup() {
 	if [ -n "$uprobe" ]; then perf probe -q -d "$uprobe" >/dev/null 2>&1 || true; fi
+	if [ -f "$tmp/pg/data/postmaster.pid" ]; then
+		pg_run "$pg_bin/pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null 2>&1 || true
+	fi
 	if [ -n "$t64pid" ]; then kill "$t64pid" 2>/dev/null || true; fi
 	rm -rf "$tmp"
 }
@@ -435,6 +438,88 @@ BEGIN {
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" || echo "bench agent: FAILED (see above)"
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||
 	echo "bench agent u64: FAILED (see above)"
+
+# ---- a real server: PostgreSQL under pgbench -----------------------------------
+# pgbench -S (select-only, simple protocol), 2 clients on 2 threads, for
+# PG_SECS seconds: untraced, with ptap attached to the postmaster before the
+# clients connect (following the backends it forks) recording every query's
+# text from pg_parse_query's first argument, the same with --no-agent, and
+# under a kernel uprobe (perf record -a) where tracefs is there.  The best
+# of REPS runs of each, in turn.  Root runs the server as user postgres.
+PG_SECS=${BENCH_PG_SECS:-5}
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+pg_run() {	# pg_run CMD...: as the server's user
+	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+pg_tps() {	# pg_tps: one pgbench run's transactions a second
+	pg_run pgbench -h "$tmp/pg" -p 5499 -S -M simple -c 2 -j 2 -T "$PG_SECS" postgres 2>&1 |
+		awk '/^tps/ { print int($3) }'
+}
+pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to the postmaster
+	local p t
+	"$O/ptap" record "$@" -p "$(head -1 "$tmp/pg/data/postmaster.pid")" -o "$tmp/pg.rec" \
+		-e 'pg_parse_query %di:string' 2>"$tmp/pg.err" &
+	p=$!
+	sleep 1
+	t=$(pg_tps)
+	kill -INT "$p" 2>/dev/null
+	wait "$p" || t=""
+	echo "$t $(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null)"
+}
+if [ -z "$pg_bin" ] || ! command -v pgbench >/dev/null 2>&1; then
+	echo "bench pgbench: no figures: PostgreSQL is not installed (scripts/deps.sh --bench installs it as root)"
+elif [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+	echo "bench pgbench: no figures: no user postgres to run the server as"
+else
+	mkdir -p "$tmp/pg"
+	[ "$(id -u)" != 0 ] || chown postgres "$tmp/pg" "$tmp"
+	if pg_run "$pg_bin/initdb" -D "$tmp/pg/data" >"$tmp/pg.log" 2>&1 &&
+	   pg_run "$pg_bin/pg_ctl" -D "$tmp/pg/data" -l "$tmp/pg/log" -w \
+		-o "-p 5499 -k $tmp/pg -c listen_addresses=" start >>"$tmp/pg.log" 2>&1 &&
+	   pg_run pgbench -h "$tmp/pg" -p 5499 -i -s 5 postgres >>"$tmp/pg.log" 2>&1; then
+		u=0 a=0 na=0 ra="" rn=""
+		for _ in $(seq "$REPS"); do
+			t=$(pg_tps); [ "${t:-0}" -le "$u" ] || u=$t
+			read -r t r <<<"$(pg_traced)"; [ "${t:-0}" -le "$a" ] || { a=$t ra=$r; }
+			read -r t r <<<"$(pg_traced --no-agent)"; [ "${t:-0}" -le "$na" ] || { na=$t rn=$r; }
+		done
+		echo "bench pgbench: PostgreSQL $(pg_run "$pg_bin/postgres" --version | awk '{ print $3 }'), pgbench -S -M simple -c 2 -j 2, $PG_SECS s a run, best of $REPS; every query's text recorded (pg_parse_query %di:string)"
+		awk -v u="$u" -v a="$a" -v na="$na" -v ra="$ra" -v rn="$rn" 'BEGIN {
+			printf "  untraced                       %7d tps\n", u
+			if (u > 0 && a > 0)
+				printf "  ptap -p postmaster             %7d tps  %.2fx untraced  %s records (in the process)\n", a, a / u, ra
+			else
+				print "  ptap -p postmaster             failed"
+			if (u > 0 && na > 0)
+				printf "  ptap -p postmaster --no-agent  %7d tps  %.2fx untraced  %s records (a stop each)\n", na, na / u, rn
+			else
+				print "  ptap -p postmaster --no-agent  failed"
+		}'
+		pg_uprobe=no
+		if command -v perf >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
+		   { [ -e /sys/kernel/tracing/uprobe_events ] ||
+		     [ -e /sys/kernel/debug/tracing/uprobe_events ]; }; then
+			pg_uprobe=yes
+		fi
+		if [ "$pg_uprobe" = no ]; then
+			echo "  kernel uprobe (perf)           no figures: no perf, not root or no tracefs (see above)"
+		elif ! err=$(perf probe -q -x "$pg_bin/postgres" -a 'pgq=pg_parse_query q=+0(%di):string' 2>&1); then
+			echo "  kernel uprobe (perf)           no figures: perf probe failed: ${err%%$'\n'*}"
+		else
+			setsid perf record -q -a -e probe_postgres:pgq -o "$tmp/pg.perf" >/dev/null 2>&1 &
+			p=$!
+			sleep 1
+			t=$(pg_tps)
+			kill -INT "$p" 2>/dev/null || true
+			wait "$p" || true
+			perf probe -q -d probe_postgres:pgq >/dev/null 2>&1 || true
+			awk -v u="$u" -v t="$t" 'BEGIN { printf "  kernel uprobe (perf record -a) %7d tps  %.2fx untraced\n", t, (u > 0 ? t / u : 0) }'
+		fi
+	else
+		echo "bench pgbench: no figures: the server did not start ($(tail -1 "$tmp/pg.log"))"
+	fi
+	pg_run "$pg_bin/pg_ctl" -D "$tmp/pg/data" -m immediate stop >/dev/null 2>&1 || true
+fi
 
 read -r load1 _ </proc/loadavg
 echo "bench: done in ${SECONDS} s on $(nproc) CPUs, $(uname -r), $(date -u +%Y-%m-%d);" \

@@ -71,6 +71,7 @@ Test(agent, records_what_the_tracer_records)
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
 	struct fetch_prog progs[2];
+	struct ring_shape shape;
 	struct ring *ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct agent_site site;
@@ -91,7 +92,7 @@ Test(agent, records_what_the_tracer_records)
 	cr_assert(lt(sz, agent_entry_off, agent_blob_len));
 	memcpy(agent, agent_blob, agent_blob_len);
 	memcpy(code, probed, sizeof(probed));
-	cr_assert(eq(int, ring_init(ring, RING_LEN, 4096), 0));
+	cr_assert(eq(int, ring_init(ring, RING_LEN, 4096, &shape), 0));
 	programs(progs);
 	cr_assert(eq(int, vdso_gettime(getpid(), &proc.gettime), 0));
 	proc.tid_off = tid_offset();
@@ -129,7 +130,7 @@ Test(agent, records_what_the_tracer_records)
 		struct fetch_val want;
 		char buf[64];
 
-		cr_assert(eq(int, ring_peek(ring, (const void **)&rec, &len), 1), "record %zu", i);
+		cr_assert(eq(int, ring_peek(ring, &shape, (const void **)&rec, &len), 1), "record %zu", i);
 		cr_assert(eq(u32, rec->probe, 7));
 		cr_assert(eq(u32, rec->nvals, 2));
 		cr_assert(eq(u32, rec->tid, (uint32_t)gettid()));
@@ -150,9 +151,9 @@ Test(agent, records_what_the_tracer_records)
 		fetch_prog__run(&progs[1], &ctx, &want, buf, 64);
 		cr_assert(eq(u64, rec->vals[1].u, want.u));
 		cr_assert(eq(u64, rec->vals[1].u, i < 3 ? 40 + i : 99));
-		ring_release(ring);
+		ring_release(ring, &shape);
 	}
-	cr_assert(eq(int, ring_peek(ring, &(const void *){ NULL }, &(size_t){ 0 }), 0));
+	cr_assert(eq(int, ring_peek(ring, &shape, &(const void *){ NULL }, &(size_t){ 0 }), 0));
 	munmap(ring, RING_LEN);
 	munmap(span, SPAN);
 }

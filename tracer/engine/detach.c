@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -327,6 +328,38 @@ static void clear_pushed_tf(const struct thread *t, uint64_t sp)
 	}
 }
 
+/*
+ * Does T's stack, from SP up, hold a return address into code of ours: a
+ * signal handler running on top of the agent or a trampoline, which would
+ * return into it once the handler is done?  Then that code stays mapped.
+ */
+static bool returns_into_ours(const struct thread *t, uint64_t sp)
+{
+	static uint64_t buf[8192];
+	const struct map_entry *e = maptab__find(t->as->mt, sp);
+	uint64_t end = !e ? sp : e->end - sp > (8u << 20) ? sp + (8u << 20) : e->end;
+
+	for (sp &= ~7ull; sp < end;) {
+		size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
+		ssize_t got = mem_read(t->tid, sp, buf, len);
+
+		if (got <= 0)
+			return false;
+		for (size_t i = 0; i < (size_t)got / 8; i++)
+			for (size_t k = 0; k < t->as->nscratch; k++) {
+				const struct map_entry *c;
+
+				if (buf[i] - t->as->scratch[k].start >= t->as->scratch[k].len)
+					continue;
+				c = maptab__find(t->as->mt, buf[i]);
+				if (c && (c->prot & PROT_EXEC))
+					return true;
+			}
+		sp += (uint64_t)got & ~7ull;
+	}
+	return false;
+}
+
 #define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */
 
 /*
@@ -338,17 +371,17 @@ static void clear_pushed_tf(const struct thread *t, uint64_t sp)
  */
 static void step_out(struct session *s, struct thread *t, void *arg)
 {
-	arch_regs_t regs;
+	arch_regs_t regs, after;
 	int steps = 0;
 
 	(void)arg;
+	/*
+	 * One in a group-stop (kill -STOP) too: stepped, it runs out of it, but
+	 * the detach puts it back (a tracee let go while its process is stopped
+	 * stops again), as for the munmap of unmap_moved().
+	 */
 	if (!t->stopped || !t->as || !t->as->nscratch)
 		return;
-	if (t->gstop) {		/* stopped by kill -STOP: it stays so; ours stays for it */
-		if (pt_getregs(t->tid, &regs) == 0 && in_our_code(t, &regs))
-			t->as->keep_scratch = true;
-		return;
-	}
 	while (pt_getregs(t->tid, &regs) == 0 && in_our_code(t, &regs)) {
 		uint8_t op = 0;
 		int st;
@@ -369,8 +402,15 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 		}
 		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) && !t->pending_sig)
 			t->pending_sig = WSTOPSIG(st);
-		if (op == ARCH_PUSHF_OP && pt_getregs(t->tid, &regs) == 0)
-			clear_pushed_tf(t, arch_regs_sp(&regs));
+		/* only where the step ran the pushfq: a signal may have stopped it before */
+		if (op == ARCH_PUSHF_OP && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&
+		    pt_getregs(t->tid, &after) == 0 && arch_regs_pc(&after) == arch_regs_pc(&regs) + 1)
+			clear_pushed_tf(t, arch_regs_sp(&after));
+	}
+	if (pt_getregs(t->tid, &regs) == 0 && returns_into_ours(t, arch_regs_sp(&regs))) {
+		pr_info("tid %d: a signal handler interrupted ptap's code and will return into it: "
+			"ptap's pages stay mapped in pid %d\n", t->tid, t->tgid);
+		t->as->keep_scratch = true;
 	}
 	if (!steps)
 		return;

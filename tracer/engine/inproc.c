@@ -50,7 +50,7 @@
 /* The region: the process's struct agent_proc, the sites and their programs, the ring. */
 #define PROC_LEN	4096ULL
 #define SITES_LEN	(256ULL << 10)
-#define RING_BYTES	(4ULL << 20)
+#define RING_BYTES	(512ULL << 10)
 #define SITES_OFF	PROC_LEN
 #define RING_OFF	(SITES_OFF + SITES_LEN)
 #define REGION_LEN	((RING_OFF + RING_BYTES + 4095) / 4096 * 4096)
@@ -62,6 +62,8 @@ struct inproc_region {
 	uint64_t base;		/* as the process (and its fork children) map it */
 	uint64_t used;		/* bytes of the sites' area handed out */
 	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
+	struct ring_shape shape;	/* the ring's, as ptap laid it out (the header's can be
+					 * written by the process) */
 	pid_t pid;		/* the process that made it, for messages */
 	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
 	bool tid_tried;		/* libc's struct pthread looked for (once its libc is mapped) */
@@ -176,20 +178,43 @@ static uint32_t lease_word(void)
 	return lease_tid > 0 ? (uint32_t)lease_tid : 1;
 }
 
+/*
+ * The rings in the lease thread's robust list, as ptap keeps them: the
+ * links themselves are in the shared memory, where the processes could
+ * change them, so ptap writes them all again from here and never follows
+ * them.
+ */
+static struct ring **leased;
+static size_t nleased, leased_cap;
+
+static void lease_relink(void)
+{
+	struct robust_list *next = &lease_head.list;
+
+	for (size_t i = nleased; i-- > 0;) {
+		leased[i]->robust_next = (uint64_t)(uintptr_t)next;
+		next = (struct robust_list *)&leased[i]->robust_next;
+	}
+	lease_head.list.next = next;
+}
+
 static void lease_link(struct ring *r)
 {
-	r->robust_next = (uint64_t)(uintptr_t)lease_head.list.next;
-	lease_head.list.next = (struct robust_list *)&r->robust_next;
+	if (array_grow((void **)&leased, &leased_cap, sizeof(*leased), nleased + 1) < 0)
+		return;		/* then a ptap killed leaves this one's writers waiting */
+	leased[nleased++] = r;
+	lease_relink();
 }
 
 static void lease_unlink(struct ring *r)
 {
-	struct robust_list *e = &lease_head.list;
+	size_t j = 0;
 
-	while (e->next != &lease_head.list && e->next != (struct robust_list *)&r->robust_next)
-		e = e->next;
-	if (e->next == (struct robust_list *)&r->robust_next)
-		e->next = (struct robust_list *)(uintptr_t)r->robust_next;
+	for (size_t i = 0; i < nleased; i++)
+		if (leased[i] != r)
+			leased[j++] = leased[i];
+	nleased = j;
+	lease_relink();
 }
 
 /* Run NR(A0..A5) in T: the call's return value, or the failure to run it (-ESRCH: T gone). */
@@ -350,7 +375,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	rg->pid = t->tgid;
 	as->agent_lo = as->scratch[as->nscratch - 2].start;
 	as->agent_hi = as->agent_lo + agent_blob_len;
-	if (ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF, max_record(s)) < 0) {
+	if (ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF, max_record(s), &rg->shape) < 0) {
 		r = -EMSGSIZE;
 		goto fail;
 	}
@@ -466,7 +491,7 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 	if (!rg)
 		return;
 	/* a record it was making when it was killed, or left by a handler's siglongjmp */
-	ring_slots_free(ring_of(rg), (uint32_t)t->tid);
+	ring_slots_free(ring_of(rg), &rg->shape, (uint32_t)t->tid);
 	head = __atomic_load_n(&ring_of(rg)->head, __ATOMIC_ACQUIRE);
 	if (ring_of(rg)->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
@@ -511,26 +536,32 @@ static const struct thread *record_thread(const struct session *s, pid_t tid,
 /* One record of RG's ring (LEN bytes at AR): written as a stop's would be, if it is sound. */
 static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 {
-	size_t head = sizeof(*ar);
+	struct agent_rec h;	/* read once: the process may write it meanwhile */
+	size_t head = sizeof(h);
 	const struct thread *t;
 	struct thread ghost;
 	struct probe *p;
 
-	if (len < head || ar->probe >= (uint32_t)s->nprobes)
+	if (len < head)
 		goto bad;
-	p = &s->probes[ar->probe];
-	head += (size_t)ar->nvals * sizeof(struct fetch_val);
-	if (ar->nvals != (uint32_t)p->rp.nargs || len < head)
+	memcpy(&h, ar, sizeof(h));
+	if (h.probe >= (uint32_t)s->nprobes)
 		goto bad;
-	t = record_thread(s, (pid_t)ar->tid, &ghost);
+	p = &s->probes[h.probe];
+	head += (size_t)p->rp.nargs * sizeof(struct fetch_val);
+	if (h.nvals != (uint32_t)p->rp.nargs || len < head)
+		goto bad;
+	t = record_thread(s, (pid_t)h.tid, &ghost);
 	if (!t) {
 		s->inproc_unknown++;
 		return;
 	}
 	if (t->quiet)		/* --no-follow: a CLONE_VM child runs its parent's code */
 		return;
-	for (unsigned int i = 0; i < ar->nvals; i++) {
-		struct fetch_val v = ar->vals[i];
+	for (int i = 0; i < p->rp.nargs; i++) {
+		struct fetch_val v;
+
+		memcpy(&v, &ar->vals[i], sizeof(v));
 		uint64_t off = (uint64_t)(uintptr_t)v.str;
 
 		if (off && (off < head || off > len || v.len > len - off))
@@ -539,33 +570,34 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		p->vals[i] = v;
 	}
 	output__record(s->out, &(struct record){
-		.ts = ar->ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
-		.kind = REC_KIND_ENTRY, .addr = ar->addr, .nargs = ar->nvals,
+		.ts = h.ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
+		.kind = REC_KIND_ENTRY, .addr = h.addr, .nargs = (unsigned int)p->rp.nargs,
 		.names = (const char *const *)p->rp.names, .types = p->types, .vals = p->vals });
 	return;
 bad:
 	s->inproc_bad++;
 }
 
-static size_t drain_one(struct session *s, struct inproc_region *rg)
+/*
+ * Write RG's records: up to the head as it is now -- what was made before
+ * the stop being handled, not what the threads that run go on making
+ * meanwhile (a fast writer would keep the loop from the stop for ever) --
+ * or, ALL, every one published (the processes are gone: one may have died
+ * between publishing and moving the head).
+ */
+static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 {
 	struct ring *r = ring_of(rg);
+	uint64_t upto = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	const void *rec;
 	size_t len, n = 0;
 	bool wake = false;
 
-	uint64_t upto = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-
-	if (upto == r->tail)
+	if (upto == r->tail && !all)
 		return 0;
-	/*
-	 * Up to the head as it is now: what was made before the stop being
-	 * handled, not what the threads that run go on making meanwhile (a
-	 * fast writer would keep the loop from the stop for ever).
-	 */
-	while (r->tail < upto && ring_peek(r, &rec, &len) == 1) {
+	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
 		emit(s, rec, len);
-		wake |= ring_release(r);
+		wake |= ring_release(r, &rg->shape);
 		n++;
 	}
 	if (wake)	/* a shared futex: the process maps the same memfd */
@@ -573,6 +605,13 @@ static size_t drain_one(struct session *s, struct inproc_region *rg)
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
 	return n;
+}
+
+/* Tell RG's writers the reader is gone, and wake those that wait for room. */
+static void region_close(struct inproc_region *rg)
+{
+	ring_close(ring_of(rg));
+	syscall(SYS_futex, &ring_of(rg)->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 static void region_free(struct session *s, size_t i)
@@ -615,7 +654,8 @@ static size_t sweep(struct session *s)
 
 		if (rg->live)
 			continue;
-		n += drain_one(s, rg);
+		n += drain_one(s, rg, true);
+		region_close(rg);	/* a process ptap does not trace may map it still */
 		region_free(s, i);
 	}
 	return n;
@@ -626,7 +666,7 @@ size_t inproc_drain(struct session *s)
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->ninproc; i++)
-		n += drain_one(s, s->inproc[i]);
+		n += drain_one(s, s->inproc[i], false);
 	if (s->inproc_gone)
 		n += sweep(s);
 	return n;
@@ -690,7 +730,7 @@ void inproc_end(struct session *s)
 {
 	inproc_drain(s);
 	for (size_t i = 0; i < s->ninproc; i++)
-		ring_close(ring_of(s->inproc[i]));
+		region_close(s->inproc[i]);
 }
 
 void inproc_fini(struct session *s)
@@ -701,8 +741,8 @@ void inproc_fini(struct session *s)
 	for (size_t i = s->ninproc; i-- > 0;) {
 		struct inproc_region *rg = s->inproc[i];
 
-		drain_one(s, rg);
-		ring_close(ring_of(rg));
+		drain_one(s, rg, true);
+		region_close(rg);
 		region_free(s, i);
 	}
 	free(s->inproc);

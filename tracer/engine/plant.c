@@ -329,6 +329,10 @@ static void live_thread(struct session *s, struct thread *t, void *arg)
 	}
 	sp = start = arch_regs_sp(&regs) & ~7ull;
 	e = maptab__find(t->as->mt, sp);
+	if (!e) {		/* a stack ptap does not know: not known */
+		lc->ok = false;
+		return;
+	}
 	end = !e ? sp : e->end - sp > LIVE_STACK_MAX ? sp + LIVE_STACK_MAX : e->end;
 	while (sp < end && lc->ok) {
 		size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
