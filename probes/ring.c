@@ -180,18 +180,22 @@ bool ring_release(struct ring *r, const struct ring_shape *sh)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 	uint64_t *w = &queue(r)[t % sh->nslots];
-	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE), owner = 0;
+	struct ring_slot *s = NULL;
 
-	__atomic_store_n(w, EMPTY(t + sh->nslots), __ATOMIC_RELEASE);
-	/* unless its writer took it back meanwhile, seeing it unpublished (a CAS too) */
+	/*
+	 * The owner read while the place still says published: once it is
+	 * empty, the writer may take the slot back (a new count) and publish it
+	 * anew, and the compare-and-swap must then fail, not free that record.
+	 */
 	if (e == FULL(t, SLOT(e)) && SLOT(e) < sh->nslots) {
-		struct ring_slot *s = slot_in(r, sh, SLOT(e));
-		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
-
-		if (owner & PUB)
-			__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
-						    __ATOMIC_RELAXED);
+		s = slot_in(r, sh, SLOT(e));
+		owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 	}
+	__atomic_store_n(w, EMPTY(t + sh->nslots), __ATOMIC_RELEASE);
+	if (s && (owner & PUB))
+		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
 	/* the slot is free before waiters is read; a writer raises waiters, then looks again */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
