@@ -455,7 +455,8 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 		if (!off)
 			return -ENOSPC;
 		progs = (struct fetch_prog *)(rg->local + off);
-		memcpy(progs, p->rp.progs, (size_t)p->rp.nargs * sizeof(*progs));
+		if (p->rp.nargs)	/* a probe of no argument has no programs (NULL) */
+			memcpy(progs, p->rp.progs, (size_t)p->rp.nargs * sizeof(*progs));
 		for (int i = 0; i < p->rp.nargs; i++)
 			progs[i].type.desc = NULL;	/* ptap's, for formatting only */
 		rg->progs[idx] = off;
