@@ -13,7 +13,13 @@
 int pt_seize(pid_t tid, unsigned long options);
 int pt_cont(pid_t tid, int sig);
 int pt_syscall(pid_t tid, int sig);
-int pt_step(pid_t tid, int sig);	/* PTRACE_SINGLESTEP */
+/*
+ * PTRACE_SINGLESTEP: for detach only (detach.c step_out()), to bring a
+ * thread out of ptap's trampolines and agent while every other thread is
+ * stopped.  Never at a hit: a hit steps over its probe out of line or by
+ * emulation, its int3 left in place, so that no other thread runs past it.
+ */
+int pt_step(pid_t tid, int sig);
 int pt_listen(pid_t tid);
 int pt_interrupt(pid_t tid);
 /* Detach TID (in a ptrace stop), delivering SIG (0: none). */
