@@ -74,6 +74,7 @@ struct inproc_region {
 struct inproc_ghost {
 	pid_t tid, tgid;
 	char comm[17];
+	bool quiet;		/* its records are not written (thread.h) */
 	const struct inproc_region *rg;
 	uint64_t head;
 };
@@ -498,7 +499,8 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
 		return;
 	g = &s->ghosts[s->nghosts++];
-	*g = (struct inproc_ghost){ .tid = t->tid, .tgid = t->tgid, .rg = rg, .head = head };
+	*g = (struct inproc_ghost){ .tid = t->tid, .tgid = t->tgid, .quiet = t->quiet,
+				    .rg = rg, .head = head };
 	memcpy(g->comm, t->comm, sizeof(g->comm));
 }
 
@@ -526,8 +528,8 @@ static const struct thread *record_thread(const struct session *s, pid_t tid,
 		return t;
 	for (size_t i = s->nghosts; i-- > 0;)
 		if (s->ghosts[i].tid == tid) {
-			ghost->tid = tid;
-			ghost->tgid = s->ghosts[i].tgid;
+			*ghost = (struct thread){ .tid = tid, .tgid = s->ghosts[i].tgid,
+						  .quiet = s->ghosts[i].quiet };
 			memcpy(ghost->comm, s->ghosts[i].comm, sizeof(ghost->comm));
 			return ghost;
 		}
