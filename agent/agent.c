@@ -3,6 +3,7 @@
  * in the site and the ring ptap shares with it -- so it is reentrant across
  * threads and signal handlers.  System calls are made directly (x86-64). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -78,15 +79,50 @@ struct iov {
 };
 
 /*
- * The programs' reads: process_vm_readv on the process itself (named by the
- * thread's tid, right in a fork child too), which fails, not faults.
+ * agent_copy(dst, src, n): N bytes from SRC to DST, the number copied
+ * returned.  Its one instruction that reads the process's memory,
+ * agent_copy_read, may fault: the thread, traced, stops for the SIGSEGV
+ * (or SIGBUS) before any handler of the program sees it, and ptap moves its
+ * pc to agent_copy_fault, which returns the bytes copied before the fault
+ * (inproc_read_fault()).  Those two labels are the blob's to export
+ * (scripts/agent-blob.sh).
+ */
+size_t agent_copy(void *dst, uint64_t src, size_t n);
+__asm__(".text\n"
+	".type agent_copy, @function\n"
+	"agent_copy:\n"
+	"	mov %rdx, %rcx\n"
+	"agent_copy_read:\n"
+	"	rep movsb\n"
+	"	mov %rdx, %rax\n"
+	"	ret\n"
+	"agent_copy_fault:\n"
+	"	mov %rdx, %rax\n"
+	"	sub %rcx, %rax\n"
+	"	ret\n"
+	".size agent_copy, . - agent_copy\n");
+
+/* How a hit reads memory: its thread, and whether directly (struct agent_proc's direct). */
+struct reader {
+	long tid;
+	const struct ring *ring;
+	bool direct;
+};
+
+/*
+ * The programs' reads.  Directly while ptap reads the ring (so that it is
+ * there to catch a fault); else process_vm_readv on the process itself
+ * (named by the thread's tid, right in a fork child too), which fails, not
+ * faults.
  */
 static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
+	const struct reader *rd = priv;
 	struct iov local = { (uint64_t)(uintptr_t)buf, len }, remote = { addr, len };
 
-	return sys6(SYS_PROCESS_VM_READV, (long)(intptr_t)priv, (long)&local, 1, (long)&remote, 1,
-		    0);
+	if (rd->direct && ring_reader_alive(rd->ring))
+		return (ssize_t)agent_copy(buf, addr, len);
+	return sys6(SYS_PROCESS_VM_READV, rd->tid, (long)&local, 1, (long)&remote, 1, 0);
 }
 
 /* The 32 bits at the thread pointer + OFF (x86-64: %fs). */
@@ -107,8 +143,10 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 {
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
+	struct reader rd = { .tid = tid, .ring = (const struct ring *)(uintptr_t)site->ring,
+			     .direct = __atomic_load_n(&proc->direct, __ATOMIC_RELAXED) != 0 };
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
-				 .read_mem = agent_read, .priv = (void *)(intptr_t)tid };
+				 .read_mem = agent_read, .priv = &rd };
 	struct ts now = { 0, 0 };
 	char *bytes;
 

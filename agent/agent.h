@@ -3,8 +3,9 @@
  * (arch_agent_tramp_build()) with the site's registers and the address of
  * the site's struct agent_site, both in memory the two share.  It runs the
  * site's fetch programs with the same evaluator ptap runs
- * (probes/fetch_eval.c), its reads of the target's memory through a system
- * call that fails with EFAULT rather than fault, and appends one struct
+ * (probes/fetch_eval.c), its reads of the target's memory directly (ptap
+ * catching a fault: agent_copy_read) or through a system call that fails
+ * with EFAULT rather than fault, and appends one struct
  * agent_rec to the site's ring (probes/ring.h), waiting while the ring is
  * full.  Built freestanding into a flat, position-independent blob
  * (agent_blob.h), with no relocation: it can run at any address. */
@@ -25,7 +26,8 @@ struct agent_proc {
 				 * (glibc's struct pthread, from libc's DWARF:
 				 * dwarf/member.h); 0: the system call.  ptap sets it to 0
 				 * while a vfork child runs on its parent's thread pointer */
-	uint32_t pad;
+	uint32_t direct;	/* not 0: the programs read memory directly, ptap catching a
+				 * fault (agent_copy_read); 0: through process_vm_readv */
 };
 
 /* One site whose hits the agent records.  PROGS, RING and PROC are addresses in the target. */

@@ -11,6 +11,12 @@
  *              a page another thread unmaps and maps again (and writes
  *              "remap" there) in a tight loop: a record holds "remap" or an
  *              error, and the process never faults;
+ *   remap-handled N  remap, with handlers of SIGSEGV and SIGBUS installed
+ *              first (they say HANDLER-RAN and end the process, exit 1):
+ *              the agent's faults are never the program's to see;
+ *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus" in a file
+ *              mapping and one page further, past the file's end (a read
+ *              there is a SIGBUS): every other record an error;
  *   signals N  4 threads call probe_me(i, "thread") N times each while a
  *              fifth sends them SIGUSR1 without pause; the handler calls
  *              probe_me(-1, "handler"), and every 8th handler siglongjmps
@@ -100,6 +106,42 @@ static void remap(long n)
 		probe_me(i, page);
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
+}
+
+static void handler_ran(int sig)
+{
+	static const char msg[] = "HANDLER-RAN\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void remap_handled(long n)
+{
+	struct sigaction sa = { .sa_handler = handler_ran };
+
+	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
+		exit(2);
+	remap(n);
+}
+
+/* ---- sigbus ---------------------------------------------------------------- */
+
+static void sigbus(long n)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	FILE *f = tmpfile();
+	char *map;
+
+	if (!f || fputs("sigbus", f) < 0 || fflush(f) ||
+	    (map = mmap(NULL, 2 * psz, PROT_READ, MAP_SHARED, fileno(f), 0)) == MAP_FAILED)
+		exit(2);
+	for (long i = 0; i < n; i++)
+		probe_me(i, map + (i % 2) * psz);
+	munmap(map, 2 * psz);
+	fclose(f);
 }
 
 /* ---- signals -------------------------------------------------------------- */
@@ -282,6 +324,10 @@ int main(int argc, char **argv)
 	SELFCHECK_SAVE(probe_me);
 	if (!strcmp(mode, "remap"))
 		remap(n);
+	else if (!strcmp(mode, "remap-handled"))
+		remap_handled(n);
+	else if (!strcmp(mode, "sigbus"))
+		sigbus(n);
 	else if (!strcmp(mode, "signals"))
 		signals(n);
 	else if (!strcmp(mode, "threads"))
@@ -293,7 +339,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|signals|threads|forks|count|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|sigbus|signals|threads|forks|count|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

@@ -6,8 +6,10 @@
  * process's vDSO's clock_gettime and where glibc keeps a thread's
  * tid given to the agent, as ptap will give them.  Per
  * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
- * usage: agent [N [u64]]  (default 1000000 calls per thread; u64: the
- * argument as %di:u64, which reads no memory)
+ * usage: agent [N [u64|vm]]  (default 1000000 calls per thread; u64: the
+ * argument as %di:u64, which reads no memory; vm: the string read through
+ * process_vm_readv, as in a process that handles SIGSEGV, instead of
+ * directly as ptap lets the agent elsewhere)
  * Fails (exit status 1) when a record is missing or wrong. */
 #include <errno.h>
 #include <stdbool.h>
@@ -44,6 +46,7 @@ static long ncalls;
 static volatile int draining;
 static long drained, bad;
 static int strings = 1;	/* %di:string, else %di:u64 (no memory read) */
+static int direct = 1;	/* read directly (struct agent_proc's direct), else process_vm_readv */
 
 static uint64_t now_ns(void)
 {
@@ -139,6 +142,8 @@ int main(int argc, char **argv)
 		strings = 0;
 		prog.type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
 	}
+	if (argc > 2 && !strcmp(argv[2], "vm"))
+		direct = 0;
 	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, RECORD_MAX, &shape) < 0 ||
 	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
@@ -154,6 +159,7 @@ int main(int argc, char **argv)
 		proc.gettime = 0;	/* the system call */
 	if (libc_tid_offset(getpid(), &proc.tid_off) < 0)
 		proc.tid_off = 0;	/* the system call */
+	proc.direct = (uint32_t)direct;
 	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)&prog,
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
@@ -178,7 +184,8 @@ int main(int argc, char **argv)
 	__atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
 	pthread_join(rd, NULL);
 	printf("bench agent: 'bench_fn %%di:%s' run in this process by the agent (no tracer), "
-	       "%ld calls a thread, best of 3\n", strings ? "string" : "u64", ncalls);
+	       "%ld calls a thread, best of 3%s\n", strings ? "string" : "u64", ncalls,
+	       strings ? (direct ? ", read directly" : ", read by process_vm_readv") : "");
 	for (int k = 0; k < 2; k++)
 		printf("  %d thr  untraced %6.1f ns/call | agent %7.1f ns/call | agent - untraced %7.1f ns"
 		       " (wall time of each thread's calls)\n", nts[k], plain[k], in[k],

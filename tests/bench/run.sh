@@ -434,8 +434,12 @@ BEGIN {
 # ---- in-process probes: the agent in a process of its own (agent.c) ----------
 # What a hit costs the thread that makes it when the fetch runs in the
 # process, with no tracer (the agent alone, its ring drained by a thread):
-# bench_fn's string argument, and an integer (no memory read), 1 and 8 threads.
+# bench_fn's string argument (read directly, and through process_vm_readv
+# as in a process that handles SIGSEGV), and an integer (no memory read), 1
+# and 8 threads.
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" || echo "bench agent: FAILED (see above)"
+"$B/agent" "${BENCH_AGENT_CALLS:-50000}" vm | tail -n +2 | sed 's/^/  vm:/' ||
+	echo "bench agent vm: FAILED (see above)"
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||
 	echo "bench agent u64: FAILED (see above)"
 

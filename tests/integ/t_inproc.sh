@@ -70,6 +70,35 @@ test_inproc_string_unmapped_under_the_read() {
 	expect_eq "records with the string or an error" $n "$((ok + err))"
 }
 
+# The agent reads memory directly; a read past a file mapping's end (a
+# SIGBUS) is caught by ptap: every other record an error, none lost, the
+# process never sees the signal.
+test_inproc_sigbus_past_file_end() {
+	local n=20000
+	is_run sigbus $n
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	expect_eq "records with the string" $((n / 2)) "$(records "$TMP/is_rec" | grep -c ' s="sigbus"$')"
+	expect_eq "records with an error" $((n / 2)) \
+		"$(records "$TMP/is_rec" | grep -c ' s=(error: bad address 0x[0-9a-f]*)$')"
+}
+
+# remap in a process that handles SIGSEGV and SIGBUS (its handlers end it
+# with HANDLER-RAN), installed after the agent came: a fault of the agent's
+# read is never delivered, and from the first one the agent reads through
+# process_vm_readv (said with -vv), which cannot fault.
+test_inproc_faults_never_reach_handlers() {
+	local n=100000 ok err
+	is_run remap-handled $n -vv
+	! grep -q HANDLER-RAN "$TMP/is_out" || fail "the program's handler saw the agent's fault"
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
+	ok=$(records "$TMP/is_rec" | grep -cE ' s="(r|re|rem|rema|remap)?"$')
+	err=$(records "$TMP/is_rec" | grep -c ' s=(error: bad address 0x[0-9a-f]*)$')
+	expect_eq "records with the string or an error" $n "$((ok + err))"
+	[ "$err" -gt 0 ] || fail "no read failed: nothing tested"
+	expect_grep 'now handles or ignores SIGSEGV or SIGBUS: the agent reads memory through process_vm_readv' \
+		"$TMP/is_err"
+}
+
 # Signals without pause to 4 threads in probe_me's loop; a handler that
 # calls probe_me too, and every 8th that siglongjmps out of what it
 # interrupted (the agent, maybe): every call that ran is recorded, each

@@ -131,6 +131,8 @@ static void detach_event(struct session *s, pid_t pid, int status)
 		t->stop_kind = STOP_SIGNAL;
 		break;
 	case STOP_SIGNAL:
+		if (inproc_read_fault(t, st.sig))
+			return;
 		break;
 	case STOP_NONE:
 	case STOP_SECCOMP:
@@ -400,7 +402,8 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 			tasks_exited(s, t->tid, st);
 			return;
 		}
-		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) && !t->pending_sig)
+		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) && !t->pending_sig &&
+		    !inproc_read_fault(t, WSTOPSIG(st)))
 			t->pending_sig = WSTOPSIG(st);
 		/* only where the step ran the pushfq: a signal may have stopped it before */
 		if (op == ARCH_PUSHF_OP && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&

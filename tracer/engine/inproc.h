@@ -38,6 +38,12 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 void inproc_libs_mapped(struct thread *t);
 /* Does PC lie in the agent's code in AS (its system calls are not the program's)? */
 bool inproc_owns_pc(const struct aspace *as, uint64_t pc);
+/*
+ * T stopped for signal SIG: a fault of the agent's read of memory (a bad
+ * pointer)?  Then T goes on in the agent, the read failed (inproc.c,
+ * "reading memory"), and the signal must not be delivered.
+ */
+bool inproc_read_fault(struct thread *t, int sig);
 /* Is any region mapped (the loop then drains on a timer)? */
 bool inproc_active(const struct session *s);
 /* Write the records every ring holds.  The number written. */

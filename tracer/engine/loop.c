@@ -211,6 +211,10 @@ static void on_stop(struct session *s, struct thread *t, int status)
 		on_breakpoint(s, t);
 		return;
 	case STOP_SIGNAL:
+		if (inproc_read_fault(t, st.sig)) {	/* the agent's, not the program's */
+			thread__resume(t, 0);
+			return;
+		}
 		hit_slot_signal(t, st.sig);	/* never delivered inside a slot */
 		thread__resume(t, st.sig);
 		return;
