@@ -17,6 +17,7 @@
 #define SYS_CLOCK_GETTIME	228
 #define SYS_PROCESS_VM_READV	310
 #define FUTEX_WAIT		0
+#define FUTEX_WAKE		1
 
 static long sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -125,6 +126,13 @@ static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return sys6(SYS_PROCESS_VM_READV, rd->tid, (long)&local, 1, (long)&remote, 1, 0);
 }
 
+/* Wake the reader, if it waits on R's bell (ptap's bell thread: tracer/engine/inproc.c). */
+static void bell(struct ring *r)
+{
+	ring_bell(r);
+	sys6(SYS_FUTEX, (long)&r->bell, FUTEX_WAKE, 1, 0, 0, 0);
+}
+
 /* The 32 bits at the thread pointer + OFF (x86-64: %fs). */
 static uint32_t tp_u32(uint32_t off)
 {
@@ -201,9 +209,11 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 				     &seen)) == -EAGAIN) {
 		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot, &seen);
-		if (err == -EAGAIN)	/* a while at most: a reader killed wakes no one */
+		if (err == -EAGAIN) {	/* a while at most: a reader killed wakes no one */
+			bell(ring);
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
 			     0, 0);
+		}
 		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
 		if (err != -EAGAIN)
 			break;
@@ -211,5 +221,6 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	if (err)
 		return;		/* the reader is gone (counted) */
 	make(rec, site, regs, tid);
-	ring_publish(ring, slot, (uint32_t)len);
+	if (ring_publish(ring, slot, (uint32_t)len))
+		bell(ring);
 }

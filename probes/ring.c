@@ -127,7 +127,12 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	return -EAGAIN;
 }
 
-void ring_publish(struct ring *r, uint32_t k, uint32_t len)
+void ring_bell(struct ring *r)
+{
+	__atomic_fetch_add(&r->bell, 1, __ATOMIC_RELEASE);
+}
+
+bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 {
 	struct ring_slot *s = slot_at(r, k);
 	uint32_t spins = 0;
@@ -146,7 +151,9 @@ void ring_publish(struct ring *r, uint32_t k, uint32_t len)
 							__ATOMIC_RELAXED)) {
 				__atomic_compare_exchange_n(&r->head, &h, h + 1, false,
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-				return;
+				/* the one that makes it half full (the reader may be ahead: <) */
+				return h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) ==
+				       r->nslots / 2;
 			}
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
 			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,
@@ -155,7 +162,7 @@ void ring_publish(struct ring *r, uint32_t k, uint32_t len)
 			/* the reader, between freeing a slot and emptying its place, went */
 			__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
-			return;
+			return false;
 		}
 	}
 }

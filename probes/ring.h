@@ -14,7 +14,8 @@
  * the thread is gone (ring_slots_free()).  With every slot taken, the
  * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
  * each release (a futex), and is told when the reader is gone (-EPIPE)
- * rather than left waiting.  Freestanding (`make lint`): no system call,
+ * rather than left waiting.  A ring half full, or full, rings a bell (a
+ * second word) for a reader that waits on it.  Freestanding (`make lint`): no system call,
  * no C library; the waiting is the caller's. */
 #ifndef PTAP_PROBES_RING_H
 #define PTAP_PROBES_RING_H
@@ -44,6 +45,12 @@ struct ring {
 							 * writers waiting: the word they
 							 * wait on */
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
+	/*
+	 * Bumped by a writer whose record fills the ring to half, or that
+	 * finds it full (ring_publish(), ring_bell()): a futex the reader may
+	 * wait on, so that it reads before the writers have to wait for it.
+	 */
+	uint32_t bell;
 	uint64_t lost;		/* records refused since the reader went: none while it reads */
 	uint64_t hint __attribute__((aligned(64)));	/* where writers look for a free slot */
 	uint64_t head __attribute__((aligned(64)));	/* places published, ever (helped along) */
@@ -95,8 +102,14 @@ size_t ring_max_record(const struct ring *r);
  */
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		   uint32_t *seen);
-/* The record of LEN bytes in SLOT is made: the reader may take it. */
-void ring_publish(struct ring *r, uint32_t slot, uint32_t len);
+/*
+ * The record of LEN bytes in SLOT is made: the reader may take it.  True
+ * when it filled the ring to half: ring the bell (ring_bell(), then a futex
+ * wake on r->bell).
+ */
+bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
+/* Bump r->bell (the caller then wakes the reader waiting on it). */
+void ring_bell(struct ring *r);
 
 /*
  * The reader, with its SHAPE of R: the next record, in the order they were

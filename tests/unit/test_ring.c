@@ -1,7 +1,7 @@
 /* tests/unit/test_ring.c: the shared ring of records (probes/ring.h) --
  * order, a full ring, a writer cut short (its slot taken back, never
  * stopping the reader), writers on several threads against one reader with
- * nothing lost, and a reader that goes away. */
+ * nothing lost, a reader that goes away, and the bell of a half-full ring. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
@@ -242,5 +242,43 @@ Test(ring, a_reader_that_goes_frees_the_waiting_writers, .timeout = 60)
 	cr_assert(eq(u64, r->lost, 1));
 	cr_assert(eq(int, put(r, 1, 8, 'x'), -EPIPE));
 	cr_assert(eq(u64, r->lost, 2));
+	free(r);
+}
+
+/* The record that fills the ring to half says so (the bell), once; the next ones do not. */
+/* Publish N records of one byte: how many rang the bell, the last that did in *AT (1-based). */
+static uint32_t publish_n(struct ring *r, uint32_t n, uint32_t *at)
+{
+	uint32_t rang = 0;
+
+	for (uint32_t i = 1; i <= n; i++) {
+		void *p;
+		uint32_t slot, seen;
+
+		cr_assert(eq(int, ring_slot_take(r, 1, 0x7f0000, &p, &slot, &seen), 0));
+		if (ring_publish(r, slot, 1)) {
+			rang++;
+			*at = i;
+		}
+	}
+	return rang;
+}
+
+Test(ring, bell_at_half_full)
+{
+	struct ring *r = new_ring(16384, 100);
+	uint32_t half = shape.nslots / 2, at = 0;
+	char b;
+
+	cr_assert(ge(u32, shape.nslots, 4));
+	cr_expect(eq(u32, publish_n(r, shape.nslots - 1, &at), 1));
+	cr_expect(eq(u32, at, half));
+	/* all read but one: the record that makes half again rings again */
+	for (uint32_t i = 2; i < shape.nslots; i++)
+		cr_assert(eq(long, take(r, &b), 1));
+	cr_expect(eq(u32, publish_n(r, half, &at), 1));
+	cr_expect(eq(u32, at, half - 1));
+	ring_bell(r);
+	cr_expect(eq(u32, r->bell, 1));
 	free(r);
 }

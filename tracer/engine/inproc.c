@@ -144,6 +144,64 @@ bool inproc_active(const struct session *s)
 static struct robust_list_head lease_head;
 static pid_t lease_tid;		/* 0: not started; -1: none (the words are then 1) */
 
+/*
+ * The rings in the lease thread's robust list, as ptap keeps them: the
+ * links themselves are in the shared memory, where the processes could
+ * change them, so ptap writes them all again from here and never follows
+ * them.  The lease thread reads the list (under lease_lock) for the bells.
+ */
+static struct ring **leased;
+static size_t nleased, leased_cap;
+static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t lease_gen;	/* bumped, and woken, when the list changes */
+static void (*bell_fn)(void);	/* inproc_on_bell()'s */
+
+/*
+ * ---- the bells ----
+ *
+ * ptap's loop waits for its tracees (wait4), not for the rings: between two
+ * stops it drains them on a timer, and threads that record faster than that
+ * would fill a ring and wait for the timer.  So a writer whose record fills
+ * its ring to half, or that finds it full, rings the ring's bell (a futex
+ * wake: probes/ring.h); the lease thread waits on every bell at once
+ * (futex_waitv(2)) and has the loop drain now (bell_fn: a signal that
+ * cancels its wait).  Without futex_waitv (Linux < 5.16), the timer alone.
+ */
+static void bells_wait(void)
+{
+	struct futex_waitv w[FUTEX_WAITV_MAX];
+	size_t n = 0;
+
+	pthread_mutex_lock(&lease_lock);
+	w[n++] = (struct futex_waitv){ .val = __atomic_load_n(&lease_gen, __ATOMIC_ACQUIRE),
+				       .uaddr = (uint64_t)(uintptr_t)&lease_gen,
+				       .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG };
+	for (size_t i = 0; i < nleased && n < FUTEX_WAITV_MAX; i++)
+		w[n++] = (struct futex_waitv){ .val = __atomic_load_n(&leased[i]->bell,
+								      __ATOMIC_ACQUIRE),
+					       .uaddr = (uint64_t)(uintptr_t)&leased[i]->bell,
+					       .flags = FUTEX_32 };
+	pthread_mutex_unlock(&lease_lock);
+	if (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS) {
+		for (;;)
+			pause();
+	}
+	pthread_mutex_lock(&lease_lock);
+	for (size_t i = 1; i < n; i++) {
+		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
+
+		/* the list is as it was unless lease_gen moved: then look again */
+		if (__atomic_load_n(&lease_gen, __ATOMIC_ACQUIRE) != w[0].val)
+			break;
+		if (__atomic_load_n((uint32_t *)(uintptr_t)w[i].uaddr, __ATOMIC_ACQUIRE) != w[i].val) {
+			if (fn)
+				fn();
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lease_lock);
+}
+
 static void *lease_main(void *arg)
 {
 	lease_head.list.next = &lease_head.list;
@@ -153,8 +211,13 @@ static void *lease_main(void *arg)
 					     sizeof(lease_head)) == 0 ? gettid() : -1,
 			 __ATOMIC_RELEASE);
 	for (;;)
-		pause();	/* every signal blocked: ptap's go to its main thread */
+		bells_wait();	/* every signal blocked: ptap's go to its main thread */
 	return arg;
+}
+
+void inproc_on_bell(void (*fn)(void))
+{
+	__atomic_store_n(&bell_fn, fn, __ATOMIC_RELEASE);
 }
 
 /* The reader word of a new ring: the lease thread's tid (started at the first), or 1. */
@@ -181,15 +244,6 @@ static uint32_t lease_word(void)
 	return lease_tid > 0 ? (uint32_t)lease_tid : 1;
 }
 
-/*
- * The rings in the lease thread's robust list, as ptap keeps them: the
- * links themselves are in the shared memory, where the processes could
- * change them, so ptap writes them all again from here and never follows
- * them.
- */
-static struct ring **leased;
-static size_t nleased, leased_cap;
-
 static void lease_relink(void)
 {
 	struct robust_list *next = &lease_head.list;
@@ -201,23 +255,38 @@ static void lease_relink(void)
 	lease_head.list.next = next;
 }
 
-static void lease_link(struct ring *r)
+/* The list changed: the lease thread waits on its bells again. */
+static void lease_changed(void)
 {
-	if (array_grow((void **)&leased, &leased_cap, sizeof(*leased), nleased + 1) < 0)
-		return;		/* then a ptap killed leaves this one's writers waiting */
-	leased[nleased++] = r;
-	lease_relink();
+	__atomic_fetch_add(&lease_gen, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lease_lock);
+	syscall(SYS_futex, &lease_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static void lease_link(struct ring *r)
+{
+	pthread_mutex_lock(&lease_lock);
+	if (array_grow((void **)&leased, &leased_cap, sizeof(*leased), nleased + 1) < 0) {
+		pthread_mutex_unlock(&lease_lock);
+		return;		/* then a ptap killed leaves this one's writers waiting */
+	}
+	leased[nleased++] = r;
+	lease_relink();
+	lease_changed();
+}
+
+/* R leaves the list before its memory goes (the lease thread reads its bell). */
 static void lease_unlink(struct ring *r)
 {
 	size_t j = 0;
 
+	pthread_mutex_lock(&lease_lock);
 	for (size_t i = 0; i < nleased; i++)
 		if (leased[i] != r)
 			leased[j++] = leased[i];
 	nleased = j;
 	lease_relink();
+	lease_changed();
 }
 
 /* Run NR(A0..A5) in T: the call's return value, or the failure to run it (-ESRCH: T gone). */

@@ -44,6 +44,11 @@ bool inproc_owns_pc(const struct aspace *as, uint64_t pc);
  * "reading memory"), and the signal must not be delivered.
  */
 bool inproc_read_fault(struct thread *t, int sig);
+/*
+ * FN, called from another thread of ptap's, makes the loop drain the rings
+ * soon (inproc.c, "the bells"): set once the loop can take it.
+ */
+void inproc_on_bell(void (*fn)(void));
 /* Is any region mapped (the loop then drains on a timer)? */
 bool inproc_active(const struct session *s);
 /* Write the records every ring holds.  The number written. */

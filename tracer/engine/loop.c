@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/ptrace.h>
 #include <sched.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -333,6 +334,15 @@ static void flush_due(struct session *s)
 
 static timer_t drain_timer;
 static bool drain_timer_on, drain_timer_made;
+static pthread_t loop_thread;
+
+/* A ring's bell rang (inproc_on_bell(); another thread of ptap's): drain now, as at the timer. */
+static void loop_bell(void)
+{
+	if (!loop_drain)
+		pthread_sigqueue(loop_thread, SIGRTMIN + 1,
+				 (union sigval){ .sival_ptr = (void *)&loop_drain });
+}
 
 static void drain_timer_start(void)
 {
@@ -344,6 +354,10 @@ static void drain_timer_start(void)
 	    timer_settime(drain_timer, 0, &it, NULL) < 0)
 		pr_warn("no drain timer (%s): in-process records are written only at the next "
 			"stop\n", strerror(errno));
+	if (drain_timer_made) {	/* the signal's handler is there */
+		loop_thread = pthread_self();
+		inproc_on_bell(loop_bell);
+	}
 }
 
 static void drain(struct session *s)
