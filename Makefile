@@ -45,12 +45,13 @@ $(O)/libptap.a: $(LIBOBJS) $(O)/agent/agent_blob.o
 # saves no vector register), one flat blob with no relocation
 # (scripts/agent-blob.sh checks), carried in libptap as agent_blob[].  The
 # compiler without the flags a sanitizer build adds to CC: the agent runs
-# inside targets, with no runtime of its own.
+# inside targets, with no runtime of its own.  No loop made a call of
+# memset or memcpy (the agent's own are such loops).
 AGENT_CC := $(firstword $(CC))
 AGENT_SRCS := agent/agent.c probes/fetch_eval.c probes/ring.c
 AGENT_OBJS := $(patsubst %.c,$(O)/agent-obj/%.o,$(AGENT_SRCS))
 AGENT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote . -O2 -ffreestanding \
-	-fPIC -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-fno-tree-loop-distribute-patterns -fPIC -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-mgeneral-regs-only -fvisibility=hidden -fcf-protection=none
 
 $(O)/agent-obj/%.o: %.c | deps

@@ -138,8 +138,13 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	uint32_t spins = 0;
 
 	s->len = len;
-	/* marked first: the reader frees only what is marked, a reclaim takes it by CAS */
-	__atomic_fetch_or(&s->owner, PUB, __ATOMIC_ACQ_REL);
+	/*
+	 * Marked first: the reader frees only what is marked, a reclaim takes
+	 * it by CAS.  A store: no one else writes the word of a slot being
+	 * made (the reader frees only a gone writer's unmarked slots; this
+	 * thread's handlers, deeper on its stack, take none of its slots back).
+	 */
+	__atomic_store_n(&s->owner, s->owner | PUB, __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 		uint64_t *w = &queue(r)[h % r->nslots];
