@@ -172,6 +172,23 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	}
 }
 
+uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
+{
+	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < sh->nslots; i++) {
+		uint64_t e = __atomic_load_n(&queue(r)[h % sh->nslots], __ATOMIC_ACQUIRE);
+
+		if (!IS_FULL(e) || POS(e) != h)
+			break;
+		/* failed: someone else moved it, from there on */
+		__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	}
+	return h;
+}
+
 int ring_peek(struct ring *r, const struct ring_shape *sh, const void **payload, size_t *len)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);

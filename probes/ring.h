@@ -119,6 +119,13 @@ void ring_bell(struct ring *r);
 int ring_peek(struct ring *r, const struct ring_shape *shape, const void **payload,
 	      size_t *len);
 /*
+ * The reader: the places published so far.  A writer publishes its record,
+ * then moves the head; one killed in between (an exec's other threads are)
+ * leaves it behind, and the next writer would move it on: the reader moves
+ * it over every place published there, so that none is left behind it.
+ */
+uint64_t ring_head(struct ring *r, const struct ring_shape *shape);
+/*
  * Release the record ring_peek() gave: true when writers wait.  Wake them
  * (a futex wake on r->released) once the records there are taken, not at
  * each: a wake-up per record makes them take turns at every free slot.

@@ -1,7 +1,8 @@
 /* tests/unit/test_ring.c: the shared ring of records (probes/ring.h) --
  * order, a full ring, a writer cut short (its slot taken back, never
  * stopping the reader), writers on several threads against one reader with
- * nothing lost, a reader that goes away, and the bell of a half-full ring. */
+ * nothing lost, a reader that goes away, the bell of a half-full ring, and
+ * a head left behind. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
@@ -280,5 +281,26 @@ Test(ring, bell_at_half_full)
 	cr_expect(eq(u32, at, half - 1));
 	ring_bell(r);
 	cr_expect(eq(u32, r->bell, 1));
+	free(r);
+}
+
+/*
+ * A writer killed between publishing its record and moving the head (an
+ * exec's other threads are) leaves the head behind: the reader moves it on
+ * over what is published there.
+ */
+Test(ring, head_left_behind)
+{
+	struct ring *r = new_ring(8192, 100);
+	char b;
+
+	cr_assert(eq(int, put(r, 1, 3, 'a'), 0));
+	cr_assert(eq(int, put(r, 2, 3, 'b'), 0));
+	r->head -= 2;		/* as if each had died before its head move */
+	cr_expect(eq(u64, ring_head(r, &shape), 2));
+	cr_expect(eq(u64, r->head, 2));
+	cr_expect(eq(long, take(r, &b), 3));
+	cr_expect(eq(chr, b, 'a'));
+	cr_expect(eq(u64, ring_head(r, &shape), 2));	/* nothing more published */
 	free(r);
 }

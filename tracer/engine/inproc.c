@@ -615,7 +615,7 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 		return;
 	/* a record it was making when it was killed, or left by a handler's siglongjmp */
 	ring_slots_free(ring_of(rg), &rg->shape, (uint32_t)t->tid);
-	head = __atomic_load_n(&ring_of(rg)->head, __ATOMIC_ACQUIRE);
+	head = ring_head(ring_of(rg), &rg->shape);
 	if (ring_of(rg)->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
 		return;
@@ -677,6 +677,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		goto bad;
 	t = record_thread(s, (pid_t)h.tid, &ghost);
 	if (!t) {
+		pr_debug("a record of tid %u, which ptap does not trace (%s)\n", h.tid, p->event);
 		s->inproc_unknown++;
 		return;
 	}
@@ -712,7 +713,7 @@ bad:
 static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 {
 	struct ring *r = ring_of(rg);
-	uint64_t upto = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t upto = ring_head(r, &rg->shape);
 	const void *rec;
 	size_t len, n = 0;
 	bool wake = false;
