@@ -200,6 +200,30 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 }
 
 /*
+ * May exit E, a ret, be a jump site (arch_exit_jump())?  As the last
+ * instruction of its part (ending at END), with padding after it that no
+ * symbol holds.  Never an error: else it takes an int3.
+ */
+static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
+		      uint64_t end)
+{
+	struct ptap_err why = { .pos = -1 };
+	struct elfmod_sym other;
+	uint8_t code[16];
+	size_t len;
+
+	for (len = sizeof(code); len > 0 && elfmod__read(mod, e->vaddr, code, len) < 0; len--)
+		;
+	if (!len || arch_exit_jump(code, len, e->vaddr, end, &e->jump, &why) < 0)
+		return;
+	for (uint64_t a = end; a < e->vaddr + e->jump.len; a++)
+		if (fn_sym_at(mod, dbg, a, &other) == 0) {
+			memset(&e->jump, 0, sizeof(e->jump));
+			return;
+		}
+}
+
+/*
  * The exits of the function holding RP's site (arch_func_exits(): each ret,
  * each jump out of it), which a return probe plants: the function from the
  * symbol table, with its "NAME.cold" part when gcc split one off.  A site
@@ -245,8 +269,13 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 	}
 	if (r == 0 && n && !(rp->exits = calloc(n, sizeof(*rp->exits))))
 		r = -ENOMEM;
-	for (int i = 0; r == 0 && i < n; i++)
+	for (int i = 0; r == 0 && i < n; i++) {
 		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
+		for (int k = 0; r == 0 && k < nparts; k++)
+			if (ex[i].kind == ARCH_EXIT_RET && ex[i].pc >= parts[k].lo &&
+			    ex[i].pc < parts[k].hi)
+				exit_jump(mod, dbg, &rp->exits[i], parts[k].hi);
+	}
 	free(ex);
 	if (r == -ENOMEM)
 		return r;

@@ -20,6 +20,7 @@ struct resolved_exit {
 	uint64_t vaddr, file_off;
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
 	int kind;		/* enum arch_exit_kind, or RESOLVED_CALL */
+	struct arch_jump jump;	/* a ret that may be a jump site (arch_exit_jump()), else len 0 */
 };
 
 #define RESOLVED_CALL	100

@@ -435,6 +435,36 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 	return 0;
 }
 
+int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, uint64_t fn_end,
+		   struct arch_jump *j, struct ptap_err *why)
+{
+	struct arch_insn insn;
+	uint64_t at;
+
+	memset(j, 0, sizeof(*j));
+	if (arch_insn_analyze(code, len, pc, &insn, why) < 0 || insn.step != ARCH_STEP_RET)
+		return set_why(why, -ENOTSUP, "not a ret");
+	if (pc + insn.len != fn_end)
+		return set_why(why, -ENOTSUP, "not the function's last instruction");
+	/* what follows, up to the jump's end: padding (nops, int3s) that never runs */
+	for (at = fn_end; at < pc + JMP_REL32_LEN;) {
+		struct arch_insn pad;
+		size_t off = at - pc;
+
+		if (off < len && code[off] == 0xcc) {
+			at++;
+			continue;
+		}
+		if (off >= len || arch_insn_analyze(code + off, len - off, at, &pad, NULL) < 0 ||
+		    strncmp(pad.text, "nop", 3))
+			return set_why(why, -ENOTSUP, "no padding after the function's ret");
+		at += pad.len;
+	}
+	j->len = JMP_REL32_LEN > insn.len ? JMP_REL32_LEN : insn.len;
+	memcpy(j->bytes, code, j->len);
+	return 0;
+}
+
 int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
 			 const struct arch_jump *j, struct ptap_err *why)
 {
@@ -618,8 +648,14 @@ static int relocate_and_return(const struct arch_jump *j, uint64_t pc, uint64_t 
 	while (off < j->len) {
 		struct arch_insn insn;
 
-		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0 ||
-		    insn.step != ARCH_STEP_OOL)
+		if (arch_insn_analyze(j->bytes + off, j->len - off, pc + off, &insn, NULL) < 0)
+			return -EINVAL;
+		if (insn.step == ARCH_STEP_RET) {	/* an exit's (arch_exit_jump()): the end */
+			memcpy(dst + off, insn.bytes, insn.len);
+			memset(dst + off + insn.len, 0xcc, j->len - off - insn.len);
+			break;
+		}
+		if (insn.step != ARCH_STEP_OOL)
 			return -EINVAL;
 		memcpy(dst + off, insn.bytes, insn.len);
 		if (insn.riprel) {	/* pc + off + len + old == at + off + len + new */
