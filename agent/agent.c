@@ -193,15 +193,34 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 		sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
 	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
 	rec->addr = site->addr;
+	rec->bias = site->bias;
+	rec->slot = rec->ra = 0;
 	rec->tid = (uint32_t)tid;
 	rec->probe = site->probe;
 	rec->nvals = site->nprogs;
+	rec->flags = 0;
+	if (site->kind == AGENT_RET_ENTRY) {
+		struct fetch_val slot;
+		char buf[8];
+
+		fetch_prog__run((const struct fetch_prog *)(uintptr_t)site->ra_prog, &ctx, &slot,
+				buf, sizeof(buf));
+		rec->slot = slot.u;
+		if (!slot.err && agent_read(&rd, slot.u, &rec->ra, 8) == 8)
+			rec->flags |= AGENT_REC_RA;
+	} else if (site->kind == AGENT_EXIT) {
+		rec->slot = regs[ARCH_DWARF_SP];
+	}
 	bytes = (char *)&rec->vals[site->nprogs];
 	for (uint32_t i = 0; i < site->nprogs; i++) {
 		struct fetch_val *v = &rec->vals[i];
 
-		fetch_prog__run(&progs[i], &ctx, v, bytes, site->string_max);
-		v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
+		if (i < AGENT_PROGS_MAX && (site->run >> i & 1)) {
+			fetch_prog__run(&progs[i], &ctx, v, bytes, site->string_max);
+			v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
+		} else {
+			memset(v, 0, sizeof(*v));
+		}
 		bytes += fetch_prog__buflen(&progs[i], site->string_max);
 	}
 }

@@ -30,18 +30,35 @@ struct agent_proc {
 				 * fault (agent_copy_read); 0: through process_vm_readv */
 };
 
-/* One site whose hits the agent records.  PROGS, RING and PROC are addresses in the target. */
+/* What a site's record is for (struct agent_site's kind). */
+enum {
+	AGENT_ENTRY,		/* a probe's hit: its arguments */
+	AGENT_RET_ENTRY,	/* a return probe's entry: where its return address is, that
+				 * address, the arguments fetched at the entry */
+	AGENT_EXIT,		/* an exit (a ret) of a return probe's function: the sp, the
+				 * arguments fetched at the return ($retval) */
+};
+
+/* One site whose hits the agent records.  Addresses are in the target. */
 struct agent_site {
 	uint64_t progs;		/* NPROGS struct fetch_prog */
 	uint64_t ring;		/* struct ring: the records */
 	uint64_t addr;		/* the site (the record's addr) */
 	uint64_t bias;		/* of its module, for the programs */
 	uint64_t proc;		/* struct agent_proc */
+	uint64_t ra_prog;	/* AGENT_RET_ENTRY: the struct fetch_prog of the return
+				 * address's slot */
+	uint64_t run;		/* bit I: program I runs here (the others make no value) */
 	uint32_t nprogs;
 	uint32_t probe;		/* ptap's index of the probe */
 	uint32_t string_max;
 	int32_t clock;		/* clockid_t of the records' time stamps */
+	uint32_t kind;		/* AGENT_ENTRY ... */
+	uint32_t pad;
 };
+
+/* At most this many programs a site (struct agent_site's run) */
+#define AGENT_PROGS_MAX	64
 
 /*
  * One hit, as the agent writes it: NVALS values, then the bytes of their
@@ -51,11 +68,17 @@ struct agent_site {
 struct agent_rec {
 	uint64_t ts;
 	uint64_t addr;
+	uint64_t bias;		/* the site's */
+	uint64_t slot;		/* AGENT_RET_ENTRY: where the return address is; AGENT_EXIT:
+				 * the sp (where it is at the ret) */
+	uint64_t ra;		/* AGENT_RET_ENTRY: the return address, with AGENT_REC_RA */
 	uint32_t tid;		/* the process is ptap's to name, from the tid */
 	uint32_t probe, nvals;
-	uint32_t pad;
+	uint32_t flags;		/* AGENT_REC_RA */
 	struct fetch_val vals[];
 };
+
+#define AGENT_REC_RA	1u	/* the return address was read */
 
 /* The entry: REGS as arch_agent_tramp_build() passes them, SITE a struct agent_site *. */
 void agent_hit(uint64_t *regs, uint64_t site);

@@ -153,16 +153,16 @@ struct arch_jump {
 int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
 		      struct arch_jump *j, struct ptap_err *why);
 /*
- * May the exit at PC, a ret, be a jump site?  Only as the function's last
- * instruction (ending at FN_END), followed by padding (nops, int3s: the
- * alignment before the next function, which never runs) up to where the
- * jump ends: the jump replaces the ret and that padding, and the trampoline
- * runs the ret.  CODE[0..LEN) holds the bytes from PC (16 are plenty).  0
- * with J filled, or -ENOTSUP with WHY.  The caller checks that no symbol
- * lies in the padding.
+ * May the exit at PC, a ret, be a jump site?  Only when padding follows it
+ * (nops, int3s: the alignment of a branch target or of the next function,
+ * which no fall-through reaches) up to where the jump ends: the jump
+ * replaces the ret and that padding, and the trampoline runs the ret.
+ * CODE[0..LEN) holds the bytes from PC (16 are plenty).  0 with J filled, or
+ * -ENOTSUP with WHY.  The caller checks that no branch of the function
+ * lands in the padding (arch_jump_check_part()) and no symbol lies in it.
  */
-int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, uint64_t fn_end,
-		   struct arch_jump *j, struct ptap_err *why);
+int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
+		   struct ptap_err *why);
 /*
  * The same check of the branches in another part of the function (gcc's
  * "f.cold", which jumps back into f): 0 or -ENOTSUP with WHY.

@@ -200,12 +200,13 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 }
 
 /*
- * May exit E, a ret, be a jump site (arch_exit_jump())?  As the last
- * instruction of its part (ending at END), with padding after it that no
- * symbol holds.  Never an error: else it takes an int3.
+ * May exit E, a ret, be a jump site (arch_exit_jump())?  With padding after
+ * it that no branch of the function's PARTS[0..N) lands in, and that no
+ * other symbol holds where it lies past the function's end.  Never an
+ * error: else it takes an int3.
  */
 static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-		      uint64_t end)
+		      const struct arch_range *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
 	struct elfmod_sym other;
@@ -214,13 +215,24 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 
 	for (len = sizeof(code); len > 0 && elfmod__read(mod, e->vaddr, code, len) < 0; len--)
 		;
-	if (!len || arch_exit_jump(code, len, e->vaddr, end, &e->jump, &why) < 0)
+	if (!len || arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0)
 		return;
-	for (uint64_t a = end; a < e->vaddr + e->jump.len; a++)
-		if (fn_sym_at(mod, dbg, a, &other) == 0) {
-			memset(&e->jump, 0, sizeof(e->jump));
-			return;
-		}
+	for (int k = 0; k < n && e->jump.len; k++) {
+		uint64_t lo = parts[k].lo, hi = parts[k].hi;
+		uint8_t *fn;
+
+		if (e->vaddr >= lo && e->vaddr < hi)
+			for (uint64_t a = hi; a < e->vaddr + e->jump.len; a++)
+				if (fn_sym_at(mod, dbg, a, &other) == 0)
+					e->jump.len = 0;
+		fn = e->jump.len && hi - lo <= JUMP_FN_MAX ? malloc(hi - lo) : NULL;
+		if (!fn || elfmod__read(mod, lo, fn, hi - lo) < 0 ||
+		    arch_jump_check_part(fn, hi - lo, lo, e->vaddr, &e->jump, &why) < 0)
+			e->jump.len = 0;
+		free(fn);
+	}
+	if (!e->jump.len)
+		memset(&e->jump, 0, sizeof(e->jump));
 }
 
 /*
@@ -271,10 +283,8 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 		r = -ENOMEM;
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
-		for (int k = 0; r == 0 && k < nparts; k++)
-			if (ex[i].kind == ARCH_EXIT_RET && ex[i].pc >= parts[k].lo &&
-			    ex[i].pc < parts[k].hi)
-				exit_jump(mod, dbg, &rp->exits[i], parts[k].hi);
+		if (r == 0 && ex[i].kind == ARCH_EXIT_RET)
+			exit_jump(mod, dbg, &rp->exits[i], parts, nparts);
 	}
 	free(ex);
 	if (r == -ENOMEM)

@@ -435,8 +435,8 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 	return 0;
 }
 
-int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, uint64_t fn_end,
-		   struct arch_jump *j, struct ptap_err *why)
+int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
+		   struct ptap_err *why)
 {
 	struct arch_insn insn;
 	uint64_t at;
@@ -444,10 +444,8 @@ int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, uint64_t fn_end
 	memset(j, 0, sizeof(*j));
 	if (arch_insn_analyze(code, len, pc, &insn, why) < 0 || insn.step != ARCH_STEP_RET)
 		return set_why(why, -ENOTSUP, "not a ret");
-	if (pc + insn.len != fn_end)
-		return set_why(why, -ENOTSUP, "not the function's last instruction");
 	/* what follows, up to the jump's end: padding (nops, int3s) that never runs */
-	for (at = fn_end; at < pc + JMP_REL32_LEN;) {
+	for (at = pc + insn.len; at < pc + JMP_REL32_LEN;) {
 		struct arch_insn pad;
 		size_t off = at - pc;
 
@@ -456,8 +454,8 @@ int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, uint64_t fn_end
 			continue;
 		}
 		if (off >= len || arch_insn_analyze(code + off, len - off, at, &pad, NULL) < 0 ||
-		    strncmp(pad.text, "nop", 3))
-			return set_why(why, -ENOTSUP, "no padding after the function's ret");
+		    (strncmp(pad.text, "nop", 3) && strcmp(pad.text, "xchg ax, ax")))
+			return set_why(why, -ENOTSUP, "no padding after the ret");
 		at += pad.len;
 	}
 	j->len = JMP_REL32_LEN > insn.len ? JMP_REL32_LEN : insn.len;

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 1,
-				    .string_max = 256, .clock = CLOCK_MONOTONIC };
+				    .string_max = 256, .clock = CLOCK_MONOTONIC, .run = 1 };
 	if (arch_jump_analyze(code, sizeof(fn_code), (uint64_t)(uintptr_t)code,
 			      (uint64_t)(uintptr_t)code, &j, &why) < 0 ||
 	    arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)tramp,

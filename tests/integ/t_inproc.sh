@@ -55,6 +55,26 @@ test_inproc_same_records_as_stops() {
 	expect_eq "records" 7 "$(records "$TMP/ip_a" | wc -l)"
 }
 
+# A return probe recorded in the process, at its entry and at both its
+# exits (each a ret with padding after it, made a jump): the same return
+# records as at stops ($retval, an argument fetched at the entry, the
+# caller), each with a duration.
+test_inproc_return_probes_same_as_stops() {
+	local a b spec='exec_query%return $retval query_string:string len'
+	run_ptap record --format json -o "$TMP/ip_a" -vv -e "$spec" \
+		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/ip_err"
+	expect_eq "sites in the process (the entry, two exits)" 2 \
+		"$(grep -c 'exec_query__return: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' \
+			"$TMP/ip_err")"
+	run_ptap record --no-agent --format json -o "$TMP/ip_b" -e "$spec" \
+		-- "$S/query_server" samples/queries.txt >/dev/null
+	# the same but for the run's own: time, pids, where the program was mapped
+	a=$(records "$TMP/ip_a" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|ret_addr)":"0x[0-9a-f]*",//g')
+	b=$(records "$TMP/ip_b" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|ret_addr)":"0x[0-9a-f]*",//g')
+	expect_eq "records" "$b" "$a"
+	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
+}
+
 # Another thread unmaps and maps again the page the string argument points
 # to: every record holds the string as it was ("remap", or the part of it
 # written so far in a page just mapped) or an error, one per call, and the

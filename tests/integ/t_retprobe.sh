@@ -481,8 +481,11 @@ rp_block_records() {
 			for (t in state) {
 				threads++
 				if (state[t] == "E") inside++
-				# between two calls (a few instructions) only just before the end
-				else if (last[t] % 10 && end - at[t] > 0.005)
+				# between two calls (a few instructions) only just before the end:
+				# 50 ms, half a call's sleep (a thread preempted on a loaded
+				# machine right after a return recorded in the process, with
+				# its own time stamp, was 5 ms behind the end in one run)
+				else if (last[t] % 10 && end - at[t] > 0.05)
 					bad("thread " t " was outside blocker at the end")
 				if (n[t] < 3) bad("thread " t ": " n[t] + 0 " returns")
 			}

@@ -100,7 +100,7 @@ Test(agent, records_what_the_tracer_records)
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 2, .probe = 7,
-				    .string_max = 64, .clock = CLOCK_MONOTONIC };
+				    .string_max = 64, .clock = CLOCK_MONOTONIC, .run = 3 };
 	cr_assert(eq(int, arch_jump_analyze(code, sizeof(probed), (uint64_t)(uintptr_t)code,
 					    (uint64_t)(uintptr_t)code, &j, &why), 0), "%s", why.msg);
 	cr_assert(gt(int, arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code,

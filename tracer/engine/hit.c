@@ -234,12 +234,12 @@ static void ret_enter(struct session *s, struct thread *t, const struct site *st
  * fetched at the entry.
  */
 static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
-			const struct shadow_frame *f, const struct fetch_ctx *ctx, uint64_t ts,
-			bool tail)
+			const struct shadow_frame *f, const struct fetch_ctx *ctx,
+			const struct fetch_val *made, uint64_t ts, bool tail)
 {
 	struct probe *p = f->p;
 	const struct fetch_val *ent = shadow__data(sh, f);
-	struct fetch_ctx fctx = *ctx;
+	struct fetch_ctx fctx = ctx ? *ctx : (struct fetch_ctx){ 0 };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
 			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
 			      .ret_addr = f->ra, .duration = ts - f->ts, .has_duration = true,
@@ -247,9 +247,12 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
-	fctx.bias = f->bias;
+	if (ctx)
+		fctx.bias = f->bias;
 	for (int i = 0; i < p->rp.nargs; i++) {
-		if (p->rp.at_return[i] && tail)
+		if (p->rp.at_return[i] && made)
+			p->vals[i] = made[i];
+		else if (p->rp.at_return[i] && tail)
 			p->vals[i] = (struct fetch_val){ .err = FETCH_ERR_TAIL_CALL };
 		else if (p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
@@ -299,16 +302,14 @@ static struct probe *exit_owner(const struct session *s, const struct probe *q)
  * exit with no frame -- a call made before ptap came, or one taken for
  * left -- records nothing; nor does a conditional tail call not TAKEN.
  */
-static void ret_exit(struct session *s, struct thread *t, struct probe *q,
-		     const struct fetch_ctx *ctx, uint64_t ts, bool taken)
+static void ret_exit_at(struct session *s, struct thread *t, struct probe *q, uint64_t slot,
+			uint64_t stack, const struct fetch_ctx *ctx, const struct fetch_val *made,
+			uint64_t ts)
 {
 	struct probe *p = exit_owner(s, q);
-	struct elsewhere e = { .t = t, .p = p, .o = t };
+	struct elsewhere e = { .t = t, .p = p, .o = t, .slot = slot, .stack = stack };
 	struct shadow *sh;
 
-	if (!t->shadow || !taken)
-		return;
-	ret_slot(t, p, ctx, ctx->regs[ARCH_DWARF_SP], &e.slot, &e.stack);
 	if (q->exit_kind == RESOLVED_CALL) {	/* a new call: P's frames at its slot are left */
 		shadow__enter(t->shadow, p, e.slot, e.stack, true, ts, &s->ret_unwound);
 		return;
@@ -326,8 +327,76 @@ static void ret_exit(struct session *s, struct thread *t, struct probe *q,
 	sh = e.o->shadow;
 	shadow__drop_passed(sh, e.i, e.slot, e.stack, &s->ret_unwound);
 	if (!p->hidden)		/* a --context scope: no record */
-		emit_return(s, t, sh, &sh->frames[e.i], ctx, ts, q->exit_kind == ARCH_EXIT_TAIL);
+		emit_return(s, t, sh, &sh->frames[e.i], ctx, made, ts,
+			    q->exit_kind == ARCH_EXIT_TAIL);
 	shadow__remove(sh, (size_t)e.i);
+}
+
+static void ret_exit(struct session *s, struct thread *t, struct probe *q,
+		     const struct fetch_ctx *ctx, uint64_t ts, bool taken)
+{
+	uint64_t slot, stack;
+
+	if (!t->shadow || !taken)
+		return;
+	ret_slot(t, exit_owner(s, q), ctx, ctx->regs[ARCH_DWARF_SP], &slot, &stack);
+	ret_exit_at(s, t, q, slot, stack, ctx, NULL, ts);
+}
+
+/* ---- return probes recorded in the process (inproc.c) --------------------- */
+
+void hit_ret_enter_made(struct session *s, struct thread *t, struct probe *p,
+			const struct hit_made *m)
+{
+	struct shadow_frame *f;
+	struct fetch_val *vals;
+	uint64_t stack;
+	void *data;
+
+	if (!t->shadow || s->detaching)	/* detaching: its return would never be seen */
+		return;
+	if (!m->ra_ok) {
+		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
+			 (unsigned long)m->slot);
+		return;
+	}
+	stack = stack_id(t, m->slot);
+	if (p->rp.ret_past_entry && shadow__has(t->shadow, m->slot, stack, p))
+		return;
+	f = shadow__push(t->shadow, p, m->slot, stack, !p->rp.ret_past_entry, m->ts, p->ent_len,
+			 &data, &s->ret_unwound);
+	if (!f) {
+		s->ret_full++;
+		return;
+	}
+	f->nvals = (unsigned int)p->rp.nargs;
+	f->own_stack = false;
+	f->ra = m->ra;
+	f->addr = m->addr;
+	f->bias = m->bias;
+	vals = data;
+	for (int i = 0; i < p->rp.nargs; i++) {
+		size_t room = fetch_prog__buflen(&p->rp.progs[i], s->string_max);
+
+		if (p->rp.at_return[i])
+			continue;
+		vals[i] = m->vals[i];
+		if (vals[i].str) {	/* its bytes, from the ring into the frame */
+			char *buf = (char *)data + p->ent_off[i];
+			size_t n = vals[i].len < room ? vals[i].len : room;
+
+			memcpy(buf, vals[i].str, n);
+			vals[i].str = buf;
+			vals[i].len = n;
+		}
+	}
+}
+
+void hit_ret_exit_made(struct session *s, struct thread *t, struct probe *q,
+		       const struct hit_made *m)
+{
+	if (t->shadow)
+		ret_exit_at(s, t, q, m->slot, stack_id(t, m->slot), NULL, m->vals, m->ts);
 }
 
 /*

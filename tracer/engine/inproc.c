@@ -35,6 +35,7 @@
 #include "probes/log.h"
 #include "probes/record.h"
 #include "probes/ring.h"
+#include "tracer/engine/hit.h"
 #include "tracer/engine/inject.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/ptrace.h"
@@ -111,15 +112,25 @@ static bool is_loader(const char *path)
 	       !strncmp(base, "ld-", 3);
 }
 
+/* The probe whose programs P's site runs: a return probe's, at one of its exits. */
+static const struct probe *prog_owner(const struct session *s, const struct probe *p)
+{
+	return p->exit_of ? &s->probes[p->exit_of - 1] : p;
+}
+
 bool inproc_probe_ok(const struct session *s, const struct probe *p)
 {
+	const struct probe *o = prog_owner(s, p);
+
 	/* a ring holds records of up to a quarter of its size */
 	/* with a stop at every system call, the agent's own would cost more than a hit */
 	return s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && p->rp.jump.len && !p->rbrk &&
-	       !p->hidden &&
-	       !p->ctx1 && !p->exit_of && !p->rp.retprobe && !p->rp.fpregs &&
-	       !p->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
-	       !is_loader(p->module) && record_len(s, p) + 64 <= RING_BYTES / 4;
+	       !p->hidden && !o->hidden && !p->ctx1 && !o->ctx1 &&
+	       (!p->exit_of || p->exit_kind == ARCH_EXIT_RET) &&	/* a ret: always taken */
+	       !p->rp.fpregs && !o->rp.fpregs &&
+	       !o->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
+	       o->rp.nargs <= AGENT_PROGS_MAX &&
+	       !is_loader(p->module) && record_len(s, o) + 64 <= RING_BYTES / 4;
 }
 
 bool inproc_owns_pc(const struct aspace *as, uint64_t pc)
@@ -366,8 +377,8 @@ static size_t max_record(const struct session *s)
 	size_t len = 0;
 
 	for (int i = 0; i < s->nprobes; i++)
-		if (s->probes[i].inproc && record_len(s, &s->probes[i]) > len)
-			len = record_len(s, &s->probes[i]);
+		if (s->probes[i].inproc && record_len(s, prog_owner(s, &s->probes[i])) > len)
+			len = record_len(s, prog_owner(s, &s->probes[i]));
 	return len;
 }
 
@@ -545,13 +556,37 @@ static uint64_t sites_alloc(struct inproc_region *rg, size_t len)
 	return off;
 }
 
+/* Where probe IDX's programs (and a return probe's ra_prog after them) are in RG: 0, none room. */
+static uint64_t progs_in(const struct session *s, struct inproc_region *rg, int idx)
+{
+	const struct probe *p = &s->probes[idx];
+	struct fetch_prog *progs;
+	uint64_t off;
+
+	if (rg->progs[idx])
+		return rg->progs[idx];
+	off = sites_alloc(rg, (size_t)(p->rp.nargs + 1) * sizeof(*progs));
+	if (!off)
+		return 0;
+	progs = (struct fetch_prog *)(rg->local + off);
+	if (p->rp.nargs)	/* a probe of no argument has no programs (NULL) */
+		memcpy(progs, p->rp.progs, (size_t)p->rp.nargs * sizeof(*progs));
+	progs[p->rp.nargs] = p->rp.ra_prog;
+	for (int i = 0; i <= p->rp.nargs; i++)
+		progs[i].type.desc = NULL;	/* ptap's, for formatting only */
+	rg->progs[idx] = off;
+	return off;
+}
+
 int inproc_site(struct session *s, struct thread *t, struct site *st, struct probe *p)
 {
 	struct aspace *as = t->as;
 	struct inproc_region *rg = as->inproc;
-	int idx = (int)(p - s->probes), r;
+	const struct probe *o = prog_owner(s, p);
+	int idx = (int)(o - s->probes), r;
 	struct agent_site *site;
-	uint64_t off;
+	uint64_t off, progs, run = 0;
+	uint32_t kind = p->exit_of ? AGENT_EXIT : o->rp.retprobe ? AGENT_RET_ENTRY : AGENT_ENTRY;
 
 	if (as->inproc_failed || as->no_inject)
 		return -ENOTSUP;
@@ -570,27 +605,24 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 		return r;
 	}
 	as->inproc = rg;
-	if (!rg->progs[idx]) {
-		struct fetch_prog *progs;
-
-		off = sites_alloc(rg, (size_t)p->rp.nargs * sizeof(*progs));
-		if (!off)
-			return -ENOSPC;
-		progs = (struct fetch_prog *)(rg->local + off);
-		if (p->rp.nargs)	/* a probe of no argument has no programs (NULL) */
-			memcpy(progs, p->rp.progs, (size_t)p->rp.nargs * sizeof(*progs));
-		for (int i = 0; i < p->rp.nargs; i++)
-			progs[i].type.desc = NULL;	/* ptap's, for formatting only */
-		rg->progs[idx] = off;
-	}
+	progs = progs_in(s, rg, idx);
+	if (!progs)
+		return -ENOSPC;
+	/* a return probe's arguments: each at the entry or at the exit, as at a stop */
+	for (int i = 0; i < o->rp.nargs; i++)
+		if (kind == AGENT_ENTRY || (kind == AGENT_EXIT) == o->rp.at_return[i])
+			run |= 1ull << i;
 	off = sites_alloc(rg, sizeof(*site));
 	if (!off)
 		return -ENOSPC;
 	site = (struct agent_site *)(rg->local + off);
-	*site = (struct agent_site){ .progs = rg->base + rg->progs[idx],
+	*site = (struct agent_site){ .progs = rg->base + progs,
 				     .ring = rg->base + RING_OFF, .addr = st->addr,
 				     .bias = st->bias, .proc = rg->base,
-				     .nprogs = (uint32_t)p->rp.nargs, .probe = (uint32_t)idx,
+				     .ra_prog = rg->base + progs +
+						(uint64_t)o->rp.nargs * sizeof(struct fetch_prog),
+				     .run = run, .kind = kind,
+				     .nprogs = (uint32_t)o->rp.nargs, .probe = (uint32_t)(p - s->probes),
 				     .string_max = (uint32_t)s->string_max, .clock = s->clock };
 	st->agent = rg->base + off;
 	st->agent_fn = as->agent_lo + agent_entry_off;
@@ -640,10 +672,10 @@ static void ghosts_trim(struct session *s, const struct inproc_region *gone)
 }
 
 /* Who made a record: a thread ptap traces, or one gone since (into *T, a stand-in). */
-static const struct thread *record_thread(const struct session *s, pid_t tid,
+static struct thread *record_thread(const struct session *s, pid_t tid,
 					  struct thread *ghost)
 {
-	const struct thread *t = thread__find(s, tid);
+	struct thread *t = thread__find(s, tid);
 
 	if (t && t->as)
 		return t;
@@ -662,9 +694,9 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 {
 	struct agent_rec h;	/* read once: the process may write it meanwhile */
 	size_t head = sizeof(h);
-	const struct thread *t;
+	struct thread *t;
 	struct thread ghost;
-	struct probe *p;
+	struct probe *p, *o;
 
 	if (len < head)
 		goto bad;
@@ -672,8 +704,9 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 	if (h.probe >= (uint32_t)s->nprobes)
 		goto bad;
 	p = &s->probes[h.probe];
-	head += (size_t)p->rp.nargs * sizeof(struct fetch_val);
-	if (h.nvals != (uint32_t)p->rp.nargs || len < head)
+	o = (struct probe *)prog_owner(s, p);
+	head += (size_t)o->rp.nargs * sizeof(struct fetch_val);
+	if (h.nvals != (uint32_t)o->rp.nargs || len < head)
 		goto bad;
 	t = record_thread(s, (pid_t)h.tid, &ghost);
 	if (!t) {
@@ -683,7 +716,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 	}
 	if (t->quiet)		/* --no-follow: a CLONE_VM child runs its parent's code */
 		return;
-	for (int i = 0; i < p->rp.nargs; i++) {
+	for (int i = 0; i < o->rp.nargs; i++) {
 		struct fetch_val v;
 
 		memcpy(&v, &ar->vals[i], sizeof(v));
@@ -692,7 +725,22 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		if (off && (off < head || off > len || v.len > len - off))
 			goto bad;
 		v.str = off ? (char *)ar + off : NULL;
-		p->vals[i] = v;
+		o->vals[i] = v;
+	}
+	if (p->exit_of || o->rp.retprobe) {
+		struct hit_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
+				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA,
+				      .vals = o->vals };
+		struct fetch_val made[AGENT_PROGS_MAX];
+
+		/* the return record is made in O->vals: the values go there from a copy */
+		memcpy(made, o->vals, (size_t)o->rp.nargs * sizeof(*made));
+		m.vals = made;
+		if (p->exit_of)
+			hit_ret_exit_made(s, t, p, &m);
+		else
+			hit_ret_enter_made(s, t, p, &m);
+		return;
 	}
 	output__record(s->out, &(struct record){
 		.ts = h.ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
