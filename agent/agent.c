@@ -175,8 +175,22 @@ struct ts {
 	int64_t sec, nsec;
 };
 
-/* The record of a hit at REGS, into REC. */
-static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t *regs, long tid)
+/* The time of a hit, on SITE's clock. */
+static uint64_t now_ns(const struct agent_site *site)
+{
+	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
+	struct ts now = { 0, 0 };
+
+	if (proc->gettime)
+		((int (*)(long, struct ts *))(uintptr_t)proc->gettime)(site->clock, &now);
+	else
+		sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
+	return (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
+}
+
+/* The record of a hit at REGS at time TS, into REC. */
+static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t *regs, long tid,
+		 uint64_t ts)
 {
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
@@ -184,14 +198,9 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 			     .direct = __atomic_load_n(&proc->direct, __ATOMIC_RELAXED) != 0 };
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
 				 .read_mem = agent_read, .priv = &rd };
-	struct ts now = { 0, 0 };
 	char *bytes;
 
-	if (proc->gettime)
-		((int (*)(long, struct ts *))(uintptr_t)proc->gettime)(site->clock, &now);
-	else
-		sys6(SYS_CLOCK_GETTIME, site->clock, (long)&now, 0, 0, 0, 0);
-	rec->ts = (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
+	rec->ts = ts;
 	rec->addr = site->addr;
 	rec->bias = site->bias;
 	rec->slot = rec->ra = 0;
@@ -226,27 +235,21 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 }
 
 /*
- * A hit: its record made in a slot of the ring and published (probes/ring.h:
- * a signal handler that jumps away from here leaves at worst a slot, which
- * never stops ptap from reading the others).  With every slot taken, the
- * thread waits for ptap to read some.
+ * The record of SITE's probe for a hit at REGS: made in a slot of the ring
+ * and published (probes/ring.h: a signal handler that jumps away from here
+ * leaves at worst a slot, which never stops ptap from reading the others).
+ * With every slot taken, the thread waits for ptap to read some.
  */
-void agent_hit(uint64_t *regs, uint64_t site_addr)
+static void record_one(uint64_t *regs, const struct agent_site *site, long tid, uint64_t ts)
 {
-	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
-	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
-	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
-	long tid = tid_off ? (long)tp_u32(tid_off) : 0;
 	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
 	void *rec;
 	int err;
 
-	if (tid <= 0)
-		tid = sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
 	for (uint32_t i = 0; i < site->nprogs; i++)
 		len += fetch_prog__buflen(&progs[i], site->string_max);
 	if (len > ring_max_record(ring)) {	/* ptap sizes the slots: never */
@@ -268,7 +271,29 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	}
 	if (err)
 		return;		/* the reader is gone (counted) */
-	make(rec, site, regs, tid);
+	make(rec, site, regs, tid, ts);
 	if (ring_publish(ring, slot, (uint32_t)len))
 		bell(ring);
+}
+
+/*
+ * A hit: a record for each probe at the site, in the order of their sites,
+ * all of one time (as at a stop: a return probe's entry keeps the frames of
+ * the same hit, tracer/engine/shadow.h).
+ */
+void agent_hit(uint64_t *regs, uint64_t site_addr)
+{
+	const struct agent_site *site = (const struct agent_site *)(uintptr_t)site_addr;
+	const struct agent_proc *proc = (const struct agent_proc *)(uintptr_t)site->proc;
+	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
+	long tid = tid_off ? (long)tp_u32(tid_off) : 0;
+	uint64_t ts = now_ns(site);
+
+	if (tid <= 0)
+		tid = sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	for (int n = 0; site && n < AGENT_CHAIN_MAX; n++) {
+		record_one(regs, site, tid, ts);
+		site = (const struct agent_site *)(uintptr_t)__atomic_load_n(&site->next,
+									     __ATOMIC_ACQUIRE);
+	}
 }

@@ -55,10 +55,15 @@ struct agent_site {
 	int32_t clock;		/* clockid_t of the records' time stamps */
 	uint32_t kind;		/* AGENT_ENTRY ... */
 	uint32_t pad;
+	uint64_t next;		/* the site of the next probe at this address, 0: none (the
+				 * agent makes a record for each, in this order) */
 };
 
 /* At most this many programs a site (struct agent_site's run) */
 #define AGENT_PROGS_MAX	64
+/* At most this many sites in a chain (struct agent_site's next): a loop written by the
+ * process ends there */
+#define AGENT_CHAIN_MAX	64
 
 /*
  * One hit, as the agent writes it: NVALS values, then the bytes of their

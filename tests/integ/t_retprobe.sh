@@ -482,7 +482,7 @@ rp_block_records() {
 				threads++
 				if (state[t] == "E") inside++
 				# between two calls (a few instructions) only just before the end:
-				# 50 ms, half a call's sleep (a thread preempted on a loaded
+				# 50 ms, half the sleep of a call (a thread preempted on a loaded
 				# machine right after a return recorded in the process, with
 				# its own time stamp, was 5 ms behind the end in one run)
 				else if (last[t] % 10 && end - at[t] > 0.05)

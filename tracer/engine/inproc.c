@@ -578,15 +578,39 @@ static uint64_t progs_in(const struct session *s, struct inproc_region *rg, int 
 	return off;
 }
 
+/* P's struct agent_site at ST, in RG: its offset in RG, 0 when there is no room. */
+static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg,
+			       const struct site *st, const struct probe *p)
+{
+	const struct probe *o = prog_owner(s, p);
+	uint32_t kind = p->exit_of ? AGENT_EXIT : o->rp.retprobe ? AGENT_RET_ENTRY : AGENT_ENTRY;
+	uint64_t off, progs = progs_in(s, rg, (int)(o - s->probes)), run = 0;
+
+	if (!progs)
+		return 0;
+	/* a return probe's arguments: each at the entry or at the exit, as at a stop */
+	for (int i = 0; i < o->rp.nargs; i++)
+		if (kind == AGENT_ENTRY || (kind == AGENT_EXIT) == o->rp.at_return[i])
+			run |= 1ull << i;
+	off = sites_alloc(rg, sizeof(struct agent_site));
+	if (!off)
+		return 0;
+	*(struct agent_site *)(rg->local + off) = (struct agent_site){
+		.progs = rg->base + progs, .ring = rg->base + RING_OFF, .addr = st->addr,
+		.bias = st->bias, .proc = rg->base,
+		.ra_prog = rg->base + progs + (uint64_t)o->rp.nargs * sizeof(struct fetch_prog),
+		.run = run, .kind = kind, .nprogs = (uint32_t)o->rp.nargs,
+		.probe = (uint32_t)(p - s->probes), .string_max = (uint32_t)s->string_max,
+		.clock = s->clock };
+	return off;
+}
+
 int inproc_site(struct session *s, struct thread *t, struct site *st, struct probe *p)
 {
 	struct aspace *as = t->as;
 	struct inproc_region *rg = as->inproc;
-	const struct probe *o = prog_owner(s, p);
-	int idx = (int)(o - s->probes), r;
-	struct agent_site *site;
-	uint64_t off, progs, run = 0;
-	uint32_t kind = p->exit_of ? AGENT_EXIT : o->rp.retprobe ? AGENT_RET_ENTRY : AGENT_ENTRY;
+	uint64_t off;
+	int r;
 
 	if (as->inproc_failed || as->no_inject)
 		return -ENOTSUP;
@@ -605,27 +629,29 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 		return r;
 	}
 	as->inproc = rg;
-	progs = progs_in(s, rg, idx);
-	if (!progs)
-		return -ENOSPC;
-	/* a return probe's arguments: each at the entry or at the exit, as at a stop */
-	for (int i = 0; i < o->rp.nargs; i++)
-		if (kind == AGENT_ENTRY || (kind == AGENT_EXIT) == o->rp.at_return[i])
-			run |= 1ull << i;
-	off = sites_alloc(rg, sizeof(*site));
+	off = agent_site_new(s, rg, st, p);
 	if (!off)
 		return -ENOSPC;
-	site = (struct agent_site *)(rg->local + off);
-	*site = (struct agent_site){ .progs = rg->base + progs,
-				     .ring = rg->base + RING_OFF, .addr = st->addr,
-				     .bias = st->bias, .proc = rg->base,
-				     .ra_prog = rg->base + progs +
-						(uint64_t)o->rp.nargs * sizeof(struct fetch_prog),
-				     .run = run, .kind = kind,
-				     .nprogs = (uint32_t)o->rp.nargs, .probe = (uint32_t)(p - s->probes),
-				     .string_max = (uint32_t)s->string_max, .clock = s->clock };
-	st->agent = rg->base + off;
+	st->agent = st->agent_last = rg->base + off;
 	st->agent_fn = as->agent_lo + agent_entry_off;
+	return 0;
+}
+
+int inproc_site_add(struct session *s, struct thread *t, struct site *st, struct probe *p)
+{
+	struct inproc_region *rg = t->as->inproc;
+	uint64_t off;
+
+	if (!rg || !st->agent || st->agent_last < rg->base ||
+	    st->agent_last + sizeof(struct agent_site) > rg->base + RING_OFF)
+		return -ENOTSUP;
+	off = agent_site_new(s, rg, st, p);
+	if (!off)
+		return -ENOSPC;
+	/* made whole first, then linked: a thread in the agent now sees all of it or none */
+	__atomic_store_n(&((struct agent_site *)(rg->local + (st->agent_last - rg->base)))->next,
+			 rg->base + off, __ATOMIC_RELEASE);
+	st->agent_last = rg->base + off;
 	return 0;
 }
 

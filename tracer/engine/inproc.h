@@ -34,6 +34,12 @@ bool inproc_probe_ok(const struct session *s, const struct probe *p);
  * jump site: said once per process at -v).  -ESRCH: T is gone.
  */
 int inproc_site(struct session *s, struct thread *t, struct site *st, struct probe *p);
+/*
+ * Another probe P at in-process site ST (its site made by inproc_site()):
+ * the agent records it too, after those before it.  0, or -ENOSPC/-ENOTSUP
+ * (P is then not planted there).
+ */
+int inproc_site_add(struct session *s, struct thread *t, struct site *st, struct probe *p);
 /* T's process mapped libraries: its libc, where the agent finds a thread's tid, may be one. */
 void inproc_libs_mapped(struct thread *t);
 /* Does PC lie in the agent's code in AS (its system calls are not the program's)? */

@@ -440,15 +440,26 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	return 1;
 }
 
-/* Another probe at an address already planted: the same int3 serves both. */
-static int site_add_probe(struct site *st, struct probe *p)
+/*
+ * Another probe at an address already planted: the same int3 serves both
+ * (in the process: the agent records both, inproc_site_add()).  -ESRCH
+ * never: 0 or 1, as plant_one().
+ */
+static int site_add_probe(struct session *s, struct thread *t, struct site *st, struct probe *p)
 {
+	int r;
+
 	for (int i = 0; i < st->nprobes; i++)
 		if (st->probes[i] == p)
 			return 0;
 	if (st->nprobes == SITE_MAX_PROBES) {
 		snprintf(p->why, sizeof(p->why), "more than %d probes at 0x%lx", SITE_MAX_PROBES,
 			 (unsigned long)st->addr);
+		return 0;
+	}
+	if (st->agent && (r = inproc_site_add(s, t, st, p)) < 0) {
+		snprintf(p->why, sizeof(p->why), "0x%lx is recorded in the process, and there is no "
+			 "room for another probe there: %s", (unsigned long)st->addr, strerror(-r));
 		return 0;
 	}
 	st->probes[st->nprobes++] = p;
@@ -486,14 +497,14 @@ void plant_decide_jumps(struct session *s, bool allow)
 			    s->probes[i].rp.vaddr == s->probes[j].rp.vaddr &&
 			    !s->probes[j].rp.jump.len)
 				s->probes[i].rp.jump.len = 0;
-	/* in the process: a site of one probe (the agent records one) */
+	/* in the process: a site whose probes all can be (the agent records each in turn) */
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
 
 		p->inproc = inproc_probe_ok(s, p);
 		for (int j = 0; j < s->nprobes && p->inproc; j++)
 			if (j != i && same_file(p, &s->probes[j]) &&
-			    s->probes[j].rp.vaddr == p->rp.vaddr)
+			    s->probes[j].rp.vaddr == p->rp.vaddr && !inproc_probe_ok(s, &s->probes[j]))
 				p->inproc = false;
 	}
 }
@@ -532,7 +543,7 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 			if (!addr)
 				continue;
 			if (aspace__find_site(t->as, addr)) {
-				planted += site_add_probe(aspace__find_site(t->as, addr), p);
+				planted += site_add_probe(s, t, aspace__find_site(t->as, addr), p);
 				continue;
 			}
 			r = plant_one(s, t, p, e, addr, fresh, &lc);

@@ -39,9 +39,11 @@ struct site {
 	/*
 	 * In-process (engine/inproc.h): the jump site's trampoline calls the
 	 * agent at AGENT_FN with the struct agent_site at AGENT, both in the
-	 * process; no trap.  0: the trampoline traps.
+	 * process; no trap.  0: the trampoline traps.  Another probe at the
+	 * address adds its struct agent_site to the chain (its next); AGENT_LAST
+	 * is the chain's last, as ptap made it.
 	 */
-	uint64_t agent, agent_fn;
+	uint64_t agent, agent_fn, agent_last;
 };
 
 struct scratch {
