@@ -2,11 +2,6 @@
 #ifndef PTAP_TRACER_ENGINE_HIT_H
 #define PTAP_TRACER_ENGINE_HIT_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-struct fetch_val;
-struct probe;
 struct session;
 struct thread;
 
@@ -27,33 +22,5 @@ int hit_handle(struct session *s, struct thread *t);
  * then holds the real address).
  */
 void hit_slot_signal(struct thread *t, int sig);
-
-/*
- * A return probe's entry or exit recorded inside the process
- * (tracer/engine/inproc.h): what the agent made there, in place of what
- * hit_handle() fetches at a stop.
- */
-struct hit_made {
-	uint64_t ts;
-	uint64_t addr, bias;	/* the site */
-	uint64_t slot;		/* entry: where the return address is; exit: the sp */
-	uint64_t ra;		/* entry: the return address, when RA_OK */
-	bool ra_ok;
-	const struct fetch_val *vals;	/* the probe's NARGS: those fetched there */
-};
-
-/* Return probe P's entry on T: the call's frame, as at a stop. */
-void hit_ret_enter_made(struct session *s, struct thread *t, struct probe *p,
-			const struct hit_made *m);
-/* Exit Q (a ret) of a return probe's function on T: its return record, as at a stop. */
-void hit_ret_exit_made(struct session *s, struct thread *t, struct probe *q,
-		       const struct hit_made *m);
-
-/*
- * T exited: the calls of return probes still pending on it (a coroutine it
- * ran, to be resumed by another thread) go to a sibling, which may return
- * from them.
- */
-void hit_thread_gone(struct session *s, struct thread *t);
 
 #endif

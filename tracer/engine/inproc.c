@@ -35,7 +35,7 @@
 #include "probes/log.h"
 #include "probes/record.h"
 #include "probes/ring.h"
-#include "tracer/engine/hit.h"
+#include "tracer/engine/calls.h"
 #include "tracer/engine/inject.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/ptrace.h"
@@ -754,7 +754,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		o->vals[i] = v;
 	}
 	if (p->exit_of || o->rp.retprobe) {
-		struct hit_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
+		struct calls_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
 				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA,
 				      .vals = o->vals };
 		struct fetch_val made[AGENT_PROGS_MAX];
@@ -763,9 +763,9 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		memcpy(made, o->vals, (size_t)o->rp.nargs * sizeof(*made));
 		m.vals = made;
 		if (p->exit_of)
-			hit_ret_exit_made(s, t, p, &m);
+			calls_exit_made(s, t, p, &m);
 		else
-			hit_ret_enter_made(s, t, p, &m);
+			calls_enter_made(s, t, p, &m);
 		return;
 	}
 	output__record(s->out, &(struct record){

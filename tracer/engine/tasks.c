@@ -15,7 +15,7 @@
 #include "arch/arch.h"
 #include "probes/err.h"
 #include "probes/log.h"
-#include "tracer/engine/hit.h"
+#include "tracer/engine/calls.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
@@ -62,7 +62,7 @@ void tasks_exited(struct session *s, pid_t pid, int status)
 	if (t && t->tid == t->tgid)
 		taskrec_exit(s, t, status);
 	if (t)
-		hit_thread_gone(s, t);
+		calls_thread_gone(s, t);
 	if (t)
 		tasks_forget(s, t);
 }

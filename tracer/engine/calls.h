@@ -1,0 +1,65 @@
+/* tracer/engine/calls.h: the calls of return probes -- a thread's calls
+ * pending (shadow.h), paired with their returns -- as a stop (hit.c) or the
+ * agent (inproc.c) sees their entries and exits. */
+#ifndef PTAP_TRACER_ENGINE_CALLS_H
+#define PTAP_TRACER_ENGINE_CALLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fetch_ctx;
+struct fetch_val;
+struct probe;
+struct session;
+struct site;
+struct thread;
+
+/*
+ * Which stack SLOT is on: the end of the mapping holding it (a stack grows
+ * down from there), 0 when ptap does not know it.
+ */
+uint64_t calls_stack_id(const struct thread *t, uint64_t slot);
+/* The return probe an exit probe Q belongs to. */
+struct probe *calls_exit_owner(const struct session *s, const struct probe *q);
+/*
+ * Return probe P's entry at site ST on T, at a stop (CTX: its registers and
+ * memory): the call's frame, with the arguments fetched at the entry.
+ */
+void calls_enter(struct session *s, struct thread *t, const struct site *st, struct probe *p,
+		 const struct fetch_ctx *ctx, uint64_t ts);
+/*
+ * T at exit Q of a return probe's function, at a stop (TAKEN: a conditional
+ * tail call that jumps): the call's return record, its frame popped.
+ */
+void calls_exit(struct session *s, struct thread *t, struct probe *q,
+		const struct fetch_ctx *ctx, uint64_t ts, bool taken);
+
+/*
+ * A return probe's entry or exit recorded inside the process
+ * (tracer/engine/inproc.h): what the agent made there, in place of what a
+ * stop fetches.
+ */
+struct calls_made {
+	uint64_t ts;
+	uint64_t addr, bias;	/* the site */
+	uint64_t slot;		/* entry: where the return address is; exit: the sp */
+	uint64_t ra;		/* entry: the return address, when RA_OK */
+	bool ra_ok;
+	const struct fetch_val *vals;	/* the probe's NARGS: those fetched there */
+};
+
+/* Return probe P's entry on T: the call's frame, as at a stop. */
+void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
+		      const struct calls_made *m);
+/* Exit Q (a ret) of a return probe's function on T: its return record, as at a stop. */
+void calls_exit_made(struct session *s, struct thread *t, struct probe *q,
+		     const struct calls_made *m);
+
+/*
+ * T exited: the calls of return probes still pending on it (a coroutine it
+ * ran, to be resumed by another thread) go to a sibling, which may return
+ * from them.
+ */
+void calls_thread_gone(struct session *s, struct thread *t);
+
+#endif
