@@ -2,12 +2,14 @@
 # programs of a site made in one process_vm_readv, counted with strace.
 # strace follows ptap alone (no -f): ptap itself ptraces the command.
 
-# readv_run FILE PTAP-ARGS...: run_ptap under strace, its process_vm_readv calls to FILE.
+# readv_run FILE SUBCOMMAND PTAP-ARGS...: run_ptap under strace, its
+# process_vm_readv calls to FILE.  Every hit a stop (--no-agent): recorded in
+# the process, a hit makes ptap read nothing.
 readv_run() {
-	local out=$1
-	shift
+	local out=$1 sub=$2
+	shift 2
 	command -v strace >/dev/null || fail "strace is not installed"
-	timeout 60 strace -o "$out" -e trace=process_vm_readv "$PTAP" "$@"
+	timeout 60 strace -o "$out" -e trace=process_vm_readv "$PTAP" "$sub" --no-agent "$@"
 }
 
 # readv_calls FILE: how many process_vm_readv calls FILE shows.
