@@ -145,7 +145,7 @@ if [ -n "${P[pinned_1]:-}" ]; then
 		if (tr == "")
 			print "  entry + return $retval       failed"
 		else
-			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (the return stops)\n",
+			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (three records a call in the process: the entry, the return probe's entry, the return)\n",
 				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(ts)
 	}'
 else
