@@ -11,12 +11,14 @@
  *              a page another thread unmaps and maps again (and writes
  *              "remap" there) in a tight loop: a record holds "remap" or an
  *              error, and the process never faults;
- *   remap-handled N  remap, with handlers of SIGSEGV and SIGBUS installed
- *              first (they say HANDLER-RAN and end the process, exit 1):
- *              the agent's faults are never the program's to see;
- *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus" in a file
- *              mapping and one page further, past the file's end (a read
- *              there is a SIGBUS): every other record an error;
+ *   remap-handled N  after 0.3 s (a launched process's agent reads
+ *              directly from then on), remap N/2 times, then with handlers
+ *              of SIGSEGV and SIGBUS installed (they say HANDLER-RAN and end
+ *              the process, exit 1) N/2 more: the agent's faults are never
+ *              the program's to see;
+ *   sigbus N   after 0.3 s, probe_me(i, p) N times, P by turns at "sigbus"
+ *              in a file mapping and one page further, past the file's end
+ *              (a read there is a SIGBUS): every other record an error;
  *   signals N  4 threads call probe_me(i, "thread") N times each while a
  *              fifth sends them SIGUSR1 without pause; the handler calls
  *              probe_me(-1, "handler"), and every 8th handler siglongjmps
@@ -118,13 +120,19 @@ static void handler_ran(int sig)
 	_exit(1);
 }
 
+/* ptap lets the agent read directly a while after the start (when launched): wait for it */
+#define DIRECT_WAIT_US	300000
+
 static void remap_handled(long n)
 {
 	struct sigaction sa = { .sa_handler = handler_ran };
 
+	usleep(DIRECT_WAIT_US);
+	remap(n / 2);
 	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
 		exit(2);
-	remap(n);
+	atomic_store(&stop, 0);
+	remap(n - n / 2);
 }
 
 /* ---- sigbus ---------------------------------------------------------------- */
@@ -138,6 +146,7 @@ static void sigbus(long n)
 	if (!f || fputs("sigbus", f) < 0 || fflush(f) ||
 	    (map = mmap(NULL, 2 * psz, PROT_READ, MAP_SHARED, fileno(f), 0)) == MAP_FAILED)
 		exit(2);
+	usleep(DIRECT_WAIT_US);
 	for (long i = 0; i < n; i++)
 		probe_me(i, map + (i % 2) * psz);
 	munmap(map, 2 * psz);

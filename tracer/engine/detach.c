@@ -402,8 +402,9 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 			tasks_exited(s, t->tid, st);
 			return;
 		}
-		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) && !t->pending_sig &&
-		    !inproc_read_fault(t, WSTOPSIG(st)))
+		/* the agent's fault first, whatever is pending: else the step faults for ever */
+		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) &&
+		    !inproc_read_fault(t, WSTOPSIG(st)) && !t->pending_sig)
 			t->pending_sig = WSTOPSIG(st);
 		/* only where the step ran the pushfq: a signal may have stopped it before */
 		if (op == ARCH_PUSHF_OP && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&

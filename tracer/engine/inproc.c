@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -71,6 +72,8 @@ struct inproc_region {
 	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
 	bool tid_tried;		/* libc's struct pthread looked for (once its libc is mapped) */
 	bool live;		/* an address space maps it (inproc_note_gone()'s sweep) */
+	uint64_t direct_at;	/* when to look again whether its reads may be direct */
+	bool direct_said;	/* with -vv, once */
 };
 
 /* A thread gone whose records may still be in its region's ring, before HEAD. */
@@ -146,14 +149,20 @@ bool inproc_active(const struct session *s)
 /*
  * ---- ptap's death ----
  *
- * A thread of ptap's own holds every ring's reader word as a robust futex:
+ * ptap's tracing thread holds every ring's reader word as a robust futex:
  * its tid in the word, the ring in its robust list.  ptap killed (SIGKILL)
  * cannot close the rings; the kernel, as that thread dies, marks each word
- * FUTEX_OWNER_DIED, and the agent, seeing it, stops recording and stops
- * waiting for room (it waits 50 ms at a time): an attached process runs on.
+ * FUTEX_OWNER_DIED -- before it lets the tracees go (do_exit(): the robust
+ * list in exit_mm(), the ptrace links in exit_notify()), so the agent stops
+ * reading memory directly before a fault could reach the program -- and
+ * the agent, seeing it, stops recording and stops waiting for room (it
+ * waits 50 ms at a time): an attached process runs on.  The robust list
+ * replaces glibc's for that thread: ptap has no robust mutex.  A thread
+ * of ptap's own, the lease thread, waits on the rings' bells.
  */
 static struct robust_list_head lease_head;
-static pid_t lease_tid;		/* 0: not started; -1: none (the words are then 1) */
+static pid_t lease_tid;		/* 0: not set up; -1: none (the words are then 1) */
+static bool bells_started;
 
 /*
  * The rings in the lease thread's robust list, as ptap keeps them: the
@@ -215,12 +224,6 @@ static void bells_wait(void)
 
 static void *lease_main(void *arg)
 {
-	lease_head.list.next = &lease_head.list;
-	lease_head.futex_offset = (long)offsetof(struct ring, reader) -
-				  (long)offsetof(struct ring, robust_next);
-	__atomic_store_n(&lease_tid, syscall(SYS_set_robust_list, &lease_head,
-					     sizeof(lease_head)) == 0 ? gettid() : -1,
-			 __ATOMIC_RELEASE);
 	for (;;)
 		bells_wait();	/* every signal blocked: ptap's go to its main thread */
 	return arg;
@@ -231,26 +234,36 @@ void inproc_on_bell(void (*fn)(void))
 	__atomic_store_n(&bell_fn, fn, __ATOMIC_RELEASE);
 }
 
-/* The reader word of a new ring: the lease thread's tid (started at the first), or 1. */
+/*
+ * The reader word of a new ring: the tracing thread's tid (the caller's:
+ * its robust list set up at the first), or 1.  The bells' thread starts
+ * with it.
+ */
 static uint32_t lease_word(void)
 {
 	sigset_t all, old;
 	pthread_t th;
 
 	if (!lease_tid) {
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with them blocked */
-		if (pthread_create(&th, NULL, lease_main, NULL) == 0) {
-			pthread_detach(th);
-			while (!__atomic_load_n(&lease_tid, __ATOMIC_ACQUIRE))
-				sched_yield();
-		} else {
-			lease_tid = -1;
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		lease_head.list.next = &lease_head.list;
+		lease_head.futex_offset = (long)offsetof(struct ring, reader) -
+					  (long)offsetof(struct ring, robust_next);
+		lease_tid = syscall(SYS_set_robust_list, &lease_head, sizeof(lease_head)) == 0 ?
+			    gettid() : -1;
 		if (lease_tid < 0)
 			pr_info("no robust futex for the rings: a process ptap leaves by dying "
 				"(SIGKILL) may wait for it\n");
+	}
+	if (!bells_started) {
+		bells_started = true;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with them blocked */
+		if (pthread_create(&th, NULL, lease_main, NULL) == 0)
+			pthread_detach(th);
+		else
+			pr_info("no thread for the rings' bells: records made in the processes "
+				"are taken every 2 ms\n");
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	return lease_tid > 0 ? (uint32_t)lease_tid : 1;
 }
@@ -405,6 +418,42 @@ static bool faults_are_ours(pid_t pid)
 		  procstatus_field(pid, 0, "SigIgn", 16, ~0ull)) & mask);
 }
 
+#define DIRECT_EVERY_NS	100000000ull	/* 100 ms */
+
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * May RG's agent read directly now?  Looked at again every DIRECT_EVERY_NS
+ * (from the drains): a handler a program installs later (a language
+ * runtime's, a crash reporter's) turns the direct reads off within that
+ * time -- or at the first fault, which ptap catches either way.  Launched,
+ * not before the first look.
+ */
+static void direct_check(struct inproc_region *rg)
+{
+	uint64_t now = coarse_ns();
+	uint32_t was = proc_of(rg)->direct, direct;
+
+	if (now < rg->direct_at) {
+		proc_of(rg)->direct = 0;
+		return;
+	}
+	rg->direct_at = now + DIRECT_EVERY_NS;
+	direct = faults_are_ours(rg->pid);
+	__atomic_store_n(&proc_of(rg)->direct, direct, __ATOMIC_RELEASE);
+	if (was != direct || !rg->direct_said)
+		pr_debug("pid %d: the agent reads memory %s\n", rg->pid,
+			 direct ? "directly" : "through process_vm_readv (the process handles or "
+			 "ignores SIGSEGV or SIGBUS)");
+	rg->direct_said = true;
+}
+
 bool inproc_read_fault(struct thread *t, int sig)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
@@ -419,9 +468,10 @@ bool inproc_read_fault(struct thread *t, int sig)
 	arch_regs_set_pc(&regs, t->as->agent_lo + agent_copy_fault_off);
 	if (pt_setregs(t->tid, &regs) < 0)
 		return false;
-	/* a handler installed since the region was made: the next fault could reset it */
+	/* a handler installed since the last look: the next fault could reset it */
 	if (proc_of(rg)->direct && !faults_are_ours(t->tgid)) {
 		__atomic_store_n(&proc_of(rg)->direct, 0, __ATOMIC_RELEASE);
+		rg->direct_at = coarse_ns() + DIRECT_EVERY_NS;
 		pr_debug("pid %d: now handles or ignores SIGSEGV or SIGBUS: the agent reads "
 			 "memory through process_vm_readv\n", t->tgid);
 	}
@@ -515,10 +565,9 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
 	find_tid_off(rg, t);
-	proc_of(rg)->direct = faults_are_ours(t->tgid);
-	if (!proc_of(rg)->direct)
-		pr_debug("pid %d: handles or ignores SIGSEGV or SIGBUS: the agent reads memory "
-			 "through process_vm_readv\n", t->tgid);
+	/* launched: not before its startup code has had the time to install its handlers */
+	rg->direct_at = s->attach ? 0 : coarse_ns() + DIRECT_EVERY_NS;
+	direct_check(rg);
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;
 	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB)\n", t->tgid,
@@ -731,6 +780,8 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		goto bad;
 	p = &s->probes[h.probe];
 	o = (struct probe *)prog_owner(s, p);
+	if (!p->inproc || o->rp.nargs > AGENT_PROGS_MAX)	/* a probe no agent records */
+		goto bad;
 	head += (size_t)o->rp.nargs * sizeof(struct fetch_val);
 	if (h.nvals != (uint32_t)o->rp.nargs || len < head)
 		goto bad;
@@ -864,8 +915,11 @@ size_t inproc_drain(struct session *s)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->ninproc; i++)
+	for (size_t i = 0; i < s->ninproc; i++) {
 		n += drain_one(s, s->inproc[i], false);
+		if (coarse_ns() >= s->inproc[i]->direct_at)
+			direct_check(s->inproc[i]);
+	}
 	if (s->inproc_gone)
 		n += sweep(s);
 	return n;
