@@ -109,10 +109,14 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		 * Taken in two steps, TAKING until its sp is there: a signal
 		 * handler of the same thread that comes in between must not
 		 * take it back on a stale sp.  Taken back: its own, not being
-		 * taken, from a record never published and made from no deeper.
+		 * taken, from a record never published and made at the very
+		 * same sp -- the same call again, after a handler jumped out of
+		 * the first (siglongjmp).  Not from any other sp: a handler on
+		 * an alternate stack above the one it interrupted would take
+		 * the slot of a record still being made.
 		 */
-		if (!(ID(owner) == id && !(owner & TAKING) && s->sp <= sp &&
-		      sp - s->sp < RING_SAME_STACK && !published(r, &sh, k)) && owner)
+		if (!(ID(owner) == id && !(owner & TAKING) && s->sp == sp &&
+		      !published(r, &sh, k)) && owner)
 			continue;
 		if (!__atomic_compare_exchange_n(&s->owner, &owner,
 						 (owner & ~(PUB | ID_MASK)) + GEN1 + TAKING + id,

@@ -9,9 +9,9 @@
  * frees them.  A writer cut short anywhere (a signal handler that jumps
  * away, siglongjmp, out of the writer; a thread killed) leaves at worst a
  * slot taken and not published, which never stops the reader: the same
- * thread takes it back at its next record when that one is made from no
- * deeper on the same stack (ring_slot_take()), or the reader frees it once
- * the thread is gone (ring_slots_free()).  With every slot taken, the
+ * thread takes it back at its next record made at the same stack pointer
+ * (the same call again: ring_slot_take()), or the reader frees it once the
+ * thread is gone (ring_slots_free()).  With every slot taken, the
  * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
  * each release (a futex), and is told when the reader is gone (-EPIPE)
  * rather than left waiting.  A ring half full, or full, rings a bell (a
@@ -70,9 +70,6 @@ struct ring_slot {
 	uint64_t sp;		/* the writer's stack pointer when it took it */
 	uint64_t pos;		/* the place in the queue it was last published at */
 };
-
-/* Two records of one writer whose stack pointers are this close are made on one stack. */
-#define RING_SAME_STACK	(64u << 10)
 
 /*
  * The ring's shape as the reader keeps it, in memory of its own: the
