@@ -5,6 +5,7 @@
  * sorted, at the end. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,9 @@ struct output {
 	int fd;
 	bool own;			/* opened here: closed here */
 	bool tty;			/* a terminal: each record written at once */
+	bool fifo;			/* a pipe: written whole lines of at most PIPE_BUF bytes
+					 * at a time, so that no other writer of the pipe (the
+					 * command, sharing ptap's stdout) splits a record */
 	size_t (*format)(const struct record *rec, char *buf, size_t len);
 	size_t reclen;			/* the room of one record (perfetto: its spool_hdr too) */
 	char *buf;			/* WBUF_SIZE + RECLEN bytes */
@@ -68,6 +72,7 @@ struct spool_hdr {
 int output__open(const char *path, enum out_format fmt, size_t buflen, struct output **out)
 {
 	struct output *o = calloc(1, sizeof(*o));
+	struct stat st;
 	int r = 0;
 
 	if (!o)
@@ -100,6 +105,7 @@ int output__open(const char *path, enum out_format fmt, size_t buflen, struct ou
 		return r;
 	}
 	o->tty = !o->spool && isatty(o->fd);
+	o->fifo = !o->spool && fstat(o->fd, &st) == 0 && S_ISFIFO(st.st_mode);
 	*out = o;
 	return 0;
 }
@@ -174,10 +180,40 @@ static uint64_t lines(const char *s, size_t n)
  * (the clock line is none); the spool is broken there (write_perfetto()
  * counts what it cannot read).
  */
+/*
+ * A pipe: BUF[0..LEN) in writes of whole lines, each at most PIPE_BUF bytes
+ * (a write that size is atomic on a pipe: pipe(7)) where its lines fit.
+ * The bytes written, as write_all().
+ */
+static size_t write_lines(int fd, const char *buf, size_t len, uint64_t *wait_ns, int *err)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = len - off, w;
+		const char *nl;
+
+		if (n > PIPE_BUF) {	/* up to the last line end that fits, or past one line */
+			n = PIPE_BUF;
+			while (n && buf[off + n - 1] != '\n')
+				n--;
+			if (!n)
+				n = (nl = memchr(buf + off, '\n', len - off)) ? (size_t)(nl - buf - off) + 1 :
+									   len - off;
+		}
+		w = write_all(fd, buf + off, n, wait_ns, err);
+		off += w;
+		if (w < n)
+			break;
+	}
+	return off;
+}
+
 static void flush(struct output *o)
 {
 	int fd = o->spool ? fileno(o->spool) : o->fd, err = 0;
-	size_t off = write_all(fd, o->buf, o->len, &o->wait_ns, &err);
+	size_t off = o->fifo ? write_lines(fd, o->buf, o->len, &o->wait_ns, &err) :
+			       write_all(fd, o->buf, o->len, &o->wait_ns, &err);
 
 	if (off < o->len) {
 		if (!o->err)
