@@ -242,16 +242,13 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
  */
 static void record_one(uint64_t *regs, const struct agent_site *site, long tid, uint64_t ts)
 {
-	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
 	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
-	size_t len = sizeof(struct agent_rec) + site->nprogs * sizeof(struct fetch_val);
+	size_t len = site->rec_len;	/* ptap's: what make() writes, at most */
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
 	void *rec;
 	int err;
 
-	for (uint32_t i = 0; i < site->nprogs; i++)
-		len += fetch_prog__buflen(&progs[i], site->string_max);
 	if (len > ring_max_record(ring)) {	/* ptap sizes the slots: never */
 		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
 		return;

@@ -54,7 +54,8 @@ struct agent_site {
 	uint32_t string_max;
 	int32_t clock;		/* clockid_t of the records' time stamps */
 	uint32_t kind;		/* AGENT_ENTRY ... */
-	uint32_t pad;
+	uint32_t rec_len;	/* bytes of its record: the struct agent_rec, NPROGS values,
+				 * each program's fetch_prog__buflen() */
 	uint64_t next;		/* the site of the next probe at this address, 0: none (the
 				 * agent makes a record for each, in this order) */
 };

@@ -164,7 +164,10 @@ int main(int argc, char **argv)
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 1,
-				    .string_max = 256, .clock = CLOCK_MONOTONIC, .run = 1 };
+				    .string_max = 256, .clock = CLOCK_MONOTONIC, .run = 1,
+				    .rec_len = (uint32_t)(sizeof(struct agent_rec) +
+							  sizeof(struct fetch_val) +
+							  fetch_prog__buflen(&prog, 256)) };
 	if (arch_jump_analyze(code, sizeof(fn_code), (uint64_t)(uintptr_t)code,
 			      (uint64_t)(uintptr_t)code, &j, &why) < 0 ||
 	    arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)tramp,

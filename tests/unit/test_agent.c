@@ -100,7 +100,11 @@ Test(agent, records_what_the_tracer_records)
 				    .proc = (uint64_t)(uintptr_t)&proc,
 				    .ring = (uint64_t)(uintptr_t)ring,
 				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 2, .probe = 7,
-				    .string_max = 64, .clock = CLOCK_MONOTONIC, .run = 3 };
+				    .string_max = 64, .clock = CLOCK_MONOTONIC, .run = 3,
+				    .rec_len = (uint32_t)(sizeof(struct agent_rec) +
+							  2 * sizeof(struct fetch_val) +
+							  fetch_prog__buflen(&progs[0], 64) +
+							  fetch_prog__buflen(&progs[1], 64)) };
 	cr_assert(eq(int, arch_jump_analyze(code, sizeof(probed), (uint64_t)(uintptr_t)code,
 					    (uint64_t)(uintptr_t)code, &j, &why), 0), "%s", why.msg);
 	cr_assert(gt(int, arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code,

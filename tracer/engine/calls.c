@@ -55,6 +55,35 @@ static bool ret_slot(const struct thread *t, const struct probe *p, const struct
 }
 
 /*
+ * The frame of P's call whose return address RA is at SLOT on STACK,
+ * entered at TS at site ADDR (of a module at BIAS): its entry arguments'
+ * room (shadow.h), or NULL -- none pushed: a loop came back to a site past
+ * the prologue, the call has its frame already; or the stack is full.
+ */
+static char *push_call(struct session *s, struct thread *t, struct probe *p, uint64_t slot,
+		       uint64_t stack, bool own_stack, uint64_t ra, uint64_t addr, uint64_t bias,
+		       uint64_t ts)
+{
+	struct shadow_frame *f;
+	void *data;
+
+	if (p->rp.ret_past_entry && shadow__has(t->shadow, slot, stack, p))
+		return NULL;
+	f = shadow__push(t->shadow, p, slot, stack, !p->rp.ret_past_entry, ts, p->ent_len, &data,
+			 &s->ret_unwound);
+	if (!f) {
+		s->ret_full++;
+		return NULL;
+	}
+	f->nvals = (unsigned int)p->rp.nargs;
+	f->own_stack = own_stack;
+	f->ra = ra;
+	f->addr = addr;
+	f->bias = bias;
+	return data;
+}
+
+/*
  * A return probe's entry: a frame of the call, with the arguments it prints
  * that are fetched now.  Nothing is recorded until the function leaves
  * through one of its exits.
@@ -62,12 +91,11 @@ static bool ret_slot(const struct thread *t, const struct probe *p, const struct
 void calls_enter(struct session *s, struct thread *t, const struct site *st,
 		      struct probe *p, const struct fetch_ctx *ctx, uint64_t ts)
 {
-	struct shadow_frame *f;
 	struct fetch_val addr, *vals;
 	char addrbuf[8];
 	uint64_t ra, slot, stack;
 	bool goroutine;
-	void *data;
+	char *data;
 
 	if (!t->shadow)
 		return;
@@ -78,24 +106,13 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 		return;
 	}
 	goroutine = ret_slot(t, p, ctx, addr.u, &slot, &stack);
-	/* a loop came back to a site past the prologue: the call has its frame */
-	if (p->rp.ret_past_entry && shadow__has(t->shadow, slot, stack, p))
+	data = push_call(s, t, p, slot, stack, goroutine, ra, st->addr, st->bias, ts);
+	if (!data)
 		return;
-	f = shadow__push(t->shadow, p, slot, stack, !p->rp.ret_past_entry, ts, p->ent_len, &data,
-			 &s->ret_unwound);
-	if (!f) {
-		s->ret_full++;
-		return;
-	}
-	f->nvals = (unsigned int)p->rp.nargs;
-	f->own_stack = goroutine;
-	f->ra = ra;
-	f->addr = st->addr;
-	f->bias = st->bias;
-	vals = data;
+	vals = (struct fetch_val *)data;
 	for (int i = 0; i < p->rp.nargs; i++)
 		if (!p->rp.at_return[i])
-			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], (char *)data + p->ent_off[i],
+			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], data + p->ent_off[i],
 					s->string_max);
 }
 
@@ -220,10 +237,8 @@ void calls_exit(struct session *s, struct thread *t, struct probe *q,
 void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 			const struct calls_made *m)
 {
-	struct shadow_frame *f;
 	struct fetch_val *vals;
-	uint64_t stack;
-	void *data;
+	char *data;
 
 	if (!t->shadow || s->detaching)	/* detaching: its return would never be seen */
 		return;
@@ -232,21 +247,11 @@ void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 			 (unsigned long)m->slot);
 		return;
 	}
-	stack = calls_stack_id(t, m->slot);
-	if (p->rp.ret_past_entry && shadow__has(t->shadow, m->slot, stack, p))
+	data = push_call(s, t, p, m->slot, calls_stack_id(t, m->slot), false, m->ra, m->addr,
+			 m->bias, m->ts);
+	if (!data)
 		return;
-	f = shadow__push(t->shadow, p, m->slot, stack, !p->rp.ret_past_entry, m->ts, p->ent_len,
-			 &data, &s->ret_unwound);
-	if (!f) {
-		s->ret_full++;
-		return;
-	}
-	f->nvals = (unsigned int)p->rp.nargs;
-	f->own_stack = false;
-	f->ra = m->ra;
-	f->addr = m->addr;
-	f->bias = m->bias;
-	vals = data;
+	vals = (struct fetch_val *)data;
 	for (int i = 0; i < p->rp.nargs; i++) {
 		size_t room = fetch_prog__buflen(&p->rp.progs[i], s->string_max);
 
@@ -254,11 +259,10 @@ void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 			continue;
 		vals[i] = m->vals[i];
 		if (vals[i].str) {	/* its bytes, from the ring into the frame */
-			char *buf = (char *)data + p->ent_off[i];
 			size_t n = vals[i].len < room ? vals[i].len : room;
 
-			memcpy(buf, vals[i].str, n);
-			vals[i].str = buf;
+			memcpy(data + p->ent_off[i], vals[i].str, n);
+			vals[i].str = data + p->ent_off[i];
 			vals[i].len = n;
 		}
 	}

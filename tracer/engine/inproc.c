@@ -649,6 +649,7 @@ static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg
 		.bias = st->bias, .proc = rg->base,
 		.ra_prog = rg->base + progs + (uint64_t)o->rp.nargs * sizeof(struct fetch_prog),
 		.run = run, .kind = kind, .nprogs = (uint32_t)o->rp.nargs,
+		.rec_len = (uint32_t)record_len(s, o),
 		.probe = (uint32_t)(p - s->probes), .string_max = (uint32_t)s->string_max,
 		.clock = s->clock };
 	return off;
@@ -769,6 +770,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 {
 	struct agent_rec h;	/* read once: the process may write it meanwhile */
 	size_t head = sizeof(h);
+	struct fetch_val vals[AGENT_PROGS_MAX];	/* checked, their strings in the ring */
 	struct thread *t;
 	struct thread ghost;
 	struct probe *p, *o;
@@ -802,17 +804,12 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		if (off && (off < head || off > len || v.len > len - off))
 			goto bad;
 		v.str = off ? (char *)ar + off : NULL;
-		o->vals[i] = v;
+		vals[i] = v;
 	}
 	if (p->exit_of || o->rp.retprobe) {
 		struct calls_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
-				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA,
-				      .vals = o->vals };
-		struct fetch_val made[AGENT_PROGS_MAX];
+				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA, .vals = vals };
 
-		/* the return record is made in O->vals: the values go there from a copy */
-		memcpy(made, o->vals, (size_t)o->rp.nargs * sizeof(*made));
-		m.vals = made;
 		if (p->exit_of)
 			calls_exit_made(s, t, p, &m);
 		else
@@ -822,7 +819,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 	output__record(s->out, &(struct record){
 		.ts = h.ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
 		.kind = REC_KIND_ENTRY, .addr = h.addr, .nargs = (unsigned int)p->rp.nargs,
-		.names = (const char *const *)p->rp.names, .types = p->types, .vals = p->vals });
+		.names = (const char *const *)p->rp.names, .types = p->types, .vals = vals });
 	return;
 bad:
 	s->inproc_bad++;
