@@ -11,12 +11,16 @@
  *              a page another thread unmaps and maps again (and writes
  *              "remap" there) in a tight loop: a record holds "remap" or an
  *              error, and the process never faults;
- *   remap-handled N  after 0.3 s (a launched process's agent reads
- *              directly from then on), remap N/2 times, then with handlers
- *              of SIGSEGV and SIGBUS installed (they say HANDLER-RAN and end
- *              the process, exit 1) N/2 more: the agent's faults are never
- *              the program's to see;
- *   sigbus N   after 0.3 s, probe_me(i, p) N times, P by turns at "sigbus"
+ *   remap-handled N  remap N/2 times, then with handlers of SIGSEGV and
+ *              SIGBUS installed (they say HANDLER-RAN and end the process,
+ *              exit 1) N/2 more: the agent's faults are never the
+ *              program's to see;
+ *   handler-blocked N  after 0.3 s, installs a SIGSEGV handler, blocks
+ *              SIGSEGV and at once calls probe_me(i, p) N times, P at a page
+ *              unmapped; then unblocks it and raises it: the handler must
+ *              run (an agent read that faulted while it was blocked would
+ *              have had the kernel reset it, and the signal would kill);
+ *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus"
  *              in a file mapping and one page further, past the file's end
  *              (a read there is a SIGBUS): every other record an error;
  *   signals N  4 threads call probe_me(i, "thread") N times each while a
@@ -120,19 +124,47 @@ static void handler_ran(int sig)
 	_exit(1);
 }
 
-/* ptap lets the agent read directly a while after the start (when launched): wait for it */
-#define DIRECT_WAIT_US	300000
-
 static void remap_handled(long n)
 {
 	struct sigaction sa = { .sa_handler = handler_ran };
 
-	usleep(DIRECT_WAIT_US);
 	remap(n / 2);
 	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
 		exit(2);
 	atomic_store(&stop, 0);
 	remap(n - n / 2);
+}
+
+static volatile sig_atomic_t segv_handled;
+
+static void segv_handler(int sig)
+{
+	(void)sig;
+	segv_handled = 1;
+}
+
+static void handler_blocked(long n)
+{
+	struct sigaction sa = { .sa_handler = segv_handler };
+	long psz = sysconf(_SC_PAGESIZE);
+	char *gone = mmap(NULL, psz, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigset_t segv;
+
+	if (gone == MAP_FAILED || munmap(gone, psz))
+		exit(2);
+	sigemptyset(&segv);
+	sigaddset(&segv, SIGSEGV);
+	/* longer than a tracer that only looked at its handlers now and then would wait */
+	usleep(300000);
+	if (sigaction(SIGSEGV, &sa, NULL) || pthread_sigmask(SIG_BLOCK, &segv, NULL))
+		exit(2);
+	for (long i = 0; i < n; i++)
+		probe_me(i, gone);
+	if (pthread_sigmask(SIG_UNBLOCK, &segv, NULL))
+		exit(2);
+	raise(SIGSEGV);		/* kills, unless the handler is still there */
+	if (!segv_handled)
+		bad = 1;
 }
 
 /* ---- sigbus ---------------------------------------------------------------- */
@@ -146,7 +178,6 @@ static void sigbus(long n)
 	if (!f || fputs("sigbus", f) < 0 || fflush(f) ||
 	    (map = mmap(NULL, 2 * psz, PROT_READ, MAP_SHARED, fileno(f), 0)) == MAP_FAILED)
 		exit(2);
-	usleep(DIRECT_WAIT_US);
 	for (long i = 0; i < n; i++)
 		probe_me(i, map + (i % 2) * psz);
 	munmap(map, 2 * psz);
@@ -335,6 +366,8 @@ int main(int argc, char **argv)
 		remap(n);
 	else if (!strcmp(mode, "remap-handled"))
 		remap_handled(n);
+	else if (!strcmp(mode, "handler-blocked"))
+		handler_blocked(n);
 	else if (!strcmp(mode, "sigbus"))
 		sigbus(n);
 	else if (!strcmp(mode, "signals"))
@@ -348,7 +381,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|sigbus|signals|threads|forks|count|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|forks|count|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

@@ -104,9 +104,9 @@ test_inproc_sigbus_past_file_end() {
 
 # remap in a process that handles SIGSEGV and SIGBUS (its handlers end it
 # with HANDLER-RAN), installed half way, while the agent reads directly: a
-# fault of the agent's read is never delivered, and from the first one (or
-# ptap's next look, every 100 ms) the agent reads through process_vm_readv
-# (said with -vv), which cannot fault.
+# fault of the agent's read is never delivered, and from the call that
+# installs the handler on (launched: ptap stops it) the agent reads through
+# process_vm_readv (said with -vv), which cannot fault.
 test_inproc_faults_never_reach_handlers() {
 	local n=100000 ok err
 	is_run remap-handled $n -vv
@@ -117,7 +117,23 @@ test_inproc_faults_never_reach_handlers() {
 	expect_eq "records with the string or an error" $n "$((ok + err))"
 	[ "$err" -gt 0 ] || fail "no read failed: nothing tested"
 	expect_grep 'the agent reads memory directly$' "$TMP/is_err"
-	expect_grep 'now handles or ignores SIGSEGV or SIGBUS: the agent reads memory through process_vm_readv\|the agent reads memory through process_vm_readv (the process handles or ignores SIGSEGV or SIGBUS)' \
+	expect_grep 'it installs a SIGSEGV handler: the agent reads memory through process_vm_readv$' \
+		"$TMP/is_err"
+}
+
+# A SIGSEGV handler installed, SIGSEGV blocked at once, and bad reads: had
+# the agent read directly, the kernel would have reset the handler at the
+# fault (it does for a blocked signal it forces); launched, ptap turns the
+# direct reads off when it sees the handler being installed, so the reads
+# fail without a fault and the handler is there when the program raises
+# SIGSEGV at the end.
+test_inproc_handler_installed_then_blocked() {
+	local n=1000
+	is_run handler-blocked $n -vv
+	expect_eq "records with an error" $n \
+		"$(records "$TMP/is_rec" | grep -c ' s=(error: bad address 0x[0-9a-f]*)$')"
+	expect_grep 'the agent reads memory directly$' "$TMP/is_err"
+	expect_grep 'it installs a SIGSEGV handler: the agent reads memory through process_vm_readv$' \
 		"$TMP/is_err"
 }
 

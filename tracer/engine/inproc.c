@@ -433,17 +433,14 @@ static uint64_t coarse_ns(void)
  * (from the drains): a handler a program installs later (a language
  * runtime's, a crash reporter's) turns the direct reads off within that
  * time -- or at the first fault, which ptap catches either way.  Launched,
- * not before the first look.
+ * at once: ptap sees a handler being installed before the kernel does
+ * (inproc_sigaction()).
  */
 static void direct_check(struct inproc_region *rg)
 {
 	uint64_t now = coarse_ns();
 	uint32_t was = proc_of(rg)->direct, direct;
 
-	if (now < rg->direct_at) {
-		proc_of(rg)->direct = 0;
-		return;
-	}
 	rg->direct_at = now + DIRECT_EVERY_NS;
 	direct = faults_are_ours(rg->pid);
 	__atomic_store_n(&proc_of(rg)->direct, direct, __ATOMIC_RELEASE);
@@ -452,6 +449,19 @@ static void direct_check(struct inproc_region *rg)
 			 direct ? "directly" : "through process_vm_readv (the process handles or "
 			 "ignores SIGSEGV or SIGBUS)");
 	rg->direct_said = true;
+}
+
+void inproc_sigaction(struct thread *t, const uint64_t *args)
+{
+	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+
+	if (!rg || (args[0] != SIGSEGV && args[0] != SIGBUS) || !args[1])
+		return;
+	/* looked at again once the call is long done (a look before would see no handler) */
+	rg->direct_at = coarse_ns() + DIRECT_EVERY_NS;
+	if (__atomic_exchange_n(&proc_of(rg)->direct, 0, __ATOMIC_ACQ_REL))
+		pr_debug("pid %d: it installs a %s handler: the agent reads memory through "
+			 "process_vm_readv\n", rg->pid, args[0] == SIGSEGV ? "SIGSEGV" : "SIGBUS");
 }
 
 bool inproc_read_fault(struct thread *t, int sig)
@@ -565,8 +575,8 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
 	find_tid_off(rg, t);
-	/* launched: not before its startup code has had the time to install its handlers */
-	rg->direct_at = s->attach ? 0 : coarse_ns() + DIRECT_EVERY_NS;
+	/* launched: the filter stops the calls that install a handler (inproc_sigaction()) */
+	rg->direct_at = 0;
 	direct_check(rg);
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;

@@ -51,6 +51,12 @@ bool inproc_owns_pc(const struct aspace *as, uint64_t pc);
  */
 bool inproc_read_fault(struct thread *t, int sig);
 /*
+ * T is about to run rt_sigaction(ARGS) (a seccomp stop: launched, the
+ * filter stops it for SIGSEGV and SIGBUS only): a handler of either turns
+ * the agent's direct reads off before the kernel installs it.
+ */
+void inproc_sigaction(struct thread *t, const uint64_t *args);
+/*
  * FN, called from another thread of ptap's, makes the loop drain the rings
  * soon (inproc.c, "the bells"): set once the loop can take it.
  */

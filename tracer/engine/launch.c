@@ -81,7 +81,8 @@ static struct sock_filter bpf_jeq(unsigned int k, unsigned char jt, unsigned cha
 
 /*
  * The filter: RET_TRACE for mapsync_traced and the --syscalls ones on the
- * native syscall ABI, ALLOW otherwise.  One "jeq NR; ret TRACE" pair per
+ * native syscall ABI, and for rt_sigaction of SIGSEGV and SIGBUS where
+ * probes run in the process; ALLOW otherwise.  One "jeq NR; ret TRACE" pair per
  * number: no jump is longer than one instruction, however many there are.
  */
 static int build_filter(const struct session *s, struct sock_filter *f, int max)
@@ -89,7 +90,7 @@ static int build_filter(const struct session *s, struct sock_filter *f, int max)
 	long nrs[SC_NR_MAX];
 	int n = 0, k = syscall_selected_list(s, nrs, SC_NR_MAX);
 
-	if (max < 2 * (k + mapsync_ntraced) + 5)
+	if (max < 2 * (k + mapsync_ntraced) + 10)
 		return -E2BIG;
 	f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
 	f[n++] = bpf_jeq(arch_audit_arch, 1, 0);
@@ -101,6 +102,18 @@ static int build_filter(const struct session *s, struct sock_filter *f, int max)
 		if (i >= mapsync_ntraced && !syscall_selected(s, nr))
 			continue;
 		f[n++] = bpf_jeq((unsigned int)nr, 0, 1);
+		f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	}
+	/*
+	 * In-process probes: a SIGSEGV or SIGBUS handler about to be installed
+	 * (tracer/engine/inproc.c, inproc_sigaction()): rt_sigaction of those two
+	 * only, not the many other calls a program makes to it.
+	 */
+	if (s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && !syscall_selected(s, SYS_rt_sigaction)) {
+		f[n++] = bpf_jeq(SYS_rt_sigaction, 0, 4);
+		f[n++] = bpf_stmt(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+		f[n++] = bpf_jeq(SIGSEGV, 1, 0);
+		f[n++] = bpf_jeq(SIGBUS, 0, 1);
 		f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
 	}
 	f[n++] = bpf_stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);

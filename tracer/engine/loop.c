@@ -89,6 +89,8 @@ static void syscall_enter(struct session *s, struct thread *t, long nr, const __
 	t->sc_nr = nr;
 	memcpy(t->sc_args, args, sizeof(t->sc_args));
 	t->want_exit = mapsync_on_entry(s, t);
+	if (nr == SYS_rt_sigaction)
+		inproc_sigaction(t, t->sc_args);
 	if (syscall_selected(s, nr) && syscall_entry(s, t, nr, t->sc_args, sp))
 		t->want_exit = true;
 	thread__resume(t, 0);
