@@ -65,6 +65,8 @@ int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape
 		n = SLOTS_MAX;
 	if (!n || slot_len > UINT32_MAX)
 		return -EINVAL;
+	while (n & (n - 1))	/* a power of two: a place's index is a mask, not a division */
+		n &= n - 1;
 	r->nslots = shape->nslots = (uint32_t)n;
 	r->slot_len = shape->slot_len = (uint32_t)slot_len;
 	for (size_t i = 0; i < n; i++)
@@ -84,7 +86,7 @@ static bool published(const struct ring *r, const struct ring_shape *sh, uint32_
 {
 	uint64_t pos = slot_in(r, sh, k)->pos;
 
-	return __atomic_load_n(&queue(r)[pos % sh->nslots], __ATOMIC_ACQUIRE) == FULL(pos, k);
+	return __atomic_load_n(&queue(r)[pos & (sh->nslots - 1)], __ATOMIC_ACQUIRE) == FULL(pos, k);
 }
 
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
@@ -101,7 +103,7 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
 	start = __atomic_fetch_add(&r->hint, 1, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < sh.nslots; i++) {
-		uint32_t k = (uint32_t)((start + i) % sh.nslots);
+		uint32_t k = (uint32_t)((start + i) & (sh.nslots - 1));
 		struct ring_slot *s = slot_in(r, &sh, k);
 		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
@@ -151,7 +153,7 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	__atomic_store_n(&s->owner, s->owner | PUB, __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-		uint64_t *w = &queue(r)[h % r->nslots];
+		uint64_t *w = &queue(r)[h & (r->nslots - 1)];
 		uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE);
 
 		if (e == EMPTY(h)) {
@@ -181,7 +183,7 @@ uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
 	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
 	for (uint32_t i = 0; i < sh->nslots; i++) {
-		uint64_t e = __atomic_load_n(&queue(r)[h % sh->nslots], __ATOMIC_ACQUIRE);
+		uint64_t e = __atomic_load_n(&queue(r)[h & (sh->nslots - 1)], __ATOMIC_ACQUIRE);
 
 		if (!IS_FULL(e) || POS(e) != h)
 			break;
@@ -196,7 +198,7 @@ uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
 int ring_peek(struct ring *r, const struct ring_shape *sh, const void **payload, size_t *len)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
-	uint64_t e = __atomic_load_n(&queue(r)[t % sh->nslots], __ATOMIC_ACQUIRE);
+	uint64_t e = __atomic_load_n(&queue(r)[t & (sh->nslots - 1)], __ATOMIC_ACQUIRE);
 	const struct ring_slot *s;
 	uint32_t n;
 
@@ -212,7 +214,7 @@ int ring_peek(struct ring *r, const struct ring_shape *sh, const void **payload,
 bool ring_release(struct ring *r, const struct ring_shape *sh)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
-	uint64_t *w = &queue(r)[t % sh->nslots];
+	uint64_t *w = &queue(r)[t & (sh->nslots - 1)];
 	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE), owner = 0;
 	struct ring_slot *s = NULL;
 

@@ -81,7 +81,7 @@ struct ring_shape {
 
 /*
  * Lay a ring out in MEM[0..LEN) (zeroed by the caller, as a fresh mapping
- * is), with slots for records of up to MAX_RECORD bytes: as many as fit,
+ * is), with slots for records of up to MAX_RECORD bytes: the most that fit, a power of two,
  * its shape into *SHAPE.  The reader is there.  0, or -EINVAL when not one
  * slot fits.
  */
