@@ -211,7 +211,7 @@ int ring_peek(struct ring *r, const struct ring_shape *sh, const void **payload,
 	return 1;
 }
 
-bool ring_release(struct ring *r, const struct ring_shape *sh)
+void ring_release(struct ring *r, const struct ring_shape *sh)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 	uint64_t *w = &queue(r)[t & (sh->nslots - 1)];
@@ -232,7 +232,11 @@ bool ring_release(struct ring *r, const struct ring_shape *sh)
 		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
-	/* the slot is free before waiters is read; a writer raises waiters, then looks again */
+}
+
+bool ring_released(struct ring *r)
+{
+	/* the slots are free before waiters is read; a writer raises waiters, then looks again */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&r->waiters, __ATOMIC_RELAXED))
 		return false;

@@ -122,12 +122,15 @@ int ring_peek(struct ring *r, const struct ring_shape *shape, const void **paylo
  * it over every place published there, so that none is left behind it.
  */
 uint64_t ring_head(struct ring *r, const struct ring_shape *shape);
+/* Release the record ring_peek() gave. */
+void ring_release(struct ring *r, const struct ring_shape *shape);
 /*
- * Release the record ring_peek() gave: true when writers wait.  Wake them
- * (a futex wake on r->released) once the records there are taken, not at
- * each: a wake-up per record makes them take turns at every free slot.
+ * After the releases of a batch (one fence for all, not one a record):
+ * true when writers wait.  Wake them (a futex wake on r->released) then,
+ * not at each release: a wake-up per record makes them take turns at every
+ * free slot.
  */
-bool ring_release(struct ring *r, const struct ring_shape *shape);
+bool ring_released(struct ring *r);
 /* The reader: writer ID is gone; the slots it held and never published are free again. */
 void ring_slots_free(struct ring *r, const struct ring_shape *shape, uint32_t id);
 /* Is the reader there (not closed, not dead)? */

@@ -54,7 +54,7 @@
 /* The region: the process's struct agent_proc, the sites and their programs, the ring. */
 #define PROC_LEN	4096ULL
 #define SITES_LEN	(256ULL << 10)
-#define RING_BYTES	(512ULL << 10)
+#define RING_BYTES	(2048ULL << 10)
 #define SITES_OFF	PROC_LEN
 #define RING_OFF	(SITES_OFF + SITES_LEN)
 #define REGION_LEN	((RING_OFF + RING_BYTES + 4095) / 4096 * 4096)
@@ -842,6 +842,8 @@ bad:
  * or, ALL, every one published (the processes are gone: one may have died
  * between publishing and moving the head).
  */
+#define RELEASED_EVERY	8	/* records */
+
 static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 {
 	struct ring *r = ring_of(rg);
@@ -854,10 +856,15 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 		return 0;
 	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
 		emit(s, rec, len);
-		wake |= ring_release(r, &rg->shape);
-		n++;
+		ring_release(r, &rg->shape);
+		/*
+		 * A writer waiting for room sees its word move while ptap goes
+		 * on, and takes the slots freed without sleeping until the end
+		 */
+		if (++n % RELEASED_EVERY == 0)
+			wake |= ring_released(r);
 	}
-	if (wake)	/* a shared futex: the process maps the same memfd */
+	if ((n && ring_released(r)) || wake)	/* a shared futex: the process maps the same memfd */
 		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
