@@ -207,7 +207,7 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	rec->tid = (uint32_t)tid;
 	rec->probe = site->probe;
 	rec->nvals = site->nprogs;
-	rec->flags = 0;
+	rec->flags = rec->next = rec->pad = 0;
 	if (site->kind == AGENT_RET_ENTRY) {
 		struct fetch_val slot;
 		char buf[8];
@@ -234,29 +234,51 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	}
 }
 
+/* The site after SITE in its chain. */
+static const struct agent_site *next_site(const struct agent_site *site)
+{
+	return (const struct agent_site *)(uintptr_t)__atomic_load_n(&site->next,
+								     __ATOMIC_ACQUIRE);
+}
+
 /*
- * The record of SITE's probe for a hit at REGS: made in a slot of the ring
- * and published (probes/ring.h: a signal handler that jumps away from here
- * leaves at worst a slot, which never stops ptap from reading the others).
- * With every slot taken, the thread waits for ptap to read some.
+ * The records of SITE and the sites after it in its chain (at most LEFT)
+ * for a hit at REGS, as many as fit one slot of the ring together (at least
+ * SITE's): made there, one after another, and published as one (probes/ring.h:
+ * a signal handler that jumps away from here leaves at worst a slot, which
+ * never stops ptap from reading the others).  With every slot taken, the
+ * thread waits for ptap to read some.  Returns the sites recorded; *AFTER:
+ * the site after them.
  */
-static void record_one(uint64_t *regs, const struct agent_site *site, long tid, uint64_t ts)
+static int record_some(uint64_t *regs, const struct agent_site *site, long tid, uint64_t ts,
+		       int left, const struct agent_site **after)
 {
 	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
-	size_t len = site->rec_len;	/* ptap's: what make() writes, at most */
+	size_t max = ring_max_record(ring), len = 0, off = 0;
+	const struct agent_site *s = site;
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
-	void *rec;
-	int err;
+	int n = 0, err;
+	char *rec;
 
-	if (len > ring_max_record(ring)) {	/* ptap sizes the slots: never */
-		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
-		return;
+	/* ptap's sizes (rec_len: what make() writes, at most); ptap sizes the slots to fit one */
+	for (; s && n < left && s->ring == site->ring; s = next_site(s), n++) {
+		size_t l = AGENT_REC_ALIGN(s->rec_len);
+
+		if (n && len + l > max)
+			break;
+		len += l;
 	}
-	while ((err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot,
-				     &seen)) == -EAGAIN) {
+	*after = s;
+	if (len > max) {	/* never */
+		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
+		return n;
+	}
+	while ((err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
+				     &slot, &seen)) == -EAGAIN) {
 		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
-		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], &rec, &slot, &seen);
+		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
+				     &slot, &seen);
 		if (err == -EAGAIN) {	/* a while at most: a reader killed wakes no one */
 			bell(ring);
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
@@ -267,10 +289,18 @@ static void record_one(uint64_t *regs, const struct agent_site *site, long tid, 
 			break;
 	}
 	if (err)
-		return;		/* the reader is gone (counted) */
-	make(rec, site, regs, tid, ts);
+		return n;	/* the reader is gone (counted) */
+	s = site;
+	for (int i = 0; i < n; i++, s = next_site(s)) {
+		struct agent_rec *r = (struct agent_rec *)(rec + off);
+
+		make(r, s, regs, tid, ts);
+		off += AGENT_REC_ALIGN(s->rec_len);
+		r->next = i + 1 < n ? (uint32_t)off : 0;
+	}
 	if (ring_publish(ring, slot, (uint32_t)len))
 		bell(ring);
+	return n;
 }
 
 /*
@@ -288,9 +318,6 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 
 	if (tid <= 0)
 		tid = sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
-	for (int n = 0; site && n < AGENT_CHAIN_MAX; n++) {
-		record_one(regs, site, tid, ts);
-		site = (const struct agent_site *)(uintptr_t)__atomic_load_n(&site->next,
-									     __ATOMIC_ACQUIRE);
-	}
+	for (int n = 0; site && n < AGENT_CHAIN_MAX;)
+		n += record_some(regs, site, tid, ts, AGENT_CHAIN_MAX - n, &site);
 }

@@ -67,9 +67,12 @@ struct agent_site {
 #define AGENT_CHAIN_MAX	64
 
 /*
- * One hit, as the agent writes it: NVALS values, then the bytes of their
- * strings.  A value's str is an offset from the start of the record (0: no
- * bytes), since the two sides map the ring at different addresses.
+ * One probe's record of a hit, as the agent writes it: NVALS values, then
+ * the bytes of their strings.  A value's str is an offset from the start of
+ * the record (0: no bytes), since the two sides map the ring at different
+ * addresses.  The records of one hit's probes (a chain of sites) share a
+ * slot of the ring while they fit, one after another: NEXT is where the
+ * next one begins, from the start of the slot's first (0: the last).
  */
 struct agent_rec {
 	uint64_t ts;
@@ -81,8 +84,13 @@ struct agent_rec {
 	uint32_t tid;		/* the process is ptap's to name, from the tid */
 	uint32_t probe, nvals;
 	uint32_t flags;		/* AGENT_REC_RA */
+	uint32_t next;		/* a multiple of 8 */
+	uint32_t pad;
 	struct fetch_val vals[];
 };
+
+/* Where a record of LEN bytes (a site's rec_len) ends in a slot: the next one begins. */
+#define AGENT_REC_ALIGN(len)	(((len) + 7) & ~(uint64_t)7)
 
 #define AGENT_REC_RA	1u	/* the return address was read */
 

@@ -65,55 +65,94 @@ static ssize_t direct_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* The probed function, the agent and a ring in this process, as ptap sets them up in a target. */
+struct rig {
+	uint8_t *span, *code;
+	struct ring *ring;
+	struct ring_shape shape;
+	struct fetch_prog progs[2];
+	struct agent_proc proc;
+};
+
+/* G, with a ring whose slots hold MAX_RECORD bytes. */
+static void rig_up(struct rig *g, size_t max_record)
+{
+	g->span = mmap(NULL, SPAN, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	g->ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert(ne(ptr, g->span, MAP_FAILED));
+	cr_assert(ne(ptr, g->ring, MAP_FAILED));
+	g->code = g->span;
+	cr_assert(gt(sz, agent_blob_len, 0));
+	cr_assert(lt(sz, agent_entry_off, agent_blob_len));
+	memcpy(g->span + 8192, agent_blob, agent_blob_len);
+	memcpy(g->code, probed, sizeof(probed));
+	cr_assert(eq(int, ring_init(g->ring, RING_LEN, max_record, &g->shape), 0));
+	programs(g->progs);
+	g->proc = (struct agent_proc){ 0 };
+	cr_assert(eq(int, vdso_gettime(getpid(), &g->proc.gettime), 0));
+	g->proc.tid_off = tid_offset();
+}
+
+/* The site of probe PROBE in G, running the programs in RUN: its record's length set. */
+static struct agent_site rig_site(struct rig *g, uint32_t probe, uint64_t run)
+{
+	return (struct agent_site){ .progs = (uint64_t)(uintptr_t)g->progs,
+				    .proc = (uint64_t)(uintptr_t)&g->proc,
+				    .ring = (uint64_t)(uintptr_t)g->ring,
+				    .addr = (uint64_t)(uintptr_t)g->code, .nprogs = 2,
+				    .probe = probe, .string_max = 64, .clock = CLOCK_MONOTONIC,
+				    .run = run,
+				    .rec_len = (uint32_t)(sizeof(struct agent_rec) +
+							  2 * sizeof(struct fetch_val) +
+							  fetch_prog__buflen(&g->progs[0], 64) +
+							  fetch_prog__buflen(&g->progs[1], 64)) };
+}
+
+/* The probed function of G made a jump to SITE's trampoline. */
+static void rig_patch(struct rig *g, const struct agent_site *site)
+{
+	uint8_t *tramp = g->span + 4096;
+	struct ptap_err why = { .pos = -1 };
+	struct arch_jump j;
+
+	cr_assert(eq(int, arch_jump_analyze(g->code, sizeof(probed), (uint64_t)(uintptr_t)g->code,
+					    (uint64_t)(uintptr_t)g->code, &j, &why), 0), "%s", why.msg);
+	cr_assert(gt(int, arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)g->code,
+						 (uint64_t)(uintptr_t)tramp,
+						 (uint64_t)(uintptr_t)(g->span + 8192 + agent_entry_off),
+						 (uint64_t)(uintptr_t)site, tramp,
+						 ARCH_AGENT_TRAMP_MAX), 0));
+	cr_assert(eq(int, arch_jump_patch(&j, (uint64_t)(uintptr_t)g->code,
+					  (uint64_t)(uintptr_t)tramp, g->code), 0));
+}
+
+static void rig_down(struct rig *g)
+{
+	munmap(g->ring, RING_LEN);
+	munmap(g->span, SPAN);
+}
+
 Test(agent, records_what_the_tracer_records)
 {
-	uint8_t *span = mmap(NULL, SPAN, PROT_READ | PROT_WRITE | PROT_EXEC,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint8_t *code = span, *tramp = span + 4096, *agent = span + 8192;
-	struct fetch_prog progs[2];
-	struct ring_shape shape;
-	struct ring *ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct rig g;
+	struct fetch_prog *progs = g.progs;
 	struct agent_site site;
-	struct agent_proc proc = { 0 };
-	struct arch_jump j;
-	struct ptap_err why = { .pos = -1 };
 	static const char *const init[] = { "SELECT 1", "", "a string of some length, to be sure" };
 	static char area[3][256];	/* the strings, with room: reads go past their NUL */
 	const char *texts[3] = { area[0], area[1], area[2] };
 	uint64_t t0, t1;
 	struct timespec ts;
+	uint8_t *code;
+	struct ring *ring;
 
-	cr_assert(ne(ptr, span, MAP_FAILED));
-	cr_assert(ne(ptr, ring, MAP_FAILED));
 	for (size_t i = 0; i < 3; i++)
 		strcpy(area[i], init[i]);
-	cr_assert(gt(sz, agent_blob_len, 0));
-	cr_assert(lt(sz, agent_entry_off, agent_blob_len));
-	memcpy(agent, agent_blob, agent_blob_len);
-	memcpy(code, probed, sizeof(probed));
-	cr_assert(eq(int, ring_init(ring, RING_LEN, 4096, &shape), 0));
-	programs(progs);
-	cr_assert(eq(int, vdso_gettime(getpid(), &proc.gettime), 0));
-	proc.tid_off = tid_offset();
-	site = (struct agent_site){ .progs = (uint64_t)(uintptr_t)progs,
-				    .proc = (uint64_t)(uintptr_t)&proc,
-				    .ring = (uint64_t)(uintptr_t)ring,
-				    .addr = (uint64_t)(uintptr_t)code, .nprogs = 2, .probe = 7,
-				    .string_max = 64, .clock = CLOCK_MONOTONIC, .run = 3,
-				    .rec_len = (uint32_t)(sizeof(struct agent_rec) +
-							  2 * sizeof(struct fetch_val) +
-							  fetch_prog__buflen(&progs[0], 64) +
-							  fetch_prog__buflen(&progs[1], 64)) };
-	cr_assert(eq(int, arch_jump_analyze(code, sizeof(probed), (uint64_t)(uintptr_t)code,
-					    (uint64_t)(uintptr_t)code, &j, &why), 0), "%s", why.msg);
-	cr_assert(gt(int, arch_agent_tramp_build(&j, (uint64_t)(uintptr_t)code,
-						 (uint64_t)(uintptr_t)tramp,
-						 (uint64_t)(uintptr_t)(agent + agent_entry_off),
-						 (uint64_t)(uintptr_t)&site, tramp,
-						 ARCH_AGENT_TRAMP_MAX), 0));
-	cr_assert(eq(int, arch_jump_patch(&j, (uint64_t)(uintptr_t)code,
-					  (uint64_t)(uintptr_t)tramp, code), 0));
+	rig_up(&g, 4096);
+	code = g.code;
+	ring = g.ring;
+	site = rig_site(&g, 7, 3);
+	rig_patch(&g, &site);
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t0 = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -134,7 +173,7 @@ Test(agent, records_what_the_tracer_records)
 		struct fetch_val want;
 		char buf[64];
 
-		cr_assert(eq(int, ring_peek(ring, &shape, (const void **)&rec, &len), 1), "record %zu", i);
+		cr_assert(eq(int, ring_peek(ring, &g.shape, (const void **)&rec, &len), 1), "record %zu", i);
 		cr_assert(eq(u32, rec->probe, 7));
 		cr_assert(eq(u32, rec->nvals, 2));
 		cr_assert(eq(u32, rec->tid, (uint32_t)gettid()));
@@ -155,11 +194,60 @@ Test(agent, records_what_the_tracer_records)
 		fetch_prog__run(&progs[1], &ctx, &want, buf, 64);
 		cr_assert(eq(u64, rec->vals[1].u, want.u));
 		cr_assert(eq(u64, rec->vals[1].u, i < 3 ? 40 + i : 99));
-		ring_release(ring, &shape);
+		ring_release(ring, &g.shape);
 	}
-	cr_assert(eq(int, ring_peek(ring, &shape, &(const void *){ NULL }, &(size_t){ 0 }), 0));
-	munmap(ring, RING_LEN);
-	munmap(span, SPAN);
+	cr_assert(eq(int, ring_peek(ring, &g.shape, &(const void *){ NULL }, &(size_t){ 0 }), 0));
+	rig_down(&g);
+}
+
+/*
+ * Two probes at one site: their records of a hit share one slot while they
+ * fit (struct agent_rec's next), of one time; else one slot each, in turn.
+ */
+Test(agent, a_hits_records_share_a_slot)
+{
+	static const char text[] = "shared";
+	struct agent_site site, site2;
+	const char *p;
+	size_t len, reclen;
+	struct rig g;
+
+	for (int fits = 1; fits >= 0; fits--) {
+		const struct agent_rec *a, *b;
+
+		programs(g.progs);
+		reclen = AGENT_REC_ALIGN(rig_site(&g, 7, 3).rec_len);
+		rig_up(&g, fits ? 2 * reclen : reclen);
+		site = rig_site(&g, 7, 3);
+		site2 = rig_site(&g, 8, 2);	/* the second program only */
+		site.next = (uint64_t)(uintptr_t)&site2;
+		rig_patch(&g, &site);
+		cr_assert(eq(long, ((long (*)(const char *, long))(uintptr_t)g.code)(text, 5),
+			     (long)(uintptr_t)text));
+		cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+		a = (const struct agent_rec *)p;
+		cr_assert(eq(u32, a->probe, 7));
+		cr_assert(eq(u64, a->vals[1].u, 5));
+		if (fits) {
+			cr_assert(eq(sz, len, 2 * reclen));
+			cr_assert(eq(u32, a->next, reclen));
+			b = (const struct agent_rec *)(p + a->next);
+		} else {
+			cr_assert(eq(u32, a->next, 0));
+			ring_release(g.ring, &g.shape);
+			cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+			b = (const struct agent_rec *)p;
+		}
+		cr_assert(eq(u32, b->probe, 8), "fits %d", fits);
+		cr_assert(eq(u32, b->next, 0));
+		cr_assert(eq(u64, b->ts, a->ts));
+		cr_assert(eq(u64, b->vals[1].u, 5));
+		cr_assert(eq(ptr, b->vals[0].str, NULL));	/* not run there */
+		ring_release(g.ring, &g.shape);
+		cr_assert(eq(int, ring_peek(g.ring, &g.shape, &(const void *){ NULL },
+					    &(size_t){ 0 }), 0));
+		rig_down(&g);
+	}
 }
 
 /* The vDSO's clock_gettime, found as ptap finds a target's, tells the time clock_gettime() does. */

@@ -59,6 +59,7 @@
 #define RING_OFF	(SITES_OFF + SITES_LEN)
 #define REGION_LEN	((RING_OFF + RING_BYTES + 4095) / 4096 * 4096)
 #define AGENT_NAME	"ptap-agent"
+#define RETS_ROOM	512	/* at most, in a slot: max_record() */
 
 struct inproc_region {
 	int fd;			/* ptap's descriptor of the memfd */
@@ -384,15 +385,29 @@ static bool same_pidns(pid_t pid)
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* The largest record of a probe recorded in the process: the ring's slots take it. */
+/*
+ * The bytes of a ring's slot: the largest record of a probe recorded in the
+ * process, and room after it for the entry records of the return probes, so
+ * that an entry probe's record and those of the return probes of the same
+ * function share a slot (the agent puts a hit's records in one slot while
+ * they fit: agent/agent.h).
+ */
 static size_t max_record(const struct session *s)
 {
-	size_t len = 0;
+	size_t len = 0, rets = 0;
 
-	for (int i = 0; i < s->nprobes; i++)
-		if (s->probes[i].inproc && record_len(s, prog_owner(s, &s->probes[i])) > len)
-			len = record_len(s, prog_owner(s, &s->probes[i]));
-	return len;
+	for (int i = 0; i < s->nprobes; i++) {
+		const struct probe *p = &s->probes[i];
+		size_t l = AGENT_REC_ALIGN(record_len(s, prog_owner(s, p)));
+
+		if (!p->inproc)
+			continue;
+		if (l > len)
+			len = l;
+		if (p->rp.retprobe && !p->exit_of)
+			rets += l;
+	}
+	return len + (rets <= RETS_ROOM ? rets : 0);
 }
 
 /*
@@ -806,15 +821,14 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 	if (t->quiet)		/* --no-follow: a CLONE_VM child runs its parent's code */
 		return;
 	for (int i = 0; i < o->rp.nargs; i++) {
-		struct fetch_val v;
+		struct fetch_val *v = &vals[i];
+		uint64_t off;
 
-		memcpy(&v, &ar->vals[i], sizeof(v));
-		uint64_t off = (uint64_t)(uintptr_t)v.str;
-
-		if (off && (off < head || off > len || v.len > len - off))
+		memcpy(v, &ar->vals[i], sizeof(*v));	/* then checked where it is */
+		off = (uint64_t)(uintptr_t)v->str;
+		if (off && (off < head || off > len || v->len > len - off))
 			goto bad;
-		v.str = off ? (char *)ar + off : NULL;
-		vals[i] = v;
+		v->str = off ? (char *)ar + off : NULL;
 	}
 	if (p->exit_of || o->rp.retprobe) {
 		struct calls_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
@@ -832,6 +846,31 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		.names = (const char *const *)p->rp.names, .types = p->types, .vals = vals });
 	return;
 bad:
+	s->inproc_bad++;
+}
+
+/*
+ * The records of one slot (LEN bytes at P): one hit's, of the probes at its
+ * site, one after another (struct agent_rec's next).
+ */
+static void emit_slot(struct session *s, const char *p, size_t len)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < AGENT_CHAIN_MAX; i++) {
+		uint32_t next;
+
+		if (len - off < sizeof(struct agent_rec))
+			break;
+		/* read once: the process may write it meanwhile */
+		memcpy(&next, p + off + offsetof(struct agent_rec, next), sizeof(next));
+		if (next && (next <= off || next >= len || next % 8))
+			break;
+		emit(s, (const struct agent_rec *)(p + off), (next ? next : len) - off);
+		if (!next)
+			return;
+		off = next;
+	}
 	s->inproc_bad++;
 }
 
@@ -855,7 +894,7 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 	if (upto == r->tail && !all)
 		return 0;
 	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
-		emit(s, rec, len);
+		emit_slot(s, rec, len);
 		ring_release(r, &rg->shape);
 		/*
 		 * A writer waiting for room sees its word move while ptap goes
