@@ -44,6 +44,8 @@ struct thread {
 	bool rehit;
 	arch_regs_t rehit_regs;
 	struct shadow *shadow;	/* return probes' pending calls (NULL: none) */
+	size_t stack_hint;	/* where in its map table its stack was last found
+				 * (maptab__find_near()) */
 	uint64_t home_stack;	/* its own stack, as shadow.h names stacks: the mapping
 				 * holding its TLS block (glibc puts a thread's at the
 				 * top of its stack); 0: not looked up yet, 1: none */

@@ -1055,3 +1055,43 @@ Test(maptab, load_proc_errors)
 	cr_assert(eq(sz, maptab__count(mt), 1));
 	maptab__free(mt);
 }
+
+/*
+ * maptab__find_near() finds what maptab__find() does, whatever its hint:
+ * right, stale after an unmap or a split under it, or past the table's end.
+ */
+Test(maptab, find_near_equals_find)
+{
+	struct maptab *mt = maptab__new();
+	static const uint64_t addrs[] = { 0x10000, 0x10fff, 0x12000, 0x13800, 0x20000, 0x5000 };
+	size_t hint = 0;
+
+	cr_assert(eq(int, maptab__insert(mt, &(struct map_entry){ .start = 0x10000, .end = 0x11000,
+								  .prot = R }), 0));
+	cr_assert(eq(int, maptab__insert(mt, &(struct map_entry){ .start = 0x12000, .end = 0x16000,
+								  .prot = RW }), 0));
+	cr_assert(eq(int, maptab__insert(mt, &(struct map_entry){ .start = 0x20000, .end = 0x21000,
+								  .prot = RW }), 0));
+	for (int round = 0; round < 3; round++) {
+		for (size_t k = 0; k < sizeof(addrs) / sizeof(addrs[0]); k++)
+			for (size_t h = 0; h < 5; h++) {
+				hint = h;
+				cr_assert(eq(ptr, (void *)maptab__find_near(mt, addrs[k], &hint),
+					     (void *)maptab__find(mt, addrs[k])),
+					  "round %d addr %#lx hint %zu", round, (unsigned long)addrs[k], h);
+			}
+		hint = 0;
+		cr_assert(ne(ptr, (void *)maptab__find_near(mt, 0x15800, &hint), NULL));
+		if (round == 0)	/* split under the hint: the piece now holding it */
+			cr_assert(eq(int, maptab__protect(mt, 0x13000, 0x14000, R), 0));
+		else if (round == 1)	/* an entry before the hint's gone */
+			cr_assert(eq(int, maptab__remove(mt, 0x10000, 0x11000), 0));
+		else
+			break;
+		cr_assert(eq(u64, maptab__find_near(mt, 0x15800, &hint)->start,
+			     0x14000));
+		cr_assert(eq(ptr, (void *)maptab__find_near(mt, 0x13800, &hint),
+			     (void *)maptab__find(mt, 0x13800)));
+	}
+	maptab__free(mt);
+}

@@ -24,9 +24,9 @@
 
 /* Which stack SLOT is on: the end of the mapping holding it (a stack grows down from there),
  * 0 when ptap does not know it (the main stack grown past its mapping). */
-uint64_t calls_stack_id(const struct thread *t, uint64_t slot)
+uint64_t calls_stack_id(struct thread *t, uint64_t slot)
 {
-	const struct map_entry *e = maptab__find(t->as->mt, slot);
+	const struct map_entry *e = maptab__find_near(t->as->mt, slot, &t->stack_hint);
 
 	return e ? e->end : 0;
 }
@@ -37,7 +37,7 @@ uint64_t calls_stack_id(const struct thread *t, uint64_t slot)
  * g register), which Go copies elsewhere to grow it: the slot is taken
  * relative to the stack's top (g's stack.hi), which the copy keeps: true.
  */
-static bool ret_slot(const struct thread *t, const struct probe *p, const struct fetch_ctx *ctx,
+static bool ret_slot(struct thread *t, const struct probe *p, const struct fetch_ctx *ctx,
 		     uint64_t addr, uint64_t *slot, uint64_t *stack)
 {
 	uint64_t g = ctx->regs[ARCH_GO_G_DWARF], hi;

@@ -18,7 +18,7 @@ struct thread;
  * Which stack SLOT is on: the end of the mapping holding it (a stack grows
  * down from there), 0 when ptap does not know it.
  */
-uint64_t calls_stack_id(const struct thread *t, uint64_t slot);
+uint64_t calls_stack_id(struct thread *t, uint64_t slot);
 /* The return probe an exit probe Q belongs to. */
 struct probe *calls_exit_owner(const struct session *s, const struct probe *q);
 /*

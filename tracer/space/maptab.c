@@ -378,6 +378,19 @@ const struct map_entry *maptab__find(const struct maptab *mt, uint64_t addr)
 	return NULL;
 }
 
+const struct map_entry *maptab__find_near(const struct maptab *mt, uint64_t addr, size_t *hint)
+{
+	size_t i = *hint;
+
+	if (i >= mt->n || mt->v[i].start > addr || mt->v[i].end <= addr)
+		i = mt_first_after(mt, addr);
+	if (i < mt->n && mt->v[i].start <= addr) {
+		*hint = i;
+		return &mt->v[i];
+	}
+	return NULL;
+}
+
 size_t maptab__count(const struct maptab *mt)
 {
 	return mt->n;

@@ -72,6 +72,13 @@ int maptab__move(struct maptab *mt, uint64_t old, uint64_t oldlen, uint64_t new_
 
 /* The entry containing ADDR, or NULL.  Borrowed: valid until the next change. */
 const struct map_entry *maptab__find(const struct maptab *mt, uint64_t addr);
+/*
+ * As maptab__find(), first trying the entry at index *HINT (where the last
+ * look found one: a caller that looks near the same place again and again
+ * skips the search), which is then set to the entry's.  Right whatever the
+ * table did since: a hint that no longer holds ADDR is only searched past.
+ */
+const struct map_entry *maptab__find_near(const struct maptab *mt, uint64_t addr, size_t *hint);
 size_t maptab__count(const struct maptab *mt);
 /* The I-th entry in address order.  Borrowed: valid until the next change. */
 const struct map_entry *maptab__at(const struct maptab *mt, size_t i);
