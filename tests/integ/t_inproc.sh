@@ -75,6 +75,27 @@ test_inproc_return_probes_same_as_stops() {
 	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
 }
 
+# --context: the scope (a return probe of ptap's own, no record) and the
+# probe it names recorded in the process; each syscall carries the query
+# it was made under, as at stops: the scope's frames are pushed and popped
+# from the ring before ptap handles the syscall's stop.
+test_inproc_context_same_as_stops() {
+	local a b
+	local -a args=(-e 'exec_query query_string:string' --context exec_query
+		       --syscalls pread64,pwrite64,fsync,openat)
+	run_ptap record --format json -o "$TMP/ic_a" -vv "${args[@]}" \
+		-- "$S/query_server" samples/queries.txt "$TMP/ic_res" >/dev/null 2>"$TMP/ic_err"
+	expect_grep 'exec_query__return: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' "$TMP/ic_err"
+	! grep -q '(jump)$\|(emulated)$\|(out of line)$' <(grep -v 'r_brk' "$TMP/ic_err") ||
+		fail "a probe still stops: $(grep 'planted' "$TMP/ic_err")"
+	run_ptap record --no-agent --format json -o "$TMP/ic_b" "${args[@]}" \
+		-- "$S/query_server" samples/queries.txt "$TMP/ic_res" >/dev/null
+	a=$(records "$TMP/ic_a" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|buf)":"0x[0-9a-f]*",?//g')
+	b=$(records "$TMP/ic_b" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|buf)":"0x[0-9a-f]*",?//g')
+	expect_eq "records" "$b" "$a"
+	expect_eq "syscalls under a query" 13 "$(records "$TMP/ic_a" | grep -c '"context":{"exec_query"')"
+}
+
 # Another thread unmaps and maps again the page the string argument points
 # to: every record holds the string as it was ("remap", or the part of it
 # written so far in a page just mapped) or an error, one per call, and the

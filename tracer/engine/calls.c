@@ -150,7 +150,7 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
 	}
 	output__record(s->out, &rec);
-	syscall_ctx_note(s, t, p);
+	syscall_ctx_note(s, t, p, p->vals);
 }
 
 /* Where else the frame of a call may be: a thread that ran the coroutine (or goroutine) before. */

@@ -146,7 +146,7 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], ctx, &p->vals[i], p->bufs[i], s->string_max);
 	output__record(s->out, &rec);
-	syscall_ctx_note(s, t, p);
+	syscall_ctx_note(s, t, p, p->vals);
 }
 
 /*

@@ -41,6 +41,7 @@
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/events/output.h"
+#include "tracer/events/syscall.h"
 #include "tracer/host/libctid.h"
 #include "tracer/host/procstatus.h"
 #include "tracer/host/vdso.h"
@@ -129,7 +130,6 @@ bool inproc_probe_ok(const struct session *s, const struct probe *p)
 	/* a ring holds records of up to a quarter of its size */
 	/* with a stop at every system call, the agent's own would cost more than a hit */
 	return s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && p->rp.jump.len && !p->rbrk &&
-	       !p->hidden && !o->hidden && !p->ctx1 && !o->ctx1 &&
 	       (!p->exit_of || p->exit_kind == ARCH_EXIT_RET) &&	/* a ret: always taken */
 	       !p->rp.fpregs && !o->rp.fpregs &&
 	       !o->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
@@ -844,6 +844,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		.ts = h.ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
 		.kind = REC_KIND_ENTRY, .addr = h.addr, .nargs = (unsigned int)p->rp.nargs,
 		.names = (const char *const *)p->rp.names, .types = p->types, .vals = vals });
+	syscall_ctx_note(s, t, p, vals);
 	return;
 bad:
 	s->inproc_bad++;

@@ -409,7 +409,8 @@ static unsigned int ctx_collect(struct session *s, struct thread *t, uint64_t sp
 	return n;
 }
 
-void syscall_ctx_note(struct session *s, struct thread *t, const struct probe *p)
+void syscall_ctx_note(struct session *s, struct thread *t, const struct probe *p,
+		      const struct fetch_val *from)
 {
 	const struct ctx_def *c;
 	struct ctx_slot_hdr *h;
@@ -426,9 +427,9 @@ void syscall_ctx_note(struct session *s, struct thread *t, const struct probe *p
 	buf = (char *)(vals + p->rp.nargs);
 	h->p = p;
 	for (int i = 0; i < p->rp.nargs; i++) {
-		vals[i] = p->vals[i];
-		if (p->vals[i].str && p->vals[i].len) {
-			memcpy(buf, p->vals[i].str, p->vals[i].len);
+		vals[i] = from[i];
+		if (from[i].str && from[i].len) {
+			memcpy(buf, from[i].str, from[i].len);
 			vals[i].str = buf;
 		}
 		buf += fetch_prog__buflen(&p->rp.progs[i], s->string_max);

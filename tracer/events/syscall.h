@@ -69,8 +69,9 @@ void syscall_exit(struct session *s, struct thread *t, const struct ptrace_sysca
 /* T's in-flight call will not be seen to return (T is gone, tracing ends): record it so. */
 void syscall_unfinished(struct session *s, struct thread *t);
 
-/* Probe P (an entry probe with record values P->vals) was recorded on T: keep them when P
- * is an unscoped context's event. */
-void syscall_ctx_note(struct session *s, struct thread *t, const struct probe *p);
+/* Probe P was recorded on T with values VALS: keep them when P is an unscoped context's
+ * event. */
+void syscall_ctx_note(struct session *s, struct thread *t, const struct probe *p,
+		      const struct fetch_val *vals);
 
 #endif
