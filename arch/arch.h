@@ -153,10 +153,12 @@ struct arch_jump {
 int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
 		      struct arch_jump *j, struct ptap_err *why);
 /*
- * May the exit at PC, a ret, be a jump site?  Only when padding follows it
- * (nops, int3s: the alignment of a branch target or of the next function,
- * which no fall-through reaches) up to where the jump ends: the jump
- * replaces the ret and that padding, and the trampoline runs the ret.
+ * May the exit at PC, a ret or an unconditional direct jump (a tail call),
+ * be a jump site?  Only when it is as long as the jump (a jmp rel32) or
+ * padding follows it (nops, int3s: the alignment of a branch target or of
+ * the next function, which no fall-through reaches) up to where the jump
+ * ends: the jump replaces the exit and that padding, and the trampoline
+ * runs the exit (the tail call's jump re-aimed from there).
  * CODE[0..LEN) holds the bytes from PC (16 are plenty).  0 with J filled, or
  * -ENOTSUP with WHY.  The caller checks that no branch of the function
  * lands in the padding (arch_jump_check_part()) and no symbol lies in it.

@@ -200,7 +200,7 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 }
 
 /*
- * May exit E, a ret, be a jump site (arch_exit_jump())?  With padding after
+ * May exit E, a ret or a tail call's jmp, be a jump site (arch_exit_jump())?  With padding after
  * it that no branch of the function's PARTS[0..N) lands in, and that no
  * other symbol holds where it lies past the function's end.  Never an
  * error: else it takes an int3.
@@ -283,7 +283,8 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 		r = -ENOMEM;
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
-		if (r == 0 && ex[i].kind == ARCH_EXIT_RET)
+		if (r == 0 && (ex[i].kind == ARCH_EXIT_RET ||
+			       rp->exits[i].insn.step == ARCH_STEP_JMP))	/* not a jcc */
 			exit_jump(mod, dbg, &rp->exits[i], parts, nparts);
 	}
 	free(ex);

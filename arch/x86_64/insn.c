@@ -442,8 +442,9 @@ int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jum
 	uint64_t at;
 
 	memset(j, 0, sizeof(*j));
-	if (arch_insn_analyze(code, len, pc, &insn, why) < 0 || insn.step != ARCH_STEP_RET)
-		return set_why(why, -ENOTSUP, "not a ret");
+	if (arch_insn_analyze(code, len, pc, &insn, why) < 0 ||
+	    (insn.step != ARCH_STEP_RET && insn.step != ARCH_STEP_JMP))
+		return set_why(why, -ENOTSUP, "not a ret or a jmp");
 	/* what follows, up to the jump's end: padding (nops, int3s) that never runs */
 	for (at = pc + insn.len; at < pc + JMP_REL32_LEN;) {
 		struct arch_insn pad;
@@ -455,7 +456,7 @@ int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jum
 		}
 		if (off >= len || arch_insn_analyze(code + off, len - off, at, &pad, NULL) < 0 ||
 		    (strncmp(pad.text, "nop", 3) && strcmp(pad.text, "xchg ax, ax")))
-			return set_why(why, -ENOTSUP, "no padding after the ret");
+			return set_why(why, -ENOTSUP, "no padding after the %s", insn.text);
 		at += pad.len;
 	}
 	j->len = JMP_REL32_LEN > insn.len ? JMP_REL32_LEN : insn.len;
@@ -651,6 +652,16 @@ static int relocate_and_return(const struct arch_jump *j, uint64_t pc, uint64_t 
 		if (insn.step == ARCH_STEP_RET) {	/* an exit's (arch_exit_jump()): the end */
 			memcpy(dst + off, insn.bytes, insn.len);
 			memset(dst + off + insn.len, 0xcc, j->len - off - insn.len);
+			break;
+		}
+		if (insn.step == ARCH_STEP_JMP && off + JMP_REL32_LEN <= j->len) {
+			/* a tail call's (arch_exit_jump()): to its target from here, the end */
+			rel = (int64_t)(insn.target - (at + off + JMP_REL32_LEN));
+			if (!fits_s32(rel))
+				return -ERANGE;
+			dst[off] = 0xe9;
+			put_u32(dst + off + 1, (uint32_t)rel);
+			memset(dst + off + JMP_REL32_LEN, 0xcc, j->len - off - JMP_REL32_LEN);
 			break;
 		}
 		if (insn.step != ARCH_STEP_OOL)

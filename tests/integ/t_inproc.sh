@@ -75,6 +75,25 @@ test_inproc_return_probes_same_as_stops() {
 	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
 }
 
+# A tail call's jmp is an exit recorded in the process (its trampoline
+# jumps on to the callee): the same returns as at stops, $retval "left by a
+# tail call" where the function jumped away.
+test_inproc_tail_call_exits() {
+	local a b spec=(-e 'tail_a%return $retval x' -e 'tail_b%return $retval x'
+			-e 'tail_c%return $retval y')
+	run_ptap record -o "$TMP/it_a" -vv "${spec[@]}" -- "$S/retprobe" tail \
+		>/dev/null 2>"$TMP/it_err"
+	expect_eq "tail exits in the process" 2 \
+		"$(grep -c 'tail_[ab]__return: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' \
+			"$TMP/it_err")"
+	run_ptap record --no-agent -o "$TMP/it_b" "${spec[@]}" -- "$S/retprobe" tail >/dev/null
+	a=$(records "$TMP/it_a" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	b=$(records "$TMP/it_b" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	expect_eq "records" "$b" "$a"
+	expect_eq "left by a tail call" 6 "$(grep -c 'retval=(error: not known: left by a tail call)' \
+		"$TMP/it_a")"
+}
+
 # --context: the scope (a return probe of ptap's own, no record) and the
 # probe it names recorded in the process; each syscall carries the query
 # it was made under, as at stops: the scope's frames are pushed and popped

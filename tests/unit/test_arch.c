@@ -1610,3 +1610,37 @@ Test(arch_exit_jump, refusals)
 	/* padding too short before the end of what could be read */
 	cr_expect(eq(int, arch_exit_jump(next_fn, 3, PC, &j, &why), -ENOTSUP));
 }
+
+/*
+ * A tail call's jmp: a jmp rel32 is a jump site as it is, a jmp rel8 with
+ * padding after it; its trampoline jumps on to the call's target from
+ * where it lies.  A conditional one (jcc) is not: it may fall through.
+ */
+Test(arch_exit_jump, tail_call_jmp)
+{
+	static const uint8_t rel32[] = { 0xe9, 0x00, 0x01, 0x00, 0x00, 0x55 };	/* jmp PC+0x105 */
+	static const uint8_t rel8[] = { 0xeb, 0x10, 0x0f, 0x1f, 0x00, 0x55 };	/* jmp PC+0x12; nopl */
+	static const uint8_t jcc[] = { 0x0f, 0x84, 0x00, 0x01, 0x00, 0x00, 0x90, 0x90 };	/* je */
+	static const struct { const uint8_t *code; uint64_t target; } ok[] = {
+		{ rel32, PC + 0x105 }, { rel8, PC + 0x12 },
+	};
+	struct arch_jump j;
+	struct ptap_err why = { .pos = -1 };
+	uint8_t buf[ARCH_SLOT_SIZE];
+	uint64_t tramp = PC + 0x100000;
+
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert(eq(int, arch_exit_jump(ok[i].code, 6, PC, &j, &why), 0), "%zu: %s", i,
+			  why.msg);
+		cr_expect(eq(int, j.len, 5), "%zu", i);
+		/* its trampoline: the int3, then jmp rel32 to the target */
+		cr_assert(gt(int, arch_jump_tramp_build(&j, PC, tramp, buf, sizeof(buf)), 0));
+		cr_expect(eq(u8, buf[0], 0xcc));
+		cr_expect(eq(u8, buf[1], 0xe9), "%zu", i);
+		cr_expect(eq(u64, tramp + 1 + 5 + (uint64_t)(int64_t)(int32_t)(buf[2] | buf[3] << 8 |
+					buf[4] << 16 | (uint32_t)buf[5] << 24), ok[i].target), "%zu", i);
+	}
+	cr_expect(eq(int, arch_exit_jump(jcc, sizeof(jcc), PC, &j, &why), -ENOTSUP));
+	/* no padding after a jmp rel8 */
+	cr_expect(eq(int, arch_exit_jump(rel8, 2, PC, &j, &why), -ENOTSUP));
+}

@@ -139,10 +139,10 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 	if (ctx)
 		fctx.bias = f->bias;
 	for (int i = 0; i < p->rp.nargs; i++) {
-		if (p->rp.at_return[i] && made)
-			p->vals[i] = made[i];
-		else if (p->rp.at_return[i] && tail)
+		if (p->rp.at_return[i] && tail)
 			p->vals[i] = (struct fetch_val){ .err = FETCH_ERR_TAIL_CALL };
+		else if (p->rp.at_return[i] && made)
+			p->vals[i] = made[i];
 		else if (p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
 					s->string_max);

@@ -130,7 +130,8 @@ bool inproc_probe_ok(const struct session *s, const struct probe *p)
 	/* a ring holds records of up to a quarter of its size */
 	/* with a stop at every system call, the agent's own would cost more than a hit */
 	return s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && p->rp.jump.len && !p->rbrk &&
-	       (!p->exit_of || p->exit_kind == ARCH_EXIT_RET) &&	/* a ret: always taken */
+	       /* a ret, or a jmp (a jump site: never a jcc): always taken */
+	       (!p->exit_of || p->exit_kind == ARCH_EXIT_RET || p->exit_kind == ARCH_EXIT_TAIL) &&
 	       !p->rp.fpregs && !o->rp.fpregs &&
 	       !o->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
 	       o->rp.nargs <= AGENT_PROGS_MAX &&
@@ -664,7 +665,9 @@ static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg
 		return 0;
 	/* a return probe's arguments: each at the entry or at the exit, as at a stop */
 	for (int i = 0; i < o->rp.nargs; i++)
-		if (kind == AGENT_ENTRY || (kind == AGENT_EXIT) == o->rp.at_return[i])
+		/* a tail call's exit: no $retval yet, nothing fetched at it (calls.c) */
+		if (kind == AGENT_ENTRY ||
+		    ((kind == AGENT_EXIT) == o->rp.at_return[i] && p->exit_kind != ARCH_EXIT_TAIL))
 			run |= 1ull << i;
 	off = sites_alloc(rg, sizeof(struct agent_site));
 	if (!off)
