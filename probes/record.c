@@ -597,19 +597,64 @@ static bool kind_has_addr(enum rec_kind kind)
 }
 
 /*
- * The text line without its end into OB.  True when all of it fit; else the
- * arguments that fit (none if the header did not) and false.
+ * "COMM PID/TID SEC." of the last record formatted on this thread of
+ * ptap's: the next one is most often the same thread's, in the same second,
+ * and its text is copied rather than made again (a comm is escaped, four
+ * numbers converted).  Per thread: the formatters are reentrant.
  */
-static bool text_body(const struct record *rec, struct obuf *ob)
+#define WHO_COMM	32	/* longer comms are not kept */
+static __thread struct {
+	int pid, tid;
+	uint64_t sec;
+	char comm[WHO_COMM];
+	char text[WHO_COMM * 4 + 64];	/* the comm escaped: 4 bytes a byte at most */
+	size_t len;
+} who;
+
+static void who_write(struct obuf *ob, const struct record *rec, const char *comm, size_t n,
+		      uint64_t sec)
 {
-	ob_escape_str(ob, rec->comm, ESC_TEXT);
+	ob_escape(ob, comm, n, ESC_TEXT);
 	ob_putc(ob, ' ');
 	ob_s64(ob, rec->pid);
 	ob_putc(ob, '/');
 	ob_s64(ob, rec->tid);
 	ob_putc(ob, ' ');
-	ob_u64(ob, rec->ts / 1000000000ULL);
+	ob_u64(ob, sec);
 	ob_putc(ob, '.');
+}
+
+static void text_who(const struct record *rec, struct obuf *ob)
+{
+	uint64_t sec = rec->ts / 1000000000ULL;
+	const char *comm = rec->comm ? rec->comm : "";
+	size_t n = strlen(comm);
+	struct obuf w;
+
+	if (!(who.len && who.pid == rec->pid && who.tid == rec->tid && who.sec == sec &&
+	      !strcmp(who.comm, comm))) {
+		ob_init(&w, who.text, sizeof(who.text));
+		who_write(&w, rec, comm, n, sec);
+		who.len = n < WHO_COMM ? ob_done(&w) : 0;	/* 0: kept for none */
+		if (!who.len) {
+			who_write(ob, rec, comm, n, sec);
+			return;
+		}
+		memcpy(who.comm, comm, n + 1);
+		who.pid = rec->pid;
+		who.tid = rec->tid;
+		who.sec = sec;
+	}
+	ob_write(ob, who.text, who.len);
+}
+
+/*
+ * The text line without its end into OB.  True when all of it fit; else the
+ * arguments that fit (none if the header did not) and false.
+ */
+static bool text_body(const struct record *rec, struct obuf *ob)
+{
+	text_who(rec, ob);
 	ob_u64_pad(ob, rec->ts % 1000000000ULL, 9);
 	ob_puts(ob, ": ");
 	ob_escape_str(ob, rec->event, ESC_TEXT);
