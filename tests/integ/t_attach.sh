@@ -259,7 +259,7 @@ test_signals_siginfo_intact() {
 
 # Never half attached: one bad pid in the list, and the good one is untouched.
 test_attach_all_or_nothing() {
-	start_target "$TMP/out" hammer 1
+	start_target "$TMP/out" hammer 3
 	local rc=0
 	timeout 20 "$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET,999999999" \
 		2>"$TMP/err" || rc=$?
