@@ -119,15 +119,18 @@ echo "bench probes: $N calls, 1 thread, pinned, best of $REPS runs"
 if [ -n "${P[pinned_1]:-}" ]; then
 	t0=${U[pinned_1]} ts=${P[pinned_1]} tf=${F[pinned_1]}
 	# shellcheck disable=SC2016 # $retval is ptap's
-	read -r tfi ti tr tn <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
+	# the entry alone again, in turn with entry + return: their ratio from one batch
+	read -r tfi ti tr tn te to <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
 			-e 'bench_fn%return $retval' -- "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record --no-jumps -o /dev/null -e 'bench_fn %di:string' -- \
-			"$T" "$N")"
-	nodash tfi ti tr tn
+			"$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return $retval' -- "$T" "$N")"
+	nodash tfi ti tr tn te to
 	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" \
-	    -v tn="$tn" '
+	    -v tn="$tn" -v te="$te" -v to="$to" '
 	function ns(t) { return (t - t0) / n }
 	BEGIN {
 		printf "  entry, %%di:string, in-process ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
@@ -142,11 +145,16 @@ if [ -n "${P[pinned_1]:-}" ]; then
 		else
 			printf "  entry, %%di:u64, in-process    ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
 				ns(ti), ns(tfi), ns(ti) / ns(tfi), ns(ti) / ns(ts)
-		if (tr == "")
+		if (tr == "" || te == "")
 			print "  entry + return $retval       failed"
 		else
-			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (three records a call in the process: the entry, the return probe's entry, the return)\n",
-				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(ts)
+			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (entry only %.0f ns in the same runs; two hits a call: the entry, its record and the entry record of the return probe in one slot, and the return)\n",
+				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(te), ns(te)
+		if (to == "" || te == "")
+			print "  return $retval alone         failed"
+		else
+			printf "  return $retval alone         ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (one record a call: $retval, the time of the entry, the duration)\n",
+				ns(to), 2 * ns(tf), ns(to) / (2 * ns(tf)), ns(to) / ns(te)
 	}'
 else
 	echo "  no figures: the pinned 1-thread row failed"

@@ -10,7 +10,12 @@
 # with a context and detaching are the same code; the launch path runs
 # under ASan instead (make integ-asan).  What valgrind does not know that
 # ptap uses, PROCMAP_QUERY and PTRACE_GET_SYSCALL_INFO, ptap zeroes before
-# the kernel fills it (tracer/space/maptab.c, tracer/engine/ptrace.c).
+# the kernel fills it (tracer/space/maptab.c, tracer/engine/ptrace.c);
+# futex_waitv(2) it refuses (ENOSYS) with a warning, and ptap's rings are
+# then drained on the timer alone (tracer/engine/inproc.c): the warning is
+# left out of what must be empty.  Only definite leaks are shown: glibc
+# keeps a joined thread's TLS for the next one, behind a pointer into it
+# ("possibly lost").
 
 # vg LOG PTAP-ARGS...: ptap under memcheck, its errors and definite leaks in LOG.
 vg() {
@@ -19,12 +24,17 @@ vg() {
 	command -v valgrind >/dev/null 2>&1 ||
 		fail "valgrind not found: scripts/deps.sh (run by make test) installs it"
 	timeout 120 valgrind -q --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite --log-file="$log" "$PTAP" "$@"
+		--show-leak-kinds=definite --errors-for-leak-kinds=definite \
+		--log-file="$log" "$PTAP" "$@"
 }
 
-# vg_clean LOG: memcheck wrote nothing (-q: no error, no definite leak).
+# vg_clean LOG: memcheck wrote nothing (-q: no error, no definite leak) but
+# its warning that it does not know futex_waitv (syscall 449).
 vg_clean() {
-	[ ! -s "$1" ] || { sed 's/^/      /' "$1" >&2; fail "memcheck reports in $1"; }
+	awk '/^--[0-9]+-- WARNING: unhandled amd64-linux syscall: 449$/ { skip = 4; next }
+	     skip && /^--[0-9]+-- / { skip--; next }
+	     { skip = 0; print }' "$1" >"$1.rest"
+	[ ! -s "$1.rest" ] || { sed 's/^/      /' "$1" >&2; fail "memcheck reports in $1"; }
 }
 
 # vg_same NAME PTAP-ARGS...: ptap under memcheck prints what it prints without.

@@ -164,7 +164,10 @@ bool inproc_active(const struct session *s)
  */
 static struct robust_list_head lease_head;
 static pid_t lease_tid;		/* 0: not set up; -1: none (the words are then 1) */
-static bool bells_started;
+static bool bells_started, bells_running;
+static pthread_t bells_th;
+static bool bells_stop;		/* the bells' thread is to end (inproc_fini()) */
+static bool no_waitv;		/* futex_waitv(2) is not there (Linux < 5.16, valgrind) */
 
 /*
  * The rings in the lease thread's robust list, as ptap keeps them: the
@@ -204,9 +207,11 @@ static void bells_wait(void)
 					       .uaddr = (uint64_t)(uintptr_t)&leased[i]->bell,
 					       .flags = FUTEX_32 };
 	pthread_mutex_unlock(&lease_lock);
-	if (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS) {
-		for (;;)
-			pause();
+	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
+		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
+		no_waitv = true;
+		syscall(SYS_futex, &lease_gen, FUTEX_WAIT_PRIVATE, w[0].val, NULL, NULL, 0);
+		return;
 	}
 	pthread_mutex_lock(&lease_lock);
 	for (size_t i = 1; i < n; i++) {
@@ -226,9 +231,21 @@ static void bells_wait(void)
 
 static void *lease_main(void *arg)
 {
-	for (;;)
+	while (!__atomic_load_n(&bells_stop, __ATOMIC_ACQUIRE))
 		bells_wait();	/* every signal blocked: ptap's go to its main thread */
 	return arg;
+}
+
+/* The bells' thread ends: tracing is over. */
+static void bells_end(void)
+{
+	if (!bells_running)
+		return;
+	__atomic_store_n(&bells_stop, true, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&lease_gen, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &lease_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(bells_th, NULL);
+	bells_running = false;
 }
 
 void inproc_on_bell(void (*fn)(void))
@@ -244,7 +261,6 @@ void inproc_on_bell(void (*fn)(void))
 static uint32_t lease_word(void)
 {
 	sigset_t all, old;
-	pthread_t th;
 
 	if (!lease_tid) {
 		lease_head.list.next = &lease_head.list;
@@ -260,9 +276,8 @@ static uint32_t lease_word(void)
 		bells_started = true;
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with them blocked */
-		if (pthread_create(&th, NULL, lease_main, NULL) == 0)
-			pthread_detach(th);
-		else
+		bells_running = pthread_create(&bells_th, NULL, lease_main, NULL) == 0;
+		if (!bells_running)
 			pr_info("no thread for the rings' bells: records made in the processes "
 				"are taken every 2 ms\n");
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -1061,6 +1076,7 @@ void inproc_fini(struct session *s)
 	free(s->ghosts);
 	s->ghosts = NULL;
 	s->nghosts = s->ghosts_cap = 0;
+	bells_end();
 	if (s->inproc_bad)
 		pr_warn("%lu records made in the process were malformed and not written\n",
 			(unsigned long)s->inproc_bad);
