@@ -12,7 +12,11 @@
 # measured (a tool missing, not root) says why and the run goes on.
 set -eu
 O=${1:-build}
-N=${BENCH_HITS:-100000}	# ~0.7 s a run: make bench stays under 3 minutes on 2 CPUs
+N=${BENCH_HITS:-100000}	# a stop a hit: ~2.5 s a run
+# Recorded in the process a hit costs a hundredth of that: as many calls as
+# the stops' would take ~30 ms, where a run's own start (the first pass over
+# a fresh ring, the first wake-ups) would weigh on the figure
+NF=${BENCH_FAST_HITS:-1000000}
 SLOW_N=${BENCH_SLOW_HITS:-2000}	# ltrace and gdb: ~100 us a hit
 REPS=${BENCH_REPS:-3}
 B=$O/bench
@@ -83,14 +87,14 @@ nodash() {
 }
 
 # ---- per hit: ptap, untraced, floor; 1, 2 and 8 threads -------------------
-declare -A U F P	# untraced, floor and ptap ns of a row, by PIN_THREADS
+declare -A U F P	# a row's untraced ns a call, floor's and ptap's ns a hit, by PIN_THREADS
 
 row() {	# row LABEL THREADS PIN-PREFIX...
-	local label=$1 th=$2 t0 t1 t2 t3
+	local label=$1 th=$2 t0 t1 t2 t3 k=${1}_$2
 	shift 2
-	read -r t0 t1 t2 t3 <<<"$(best_each "$@" "$T" "$N" "$th" :: \
+	read -r t0 t1 t2 t3 <<<"$(best_each "$@" "$T" "$NF" "$th" :: \
 		"$@" "$B/floor" "$addr" "$T" "$N" "$th" :: \
-		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" "$th" :: \
+		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$NF" "$th" :: \
 		"$@" "$O/ptap" record --no-agent -o /dev/null -e 'bench_fn %di:string' -- \
 			"$T" "$N" "$th")"
 	nodash t0 t1 t2 t3
@@ -99,14 +103,17 @@ row() {	# row LABEL THREADS PIN-PREFIX...
 			"$label" "$th" "$t0" "$t1" "$t2" "$t3"
 		return 0
 	fi
-	U["${label}_$th"]=$t0 F["${label}_$th"]=$t1 P["${label}_$th"]=$t2
-	awk -v l="$label" -v th="$th" -v n="$N" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" 'BEGIN {
-		u = t0 / n; f = (t1 - t0) / n; p = (t2 - t0) / n; s = (t3 - t0) / n;
+	read -r U[$k] F[$k] P[$k] <<<"$(awk -v n="$N" -v nf="$NF" -v t0="$t0" -v t1="$t1" \
+		-v t2="$t2" 'BEGIN { u = t0 / nf; print u, t1 / n - u, t2 / nf - u }')"
+	awk -v l="$label" -v th="$th" -v n="$N" -v u="${U[$k]}" -v f="${F[$k]}" -v p="${P[$k]}" \
+	    -v t3="$t3" 'BEGIN {
+		s = t3 / n - u;
 		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
 			l, th, u, f, p, s, p / f, p / s }'
 }
 
-echo "bench: $N hits of 'bench_fn %di:string' in all, made by 1, 2 or 8 threads; best of $REPS runs;"
+echo "bench: 'bench_fn %di:string', the calls made by 1, 2 or 8 threads: $NF recorded in the process"
+echo "       (and untraced), $N at a stop a hit; best of $REPS runs;"
 echo "       pinned: tracer and target on CPU 0 (taskset -c 0); floor: the least a ptrace loop can do;"
 echo "       ptap: recorded in the process (the default); --no-agent: one stop a hit"
 for th in 1 2 8; do
@@ -115,46 +122,46 @@ for th in 1 2 8; do
 done
 
 # ---- per hit: an integer argument; entry and return (pinned, 1 thread) -----
-echo "bench probes: $N calls, 1 thread, pinned, best of $REPS runs"
+echo "bench probes: 1 thread, pinned, best of $REPS runs; $NF calls recorded in the process, $N at stops"
 if [ -n "${P[pinned_1]:-}" ]; then
-	t0=${U[pinned_1]} ts=${P[pinned_1]} tf=${F[pinned_1]}
+	u=${U[pinned_1]} ps=${P[pinned_1]} pf=${F[pinned_1]}
 	# shellcheck disable=SC2016 # $retval is ptap's
 	# the entry alone again, in turn with entry + return: their ratio from one batch
 	read -r tfi ti tr tn te to <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
-		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$NF" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
-			-e 'bench_fn%return $retval' -- "$T" "$N" :: \
+			-e 'bench_fn%return $retval' -- "$T" "$NF" :: \
 		taskset -c 0 "$O/ptap" record --no-jumps -o /dev/null -e 'bench_fn %di:string' -- \
 			"$T" "$N" :: \
-		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$N" :: \
-		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return $retval' -- "$T" "$N")"
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$NF" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return $retval' -- "$T" "$NF")"
 	nodash tfi ti tr tn te to
-	awk -v n="$N" -v t0="$t0" -v ts="$ts" -v tf="$tf" -v ti="$ti" -v tfi="$tfi" -v tr="$tr" \
-	    -v tn="$tn" -v te="$te" -v to="$to" '
-	function ns(t) { return (t - t0) / n }
+	awk -v n="$N" -v nf="$NF" -v u="$u" -v ps="$ps" -v pf="$pf" -v ti="$ti" -v tfi="$tfi" \
+	    -v tr="$tr" -v tn="$tn" -v te="$te" -v to="$to" '
+	function ns(t, c) { return t / c - u }
 	BEGIN {
 		printf "  entry, %%di:string, in-process ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
-			ns(ts), ns(tf), ns(ts) / ns(tf)
+			ps, pf, ps / pf
 		if (tn == "")
 			print "  --no-jumps (int3, SETREGS)   failed"
 		else
 			printf "  --no-jumps (int3, SETREGS)   ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx | jump/int3 %.2fx\n",
-				ns(tn), ns(tf), ns(tn) / ns(tf), ns(ts) / ns(tn)
+				ns(tn, n), pf, ns(tn, n) / pf, ps / ns(tn, n)
 		if (ti == "" || tfi == "")
 			print "  entry, %di:u64               failed (ptap \"" ti "\", floor -i \"" tfi "\" ns)"
 		else
 			printf "  entry, %%di:u64, in-process    ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
-				ns(ti), ns(tfi), ns(ti) / ns(tfi), ns(ti) / ns(ts)
+				ns(ti, nf), ns(tfi, n), ns(ti, nf) / ns(tfi, n), ns(ti, nf) / ps
 		if (tr == "" || te == "")
 			print "  entry + return $retval       failed"
 		else
 			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (entry only %.0f ns in the same runs; two hits a call: the entry, its record and the entry record of the return probe in one slot, and the return)\n",
-				ns(tr), 2 * ns(tf), ns(tr) / (2 * ns(tf)), ns(tr) / ns(te), ns(te)
+				ns(tr, nf), 2 * pf, ns(tr, nf) / (2 * pf), ns(tr, nf) / ns(te, nf), ns(te, nf)
 		if (to == "" || te == "")
 			print "  return $retval alone         failed"
 		else
 			printf "  return $retval alone         ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (one record a call: $retval, the time of the entry, the duration)\n",
-				ns(to), 2 * ns(tf), ns(to) / (2 * ns(tf)), ns(to) / ns(te)
+				ns(to, nf), 2 * pf, ns(to, nf) / (2 * pf), ns(to, nf) / ns(te, nf)
 	}'
 else
 	echo "  no figures: the pinned 1-thread row failed"
@@ -169,8 +176,7 @@ fi
 tool_row() {
 	local name=$1 note=$2 n=$3 count=$4 pp="" pu="" u0 u1 a b ra rb
 	shift 4
-	[ -z "${P[pinned_1]:-}" ] || pp=$(( (P[pinned_1] - U[pinned_1]) / N ))
-	[ -z "${P[unpinned_1]:-}" ] || pu=$(( (P[unpinned_1] - U[unpinned_1]) / N ))
+	pp=${P[pinned_1]:-} pu=${P[unpinned_1]:-}
 	read -r u0 a <<<"$(best_each taskset -c 0 "$T" "$n" :: taskset -c 0 "$@")"
 	ra=$($count) || ra=""
 	read -r u1 b <<<"$(best_each "$T" "$n" :: "$@")"
