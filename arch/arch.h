@@ -140,6 +140,12 @@ int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, si
 
 struct arch_jump {
 	uint8_t len;			/* bytes replaced (>= 5), 0: the site takes an int3 */
+	/*
+	 * Where in them the site is: 0, its first byte; else an exit's, with
+	 * the instructions before it (arch_exit_jump_before()): the trampoline
+	 * runs those, then traps or calls the agent, then runs the exit.
+	 */
+	uint8_t at;
 	uint8_t bytes[ARCH_JUMP_MAX];	/* their original bytes */
 };
 
@@ -163,6 +169,17 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
  * -ENOTSUP with WHY.  The caller checks that no branch of the function
  * lands in the padding (arch_jump_check_part()) and no symbol lies in it.
  */
+/*
+ * May the exit at PC, a ret with no padding after it, be a jump site that
+ * begins with the instructions before it (an epilogue: pops, add to the
+ * sp)?  FN[0..FNLEN) is the code of the function holding PC, at FN_PC: the
+ * fewest whole instructions before PC that make the jump's five bytes with
+ * the ret, none a branch, none a branch target but the first (the
+ * function decoded whole, as arch_jump_analyze() does).  0 with J filled,
+ * its AT the ret's offset, or -ENOTSUP with WHY.
+ */
+int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			  struct arch_jump *j, struct ptap_err *why);
 int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
 		   struct ptap_err *why);
 /*
@@ -174,8 +191,9 @@ int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64
 /*
  * Write the trampoline of J (for a site at PC) that lives at TRAMP into BUF
  * (ARCH_SLOT_SIZE bytes): int3, the instructions (rip-relative operands
- * re-based), a jump back to PC + J->len; the rest int3.  Bytes used, or
- * -ERANGE (too far), -EINVAL.
+ * re-based), a jump back to PC + J->len; the rest int3.  With J->at, the
+ * int3 comes after the instructions before it, at TRAMP + J->at.  Bytes
+ * used, or -ERANGE (too far), -EINVAL.
  */
 int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
 			  size_t len);
@@ -194,9 +212,10 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 #define ARCH_AGENT_TRAMP_MAX	384
 /*
  * The trampoline starts with a jump over its relocated instructions to the
- * call (jmp rel8): the byte at TRAMP + ARCH_AGENT_TRAMP_ARM written 0, it
- * jumps to them straight, and FN is called no more.  One byte: a thread
- * running the trampoline meanwhile takes one way or the other, whole.
+ * call (jmp rel8): the byte at TRAMP + J->at + ARCH_AGENT_TRAMP_ARM written
+ * 0, it jumps to them straight, and FN is called no more.  One byte: a
+ * thread running the trampoline meanwhile takes one way or the other,
+ * whole.  (With J->at, the instructions before the exit come first.)
  */
 #define ARCH_AGENT_TRAMP_ARM	1
 /* pushfq, and the trap flag it pushes while the thread is single-stepped (detach) */

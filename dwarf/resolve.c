@@ -200,6 +200,39 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 }
 
 /*
+ * A ret with no padding after it: may its jump take the instructions before
+ * it (arch_exit_jump_before(), in the part of PARTS[0..N) holding it), no
+ * branch of the other parts landing there either?  Else E keeps its int3.
+ */
+static void exit_jump_before(const struct elfmod *mod, struct resolved_exit *e,
+			     const struct arch_range *parts, int n)
+{
+	struct ptap_err why = { .pos = -1 };
+	int k;
+
+	for (k = 0; k < n && !(e->vaddr >= parts[k].lo && e->vaddr < parts[k].hi); k++)
+		;
+	for (int pass = 0; pass < 2 && k < n; pass++)	/* its part, then the others */
+		for (int i = 0; i < n; i++) {
+			uint64_t lo = parts[i].lo, hi = parts[i].hi;
+			uint8_t *fn;
+			int r = -1;
+
+			if ((i == k) != (pass == 0) || (pass && !e->jump.len))
+				continue;
+			fn = hi - lo <= JUMP_FN_MAX ? malloc(hi - lo) : NULL;
+			if (fn && elfmod__read(mod, lo, fn, hi - lo) >= 0)
+				r = pass == 0 ?
+				    arch_exit_jump_before(fn, hi - lo, lo, e->vaddr, &e->jump, &why) :
+				    arch_jump_check_part(fn, hi - lo, lo, e->vaddr - e->jump.at,
+							 &e->jump, &why);
+			free(fn);
+			if (r < 0)
+				memset(&e->jump, 0, sizeof(e->jump));
+		}
+}
+
+/*
  * May exit E, a ret or a tail call's jmp, be a jump site (arch_exit_jump())?  With padding after
  * it that no branch of the function's PARTS[0..N) lands in, and that no
  * other symbol holds where it lies past the function's end.  Never an
@@ -215,8 +248,13 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 
 	for (len = sizeof(code); len > 0 && elfmod__read(mod, e->vaddr, code, len) < 0; len--)
 		;
-	if (!len || arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0)
+	if (!len)
 		return;
+	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
+		if (e->insn.step == ARCH_STEP_RET)
+			exit_jump_before(mod, e, parts, n);
+		return;
+	}
 	for (int k = 0; k < n && e->jump.len; k++) {
 		uint64_t lo = parts[k].lo, hi = parts[k].hi;
 		uint8_t *fn;

@@ -435,6 +435,56 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 	return 0;
 }
 
+#define BEFORE_MAX	8	/* instructions looked at before an exit */
+
+int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			  struct arch_jump *j, struct ptap_err *why)
+{
+	uint64_t starts[BEFORE_MAX], at = fn_pc, start = 0;
+	struct arch_insn insn;
+	size_t n = 0;
+	csh h;
+	int r;
+
+	memset(j, 0, sizeof(*j));
+	/* the starts of the instructions before PC, decoded from the function's start */
+	while (at < pc) {
+		if (arch_insn_analyze(fn + (at - fn_pc), fnlen - (at - fn_pc), at, &insn, NULL) < 0)
+			return set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
+				       (unsigned long)at);
+		starts[n++ % BEFORE_MAX] = at;
+		at += insn.len;
+	}
+	if (at != pc || pc - fn_pc >= fnlen ||
+	    arch_insn_analyze(fn + (pc - fn_pc), fnlen - (pc - fn_pc), pc, &insn, why) < 0 ||
+	    insn.step != ARCH_STEP_RET)
+		return set_why(why, -ENOTSUP, "not a ret at an instruction boundary");
+	/* the fewest before it that make the jump, each one relocatable */
+	for (size_t k = 1; k <= n && k <= BEFORE_MAX && !start; k++) {
+		uint64_t s = starts[(n - k) % BEFORE_MAX];
+		struct arch_insn b;
+
+		if (arch_insn_analyze(fn + (s - fn_pc), pc - s, s, &b, NULL) < 0 ||
+		    b.step != ARCH_STEP_OOL)
+			return set_why(why, -ENOTSUP, "a branch before the ret");
+		if (pc + insn.len - s >= JMP_REL32_LEN)
+			start = s;
+	}
+	if (!start || pc + insn.len - start > ARCH_JUMP_MAX)
+		return set_why(why, -ENOTSUP, "too few instructions before the ret");
+	r = x86_64_cs_get(&h);
+	if (r)
+		return set_why(why, r, "capstone: cannot open an x86-64 handle");
+	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, start, (unsigned int)(pc + insn.len - start),
+			      true, why);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOTSUP;
+	j->len = (uint8_t)(pc + insn.len - start);
+	j->at = (uint8_t)(pc - start);
+	memcpy(j->bytes, fn + (start - fn_pc), j->len);
+	return 0;
+}
+
 int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
 		   struct ptap_err *why)
 {
@@ -690,11 +740,23 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 {
 	int r;
 
-	if (!j->len || j->len > ARCH_JUMP_MAX)
+	uint8_t tmp[ARCH_SLOT_SIZE];
+
+	if (!j->len || j->len > ARCH_JUMP_MAX || j->at >= j->len)
 		return -EINVAL;
 	if (len < (size_t)ARCH_BP_LEN + j->len + JMP_REL32_LEN)
 		return -ENOSPC;
 	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
+	if (j->at) {	/* the instructions before the exit (at TRAMP), the int3, the exit */
+		r = relocate_and_return(j, pc, tramp, tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		memcpy(buf, tmp, j->at);
+		memcpy(buf + j->at, arch_bp_insn, ARCH_BP_LEN);
+		/* the exit, not rip-relative; the jump back after it never runs */
+		memcpy(buf + j->at + ARCH_BP_LEN, tmp + j->at, (size_t)r - j->at);
+		return ARCH_BP_LEN + r;
+	}
 	memcpy(buf, arch_bp_insn, ARCH_BP_LEN);
 	r = relocate_and_return(j, pc, tramp + ARCH_BP_LEN, buf + ARCH_BP_LEN, len - ARCH_BP_LEN);
 	return r < 0 ? r : ARCH_BP_LEN + r;
@@ -766,22 +828,37 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	};
 	static const uint8_t call_rax[] = { 0xff, 0xd0 };		/* call *%rax */
 	static const uint8_t rsp_back[] = { 0x48, 0x89, 0xdc };	/* mov %rbx,%rsp */
+	uint8_t tmp[ARCH_JUMP_MAX + 2 * JMP_REL32_LEN];
+	unsigned int at = j->at;
 	struct emit e;
 	int n;
 
-	if (!j->len || j->len > ARCH_JUMP_MAX)
+	if (!j->len || j->len > ARCH_JUMP_MAX || at >= j->len)
 		return -EINVAL;
-	if (len < 2)
+	if (len < 2 + sizeof(tmp))
 		return -ENOSPC;
 	memset(buf, 0xcc, len);
-	/* the relocated instructions right after the switch, the call to FN after them */
-	n = relocate_and_return(j, pc, tramp + 2, buf + 2, len - 2);
-	if (n < 0)
-		return n;
-	if (n > 127)
+	/*
+	 * The relocated instructions right after the switch, the call to FN
+	 * after them.  With AT, those before the exit come before the switch
+	 * (at TRAMP: they run first), and the exit after it.
+	 */
+	if (at) {
+		n = relocate_and_return(j, pc, tramp, tmp, sizeof(tmp));
+		if (n < 0)
+			return n;
+		memcpy(buf, tmp, at);
+		/* the exit, not rip-relative; the jump back after it never runs */
+		memcpy(buf + at + 2, tmp + at, (size_t)n - at);
+	} else {
+		n = relocate_and_return(j, pc, tramp + 2, buf + 2, len - 2);
+		if (n < 0)
+			return n;
+	}
+	if (n - (int)at > 127)
 		return -ENOSPC;
-	buf[0] = 0xeb;			/* jmp rel8: ARCH_AGENT_TRAMP_ARM */
-	buf[ARCH_AGENT_TRAMP_ARM] = (uint8_t)n;
+	buf[at] = 0xeb;			/* jmp rel8: ARCH_AGENT_TRAMP_ARM */
+	buf[at + ARCH_AGENT_TRAMP_ARM] = (uint8_t)(n - (int)at);
 	e = (struct emit){ buf + 2 + n, buf + len };
 	emit(&e, below_red_zone, sizeof(below_red_zone));
 	emit(&e, &pushfq, 1);
@@ -798,7 +875,7 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 		emit(&e, d, 4);
 	}
 	emit_rsp_mov(&e, true, 0, 8 * ARCH_DWARF_SP);
-	emit_movabs(&e, 0, pc);
+	emit_movabs(&e, 0, pc + at);
 	emit_rsp_mov(&e, true, 0, 8 * 16);
 	/* FN(registers, COOKIE) */
 	emit(&e, call_setup, sizeof(call_setup));
@@ -816,9 +893,9 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	/* back to the relocated instructions */
 	{
 		uint8_t jmp[JMP_REL32_LEN] = { 0xe9 };
-		uint64_t at = tramp + (uint64_t)(e.p ? e.p - buf : 0) + JMP_REL32_LEN;
+		uint64_t end = tramp + (uint64_t)(e.p ? e.p - buf : 0) + JMP_REL32_LEN;
 
-		put_u32(jmp + 1, (uint32_t)(int32_t)(int64_t)(tramp + 2 - at));
+		put_u32(jmp + 1, (uint32_t)(int32_t)(int64_t)(tramp + at + 2 - end));
 		emit(&e, jmp, sizeof(jmp));
 	}
 	return e.p ? (int)(e.p - buf) : -ENOSPC;

@@ -35,7 +35,10 @@
  *              the context switches the thread made meanwhile (a tracer's
  *              stop is one, a probe run in the process none);
  *   sandbox N  forbids itself memfd_create(2) (a seccomp filter: EPERM),
- *              then runs "count N" under it (exec). */
+ *              then runs "count N" under it (exec);
+ *   exits N    two_exits(i) for i = 0 .. N-1 (inproc_storm_x86_64.S: 3i
+ *              through an exit with no padding after its ret when i is
+ *              odd, -i through the other), each result checked. */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -165,6 +168,17 @@ static void handler_blocked(long n)
 	raise(SIGSEGV);		/* kills, unless the handler is still there */
 	if (!segv_handled)
 		bad = 1;
+}
+
+/* ---- exits ----------------------------------------------------------------- */
+
+long two_exits(long i);
+
+static void exits(long n)
+{
+	for (long i = 0; i < n; i++)
+		if (two_exits(i) != (i & 1 ? 3 * i : -i))
+			bad = 1;
 }
 
 /* ---- sigbus ---------------------------------------------------------------- */
@@ -378,10 +392,12 @@ int main(int argc, char **argv)
 		forks(n);
 	else if (!strcmp(mode, "count"))
 		count(n);
+	else if (!strcmp(mode, "exits"))
+		exits(n);
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|forks|count|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|forks|count|exits|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

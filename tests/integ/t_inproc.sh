@@ -75,6 +75,31 @@ test_inproc_return_probes_same_as_stops() {
 	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
 }
 
+# A ret with no padding after it (the next block follows at once): its
+# jump takes the two instructions before it, whose trampoline runs them,
+# then calls the agent (or traps: --no-agent), then runs the ret.  Every
+# call's return recorded, with its $retval, in the process as at stops.
+test_inproc_exit_without_padding() {
+	local n=2000 a b
+	run_ptap record -o "$TMP/ie_a" -vv -e 'two_exits%return $retval:s64 i=%di:s64' -- "$IS" exits $n \
+		>"$TMP/is_out" 2>"$TMP/ie_err"
+	expect_grep '^STORM-OK$' "$TMP/is_out"
+	expect_eq "its entry and both exits in the process" 3 \
+		"$(grep -c 'two_exits__return: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' \
+			"$TMP/ie_err")"
+	run_ptap record --no-agent -o "$TMP/ie_b" -vv -e 'two_exits%return $retval:s64 i=%di:s64' \
+		-- "$IS" exits $n >"$TMP/is_out" 2>"$TMP/ie_err"
+	expect_grep '^STORM-OK$' "$TMP/is_out"
+	expect_grep 'two_exits__return: planted at 0x[0-9a-f]* in pid [0-9]* (jump)$' "$TMP/ie_err"
+	a=$(records "$TMP/ie_a" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	b=$(records "$TMP/ie_b" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	expect_eq "records" "$b" "$a"
+	expect_eq "returns" $n "$(echo "$a" | grep -c '^two_exits__return: ( <- ) *retval=')"
+	expect_eq "odd calls' returns, 3i" $((n / 2)) "$(records "$TMP/ie_a" |
+		awk '{ for (k = 1; k <= NF; k++) { if ($k ~ /^retval=/) r = substr($k, 8); if ($k ~ /^i=/) i = substr($k, 3) } }
+		     i % 2 == 1 && r == 3 * i { c++ } END { print c + 0 }')"
+}
+
 # A tail call's jmp is an exit recorded in the process (its trampoline
 # jumps on to the callee): the same returns as at stops, $retval "left by a
 # tail call" where the function jumped away.

@@ -1644,3 +1644,63 @@ Test(arch_exit_jump, tail_call_jmp)
 	/* no padding after a jmp rel8 */
 	cr_expect(eq(int, arch_exit_jump(rel8, 2, PC, &j, &why), -ENOTSUP));
 }
+
+/* inproc_storm's two_exits (samples/scen/inproc_storm_x86_64.S): rets with no padding after them */
+static const uint8_t two_exits[] = {
+	0x53,				/* 0: push %rbx */
+	0x48, 0x89, 0xfb,		/* 1: mov %rdi,%rbx */
+	0x40, 0xf6, 0xc7, 0x01,		/* 4: test $1,%dil */
+	0x74, 0x06,			/* 8: je 16 */
+	0x48, 0x8d, 0x04, 0x5b,		/* 10: lea (%rbx,%rbx,2),%rax */
+	0x5b,				/* 14: pop %rbx */
+	0xc3,				/* 15: ret */
+	0x48, 0x89, 0xd8,		/* 16: mov %rbx,%rax */
+	0x48, 0xf7, 0xd8,		/* 19: neg %rax */
+	0x5b,				/* 22: pop %rbx */
+	0xc3,				/* 23: ret */
+};
+
+/*
+ * A ret with no padding: its jump takes the fewest instructions before it
+ * that make five bytes (lea and pop: AT 5), none a branch target but the
+ * first -- the second ret's may not begin at mov, the je's target, and
+ * needs neg and pop only.  Its trampolines run them first: the int3 (or
+ * the switch to the agent) at TRAMP + AT, then the ret.
+ */
+Test(arch_exit_jump, before_the_ret)
+{
+	static const struct { uint64_t ret; uint8_t len, at; } want[] = {
+		{ PC + 15, 6, 5 }, { PC + 23, 5, 4 },
+	};
+	struct ptap_err why = { .pos = -1 };
+	uint8_t buf[ARCH_AGENT_TRAMP_MAX];
+	uint64_t tramp = PC + 0x100000;
+	struct arch_jump j;
+
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, want[i].ret,
+							&j, &why), 0), "%zu: %s", i, why.msg);
+		cr_expect(eq(u8, j.len, want[i].len), "%zu", i);
+		cr_expect(eq(u8, j.at, want[i].at), "%zu", i);
+		cr_expect(eq(mem, ((struct cr_mem){ j.bytes, j.len }),
+			     ((struct cr_mem){ two_exits + (want[i].ret - want[i].at - PC), j.len })));
+		cr_assert(gt(int, arch_jump_tramp_build(&j, want[i].ret - j.at, tramp, buf,
+							ARCH_SLOT_SIZE), 0));
+		cr_expect(eq(mem, ((struct cr_mem){ buf, j.at }), ((struct cr_mem){ j.bytes, j.at })));
+		cr_expect(eq(u8, buf[j.at], 0xcc), "%zu", i);
+		cr_expect(eq(u8, buf[j.at + 1], 0xc3), "%zu", i);
+		cr_assert(gt(int, arch_agent_tramp_build(&j, want[i].ret - j.at, tramp, PC + 0x200000,
+							 0x1234, buf, sizeof(buf)), 0));
+		cr_expect(eq(mem, ((struct cr_mem){ buf, j.at }), ((struct cr_mem){ j.bytes, j.at })));
+		cr_expect(eq(u8, buf[j.at], 0xeb), "%zu: the switch after them", i);
+		/* over the ret and the jump back after it (which never runs) */
+		cr_expect(eq(u8, buf[j.at + ARCH_AGENT_TRAMP_ARM], j.len - j.at + 5), "%zu", i);
+		cr_expect(eq(u8, buf[j.at + 2], 0xc3), "%zu", i);
+	}
+	/* not a ret; a ret with too little before it */
+	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, PC + 14, &j, &why),
+		     -ENOTSUP));
+	cr_expect(eq(int, arch_exit_jump_before(two_exits + 14, 2, PC + 14, PC + 15, &j, &why),
+		     -ENOTSUP));
+	cr_expect(eq(u8, j.len, 0));
+}

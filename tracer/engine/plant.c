@@ -402,11 +402,14 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		return plant_fail(p, t, addr, "%s is mapped shared: an int3 would reach the file "
 				  "and other processes", p->module);
 	site_init(&st, p, addr, e->gen);
+	/* an exit's jump may begin with the instructions before it (arch_exit_jump_before()) */
 	if (p->rp.jump.len && !as->no_inject &&
-	    (fresh || (lc && live_code_clear(lc, addr, p->rp.jump.len))))
+	    (fresh || (lc && live_code_clear(lc, addr - p->rp.jump.at, p->rp.jump.len)))) {
 		st.jump = p->rp.jump;
+		st.addr = addr - p->rp.jump.at;
+	}
 	len = st.jump.len ? st.jump.len : st.insn.len;
-	if (mem_read(t->tid, addr, now, len) != (ssize_t)len ||
+	if (mem_read(t->tid, st.addr, now, len) != (ssize_t)len ||
 	    memcmp(now, st.jump.len ? st.jump.bytes : st.insn.bytes, len))
 		return plant_fail(p, t, addr, "the code there differs from %s (patched or "
 				  "relocated)", p->module);
@@ -422,6 +425,7 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 			 (unsigned long)addr, strerror(-r));
 		memset(&st.jump, 0, sizeof(st.jump));
 		st.slot = st.agent = st.agent_fn = 0;
+		st.addr = addr;		/* at the exit itself */
 	}
 	if (!st.jump.len && st.insn.step == ARCH_STEP_OOL &&
 	    (r = prepare_slot(s, t, &st, dev, ino)) < 0)
@@ -430,11 +434,11 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	/* The site first: a hit on a byte not in the table would be "not ours". */
 	r = aspace__add_site(as, &st);
 	if (r == 0 && (r = write_site(as, &st)) < 0)
-		aspace__remove_site(as, addr);
+		aspace__remove_site(as, st.addr);
 	if (r < 0)
 		return plant_fail(p, t, addr, "cannot write the breakpoint: %s", strerror(-r));
 	p->planted++;
-	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)addr, t->tgid,
+	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)st.addr, t->tgid,
 		 st.agent ? "in-process" : st.jump.len ? "jump" : st.slot ? "out of line" :
 		 "emulated");
 	return 1;
@@ -478,17 +482,24 @@ void plant_decide_jumps(struct session *s, bool allow)
 		struct probe *p = &s->probes[i];
 
 		if (!allow || p->rbrk)
-			p->rp.jump.len = 0;
+			memset(&p->rp.jump, 0, sizeof(p->rp.jump));
 	}
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
 
 		for (int j = 0; j < s->nprobes && p->rp.jump.len; j++) {
 			const struct probe *q = &s->probes[j];
+			uint64_t ps = p->rp.vaddr - p->rp.jump.at, pe = ps + p->rp.jump.len;
+			uint64_t qs = q->rp.vaddr - q->rp.jump.at, qe = qs + q->rp.jump.len;
 
-			if (same_file(p, q) && q->rp.vaddr > p->rp.vaddr &&
-			    q->rp.vaddr < p->rp.vaddr + p->rp.jump.len)
-				p->rp.jump.len = 0;
+			/*
+			 * Another probe's int3 in the bytes, or its jump over them
+			 * (an exit's begins before its point): not the same site
+			 */
+			if (same_file(p, q) && q->rp.vaddr != p->rp.vaddr &&
+			    ((q->rp.vaddr >= ps && q->rp.vaddr < pe) ||
+			     (q->rp.jump.len && qs < pe && ps < qe)))
+				memset(&p->rp.jump, 0, sizeof(p->rp.jump));
 		}
 	}
 	for (int i = 0; i < s->nprobes; i++)
@@ -496,7 +507,7 @@ void plant_decide_jumps(struct session *s, bool allow)
 			if (same_file(&s->probes[i], &s->probes[j]) &&
 			    s->probes[i].rp.vaddr == s->probes[j].rp.vaddr &&
 			    !s->probes[j].rp.jump.len)
-				s->probes[i].rp.jump.len = 0;
+				memset(&s->probes[i].rp.jump, 0, sizeof(s->probes[i].rp.jump));
 	/* in the process: a site whose probes all can be (the agent records each in turn) */
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
@@ -519,9 +530,25 @@ static uint64_t probe_addr_in(const struct probe *p, const struct map_entry *e)
 	return e->start + (p->rp.file_off - e->pgoff);
 }
 
+/*
+ * The site planted for another probe where P lands (ADDR): the jump of an
+ * exit that begins before it (the same for every probe of that exit), or
+ * the int3 at it.
+ */
+static struct site *site_of(const struct aspace *as, const struct probe *p, uint64_t addr)
+{
+	struct site *st = p->rp.jump.len && p->rp.jump.at ?
+			  aspace__find_site(as, addr - p->rp.jump.at) : NULL;
+
+	if (st && st->jump.len && st->jump.at == p->rp.jump.at)
+		return st;
+	return aspace__find_site(as, addr);
+}
+
 int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, bool fresh)
 {
 	struct live_code lc = { .ok = false };
+	struct site *st;
 	int planted = 0, r = 0;
 
 	if (t->as->unplanted || s->unplanted)
@@ -542,8 +569,8 @@ int plant_range(struct session *s, struct thread *t, uint64_t lo, uint64_t hi, b
 			addr = probe_addr_in(p, e);
 			if (!addr)
 				continue;
-			if (aspace__find_site(t->as, addr)) {
-				planted += site_add_probe(s, t, aspace__find_site(t->as, addr), p);
+			if ((st = site_of(t->as, p, addr))) {
+				planted += site_add_probe(s, t, st, p);
 				continue;
 			}
 			r = plant_one(s, t, p, e, addr, fresh, &lc);
@@ -624,8 +651,10 @@ static void restore_site(struct aspace *as, const struct site *st, bool live, bo
 	if (st->agent && running) {	/* its trampoline calls the agent no more */
 		static const uint8_t off = 0;
 
-		if (pread(as->memfd, now, 1, (off_t)(st->slot + ARCH_AGENT_TRAMP_ARM)) == 1 &&
-		    now[0] && mem_write(as->memfd, st->slot + ARCH_AGENT_TRAMP_ARM, &off, 1) < 0)
+		uint64_t arm = st->slot + st->jump.at + ARCH_AGENT_TRAMP_ARM;
+
+		if (pread(as->memfd, now, 1, (off_t)arm) == 1 && now[0] &&
+		    mem_write(as->memfd, arm, &off, 1) < 0)
 			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
 				(unsigned long)st->slot);
 		return;
@@ -633,9 +662,11 @@ static void restore_site(struct aspace *as, const struct site *st, bool live, bo
 	if (st->jump.len && running) {	/* its trampoline's int3 becomes a nop */
 		static const uint8_t nop = 0x90;
 
-		if (pread(as->memfd, now, ARCH_BP_LEN, (off_t)st->slot) == ARCH_BP_LEN &&
+		uint64_t trap = st->slot + st->jump.at;
+
+		if (pread(as->memfd, now, ARCH_BP_LEN, (off_t)trap) == ARCH_BP_LEN &&
 		    !memcmp(now, arch_bp_insn, ARCH_BP_LEN) &&
-		    mem_write(as->memfd, st->slot, &nop, 1) < 0)
+		    mem_write(as->memfd, trap, &nop, 1) < 0)
 			pr_warn("pid %d: cannot disarm the trampoline at 0x%lx\n", as->pid,
 				(unsigned long)st->slot);
 		return;

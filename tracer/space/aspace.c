@@ -222,15 +222,17 @@ void aspace__set_slot_owner(struct aspace *as, uint64_t slot, uint64_t addr)
 		sc->owner[(slot - sc->start) / ARCH_SLOT_SIZE] = addr;
 }
 
-/* The site address the trampoline starting at TRAMP served, or 0 (not one). */
-static uint64_t tramp_owner(const struct aspace *as, uint64_t tramp)
+/*
+ * The site address the trampoline holding TRAP in its first slot served,
+ * or 0 (not one).  Its int3 is the slot's first byte, or J->at's after it
+ * (an exit's jump with the instructions before it: arch.h).
+ */
+static uint64_t tramp_owner(const struct aspace *as, uint64_t trap)
 {
-	const struct scratch *sc = scratch_of(as, tramp);
-	uint64_t k = sc ? (tramp - sc->start) / ARCH_SLOT_SIZE : SCRATCH_SLOTS;
+	const struct scratch *sc = scratch_of(as, trap);
+	uint64_t k = sc ? (trap - sc->start) / ARCH_SLOT_SIZE : SCRATCH_SLOTS;
 
-	if (k >= SCRATCH_SLOTS || tramp != sc->start + k * ARCH_SLOT_SIZE)
-		return 0;
-	return sc->owner[k];
+	return k < SCRATCH_SLOTS ? sc->owner[k] : 0;
 }
 
 struct site *aspace__find_jump(const struct aspace *as, uint64_t tramp)
@@ -239,7 +241,7 @@ struct site *aspace__find_jump(const struct aspace *as, uint64_t tramp)
 	struct site *st = addr ? aspace__find_site(as, addr) : NULL;
 
 	/* the owner may have been dropped, or re-planted elsewhere since: check */
-	return st && st->jump.len && st->slot == tramp ? st : NULL;
+	return st && st->jump.len && st->slot + st->jump.at == tramp ? st : NULL;
 }
 
 bool aspace__is_tramp(const struct aspace *as, uint64_t tramp)

@@ -117,8 +117,8 @@ void aspace__set_slot_owner(struct aspace *as, uint64_t slot, uint64_t addr);
 /* The jump site whose trampoline's int3 is at TRAMP, or NULL: the hit path's lookup. */
 struct site *aspace__find_jump(const struct aspace *as, uint64_t tramp);
 /*
- * Is TRAMP the int3 of a jump site's trampoline, live or dropped (its
- * module unmapped while a thread was on its way there)?
+ * Is TRAMP in the first slot of a jump site's trampoline (its int3), live
+ * or dropped (its module unmapped while a thread was on its way there)?
  */
 bool aspace__is_tramp(const struct aspace *as, uint64_t tramp);
 /* The site whose out-of-line slot holds PC, or NULL. */
