@@ -204,10 +204,11 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
  * it (arch_exit_jump_before(), in the part of PARTS[0..N) holding it), no
  * branch of the other parts landing there either?  Else E keeps its int3.
  */
-static void exit_jump_before(const struct elfmod *mod, struct resolved_exit *e,
+static void exit_jump_before(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
 			     const struct arch_range *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
+	struct elfmod_sym other;
 	int k;
 
 	for (k = 0; k < n && !(e->vaddr >= parts[k].lo && e->vaddr < parts[k].hi); k++)
@@ -230,6 +231,10 @@ static void exit_jump_before(const struct elfmod *mod, struct resolved_exit *e,
 			if (r < 0)
 				memset(&e->jump, 0, sizeof(e->jump));
 		}
+	/* no symbol may begin in the bytes after the first: code elsewhere may call it */
+	for (uint64_t a = e->vaddr - e->jump.at + 1; e->jump.len && a <= e->vaddr; a++)
+		if (fn_sym_at(mod, dbg, a, &other) == 0 && other.vaddr == a)
+			memset(&e->jump, 0, sizeof(e->jump));
 }
 
 /*
@@ -252,7 +257,7 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 		return;
 	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
 		if (e->insn.step == ARCH_STEP_RET)
-			exit_jump_before(mod, e, parts, n);
+			exit_jump_before(mod, dbg, e, parts, n);
 		return;
 	}
 	for (int k = 0; k < n && e->jump.len; k++) {

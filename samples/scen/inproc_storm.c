@@ -38,7 +38,8 @@
  *              then runs "count N" under it (exec);
  *   exits N    two_exits(i) for i = 0 .. N-1 (inproc_storm_x86_64.S: 3i
  *              through an exit with no padding after its ret when i is
- *              odd, -i through the other), each result checked. */
+ *              odd, -i through the other), each result checked; then the
+ *              same in a fork child. */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -174,11 +175,28 @@ static void handler_blocked(long n)
 
 long two_exits(long i);
 
-static void exits(long n)
+static int exits_run(long n)
 {
+	int wrong = 0;
+
 	for (long i = 0; i < n; i++)
 		if (two_exits(i) != (i & 1 ? 3 * i : -i))
-			bad = 1;
+			wrong = 1;
+	return wrong;
+}
+
+static void exits(long n)
+{
+	pid_t pid;
+	int st;
+
+	if (exits_run(n))
+		bad = 1;
+	pid = fork();
+	if (pid == 0)
+		_exit(exits_run(n));
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		bad = 1;
 }
 
 /* ---- sigbus ---------------------------------------------------------------- */

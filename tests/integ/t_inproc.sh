@@ -78,7 +78,8 @@ test_inproc_return_probes_same_as_stops() {
 # A ret with no padding after it (the next block follows at once): its
 # jump takes the two instructions before it, whose trampoline runs them,
 # then calls the agent (or traps: --no-agent), then runs the ret.  Every
-# call's return recorded, with its $retval, in the process as at stops.
+# call's return recorded, with its $retval, in the process as at stops,
+# and in a fork child, which keeps the sites.
 test_inproc_exit_without_padding() {
 	local n=2000 a b
 	run_ptap record -o "$TMP/ie_a" -vv -e 'two_exits%return $retval:s64 i=%di:s64' -- "$IS" exits $n \
@@ -94,8 +95,9 @@ test_inproc_exit_without_padding() {
 	a=$(records "$TMP/ie_a" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
 	b=$(records "$TMP/ie_b" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
 	expect_eq "records" "$b" "$a"
-	expect_eq "returns" $n "$(echo "$a" | grep -c '^two_exits__return: ( <- ) *retval=')"
-	expect_eq "odd calls' returns, 3i" $((n / 2)) "$(records "$TMP/ie_a" |
+	expect_eq "returns, parent and child" $((2 * n)) \
+		"$(echo "$a" | grep -c '^two_exits__return: ( <- ) *retval=')"
+	expect_eq "odd calls' returns, 3i" "$n" "$(records "$TMP/ie_a" |
 		awk '{ for (k = 1; k <= NF; k++) { if ($k ~ /^retval=/) r = substr($k, 8); if ($k ~ /^i=/) i = substr($k, 3) } }
 		     i % 2 == 1 && r == 3 * i { c++ } END { print c + 0 }')"
 }

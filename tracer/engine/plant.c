@@ -498,7 +498,8 @@ void plant_decide_jumps(struct session *s, bool allow)
 			 */
 			if (same_file(p, q) && q->rp.vaddr != p->rp.vaddr &&
 			    ((q->rp.vaddr >= ps && q->rp.vaddr < pe) ||
-			     (q->rp.jump.len && qs < pe && ps < qe)))
+			     ((p->rp.jump.at || q->rp.jump.at) && q->rp.jump.len && qs < pe &&
+			      ps < qe)))
 				memset(&p->rp.jump, 0, sizeof(p->rp.jump));
 		}
 	}
@@ -588,7 +589,8 @@ bool plant_site_in_memory(struct thread *c, struct site *st)
 	const struct map_entry *e = maptab__find(c->as->mt, st->addr);
 	uint8_t want[AGENT_SLOT], now[AGENT_SLOT];
 
-	if (!e || probe_addr_in(st->probes[0], e) != st->addr)
+	/* an exit's jump may begin before it (struct arch_jump's at) */
+	if (!e || probe_addr_in(st->probes[0], e) != st->addr + st->jump.at)
 		return false;
 	st->map_gen = e->gen;
 	if (st->jump.len) {

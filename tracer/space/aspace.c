@@ -279,7 +279,7 @@ static void site_moved(struct aspace *as, struct site *st, uint64_t delta)
 
 	st->addr += delta;
 	st->bias += delta;
-	st->insn.pc = st->addr;
+	st->insn.pc = st->addr + st->jump.at;	/* an exit's jump may begin before it */
 	if (st->insn.step != ARCH_STEP_OOL && st->insn.step != ARCH_STEP_RET)
 		st->insn.target += delta;
 	e = maptab__find(as->mt, st->addr);
