@@ -170,16 +170,18 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
  * lands in the padding (arch_jump_check_part()) and no symbol lies in it.
  */
 /*
- * May the exit at PC, a ret with no padding after it, be a jump site that
- * begins with the instructions before it (an epilogue: pops, add to the
- * sp)?  FN[0..FNLEN) is the code of the function holding PC, at FN_PC: the
- * fewest whole instructions before PC that make the jump's five bytes with
- * the ret, none a branch, none a branch target but the first (the
- * function decoded whole, as arch_jump_analyze() does).  0 with J filled,
- * its AT the ret's offset, or -ENOTSUP with WHY.
+ * May exit EX, a ret with no padding after it, be a jump site that begins
+ * with the instructions before it (an epilogue: pops, add to the sp)?
+ * FN[0..FNLEN) is the code of the function holding it, at FN_PC (EX as
+ * arch_func_exits() found it there, with the lengths of the instructions
+ * before it): the fewest whole instructions before it that make the
+ * jump's five bytes with the ret, none a branch, none a branch target but
+ * the first (the function decoded whole, as arch_jump_analyze() does).
+ * 0 with J filled, its AT the ret's offset, or -ENOTSUP with WHY.
  */
-int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			  struct arch_jump *j, struct ptap_err *why);
+struct arch_exit;
+int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+			  const struct arch_exit *ex, struct arch_jump *j, struct ptap_err *why);
 int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
 		   struct ptap_err *why);
 /*
@@ -238,11 +240,15 @@ enum arch_exit_kind {
 	ARCH_EXIT_TAIL,		/* a jump to .to, which returns to the caller */
 };
 
+#define ARCH_EXIT_BEFORE	4
+
 struct arch_exit {
 	uint64_t pc;		/* the exit instruction */
 	uint64_t to;		/* ARCH_EXIT_TAIL: where it jumps */
 	uint8_t len;		/* its length */
 	uint8_t kind;		/* enum arch_exit_kind */
+	/* the lengths of the instructions before it, the nearest first (0: no more) */
+	uint8_t before[ARCH_EXIT_BEFORE];
 };
 
 /* One contiguous part of a function: [lo, hi) ("f", and gcc's "f.cold"). */

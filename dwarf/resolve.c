@@ -205,7 +205,7 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
  * branch of the other parts landing there either?  Else E keeps its int3.
  */
 static void exit_jump_before(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-			     const struct arch_range *parts, int n)
+			     const struct arch_exit *ex, const struct arch_range *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
 	struct elfmod_sym other;
@@ -224,7 +224,7 @@ static void exit_jump_before(const struct elfmod *mod, struct dbg *dbg, struct r
 			fn = hi - lo <= JUMP_FN_MAX ? malloc(hi - lo) : NULL;
 			if (fn && elfmod__read(mod, lo, fn, hi - lo) >= 0)
 				r = pass == 0 ?
-				    arch_exit_jump_before(fn, hi - lo, lo, e->vaddr, &e->jump, &why) :
+				    arch_exit_jump_before(fn, hi - lo, lo, ex, &e->jump, &why) :
 				    arch_jump_check_part(fn, hi - lo, lo, e->vaddr - e->jump.at,
 							 &e->jump, &why);
 			free(fn);
@@ -244,7 +244,7 @@ static void exit_jump_before(const struct elfmod *mod, struct dbg *dbg, struct r
  * error: else it takes an int3.
  */
 static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-		      const struct arch_range *parts, int n)
+		      const struct arch_exit *ex, const struct arch_range *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
 	struct elfmod_sym other;
@@ -257,7 +257,7 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 		return;
 	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
 		if (e->insn.step == ARCH_STEP_RET)
-			exit_jump_before(mod, dbg, e, parts, n);
+			exit_jump_before(mod, dbg, e, ex, parts, n);
 		return;
 	}
 	for (int k = 0; k < n && e->jump.len; k++) {
@@ -328,7 +328,7 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
 		if (r == 0 && (ex[i].kind == ARCH_EXIT_RET ||
 			       rp->exits[i].insn.step == ARCH_STEP_JMP))	/* not a jcc */
-			exit_jump(mod, dbg, &rp->exits[i], parts, nparts);
+			exit_jump(mod, dbg, &rp->exits[i], &ex[i], parts, nparts);
 	}
 	free(ex);
 	if (r == -ENOMEM)

@@ -435,37 +435,26 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 	return 0;
 }
 
-#define BEFORE_MAX	8	/* instructions looked at before an exit */
-
-int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			  struct arch_jump *j, struct ptap_err *why)
+int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+			  const struct arch_exit *ex, struct arch_jump *j, struct ptap_err *why)
 {
-	uint64_t starts[BEFORE_MAX], at = fn_pc, start = 0;
+	uint64_t pc = ex->pc, start = 0, s = pc;
 	struct arch_insn insn;
-	size_t n = 0;
 	csh h;
 	int r;
 
 	memset(j, 0, sizeof(*j));
-	/* the starts of the instructions before PC, decoded from the function's start */
-	while (at < pc) {
-		if (arch_insn_analyze(fn + (at - fn_pc), fnlen - (at - fn_pc), at, &insn, NULL) < 0)
-			return set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
-				       (unsigned long)at);
-		starts[n++ % BEFORE_MAX] = at;
-		at += insn.len;
-	}
-	if (at != pc || pc - fn_pc >= fnlen ||
+	if (pc < fn_pc || pc - fn_pc >= fnlen ||
 	    arch_insn_analyze(fn + (pc - fn_pc), fnlen - (pc - fn_pc), pc, &insn, why) < 0 ||
 	    insn.step != ARCH_STEP_RET)
-		return set_why(why, -ENOTSUP, "not a ret at an instruction boundary");
+		return set_why(why, -ENOTSUP, "not a ret");
 	/* the fewest before it that make the jump, each one relocatable */
-	for (size_t k = 1; k <= n && k <= BEFORE_MAX && !start; k++) {
-		uint64_t s = starts[(n - k) % BEFORE_MAX];
+	for (int k = 0; k < ARCH_EXIT_BEFORE && ex->before[k] && !start; k++) {
 		struct arch_insn b;
 
-		if (arch_insn_analyze(fn + (s - fn_pc), pc - s, s, &b, NULL) < 0 ||
-		    b.step != ARCH_STEP_OOL)
+		s -= ex->before[k];
+		if (s < fn_pc || arch_insn_analyze(fn + (s - fn_pc), pc - s, s, &b, NULL) < 0 ||
+		    b.len != ex->before[k] || b.step != ARCH_STEP_OOL)
 			return set_why(why, -ENOTSUP, "a branch before the ret");
 		if (pc + insn.len - s >= JMP_REL32_LEN)
 			start = s;
@@ -640,6 +629,7 @@ int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 	const uint8_t *code = fn;
 	uint64_t at = fn_pc;
 	size_t left = fnlen;
+	uint8_t before[ARCH_EXIT_BEFORE] = { 0 };	/* the last instructions' lengths */
 	cs_insn *ci;
 	int n = 0, r = 0;
 	csh h;
@@ -661,6 +651,8 @@ int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 				code += skip;
 				left -= skip;
 				at += skip;
+				memmove(before + 1, before, sizeof(before) - 1);
+				before[0] = (uint8_t)skip;
 				continue;
 			}
 			r = set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
@@ -668,6 +660,9 @@ int arch_func_exits(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 			break;
 		}
 		r = x86_64_exit(h, ci, here, parts, nparts, &e, why);
+		memcpy(e.before, before, sizeof(before));
+		memmove(before + 1, before, sizeof(before) - 1);
+		before[0] = (uint8_t)ci->size;
 		if (r <= 0)
 			continue;
 		if (n == max) {

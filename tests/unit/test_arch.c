@@ -1677,9 +1677,19 @@ Test(arch_exit_jump, before_the_ret)
 	uint64_t tramp = PC + 0x100000;
 	struct arch_jump j;
 
+	struct arch_range whole = { PC, PC + sizeof(two_exits) };
+	struct arch_exit ex[4];
+
+	/* the exits as ptap finds them, with the instructions before them */
+	cr_assert(eq(int, arch_func_exits(two_exits, sizeof(two_exits), PC, &whole, 1, ex, 4, &why),
+		     2), "%s", why.msg);
+	cr_expect(eq(u8, ex[0].before[0], 1));	/* pop */
+	cr_expect(eq(u8, ex[0].before[1], 4));	/* lea */
+	cr_expect(eq(u8, ex[1].before[2], 3));	/* mov */
 	for (size_t i = 0; i < 2; i++) {
-		cr_assert(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, want[i].ret,
-							&j, &why), 0), "%zu: %s", i, why.msg);
+		cr_assert(eq(u64, ex[i].pc, want[i].ret));
+		cr_assert(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[i], &j,
+							&why), 0), "%zu: %s", i, why.msg);
 		cr_expect(eq(u8, j.len, want[i].len), "%zu", i);
 		cr_expect(eq(u8, j.at, want[i].at), "%zu", i);
 		cr_expect(eq(mem, ((struct cr_mem){ j.bytes, j.len }),
@@ -1698,9 +1708,13 @@ Test(arch_exit_jump, before_the_ret)
 		cr_expect(eq(u8, buf[j.at + 2], 0xc3), "%zu", i);
 	}
 	/* not a ret; a ret with too little before it */
-	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, PC + 14, &j, &why),
+	ex[2] = ex[0];
+	ex[2].pc = PC + 14;
+	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[2], &j, &why),
 		     -ENOTSUP));
-	cr_expect(eq(int, arch_exit_jump_before(two_exits + 14, 2, PC + 14, PC + 15, &j, &why),
+	ex[2] = ex[0];
+	ex[2].before[1] = 0;	/* the pop alone */
+	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[2], &j, &why),
 		     -ENOTSUP));
 	cr_expect(eq(u8, j.len, 0));
 }
