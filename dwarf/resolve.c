@@ -199,56 +199,65 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 	return 0;
 }
 
-/*
- * A ret with no padding after it: may its jump take the instructions before
- * it (arch_exit_jump_before(), in the part of PARTS[0..N) holding it), no
- * branch of the other parts landing there either?  Else E keeps its int3.
- */
-static void exit_jump_before(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-			     const struct arch_exit *ex, const struct arch_range *parts, int n)
+/* Part P of a function: its code (malloc'd), or NULL (too big, unreadable). */
+static uint8_t *part_code(const struct elfmod *mod, const struct arch_range *p)
 {
-	struct ptap_err why = { .pos = -1 };
-	struct elfmod_sym other;
-	int k;
+	uint8_t *fn = p->hi - p->lo <= JUMP_FN_MAX ? malloc(p->hi - p->lo) : NULL;
 
-	for (k = 0; k < n && !(e->vaddr >= parts[k].lo && e->vaddr < parts[k].hi); k++)
-		;
-	for (int pass = 0; pass < 2 && k < n; pass++)	/* its part, then the others */
-		for (int i = 0; i < n; i++) {
-			uint64_t lo = parts[i].lo, hi = parts[i].hi;
-			uint8_t *fn;
-			int r = -1;
-
-			if ((i == k) != (pass == 0) || (pass && !e->jump.len))
-				continue;
-			fn = hi - lo <= JUMP_FN_MAX ? malloc(hi - lo) : NULL;
-			if (fn && elfmod__read(mod, lo, fn, hi - lo) >= 0)
-				r = pass == 0 ?
-				    arch_exit_jump_before(fn, hi - lo, lo, ex, &e->jump, &why) :
-				    arch_jump_check_part(fn, hi - lo, lo, e->vaddr - e->jump.at,
-							 &e->jump, &why);
-			free(fn);
-			if (r < 0)
-				memset(&e->jump, 0, sizeof(e->jump));
-		}
-	/* no symbol may begin in the bytes after the first: code elsewhere may call it */
-	for (uint64_t a = e->vaddr - e->jump.at + 1; e->jump.len && a <= e->vaddr; a++)
-		if (fn_sym_at(mod, dbg, a, &other) == 0 && other.vaddr == a)
-			memset(&e->jump, 0, sizeof(e->jump));
+	if (fn && elfmod__read(mod, p->lo, fn, p->hi - p->lo) < 0) {
+		free(fn);
+		return NULL;
+	}
+	return fn;
 }
 
 /*
- * May exit E, a ret or a tail call's jmp, be a jump site (arch_exit_jump())?  With padding after
- * it that no branch of the function's PARTS[0..N) lands in, and that no
- * other symbol holds where it lies past the function's end.  Never an
- * error: else it takes an int3.
+ * E's jump (from E's vaddr - its at) goes unless no branch of PARTS[0..N)
+ * but part SKIP lands in its bytes after the first, and no symbol but the
+ * parts' own begins or lies there: code elsewhere may call it, or it is
+ * the next function, past the padding.
+ */
+static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
+		       const struct arch_range *parts, int n, int skip)
+{
+	struct ptap_err why = { .pos = -1 };
+	uint64_t start = e->vaddr - e->jump.at;
+	struct elfmod_sym other;
+
+	for (uint64_t a = start + 1; e->jump.len && a < start + e->jump.len; a++) {
+		bool own = false;
+
+		if (fn_sym_at(mod, dbg, a, &other) < 0)
+			continue;
+		for (int k = 0; k < n; k++)
+			own |= other.vaddr == parts[k].lo;
+		if (!own)
+			memset(&e->jump, 0, sizeof(e->jump));
+	}
+	for (int k = 0; k < n && e->jump.len; k++) {
+		uint8_t *fn = k == skip ? NULL : part_code(mod, &parts[k]);
+
+		if (k != skip && (!fn || arch_jump_check_part(fn, parts[k].hi - parts[k].lo,
+							      parts[k].lo, start, &e->jump,
+							      &why) < 0))
+			memset(&e->jump, 0, sizeof(e->jump));
+		free(fn);
+	}
+}
+
+/*
+ * May exit E, a ret or a tail call's jmp, be a jump site?  With padding
+ * after it (arch_exit_jump()); else, a ret, with the instructions before it
+ * (arch_exit_jump_before(), in the part of PARTS[0..N) holding it: EX as
+ * arch_func_exits() found it there).  Never an error: else it takes an
+ * int3.
  */
 static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
 		      const struct arch_exit *ex, const struct arch_range *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
-	struct elfmod_sym other;
-	uint8_t code[16];
+	uint8_t code[16], *fn;
+	int k = -1;
 	size_t len;
 
 	for (len = sizeof(code); len > 0 && elfmod__read(mod, e->vaddr, code, len) < 0; len--)
@@ -256,26 +265,17 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 	if (!len)
 		return;
 	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
-		if (e->insn.step == ARCH_STEP_RET)
-			exit_jump_before(mod, dbg, e, ex, parts, n);
-		return;
-	}
-	for (int k = 0; k < n && e->jump.len; k++) {
-		uint64_t lo = parts[k].lo, hi = parts[k].hi;
-		uint8_t *fn;
-
-		if (e->vaddr >= lo && e->vaddr < hi)
-			for (uint64_t a = hi; a < e->vaddr + e->jump.len; a++)
-				if (fn_sym_at(mod, dbg, a, &other) == 0)
-					e->jump.len = 0;
-		fn = e->jump.len && hi - lo <= JUMP_FN_MAX ? malloc(hi - lo) : NULL;
-		if (!fn || elfmod__read(mod, lo, fn, hi - lo) < 0 ||
-		    arch_jump_check_part(fn, hi - lo, lo, e->vaddr, &e->jump, &why) < 0)
-			e->jump.len = 0;
+		if (e->insn.step != ARCH_STEP_RET)
+			return;
+		for (k = 0; k < n && !(e->vaddr >= parts[k].lo && e->vaddr < parts[k].hi); k++)
+			;
+		fn = k < n ? part_code(mod, &parts[k]) : NULL;
+		if (!fn || arch_exit_jump_before(fn, parts[k].hi - parts[k].lo, parts[k].lo, ex,
+						 &e->jump, &why) < 0)
+			memset(&e->jump, 0, sizeof(e->jump));
 		free(fn);
 	}
-	if (!e->jump.len)
-		memset(&e->jump, 0, sizeof(e->jump));
+	jump_check(mod, dbg, e, parts, n, k);	/* K: checked by arch_exit_jump_before() */
 }
 
 /*

@@ -730,31 +730,45 @@ static int relocate_and_return(const struct arch_jump *j, uint64_t pc, uint64_t 
 	return j->len + JMP_REL32_LEN;
 }
 
+/*
+ * J's instructions relocated for a trampoline at TRAMP into BUF (LEN
+ * bytes), GAP bytes left at J->at for the trampoline's own (its int3, its
+ * switch to the agent): with J->at, those before the exit at TRAMP and the
+ * exit after the gap, else all of them after it.  Bytes used, or -errno.
+ */
+static int relocate_around(const struct arch_jump *j, uint64_t pc, uint64_t tramp,
+			   unsigned int gap, uint8_t *buf, size_t len)
+{
+	uint8_t tmp[ARCH_JUMP_MAX + 2 * JMP_REL32_LEN];
+	int n;
+
+	if (!j->len || j->len > ARCH_JUMP_MAX || j->at >= j->len)
+		return -EINVAL;
+	if (len < gap + sizeof(tmp))
+		return -ENOSPC;
+	if (!j->at) {
+		n = relocate_and_return(j, pc, tramp + gap, buf + gap, len - gap);
+		return n < 0 ? n : (int)gap + n;
+	}
+	n = relocate_and_return(j, pc, tramp, tmp, sizeof(tmp));
+	if (n < 0)
+		return n;
+	memcpy(buf, tmp, j->at);
+	/* the exit, not rip-relative; the jump back after it never runs */
+	memcpy(buf + j->at + gap, tmp + j->at, (size_t)n - j->at);
+	return (int)gap + n;
+}
+
 int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf,
 			  size_t len)
 {
 	int r;
 
-	uint8_t tmp[ARCH_SLOT_SIZE];
-
-	if (!j->len || j->len > ARCH_JUMP_MAX || j->at >= j->len)
-		return -EINVAL;
-	if (len < (size_t)ARCH_BP_LEN + j->len + JMP_REL32_LEN)
-		return -ENOSPC;
 	memset(buf, 0xcc, len < ARCH_SLOT_SIZE ? len : ARCH_SLOT_SIZE);
-	if (j->at) {	/* the instructions before the exit (at TRAMP), the int3, the exit */
-		r = relocate_and_return(j, pc, tramp, tmp, sizeof(tmp));
-		if (r < 0)
-			return r;
-		memcpy(buf, tmp, j->at);
+	r = relocate_around(j, pc, tramp, ARCH_BP_LEN, buf, len);
+	if (r >= 0)
 		memcpy(buf + j->at, arch_bp_insn, ARCH_BP_LEN);
-		/* the exit, not rip-relative; the jump back after it never runs */
-		memcpy(buf + j->at + ARCH_BP_LEN, tmp + j->at, (size_t)r - j->at);
-		return ARCH_BP_LEN + r;
-	}
-	memcpy(buf, arch_bp_insn, ARCH_BP_LEN);
-	r = relocate_and_return(j, pc, tramp + ARCH_BP_LEN, buf + ARCH_BP_LEN, len - ARCH_BP_LEN);
-	return r < 0 ? r : ARCH_BP_LEN + r;
+	return r;
 }
 
 /* ---- in-process probes: the agent's trampoline ------------------------------ */
@@ -823,38 +837,24 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	};
 	static const uint8_t call_rax[] = { 0xff, 0xd0 };		/* call *%rax */
 	static const uint8_t rsp_back[] = { 0x48, 0x89, 0xdc };	/* mov %rbx,%rsp */
-	uint8_t tmp[ARCH_JUMP_MAX + 2 * JMP_REL32_LEN];
 	unsigned int at = j->at;
 	struct emit e;
 	int n;
 
-	if (!j->len || j->len > ARCH_JUMP_MAX || at >= j->len)
-		return -EINVAL;
-	if (len < 2 + sizeof(tmp))
-		return -ENOSPC;
-	memset(buf, 0xcc, len);
 	/*
 	 * The relocated instructions right after the switch, the call to FN
 	 * after them.  With AT, those before the exit come before the switch
 	 * (at TRAMP: they run first), and the exit after it.
 	 */
-	if (at) {
-		n = relocate_and_return(j, pc, tramp, tmp, sizeof(tmp));
-		if (n < 0)
-			return n;
-		memcpy(buf, tmp, at);
-		/* the exit, not rip-relative; the jump back after it never runs */
-		memcpy(buf + at + 2, tmp + at, (size_t)n - at);
-	} else {
-		n = relocate_and_return(j, pc, tramp + 2, buf + 2, len - 2);
-		if (n < 0)
-			return n;
-	}
-	if (n - (int)at > 127)
+	memset(buf, 0xcc, len);
+	n = relocate_around(j, pc, tramp, 2, buf, len);
+	if (n < 0)
+		return n;
+	if (n - 2 - (int)at > 127)
 		return -ENOSPC;
 	buf[at] = 0xeb;			/* jmp rel8: ARCH_AGENT_TRAMP_ARM */
-	buf[at + ARCH_AGENT_TRAMP_ARM] = (uint8_t)(n - (int)at);
-	e = (struct emit){ buf + 2 + n, buf + len };
+	buf[at + ARCH_AGENT_TRAMP_ARM] = (uint8_t)(n - 2 - (int)at);
+	e = (struct emit){ buf + n, buf + len };
 	emit(&e, below_red_zone, sizeof(below_red_zone));
 	emit(&e, &pushfq, 1);
 	emit(&e, frame_down, sizeof(frame_down));

@@ -20,6 +20,16 @@ is_run() {
 	expect_grep '^BYTES-OK$' "$TMP/is_out"
 }
 
+# text_of FILE, json_of FILE: FILE's records without what differs from run
+# to run (times, pids, where the program was mapped), to compare a run in
+# the process with one at stops
+text_of() {
+	records "$1" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g'
+}
+json_of() {
+	records "$1" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|ret_addr|buf)":"0x[0-9a-f]*",?//g'
+}
+
 # said WORD: the number inproc_storm said after WORD on fd 3
 said() {
 	awk -v w="$1" '$1 == w { print $2 }' "$TMP/is_said"
@@ -69,8 +79,8 @@ test_inproc_return_probes_same_as_stops() {
 	run_ptap record --no-agent --format json -o "$TMP/ip_b" -e "$spec" \
 		-- "$S/query_server" samples/queries.txt >/dev/null
 	# the same but for the run's own: time, pids, where the program was mapped
-	a=$(records "$TMP/ip_a" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|ret_addr)":"0x[0-9a-f]*",//g')
-	b=$(records "$TMP/ip_b" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|ret_addr)":"0x[0-9a-f]*",//g')
+	a=$(json_of "$TMP/ip_a")
+	b=$(json_of "$TMP/ip_b")
 	expect_eq "records" "$b" "$a"
 	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
 }
@@ -92,8 +102,8 @@ test_inproc_exit_without_padding() {
 		-- "$IS" exits $n >"$TMP/is_out" 2>"$TMP/ie_err"
 	expect_grep '^STORM-OK$' "$TMP/is_out"
 	expect_grep 'two_exits__return: planted at 0x[0-9a-f]* in pid [0-9]* (jump)$' "$TMP/ie_err"
-	a=$(records "$TMP/ie_a" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
-	b=$(records "$TMP/ie_b" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	a=$(text_of "$TMP/ie_a")
+	b=$(text_of "$TMP/ie_b")
 	expect_eq "records" "$b" "$a"
 	expect_eq "returns, parent and child" $((2 * n)) \
 		"$(echo "$a" | grep -c '^two_exits__return: ( <- ) *retval=')"
@@ -114,8 +124,8 @@ test_inproc_tail_call_exits() {
 		"$(grep -c 'tail_[ab]__return: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' \
 			"$TMP/it_err")"
 	run_ptap record --no-agent -o "$TMP/it_b" "${spec[@]}" -- "$S/retprobe" tail >/dev/null
-	a=$(records "$TMP/it_a" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
-	b=$(records "$TMP/it_b" | sed -E 's/^[^:]*: //; s/duration=[0-9]+ns//; s/0x[0-9a-f]+//g')
+	a=$(text_of "$TMP/it_a")
+	b=$(text_of "$TMP/it_b")
 	expect_eq "records" "$b" "$a"
 	expect_eq "left by a tail call" 6 "$(grep -c 'retval=(error: not known: left by a tail call)' \
 		"$TMP/it_a")"
@@ -136,8 +146,8 @@ test_inproc_context_same_as_stops() {
 		fail "a probe still stops: $(grep 'planted' "$TMP/ic_err")"
 	run_ptap record --no-agent --format json -o "$TMP/ic_b" "${args[@]}" \
 		-- "$S/query_server" samples/queries.txt "$TMP/ic_res" >/dev/null
-	a=$(records "$TMP/ic_a" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|buf)":"0x[0-9a-f]*",?//g')
-	b=$(records "$TMP/ic_b" | sed -E 's/"(ts|duration_ns|pid|tid)":[0-9]*,//g; s/"(addr|buf)":"0x[0-9a-f]*",?//g')
+	a=$(json_of "$TMP/ic_a")
+	b=$(json_of "$TMP/ic_b")
 	expect_eq "records" "$b" "$a"
 	expect_eq "syscalls under a query" 13 "$(records "$TMP/ic_a" | grep -c '"context":{"exec_query"')"
 }

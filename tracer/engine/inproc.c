@@ -606,8 +606,8 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
 	find_tid_off(rg, t);
-	/* launched: the filter stops the calls that install a handler (inproc_sigaction()) */
-	rg->direct_at = 0;
+	/* at once, launched too: the filter stops the calls that install a handler
+	 * (inproc_sigaction()) */
 	direct_check(rg);
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;
@@ -922,7 +922,10 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 		if (++n % RELEASED_EVERY == 0)
 			wake |= ring_released(r);
 	}
-	if ((n && ring_released(r)) || wake)	/* a shared futex: the process maps the same memfd */
+	/* the last records' releases (the loop's look covers a multiple of 8) */
+	if ((n % RELEASED_EVERY && ring_released(r)) || wake)	/* a shared futex: the
+								 * process maps the
+								 * same memfd */
 		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
