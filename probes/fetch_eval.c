@@ -563,11 +563,16 @@ static int typed_value(const struct fetch_type *t, const struct fetch_ctx *ctx, 
 static int run_prog(const struct fetch_prog *prog, const struct fetch_ctx *ctx,
 		    struct fetch_val *val, char *strbuf, size_t strmax, struct first_read *fr)
 {
-	struct eval ev = { .ctx = ctx, .val = val };
+	struct eval ev;		/* its stack, v, is read only below sp: not zeroed */
 	size_t buflen = 0;
 	uint64_t top = 0;
 	int ret;
 
+	ev.ctx = ctx;
+	ev.val = val;
+	ev.sp = 0;
+	ev.buf = NULL;
+	ev.extent = 0;
 	memset(val, 0, sizeof(*val));
 	if (prog->nops > FETCH_MAX_OPS)
 		goto bad;
