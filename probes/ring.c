@@ -15,6 +15,7 @@
 #define SLOT(e)		((uint32_t)((e) >> 1) & 0x7fffff)
 #define SLOTS_MAX	0x7fffff
 #define SPINS_MAX	(1u << 24)	/* a reader stopped between two stores: gone */
+#define BELL_EVERY	64		/* records: how often a writer looks at the fill */
 /*
  * A slot's owner word: the writer's id; PUB, its record is (being)
  * published; TAKING, being taken; above, a count bumped at each take, so
@@ -162,9 +163,16 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 							__ATOMIC_RELAXED)) {
 				__atomic_compare_exchange_n(&r->head, &h, h + 1, false,
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-				/* the one that makes it half full (the reader may be ahead: <) */
-				return h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) ==
-				       r->nslots / 2;
+				/*
+				 * Half full or more: looked at once every BELL_EVERY
+				 * records, not at each (the reader writes the tail at
+				 * each release: a cache line the two would pass back
+				 * and forth at every record).  The reader may be
+				 * ahead: a difference that wrapped is no bell
+				 */
+				return (h + 1) % BELL_EVERY == 0 &&
+				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
+				       r->nslots / 2 <= r->nslots / 2;
 			}
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
 			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,

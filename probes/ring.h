@@ -46,7 +46,8 @@ struct ring {
 							 * wait on */
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	/*
-	 * Bumped by a writer whose record fills the ring to half, or that
+	 * Bumped by a writer that finds the ring half full or more (at one
+	 * record in 64, ring_publish()), or that
 	 * finds it full (ring_publish(), ring_bell()): a futex the reader may
 	 * wait on, so that it reads before the writers have to wait for it.
 	 */
@@ -101,8 +102,9 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		   uint32_t *seen);
 /*
  * The record of LEN bytes in SLOT is made: the reader may take it.  True
- * when it filled the ring to half: ring the bell (ring_bell(), then a futex
- * wake on r->bell).
+ * when the ring is half full or more, looked at once every 64 records (not
+ * at each: the reader's tail would pass between the two at every record):
+ * ring the bell (ring_bell(), then a futex wake on r->bell).
  */
 bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
 /* Bump r->bell (the caller then wakes the reader waiting on it). */

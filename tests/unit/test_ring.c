@@ -248,8 +248,11 @@ Test(ring, a_reader_that_goes_frees_the_waiting_writers, .timeout = 60)
 	free(r);
 }
 
-/* The record that fills the ring to half says so (the bell), once; the next ones do not. */
-/* Publish N records of one byte: how many rang the bell, the last that did in *AT (1-based). */
+/*
+ * A writer looks at the fill once every 64 records: the bell rings at
+ * those records that find the ring half full or more, at no other.
+ */
+/* Publish N records of one byte: how many rang the bell, the first that did in *AT (1-based). */
 static uint32_t publish_n(struct ring *r, uint32_t n, uint32_t *at)
 {
 	uint32_t rang = 0;
@@ -259,28 +262,29 @@ static uint32_t publish_n(struct ring *r, uint32_t n, uint32_t *at)
 		uint32_t slot, seen;
 
 		cr_assert(eq(int, ring_slot_take(r, 1, 0x7f0000, &p, &slot, &seen), 0));
-		if (ring_publish(r, slot, 1)) {
-			rang++;
+		if (ring_publish(r, slot, 1) && !rang++)
 			*at = i;
-		}
 	}
 	return rang;
 }
 
 Test(ring, bell_at_half_full)
 {
-	struct ring *r = new_ring(16384, 100);
+	struct ring *r = new_ring(512 * 256, 100);
 	uint32_t half = shape.nslots / 2, at = 0;
 	char b;
 
-	cr_assert(ge(u32, shape.nslots, 4));
-	cr_expect(eq(u32, publish_n(r, shape.nslots - 1, &at), 1));
+	cr_assert(eq(u32, shape.nslots, 512));
+	/* records 64, 128 ... 448 look: 256 (half), 320, 384 and 448 ring */
+	cr_expect(eq(u32, publish_n(r, shape.nslots - 1, &at), 4));
 	cr_expect(eq(u32, at, half));
-	/* all read but one: the record that makes half again rings again */
-	for (uint32_t i = 2; i < shape.nslots; i++)
+	/* all read but 100 (the head is at 511): record 512 looks and finds 101 */
+	for (uint32_t i = 100; i < shape.nslots - 1; i++)
 		cr_assert(eq(long, take(r, &b), 1));
-	cr_expect(eq(u32, publish_n(r, half, &at), 1));
-	cr_expect(eq(u32, at, half - 1));
+	cr_expect(eq(u32, publish_n(r, 64, &at), 0));
+	/* then 576, 640, 704 and 768 find 165, 229, 293 (rings) and 357 (rings) */
+	cr_expect(eq(u32, publish_n(r, 193, &at), 2));
+	cr_expect(eq(u32, at, 129));
 	ring_bell(r);
 	cr_expect(eq(u32, r->bell, 1));
 	free(r);
