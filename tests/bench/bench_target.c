@@ -1,5 +1,7 @@
 /* tests/bench/bench_target.c: calls bench_fn(s) N times and prints the
- * nanoseconds that took.  usage: bench_target [N [THREADS]]
+ * nanoseconds that took.  usage: bench_target [N [THREADS [wait]]]
+ * With "wait", it says "ready" on stderr and waits for a SIGUSR1 before the
+ * calls (and the clock): a tracer attaches meanwhile (tests/bench/run.sh).
  * With THREADS > 1, each of THREADS threads makes N / THREADS of the calls
  * and the time is that of the whole run: from before the first thread is
  * created to after the last one is joined.  bench_fn begins with a one-byte
@@ -7,8 +9,10 @@
  * alone; its first three instructions (7 bytes) let ptap make it a jump
  * site (no register written at a hit; --no-jumps: an int3). */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Reads the string's first byte and returns it; it writes no memory, so
@@ -48,6 +52,17 @@ int main(int argc, char **argv)
 	if (!th)
 		return 1;
 	n /= nt;
+	if (argc > 3 && !strcmp(argv[3], "wait")) {
+		sigset_t usr1;
+		int sig;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		fputs("ready\n", stderr);
+		if (sigwait(&usr1, &sig))
+			return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (nt == 1) {
 		calls(&n);	/* no thread at all: the single-threaded figures */

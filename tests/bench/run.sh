@@ -87,35 +87,71 @@ nodash() {
 }
 
 # ---- per hit: ptap, untraced, floor; 1, 2 and 8 threads -------------------
-declare -A U F P	# a row's untraced ns a call, floor's and ptap's ns a hit, by PIN_THREADS
+declare -A U F P A	# a row's untraced ns a call, floor's, ptap's and ptap attached's ns a
+			# hit, by PIN_THREADS
+
+# wait_for FILE WORD: until FILE holds WORD (5 s at most); fails if it never does
+wait_for() {
+	local i
+
+	for i in $(seq 500); do
+		if grep -q "$2" "$1" 2>/dev/null; then return 0; fi
+		sleep 0.01
+	done
+	return 1
+}
+
+# attached THREADS PIN-PREFIX...: as run1's command, the ns of NF calls by THREADS threads of
+# the target with ptap attached to it (-p) before them: the target waits for SIGUSR1
+attached() {
+	local th=$1 pid ppid r=0
+	shift
+	"$@" "$T" "$NF" "$th" wait >"$tmp/att.out" 2>"$tmp/att.err" &
+	pid=$!
+	if ! wait_for "$tmp/att.err" ready; then kill "$pid"; wait "$pid"; return 1; fi
+	"$@" "$O/ptap" record -v -p "$pid" -o /dev/null -e 'bench_fn %di:string' \
+		2>"$tmp/att.ptap" &
+	ppid=$!
+	if wait_for "$tmp/att.ptap" "attached to pid"; then
+		kill -USR1 "$pid"
+	else
+		r=1
+		kill "$pid"
+	fi
+	wait "$pid" || r=1
+	wait "$ppid" || r=1
+	[ "$r" = 0 ] && grep -E '^[0-9]+$' "$tmp/att.out"
+}
 
 row() {	# row LABEL THREADS PIN-PREFIX...
-	local label=$1 th=$2 t0 t1 t2 t3 k=${1}_$2
+	local label=$1 th=$2 t0 t1 t2 t3 t4 k=${1}_$2
 	shift 2
-	read -r t0 t1 t2 t3 <<<"$(best_each "$@" "$T" "$NF" "$th" :: \
+	read -r t0 t1 t2 t3 t4 <<<"$(best_each "$@" "$T" "$NF" "$th" :: \
 		"$@" "$B/floor" "$addr" "$T" "$N" "$th" :: \
 		"$@" "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$NF" "$th" :: \
 		"$@" "$O/ptap" record --no-agent -o /dev/null -e 'bench_fn %di:string' -- \
-			"$T" "$N" "$th")"
-	nodash t0 t1 t2 t3
-	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ -z "$t3" ]; then
-		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s", --no-agent "%s" ns\n' \
-			"$label" "$th" "$t0" "$t1" "$t2" "$t3"
+			"$T" "$N" "$th" :: \
+		attached "$th" "$@")"
+	nodash t0 t1 t2 t3 t4
+	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ -z "$t3" ] || [ -z "$t4" ]; then
+		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s", --no-agent "%s", attached "%s" ns\n' \
+			"$label" "$th" "$t0" "$t1" "$t2" "$t3" "$t4"
 		return 0
 	fi
-	read -r U[$k] F[$k] P[$k] <<<"$(awk -v n="$N" -v nf="$NF" -v t0="$t0" -v t1="$t1" \
-		-v t2="$t2" 'BEGIN { u = t0 / nf; print u, t1 / n - u, t2 / nf - u }')"
+	read -r U[$k] F[$k] P[$k] A[$k] <<<"$(awk -v n="$N" -v nf="$NF" -v t0="$t0" -v t1="$t1" \
+		-v t2="$t2" -v t4="$t4" 'BEGIN { u = t0 / nf; print u, t1 / n - u, t2 / nf - u, t4 / nf - u }')"
 	awk -v l="$label" -v th="$th" -v n="$N" -v u="${U[$k]}" -v f="${F[$k]}" -v p="${P[$k]}" \
-	    -v t3="$t3" 'BEGIN {
+	    -v t3="$t3" -v a="${A[$k]}" 'BEGIN {
 		s = t3 / n - u;
-		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
-			l, th, u, f, p, s, p / f, p / s }'
+		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | attached %6.0f ns/hit | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
+			l, th, u, f, p, a, s, p / f, p / s }'
 }
 
 echo "bench: 'bench_fn %di:string', the calls made by 1, 2 or 8 threads: $NF recorded in the process"
 echo "       (and untraced), $N at a stop a hit; best of $REPS runs;"
 echo "       pinned: tracer and target on CPU 0 (taskset -c 0); floor: the least a ptrace loop can do;"
-echo "       ptap: recorded in the process (the default); --no-agent: one stop a hit"
+echo "       ptap: recorded in the process (the default), launched; attached: ptap -p attached to the"
+echo "       waiting target before its calls; --no-agent: one stop a hit"
 for th in 1 2 8; do
 	row pinned "$th" taskset -c 0
 	row unpinned "$th" env
