@@ -197,7 +197,7 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	struct reader rd = { .tid = tid, .ring = (const struct ring *)(uintptr_t)site->ring,
 			     .direct = __atomic_load_n(&proc->direct, __ATOMIC_RELAXED) != 0 };
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
-				 .read_mem = agent_read, .priv = &rd };
+				 .read_mem = agent_read, .priv = &rd, .small_first = rd.direct };
 	char *bytes;
 
 	rec->ts = ts;

@@ -168,6 +168,14 @@ struct fetch_ctx {
 	 */
 	ssize_t (*read_mem)(void *priv, uint64_t addr, void *buf, size_t len);
 	void *priv;
+	/*
+	 * A string's first read ends at its 64-byte line, the rest (up to the
+	 * page's end, as always) only when no NUL was in it: the agent's,
+	 * whose reads are copies (agent_copy()), so that a short string costs
+	 * the record a line of the ring, not the whole --string-max room.  A
+	 * system call's reads (process_vm_readv) read it all at once.
+	 */
+	bool small_first;
 };
 
 /* A return value at a tail call: the callee that makes it has not run yet. */

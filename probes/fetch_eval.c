@@ -293,6 +293,8 @@ static int scan_nul(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_
 		ssize_t n;
 		char *nul;
 
+		if (ctx->small_first && !*got && chunk > 64 - cur % 64)
+			chunk = 64 - cur % 64;
 		if (chunk > limit - *got)
 			chunk = limit - *got;
 		n = cur < addr ? -EFAULT : ctx->read_mem(ctx->priv, cur, dst, chunk);

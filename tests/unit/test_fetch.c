@@ -97,6 +97,7 @@ struct fake_mem {
 	ssize_t fail_ret;	/* returned for an unreadable range */
 	bool crossed_page;	/* some read crossed a 4096-byte boundary */
 	int nreads;
+	size_t first_len;	/* of the first read */
 };
 
 static struct fake_mem fm;
@@ -106,7 +107,8 @@ static ssize_t fake_read(void *priv, uint64_t addr, void *buf, size_t len)
 {
 	struct fake_mem *m = priv;
 
-	m->nreads++;
+	if (!m->nreads++)
+		m->first_len = len;
 	if (len && addr / PAGE != (addr + len - 1) / PAGE)
 		m->crossed_page = true;
 	if (addr < MEM_BASE || addr >= MEM_BASE + MEM_SIZE)
@@ -192,6 +194,20 @@ static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf
 		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
 						   row->ops[i].reg, row->ops[i].imm), 0));
 	return fetch_prog__run(&prog, &ctx, val, sbuf, smax);
+}
+
+/* As run_row(), reading a string's first bytes up to a 64-byte line first (the agent's way). */
+static int run_row_small_first(const struct prog_row *row, struct fetch_val *val, char *sbuf,
+			       size_t smax)
+{
+	struct fetch_prog prog = { .type = row->type };
+	struct fetch_ctx small = ctx;
+
+	small.small_first = true;
+	for (int i = 0; i < MAX_TEST_OPS && row->ops[i].op; i++)
+		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
+						   row->ops[i].reg, row->ops[i].imm), 0));
+	return fetch_prog__run(&prog, &small, val, sbuf, smax);
 }
 
 #define T_U16	TYP(FT_UNSIGNED, 2, 0, 0)
@@ -347,10 +363,12 @@ static const struct str_row str_rows[] = {
 	  NULL, false, 8 },
 };
 
+/* Each row read both ways: the whole room at once, and a line first (small_first). */
 Test(fetch, reads_strings, .init = setup)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(str_rows); i++) {
-		const struct str_row *row = &str_rows[i];
+	for (size_t i = 0; i < 2 * ARRAY_SIZE(str_rows); i++) {
+		const struct str_row *row = &str_rows[i % ARRAY_SIZE(str_rows)];
+		bool small = i >= ARRAY_SIZE(str_rows);
 		struct prog_row pr = { .what = row->what, .type = T_STR };
 		struct fetch_val val;
 		char sbuf[300];
@@ -358,7 +376,8 @@ Test(fetch, reads_strings, .init = setup)
 		memcpy(pr.ops, row->ops, sizeof(pr.ops));
 		memset(sbuf, '#', sizeof(sbuf));
 		fm.crossed_page = false;
-		cr_expect(eq(int, run_row(&pr, &val, sbuf, row->strmax), 0), "%s", row->what);
+		cr_expect(eq(int, small ? run_row_small_first(&pr, &val, sbuf, row->strmax) :
+				  run_row(&pr, &val, sbuf, row->strmax), 0), "%s", row->what);
 		cr_expect(eq(int, val.err, row->err), "%s: err %d", row->what, val.err);
 		cr_expect(eq(u64, val.addr, row->addr), "%s: addr 0x%llx", row->what,
 			  (unsigned long long)val.addr);
@@ -374,6 +393,39 @@ Test(fetch, reads_strings, .init = setup)
 		cr_expect(eq(int, val.truncated, row->truncated), "%s", row->what);
 		cr_expect(eq(int, sbuf[row->strmax], '#'), "%s: wrote past strmax", row->what);
 	}
+}
+
+/* small_first: a short string costs the reader the line it is in, not the whole room. */
+Test(fetch, small_first_reads_a_line_first, .init = setup)
+{
+	static const struct prog_row row = {
+		.what = "short", .ops = { OP(IMM, 0, 0, MEM_BASE + 0x130) }, .type = T_STR,
+	};
+	static const struct prog_row long_row = {
+		.what = "long", .ops = { OP(IMM, 0, 0, MEM_BASE + 0x130) }, .type = T_STR,
+	};
+	struct fetch_val val;
+	char sbuf[256];
+
+	puts_at(0x130, "hello", 6);
+	memset(sbuf, '#', sizeof(sbuf));
+	fm.nreads = 0;
+	cr_assert(eq(int, run_row_small_first(&row, &val, sbuf, sizeof(sbuf)), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(mem, ((struct cr_mem){ val.str, val.len }), ((struct cr_mem){ "hello", 5 })));
+	cr_expect(eq(int, fm.nreads, 1));
+	cr_expect(eq(sz, fm.first_len, 0x10));	/* 0x130 up to the line at 0x140 */
+	cr_expect(eq(int, sbuf[0x10], '#'));	/* nothing copied past it */
+	/* a string past the line: the rest of the room in one more read, the same value */
+	memset(fm.bytes + 0x130, 'x', 100);
+	fm.bytes[0x130 + 100] = '\0';
+	fm.nreads = 0;
+	cr_assert(eq(int, run_row_small_first(&long_row, &val, sbuf, sizeof(sbuf)), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, 100));
+	cr_expect(eq(int, val.truncated, false));
+	cr_expect(eq(int, fm.nreads, 2));
+	cr_expect(eq(sz, fm.first_len, 0x10));
 }
 
 Test(fetch, string_running_into_unmapped_memory_faults, .init = setup)
