@@ -53,10 +53,21 @@ static struct ring_slot *slot_at(const struct ring *r, uint32_t k)
 	return slot_in(r, &sh, k);
 }
 
+static size_t slot_len_for(size_t max_record)
+{
+	return (sizeof(struct ring_slot) + max_record + 63) & ~(size_t)63;
+}
+
+size_t ring_len_for(size_t max_record, uint32_t nslots)
+{
+	/* ring_init() keeps 64 bytes spare */
+	return slots_off(nslots) + (size_t)nslots * slot_len_for(max_record) + 64;
+}
+
 int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape)
 {
 	struct ring *r = mem;
-	size_t slot_len = (sizeof(struct ring_slot) + max_record + 63) & ~(size_t)63;
+	size_t slot_len = slot_len_for(max_record);
 	size_t n = 0;
 
 	/* as many as fit with their word of the queue */
@@ -134,6 +145,12 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	return -EAGAIN;
 }
 
+void ring_rearm(struct ring *r)
+{
+	if (__atomic_load_n(&r->rung, __ATOMIC_RELAXED))
+		__atomic_store_n(&r->rung, 0, __ATOMIC_RELEASE);
+}
+
 void ring_bell(struct ring *r)
 {
 	__atomic_fetch_add(&r->bell, 1, __ATOMIC_RELEASE);
@@ -168,11 +185,14 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 				 * records, not at each (the reader writes the tail at
 				 * each release: a cache line the two would pass back
 				 * and forth at every record).  The reader may be
-				 * ahead: a difference that wrapped is no bell
+				 * ahead: a difference that wrapped is no bell.  Rung
+				 * once until the reader reads again (ring_rearm()):
+				 * a futex wake a time is enough
 				 */
 				return (h + 1) % BELL_EVERY == 0 &&
 				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
-				       r->nslots / 2 <= r->nslots / 2;
+				       r->nslots / 2 <= r->nslots / 2 &&
+				       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);
 			}
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
 			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,

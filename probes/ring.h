@@ -47,11 +47,12 @@ struct ring {
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	/*
 	 * Bumped by a writer that finds the ring half full or more (at one
-	 * record in 64, ring_publish()), or that
+	 * record in 64, once until the reader reads again: ring_publish()), or that
 	 * finds it full (ring_publish(), ring_bell()): a futex the reader may
 	 * wait on, so that it reads before the writers have to wait for it.
 	 */
 	uint32_t bell;
+	uint32_t rung;		/* a writer rang it since the reader last began to read */
 	uint64_t lost;		/* records refused since the reader went: none while it reads */
 	uint64_t hint __attribute__((aligned(64)));	/* where writers look for a free slot */
 	uint64_t head __attribute__((aligned(64)));	/* places published, ever (helped along) */
@@ -87,6 +88,8 @@ struct ring_shape {
  * slot fits.
  */
 int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape);
+/* The bytes a ring of NSLOTS slots (a power of two) for records of up to MAX_RECORD takes. */
+size_t ring_len_for(size_t max_record, uint32_t nslots);
 /* The largest record a slot of R holds. */
 size_t ring_max_record(const struct ring *r);
 
@@ -103,10 +106,13 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 /*
  * The record of LEN bytes in SLOT is made: the reader may take it.  True
  * when the ring is half full or more, looked at once every 64 records (not
- * at each: the reader's tail would pass between the two at every record):
- * ring the bell (ring_bell(), then a futex wake on r->bell).
+ * at each: the reader's tail would pass between the two at every record),
+ * and the bell not rung since the reader's last ring_rearm(): ring the
+ * bell (ring_bell(), then a futex wake on r->bell).
  */
 bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
+/* The reader is about to read: a writer that finds the ring half full rings again. */
+void ring_rearm(struct ring *r);
 /* Bump r->bell (the caller then wakes the reader waiting on it). */
 void ring_bell(struct ring *r);
 
