@@ -55,10 +55,15 @@
 /* The region: the process's struct agent_proc, the sites and their programs, the ring. */
 #define PROC_LEN	4096ULL
 #define SITES_LEN	(256ULL << 10)
-#define RING_BYTES	(2048ULL << 10)
+/*
+ * The ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
+ * records or so), within RING_MIN and RING_MAX bytes (region_len())
+ */
+#define RING_SLOTS	4096u
+#define RING_MIN	(2048ULL << 10)
+#define RING_MAX	(8192ULL << 10)
 #define SITES_OFF	PROC_LEN
 #define RING_OFF	(SITES_OFF + SITES_LEN)
-#define REGION_LEN	((RING_OFF + RING_BYTES + 4095) / 4096 * 4096)
 #define AGENT_NAME	"ptap-agent"
 #define RETS_ROOM	512	/* at most, in a slot: max_record() */
 
@@ -66,6 +71,7 @@ struct inproc_region {
 	int fd;			/* ptap's descriptor of the memfd */
 	char *local;		/* the region, as ptap maps it */
 	uint64_t base;		/* as the process (and its fork children) map it */
+	uint64_t len;		/* of the region: region_len() */
 	uint64_t used;		/* bytes of the sites' area handed out */
 	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
 	struct ring_shape shape;	/* the ring's, as ptap laid it out (the header's can be
@@ -135,7 +141,7 @@ bool inproc_probe_ok(const struct session *s, const struct probe *p)
 	       !p->rp.fpregs && !o->rp.fpregs &&
 	       !o->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
 	       o->rp.nargs <= AGENT_PROGS_MAX &&
-	       !is_loader(p->module) && record_len(s, o) + 64 <= RING_BYTES / 4;
+	       !is_loader(p->module) && record_len(s, o) + 64 <= RING_MIN / 4;
 }
 
 bool inproc_owns_pc(const struct aspace *as, uint64_t pc)
@@ -427,6 +433,21 @@ static size_t max_record(const struct session *s)
 }
 
 /*
+ * The bytes of a region for S's records: a ring of RING_SLOTS slots, made
+ * larger or smaller to fit RING_MIN to RING_MAX (then slots are fewer).
+ * Sized by slots, not bytes: a return probe's records (two slots a call,
+ * and slots with room for a hit's chain) would have rung the bell twice as
+ * often, each time a drain of ptap's and a switch or three.
+ */
+static uint64_t region_len(const struct session *s)
+{
+	uint64_t ring = ring_len_for(max_record(s), RING_SLOTS);
+
+	ring = ring < RING_MIN ? RING_MIN : ring > RING_MAX ? RING_MAX : ring;
+	return (RING_OFF + ring + 4095) / 4096 * 4096;
+}
+
+/*
  * ---- reading memory ----
  *
  * The agent reads the process's memory directly, at the cost of a copy: a
@@ -528,6 +549,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	struct aspace *as = t->as;
 	uint64_t code_len = (agent_blob_len + sizeof(AGENT_NAME) + 4095) / 4096 * 4096;
 	struct inproc_region *rg = calloc(1, sizeof(*rg));
+	uint64_t len = region_len(s);
 	long code = -1, fd = -1, base = -1;
 	char path[64];
 	struct stat sb;
@@ -556,10 +578,10 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		r = (int)fd;
 		goto fail;
 	}
-	r = (int)run(s, t, SYS_ftruncate, (uint64_t)fd, REGION_LEN, 0, 0, 0, 0);
+	r = (int)run(s, t, SYS_ftruncate, (uint64_t)fd, len, 0, 0, 0, 0);
 	if (r < 0)
 		goto fail;
-	base = run(s, t, SYS_mmap, 0, REGION_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+	base = run(s, t, SYS_mmap, 0, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   (uint64_t)fd, 0);
 	if (base < 0) {
 		r = (int)base;
@@ -571,7 +593,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 		r = -errno;
 		goto fail;
 	}
-	rg->local = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
+	rg->local = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
 	if (rg->local == MAP_FAILED) {
 		r = -errno;
 		goto fail;
@@ -584,18 +606,19 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 			 MAP_PRIVATE | MAP_ANONYMOUS, NULL);
 	if (r == 0) {
 		code = -1;	/* the scratch list has it now */
-		r = note_mapping(as, (uint64_t)base, REGION_LEN, PROT_READ | PROT_WRITE,
+		r = note_mapping(as, (uint64_t)base, len, PROT_READ | PROT_WRITE,
 				 MAP_SHARED, &sb);
 	}
 	if (r < 0)
 		goto fail;
 	base = -1;
 	rg->fd = lfd;
+	rg->len = len;
 	rg->base = as->scratch[as->nscratch - 1].start;
 	rg->pid = t->tgid;
 	as->agent_lo = as->scratch[as->nscratch - 2].start;
 	as->agent_hi = as->agent_lo + agent_blob_len;
-	if (ring_init(rg->local + RING_OFF, REGION_LEN - RING_OFF, max_record(s), &rg->shape) < 0) {
+	if (ring_init(rg->local + RING_OFF, len - RING_OFF, max_record(s), &rg->shape) < 0) {
 		r = -EMSGSIZE;
 		goto fail;
 	}
@@ -612,20 +635,20 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;
 	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB)\n", t->tgid,
-		 (unsigned long)as->agent_lo, (unsigned long)rg->base, REGION_LEN >> 10);
+		 (unsigned long)as->agent_lo, (unsigned long)rg->base, (unsigned long long)(len >> 10));
 	return 0;
 fail:
 	if (r == -ESRCH) {	/* the process is gone or replaced: nothing to undo there */
 		code = fd = base = -1;
 	}
 	if (base >= 0)
-		run(s, t, SYS_munmap, (uint64_t)base, REGION_LEN, 0, 0, 0, 0);
+		run(s, t, SYS_munmap, (uint64_t)base, len, 0, 0, 0, 0);
 	if (fd >= 0)
 		run(s, t, SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
 	if (code >= 0)
 		run(s, t, SYS_munmap, (uint64_t)code, code_len, 0, 0, 0, 0);
 	if (rg && rg->local != MAP_FAILED && rg->local)
-		munmap(rg->local, REGION_LEN);
+		munmap(rg->local, len);
 	if (lfd >= 0)
 		close(lfd);
 	if (rg)
@@ -912,6 +935,7 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 
 	if (upto == r->tail && !all)
 		return 0;
+	ring_rearm(r);
 	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
 		emit_slot(s, rec, len);
 		ring_release(r, &rg->shape);
@@ -950,7 +974,7 @@ static void region_free(struct session *s, size_t i)
 			(unsigned long)lost);
 	ghosts_trim(s, rg);
 	lease_unlink(r);
-	munmap(rg->local, REGION_LEN);
+	munmap(rg->local, rg->len);
 	close(rg->fd);
 	free(rg->progs);
 	free(rg);
