@@ -172,18 +172,44 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 /*
  * May exit EX, a ret with no padding after it, be a jump site that begins
  * with the instructions before it (an epilogue: pops, add to the sp)?
- * FN[0..FNLEN) is the code of the function holding it, at FN_PC (EX as
- * arch_func_exits() found it there, with the lengths of the instructions
- * before it): the fewest whole instructions before it that make the
- * jump's five bytes with the ret, none a branch, none a branch target but
- * the first (the function decoded whole, as arch_jump_analyze() does).
+ * FN is the code of the part of the function holding it, BR its branches
+ * (arch_branches_of(), its bounds too; EX as arch_func_exits() found it
+ * there, with the lengths of the instructions before it): the fewest whole
+ * instructions before it that make the jump's five bytes with the ret,
+ * none a branch, none a branch target but the first.
  * 0 with J filled, its AT the ret's offset, or -ENOTSUP with WHY.
  */
 struct arch_exit;
-int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+struct arch_branches;
+int arch_exit_jump_before(const uint8_t *fn, const struct arch_branches *br,
 			  const struct arch_exit *ex, struct arch_jump *j, struct ptap_err *why);
 int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jump *j,
 		   struct ptap_err *why);
+/*
+ * The branches of a function (or one part of it), decoded once for the
+ * checks of any number of jumps in it: arch_branches_of() fills it from
+ * the code FN[0..FNLEN) at FN_PC (0, or -ENOMEM); arch_branches_check()
+ * says whether a jump may replace (PC, PC + LEN) there -- the code decodes
+ * whole, no jump is indirect, no direct branch or call lands in that range,
+ * and, with HOLDS_PC, PC is an instruction's start -- 0 or -ENOTSUP with
+ * WHY (FN the same code, for the message).
+ */
+struct arch_branch {
+	uint64_t from, to;
+};
+struct arch_branches {
+	uint64_t lo, hi;		/* the code's bounds */
+	struct arch_branch *b;		/* the direct branches and calls, by target */
+	size_t n;
+	uint8_t *starts;		/* bit I: an instruction starts at LO + I */
+	uint64_t indirect;		/* the first indirect jump, 0: none */
+	char indirect_text[48];
+	uint64_t bad;			/* where the code stops decoding, 0: it decodes whole */
+};
+int arch_branches_of(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, struct arch_branches *out);
+int arch_branches_check(const uint8_t *fn, const struct arch_branches *b, uint64_t pc,
+			unsigned int len, bool holds_pc, struct ptap_err *why);
+void arch_branches_free(struct arch_branches *b);
 /*
  * The same check of the branches in another part of the function (gcc's
  * "f.cold", which jumps back into f): 0 or -ENOTSUP with WHY.

@@ -28,6 +28,9 @@ struct dbg {
 	Dwarf_CFI *cfi;
 	Dwarf_Addr cfi_bias;
 	const char *debug_path;
+	struct dbg_func *funcs;	/* dbg__func_at()'s, by address; NULL: not read yet */
+	size_t nfuncs;
+	bool funcs_read;
 	struct dbg *next;
 };
 
@@ -216,6 +219,7 @@ static char *search_path(const char *dir)
 
 static void dbg_free(struct dbg *d)
 {
+	free(d->funcs);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d->path);
@@ -323,6 +327,89 @@ Dwarf *dbg__dwarf(const struct dbg *d) { return d->dw; }
 uint64_t dbg__bias(const struct dbg *d) { return d->bias; }
 Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }
 uint64_t dbg__cfi_bias(const struct dbg *d) { return d->cfi_bias; }
+/* ---- the function symbols, by address ------------------------------------ */
+
+/* By address; at one address the global (or weak) names before the local ones. */
+static int by_start(const void *a, const void *b)
+{
+	const struct dbg_func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (int)x->local - (int)y->local;
+}
+
+/* D's function symbols with a size, from libdwfl's table (the debug file's .symtab too). */
+static void funcs_read(struct dbg *d)
+{
+	int ns = d->mod ? dwfl_module_getsymtab(d->mod) : -1;
+	size_t cap = 0;
+
+	d->funcs_read = true;
+	for (int i = 1; i < ns; i++) {
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL,
+							 NULL);
+
+		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+		    shndx == SHN_UNDEF)
+			continue;
+		if (d->nfuncs == cap) {
+			size_t ncap = cap ? 2 * cap : 256;
+			struct dbg_func *f = realloc(d->funcs, ncap * sizeof(*f));
+
+			if (!f) {	/* none: callers find no symbol, as without the table */
+				free(d->funcs);
+				d->funcs = NULL;
+				d->nfuncs = 0;
+				return;
+			}
+			d->funcs = f;
+			cap = ncap;
+		}
+		d->funcs[d->nfuncs++] = (struct dbg_func){
+			.name = nm, .start = addr, .size = sym.st_size,
+			.local = GELF_ST_BIND(sym.st_info) == STB_LOCAL };
+	}
+	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_start);
+}
+
+int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out)
+{
+	size_t a = 0, b;
+
+	if (!d->funcs_read)
+		funcs_read(d);
+	/* A: the symbols starting at or below VADDR */
+	for (b = d->nfuncs; a < b;) {
+		size_t mid = a + (b - a) / 2;
+
+		if (d->funcs[mid].start <= vaddr)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	/*
+	 * The nearest start holding it first, a few starts back at most (a
+	 * small symbol nested in a function must not hide it); at one start
+	 * the first (a global name)
+	 */
+	for (size_t i = a, seen = 0; i-- > 0 && seen < 64; seen++) {
+		const struct dbg_func *f = &d->funcs[i];
+
+		if (vaddr - f->start < f->size) {
+			while (i > 0 && d->funcs[i - 1].start == f->start &&
+			       vaddr - d->funcs[i - 1].start < d->funcs[i - 1].size)
+				f = &d->funcs[--i];
+			*out = *f;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 Dwfl_Module *dbg__module(const struct dbg *d) { return d->mod; }
 const char *dbg__debug_path(const struct dbg *d) { return d->debug_path; }
 const char *dbg__path(const struct dbg *d) { return d->path; }

@@ -3,6 +3,7 @@
 #ifndef PTAP_DWARF_DEBUGINFO_INT_H
 #define PTAP_DWARF_DEBUGINFO_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <elfutils/libdw.h>
@@ -22,5 +23,18 @@ uint64_t dbg__cfi_bias(const struct dbg *d);
  * .symtab too (functions a stripped library keeps out of .dynsym).
  * Addresses there are link-time addresses. */
 Dwfl_Module *dbg__module(const struct dbg *d);
+/*
+ * The function symbol (of libdwfl's table: with the debug file's .symtab)
+ * whose bytes hold link-time VADDR: 0 with *OUT, or -ENOENT.  A binary
+ * search in a table read once (dwfl_module_addrinfo() looks at every
+ * symbol each time: a check of a few bytes of padding in libc took
+ * milliseconds).
+ */
+struct dbg_func {
+	const char *name;	/* libdwfl's */
+	uint64_t start, size;
+	bool local;
+};
+int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out);
 
 #endif

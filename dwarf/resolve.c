@@ -143,17 +143,13 @@ static int part_exits(const struct elfmod *mod, const struct arch_range *parts, 
 static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
 		     struct elfmod_sym *sym)
 {
-	Dwfl_Module *dm = dbg ? dbg__module(dbg) : NULL;
-	GElf_Off off;
-	GElf_Sym s;
-	const char *name;
+	struct dbg_func f;
 
 	if (elfmod__sym_at(mod, vaddr, sym) == 0 && sym->size)
 		return 0;
-	name = dm ? dwfl_module_addrinfo(dm, vaddr, &off, &s, NULL, NULL, NULL) : NULL;
-	if (!name || !s.st_size || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+	if (!dbg || dbg__func_at(dbg, vaddr, &f) < 0)
 		return -ENOENT;
-	*sym = (struct elfmod_sym){ .name = name, .vaddr = vaddr - off, .size = s.st_size,
+	*sym = (struct elfmod_sym){ .name = f.name, .vaddr = f.start, .size = f.size,
 				    .type = STT_FUNC };
 	return 0;
 }
@@ -199,16 +195,41 @@ static int exit_insn(const struct elfmod *mod, const struct arch_exit *ex,
 	return 0;
 }
 
-/* Part P of a function: its code (malloc'd), or NULL (too big, unreadable). */
-static uint8_t *part_code(const struct elfmod *mod, const struct arch_range *p)
-{
-	uint8_t *fn = p->hi - p->lo <= JUMP_FN_MAX ? malloc(p->hi - p->lo) : NULL;
+/*
+ * A part of a function whose exits' jumps are checked: its code and its
+ * branches, read and decoded once for all of them (part_decoded()).
+ */
+struct part {
+	struct arch_range r;
+	uint8_t *code;		/* NULL: not yet, or it could not be (too big, unreadable) */
+	struct arch_branches br;
+	bool tried;
+};
 
-	if (fn && elfmod__read(mod, p->lo, fn, p->hi - p->lo) < 0) {
-		free(fn);
-		return NULL;
+/* P's branches (its code in P->code), or NULL when it cannot be read or decoded. */
+static const struct arch_branches *part_decoded(const struct elfmod *mod, struct part *p)
+{
+	uint64_t len = p->r.hi - p->r.lo;
+
+	if (!p->tried) {
+		p->tried = true;
+		p->code = len <= JUMP_FN_MAX ? malloc(len) : NULL;
+		if (p->code && (elfmod__read(mod, p->r.lo, p->code, len) < 0 ||
+				arch_branches_of(p->code, len, p->r.lo, &p->br) < 0)) {
+			free(p->code);
+			p->code = NULL;
+		}
 	}
-	return fn;
+	return p->code ? &p->br : NULL;
+}
+
+static void parts_free(struct part *parts, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (parts[k].code)
+			arch_branches_free(&parts[k].br);
+		free(parts[k].code);
+	}
 }
 
 /*
@@ -218,7 +239,7 @@ static uint8_t *part_code(const struct elfmod *mod, const struct arch_range *p)
  * the next function, past the padding.
  */
 static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-		       const struct arch_range *parts, int n, int skip)
+		       struct part *parts, int n, int skip)
 {
 	struct ptap_err why = { .pos = -1 };
 	uint64_t start = e->vaddr - e->jump.at;
@@ -230,18 +251,16 @@ static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolve
 		if (fn_sym_at(mod, dbg, a, &other) < 0)
 			continue;
 		for (int k = 0; k < n; k++)
-			own |= other.vaddr == parts[k].lo;
+			own |= other.vaddr == parts[k].r.lo;
 		if (!own)
 			memset(&e->jump, 0, sizeof(e->jump));
 	}
 	for (int k = 0; k < n && e->jump.len; k++) {
-		uint8_t *fn = k == skip ? NULL : part_code(mod, &parts[k]);
+		const struct arch_branches *br = k == skip ? NULL : part_decoded(mod, &parts[k]);
 
-		if (k != skip && (!fn || arch_jump_check_part(fn, parts[k].hi - parts[k].lo,
-							      parts[k].lo, start, &e->jump,
-							      &why) < 0))
+		if (k != skip && (!br || arch_branches_check(parts[k].code, br, start, e->jump.len,
+							     false, &why) < 0))
 			memset(&e->jump, 0, sizeof(e->jump));
-		free(fn);
 	}
 }
 
@@ -253,10 +272,11 @@ static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolve
  * int3.
  */
 static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved_exit *e,
-		      const struct arch_exit *ex, const struct arch_range *parts, int n)
+		      const struct arch_exit *ex, struct part *parts, int n)
 {
 	struct ptap_err why = { .pos = -1 };
-	uint8_t code[16], *fn;
+	const struct arch_branches *br;
+	uint8_t code[16];
 	int k = -1;
 	size_t len;
 
@@ -267,13 +287,11 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
 		if (e->insn.step != ARCH_STEP_RET)
 			return;
-		for (k = 0; k < n && !(e->vaddr >= parts[k].lo && e->vaddr < parts[k].hi); k++)
+		for (k = 0; k < n && !(e->vaddr >= parts[k].r.lo && e->vaddr < parts[k].r.hi); k++)
 			;
-		fn = k < n ? part_code(mod, &parts[k]) : NULL;
-		if (!fn || arch_exit_jump_before(fn, parts[k].hi - parts[k].lo, parts[k].lo, ex,
-						 &e->jump, &why) < 0)
+		br = k < n ? part_decoded(mod, &parts[k]) : NULL;
+		if (!br || arch_exit_jump_before(parts[k].code, br, ex, &e->jump, &why) < 0)
 			memset(&e->jump, 0, sizeof(e->jump));
-		free(fn);
 	}
 	jump_check(mod, dbg, e, parts, n, k);	/* K: checked by arch_exit_jump_before() */
 }
@@ -289,6 +307,7 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 		      struct ptap_err *err)
 {
 	struct arch_range parts[2];
+	struct part decoded[2];
 	struct arch_exit *ex;
 	struct elfmod_sym sym;
 	struct ptap_err why = { .pos = -1 };
@@ -324,12 +343,15 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 	}
 	if (r == 0 && n && !(rp->exits = calloc(n, sizeof(*rp->exits))))
 		r = -ENOMEM;
+	for (int k = 0; k < nparts; k++)
+		decoded[k] = (struct part){ .r = parts[k] };
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = exit_insn(mod, &ex[i], &rp->exits[i], &why);
 		if (r == 0 && (ex[i].kind == ARCH_EXIT_RET ||
 			       rp->exits[i].insn.step == ARCH_STEP_JMP))	/* not a jcc */
-			exit_jump(mod, dbg, &rp->exits[i], &ex[i], parts, nparts);
+			exit_jump(mod, dbg, &rp->exits[i], &ex[i], decoded, nparts);
 	}
+	parts_free(decoded, nparts);
 	free(ex);
 	if (r == -ENOMEM)
 		return r;

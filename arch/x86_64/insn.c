@@ -11,6 +11,7 @@
 #include <capstone/capstone.h>
 
 #include "arch/arch.h"
+#include "probes/array.h"
 #include "probes/err.h"
 
 const uint8_t arch_bp_insn[ARCH_BP_LEN] = { 0xcc };
@@ -348,56 +349,143 @@ int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, si
 /* ---- jump sites ---------------------------------------------------------- */
 
 /*
- * Does the function at FN_PC ([FN, FN+FNLEN)) let a jump replace
- * (PC, PC + LEN)?  Decoded whole, from its start: every instruction must
- * decode, PC must be an instruction boundary, no jump may be indirect, and
- * no direct branch or call may land in (PC, PC + LEN).
+ * The branches of the function at FN_PC ([FN, FN+FNLEN)), decoded whole
+ * from its start, once, for the checks of any number of jumps in it
+ * (arch_branches_check()): the targets of its direct branches and calls,
+ * its instructions' starts, its first indirect jump, where it stops
+ * decoding.
  */
-static int x86_64_jump_fn_ok(csh h, const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
-			     unsigned int len, bool holds_pc, struct ptap_err *why)
+static int by_to(const void *a, const void *b)
+{
+	const struct arch_branch *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+int arch_branches_of(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, struct arch_branches *out)
 {
 	const uint8_t *code = fn;
 	uint64_t at = fn_pc;
-	size_t left = fnlen;
-	bool boundary = false;
-	cs_insn *ci = cs_malloc(h);
-	int r = 0;
+	size_t left = fnlen, cap = 0;
+	cs_insn *ci;
+	csh h;
+	int r = x86_64_cs_get(&h);
 
-	if (!ci)
-		return set_why(why, -ENOMEM, "capstone: out of memory");
-	while (left > 0 && r == 0) {
+	memset(out, 0, sizeof(*out));
+	out->lo = fn_pc;
+	out->hi = fn_pc + fnlen;
+	if (r)
+		return r;
+	out->starts = calloc(fnlen / 8 + 1, 1);
+	ci = cs_malloc(h);
+	if (!out->starts || !ci) {
+		cs_free(ci, 1);
+		arch_branches_free(out);
+		return -ENOMEM;
+	}
+	while (left > 0) {
 		uint64_t here = at;
 		const cs_x86 *x;
-		bool jump, branch;
+		bool jump;
 
 		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
-			r = set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
-				    (unsigned long)here);
+			out->bad = here;
 			break;
 		}
-		boundary |= here == pc;
+		out->starts[(here - fn_pc) / 8] |= (uint8_t)(1u << (here - fn_pc) % 8);
 		x = &ci->detail->x86;
 		jump = cs_insn_group(h, ci, CS_GRP_JUMP);
-		branch = jump || cs_insn_group(h, ci, CS_GRP_CALL) ||
-			 cs_insn_group(h, ci, CS_GRP_BRANCH_RELATIVE);
-		if (!branch)
+		if (!jump && !cs_insn_group(h, ci, CS_GRP_CALL) &&
+		    !cs_insn_group(h, ci, CS_GRP_BRANCH_RELATIVE))
 			continue;
 		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
-			uint64_t to = (uint64_t)x->operands[0].imm;
-
-			if (to > pc && to < pc + len)
-				r = set_why(why, -ENOTSUP, "'%s %s' at 0x%lx jumps into the "
-					    "bytes a jump would replace", ci->mnemonic, ci->op_str,
-					    (unsigned long)here);
-		} else if (jump) {
-			r = set_why(why, -ENOTSUP, "an indirect jump at 0x%lx ('%s %s')",
-				    (unsigned long)here, ci->mnemonic, ci->op_str);
+			if (out->n == cap &&
+			    array_grow((void **)&out->b, &cap, sizeof(*out->b), out->n + 1) < 0) {
+				cs_free(ci, 1);
+				arch_branches_free(out);
+				return -ENOMEM;
+			}
+			out->b[out->n++] = (struct arch_branch){ here, (uint64_t)x->operands[0].imm };
+		} else if (jump && !out->indirect) {
+			out->indirect = here;
+			if (snprintf(out->indirect_text, sizeof(out->indirect_text), "%s %s",
+				     ci->mnemonic, ci->op_str) >= (int)sizeof(out->indirect_text))
+				memcpy(out->indirect_text + sizeof(out->indirect_text) - 4, "...", 4);
 		}
 	}
 	cs_free(ci, 1);
-	if (r == 0 && holds_pc && !boundary)
-		r = set_why(why, -ENOTSUP, "0x%lx is not an instruction boundary of the "
-			    "function", (unsigned long)pc);
+	qsort(out->b, out->n, sizeof(*out->b), by_to);
+	return 0;
+}
+
+void arch_branches_free(struct arch_branches *b)
+{
+	free(b->b);
+	free(b->starts);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The text of the instruction at PC in B's function (FN its code), for a message. */
+static void insn_text_at(const uint8_t *fn, const struct arch_branches *b, uint64_t pc,
+			 char *text, size_t len)
+{
+	struct arch_insn insn;
+
+	if (arch_insn_analyze(fn + (pc - b->lo), b->hi - pc, pc, &insn, NULL) == 0)
+		snprintf(text, len, "%s", insn.text);
+	else
+		snprintf(text, len, "the branch");
+}
+
+int arch_branches_check(const uint8_t *fn, const struct arch_branches *b, uint64_t pc,
+			unsigned int len, bool holds_pc, struct ptap_err *why)
+{
+	size_t lo = 0, hi = b->n;
+	char text[sizeof(((struct arch_insn *)0)->text)];
+
+	if (b->bad)
+		return set_why(why, -ENOTSUP, "the function does not decode at 0x%lx",
+			       (unsigned long)b->bad);
+	/* the first branch whose target is past PC */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->b[mid].to <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->n && b->b[lo].to < pc + len) {
+		insn_text_at(fn, b, b->b[lo].from, text, sizeof(text));
+		return set_why(why, -ENOTSUP, "'%s' at 0x%lx jumps into the bytes a jump would "
+			       "replace", text, (unsigned long)b->b[lo].from);
+	}
+	if (b->indirect)
+		return set_why(why, -ENOTSUP, "an indirect jump at 0x%lx ('%s')",
+			       (unsigned long)b->indirect, b->indirect_text);
+	if (holds_pc && (pc < b->lo || pc >= b->hi ||
+			 !(b->starts[(pc - b->lo) / 8] >> (pc - b->lo) % 8 & 1)))
+		return set_why(why, -ENOTSUP, "0x%lx is not an instruction boundary of the "
+			       "function", (unsigned long)pc);
+	return 0;
+}
+
+/*
+ * Does the function at FN_PC ([FN, FN+FNLEN)) let a jump replace
+ * (PC, PC + LEN)?  Decoded whole, from its start: every instruction must
+ * decode, PC must be an instruction boundary (HOLDS_PC), no jump may be
+ * indirect, and no direct branch or call may land in (PC, PC + LEN).
+ */
+static int x86_64_jump_fn_ok(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
+			     unsigned int len, bool holds_pc, struct ptap_err *why)
+{
+	struct arch_branches b;
+	int r = arch_branches_of(fn, fnlen, fn_pc, &b);
+
+	if (r < 0)
+		return set_why(why, r, "capstone: no x86-64 handle, or out of memory");
+	r = arch_branches_check(fn, &b, pc, len, holds_pc, why);
+	arch_branches_free(&b);
 	return r;
 }
 
@@ -406,7 +494,6 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 {
 	size_t off = pc - fn_pc;
 	unsigned int len = 0;
-	csh h;
 	int r;
 
 	memset(j, 0, sizeof(*j));
@@ -424,10 +511,7 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 			return -ENOTSUP;
 		len += insn.len;
 	}
-	r = x86_64_cs_get(&h);
-	if (r)
-		return set_why(why, r, "capstone: cannot open an x86-64 handle");
-	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, len, true, why);
+	r = x86_64_jump_fn_ok(fn, fnlen, fn_pc, pc, len, true, why);
 	if (r < 0)
 		return r == -ENOMEM ? r : -ENOTSUP;
 	j->len = (uint8_t)len;
@@ -435,12 +519,12 @@ int arch_jump_analyze(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t 
 	return 0;
 }
 
-int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
+int arch_exit_jump_before(const uint8_t *fn, const struct arch_branches *br,
 			  const struct arch_exit *ex, struct arch_jump *j, struct ptap_err *why)
 {
-	uint64_t pc = ex->pc, start = 0, s = pc;
+	uint64_t fn_pc = br->lo, pc = ex->pc, start = 0, s = pc;
+	size_t fnlen = br->hi - br->lo;
 	struct arch_insn insn;
-	csh h;
 	int r;
 
 	memset(j, 0, sizeof(*j));
@@ -461,13 +545,9 @@ int arch_exit_jump_before(const uint8_t *fn, size_t fnlen, uint64_t fn_pc,
 	}
 	if (!start || pc + insn.len - start > ARCH_JUMP_MAX)
 		return set_why(why, -ENOTSUP, "too few instructions before the ret");
-	r = x86_64_cs_get(&h);
-	if (r)
-		return set_why(why, r, "capstone: cannot open an x86-64 handle");
-	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, start, (unsigned int)(pc + insn.len - start),
-			      true, why);
+	r = arch_branches_check(fn, br, start, (unsigned int)(pc + insn.len - start), true, why);
 	if (r < 0)
-		return r == -ENOMEM ? r : -ENOTSUP;
+		return -ENOTSUP;
 	j->len = (uint8_t)(pc + insn.len - start);
 	j->at = (uint8_t)(pc - start);
 	memcpy(j->bytes, fn + (start - fn_pc), j->len);
@@ -506,12 +586,8 @@ int arch_exit_jump(const uint8_t *code, size_t len, uint64_t pc, struct arch_jum
 int arch_jump_check_part(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t pc,
 			 const struct arch_jump *j, struct ptap_err *why)
 {
-	csh h;
-	int r = x86_64_cs_get(&h);
+	int r = x86_64_jump_fn_ok(fn, fnlen, fn_pc, pc, j->len, false, why);
 
-	if (r)
-		return set_why(why, r, "capstone: cannot open an x86-64 handle");
-	r = x86_64_jump_fn_ok(h, fn, fnlen, fn_pc, pc, j->len, false, why);
 	return r < 0 && r != -ENOMEM ? -ENOTSUP : r;
 }
 

@@ -1678,6 +1678,7 @@ Test(arch_exit_jump, before_the_ret)
 	struct arch_jump j;
 
 	struct arch_range whole = { PC, PC + sizeof(two_exits) };
+	struct arch_branches br;
 	struct arch_exit ex[4];
 
 	/* the exits as ptap finds them, with the instructions before them */
@@ -1686,10 +1687,11 @@ Test(arch_exit_jump, before_the_ret)
 	cr_expect(eq(u8, ex[0].before[0], 1));	/* pop */
 	cr_expect(eq(u8, ex[0].before[1], 4));	/* lea */
 	cr_expect(eq(u8, ex[1].before[2], 3));	/* mov */
+	cr_assert(eq(int, arch_branches_of(two_exits, sizeof(two_exits), PC, &br), 0));
 	for (size_t i = 0; i < 2; i++) {
 		cr_assert(eq(u64, ex[i].pc, want[i].ret));
-		cr_assert(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[i], &j,
-							&why), 0), "%zu: %s", i, why.msg);
+		cr_assert(eq(int, arch_exit_jump_before(two_exits, &br, &ex[i], &j, &why), 0),
+			  "%zu: %s", i, why.msg);
 		cr_expect(eq(u8, j.len, want[i].len), "%zu", i);
 		cr_expect(eq(u8, j.at, want[i].at), "%zu", i);
 		cr_expect(eq(mem, ((struct cr_mem){ j.bytes, j.len }),
@@ -1710,11 +1712,60 @@ Test(arch_exit_jump, before_the_ret)
 	/* not a ret; a ret with too little before it */
 	ex[2] = ex[0];
 	ex[2].pc = PC + 14;
-	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[2], &j, &why),
-		     -ENOTSUP));
+	cr_expect(eq(int, arch_exit_jump_before(two_exits, &br, &ex[2], &j, &why), -ENOTSUP));
 	ex[2] = ex[0];
 	ex[2].before[1] = 0;	/* the pop alone */
-	cr_expect(eq(int, arch_exit_jump_before(two_exits, sizeof(two_exits), PC, &ex[2], &j, &why),
-		     -ENOTSUP));
+	cr_expect(eq(int, arch_exit_jump_before(two_exits, &br, &ex[2], &j, &why), -ENOTSUP));
 	cr_expect(eq(u8, j.len, 0));
+	arch_branches_free(&br);
+}
+
+/*
+ * A function's branches, decoded once, against the bytes of jumps: a
+ * target at the jump's first byte or past its end is no matter, one
+ * inside it is; an indirect jump, code that does not decode and (for a
+ * site) a pc inside an instruction are refused.
+ */
+Test(arch_branches, targets_against_a_jump)
+{
+	/* eight nops, then "jmp rel8" to TO[i]; the jump checked: (PC + 2, PC + 7) */
+	static const struct { uint8_t rel; int want; } to[] = {
+		{ 0xf8, 0 }, { 0xf9, -ENOTSUP }, { 0xfc, -ENOTSUP }, { 0xfd, 0 },
+	};
+	struct ptap_err why = { .pos = -1 };
+	uint8_t code[10];
+	struct arch_branches br;
+
+	for (size_t i = 0; i < ARRAY_SIZE(to); i++) {
+		memset(code, 0x90, 8);
+		code[8] = 0xeb;
+		code[9] = to[i].rel;
+		cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
+		cr_assert(eq(sz, br.n, 1));
+		cr_expect(eq(int, arch_branches_check(code, &br, PC + 2, 5, true, &why), to[i].want),
+			  "jmp to 0x%llx: %s", (unsigned long long)br.b[0].to, why.msg);
+		if (to[i].want)	/* the branch named, as capstone shows it */
+			cr_expect(strncmp(why.msg, "'jmp 0x", 7) == 0 &&
+				  strstr(why.msg, "' at 0x401008 jumps into the bytes a jump would "
+					 "replace") != NULL, "%s", why.msg);
+		arch_branches_free(&br);
+	}
+	/* jmp rax; a byte that does not decode; a pc inside an instruction */
+	memcpy(code, "\x90\xff\xe0\x90\x90\x90\x90\x90\x90\xc3", 10);
+	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 3, 5, true, &why), -ENOTSUP));
+	cr_expect(eq(str, why.msg, "an indirect jump at 0x401001 ('jmp rax')"));
+	arch_branches_free(&br);
+	memcpy(code, "\x90\x90\x06\x90\x90\x90\x90\x90\x90\xc3", 10);
+	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
+	cr_expect(eq(int, arch_branches_check(code, &br, PC, 5, true, &why), -ENOTSUP));
+	cr_expect(eq(str, why.msg, "the function does not decode at 0x401002"));
+	arch_branches_free(&br);
+	memcpy(code, "\x48\x89\xe5\x90\x90\x90\x90\x90\x90\xc3", 10);	/* mov rbp, rsp */
+	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 1, 5, true, &why), -ENOTSUP));
+	cr_expect(eq(str, why.msg, "0x401001 is not an instruction boundary of the function"));
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 3, 5, true, &why), 0), "%s",
+		  why.msg);
+	arch_branches_free(&br);
 }
