@@ -163,17 +163,19 @@ if [ -n "${P[pinned_1]:-}" ]; then
 	u=${U[pinned_1]} ps=${P[pinned_1]} pf=${F[pinned_1]}
 	# shellcheck disable=SC2016 # $retval is ptap's
 	# the entry alone again, in turn with entry + return: their ratio from one batch
-	read -r tfi ti tr tn te to <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
+	read -r tfi ti tr tn te to ts <<<"$(best_each taskset -c 0 "$B/floor" -i "$addr" "$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:u64' -- "$T" "$NF" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' \
 			-e 'bench_fn%return $retval' -- "$T" "$NF" :: \
 		taskset -c 0 "$O/ptap" record --no-jumps -o /dev/null -e 'bench_fn %di:string' -- \
 			"$T" "$N" :: \
 		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn %di:string' -- "$T" "$NF" :: \
-		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return $retval' -- "$T" "$NF")"
-	nodash tfi ti tr tn te to
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return $retval' -- "$T" "$NF" :: \
+		taskset -c 0 "$O/ptap" record -o /dev/null -e 'bench_fn%return %di:string $retval' -- \
+			"$T" "$NF")"
+	nodash tfi ti tr tn te to ts
 	awk -v n="$N" -v nf="$NF" -v u="$u" -v ps="$ps" -v pf="$pf" -v ti="$ti" -v tfi="$tfi" \
-	    -v tr="$tr" -v tn="$tn" -v te="$te" -v to="$to" '
+	    -v tr="$tr" -v tn="$tn" -v te="$te" -v to="$to" -v ts="$ts" '
 	function ns(t, c) { return t / c - u }
 	BEGIN {
 		printf "  entry, %%di:string, in-process ptap %6.0f ns/hit | floor %6.0f ns/hit            | ptap/floor %.2fx\n",
@@ -188,16 +190,22 @@ if [ -n "${P[pinned_1]:-}" ]; then
 		else
 			printf "  entry, %%di:u64, in-process    ptap %6.0f ns/hit | floor %6.0f ns/hit (no read) | ptap/floor %.2fx | u64/string %.2fx\n",
 				ns(ti, nf), ns(tfi, n), ns(ti, nf) / ns(tfi, n), ns(ti, nf) / ps
-		if (tr == "" || te == "")
-			print "  entry + return $retval       failed"
-		else
-			printf "  entry + return $retval       ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (entry only %.0f ns in the same runs; two hits a call: the entry, its record and the entry record of the return probe in one slot, and the return)\n",
-				ns(tr, nf), 2 * pf, ns(tr, nf) / (2 * pf), ns(tr, nf) / ns(te, nf), ns(te, nf)
+		# the return probe: a hit at the entry and one at the exit, one record a call
 		if (to == "" || te == "")
-			print "  return $retval alone         failed"
+			print "  return $retval               failed"
 		else
-			printf "  return $retval alone         ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (one record a call: $retval, the time of the entry, the duration)\n",
-				ns(to, nf), 2 * pf, ns(to, nf) / (2 * pf), ns(to, nf) / ns(te, nf)
+			printf "  return $retval               ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (entry only %.0f ns in the same runs; one record a call: $retval, the duration)\n",
+				ns(to, nf), 2 * pf, ns(to, nf) / (2 * pf), ns(to, nf) / ns(te, nf), ns(te, nf)
+		if (ts == "" || te == "")
+			print "  return %di:string $retval    failed"
+		else
+			printf "  return %%di:string $retval    ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (one record a call: the string fetched at the entry, $retval, the duration)\n",
+				ns(ts, nf), 2 * pf, ns(ts, nf) / (2 * pf), ns(ts, nf) / ns(te, nf)
+		if (tr == "" || te == "")
+			print "  entry probe + return probe   failed"
+		else
+			printf "  entry probe + return probe   ptap %6.0f ns/call | 2 x floor %6.0f ns (two stops) | ptap/(2 x floor) %.2fx | vs entry only %.2fx (two records a call: the string from the entry probe, $retval and the duration from the return probe)\n",
+				ns(tr, nf), 2 * pf, ns(tr, nf) / (2 * pf), ns(tr, nf) / ns(te, nf)
 	}'
 else
 	echo "  no figures: the pinned 1-thread row failed"
