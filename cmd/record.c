@@ -649,6 +649,7 @@ static int add_exit_probes(struct session *s)
 			q->rp.file_off = e->file_off;
 			q->rp.insn = e->insn;
 			q->rp.jump = e->jump;
+			q->rp.nojump = e->nojump ? strdup(e->nojump) : NULL;
 			/* $retval in xmm0 is read at a ret; a tail call's is not known yet */
 			q->rp.fpregs = owner->rp.fpregs_ret && e->kind == ARCH_EXIT_RET;
 			q->event = strdup(owner->event);

@@ -24,6 +24,25 @@
 /* Functions larger than this are not decoded whole: their sites take an int3. */
 #define JUMP_FN_MAX	(1u << 20)
 
+/*
+ * The function symbol holding VADDR: from the module's symbol table, else
+ * from libdwfl's (which reads the separate debug file's .symtab too: a
+ * stripped library's local functions).  0 or -ENOENT.
+ */
+static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
+		     struct elfmod_sym *sym)
+{
+	struct dbg_func f;
+
+	if (elfmod__sym_at(mod, vaddr, sym) == 0 && sym->size)
+		return 0;
+	if (!dbg || dbg__func_at(dbg, vaddr, &f) < 0)
+		return -ENOENT;
+	*sym = (struct elfmod_sym){ .name = f.name, .vaddr = f.start, .size = f.size,
+				    .type = STT_FUNC };
+	return 0;
+}
+
 /* Check the branches of SYM (of MOD) against RP's jump: 0 or -ENOTSUP. */
 static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
 			  const struct elfmod_sym *sym, bool holds_site, struct ptap_err *why)
@@ -49,25 +68,31 @@ static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
  * whole from the symbol table, and so is its "NAME.cold" part when gcc split
  * one off.  Never an error: a site that cannot be one takes an int3.
  */
-static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod)
+static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod, struct dbg *dbg)
 {
 	struct elfmod_sym sym, cold;
 	struct ptap_err why = { .pos = -1 };
 	char name[256];
 
 	memset(&rp->jump, 0, sizeof(rp->jump));
-	if (rp->insn.step != ARCH_STEP_OOL || elfmod__sym_at(mod, rp->vaddr, &sym) < 0)
-		return;
-	if (jump_check_sym(rp, mod, &sym, true, &why) == 0 &&
+	if (rp->insn.step != ARCH_STEP_OOL)
+		ptap_err_set(&why, -1, -ENOTSUP, "'%s' is a branch", rp->insn.text);
+	else if (fn_sym_at(mod, dbg, rp->vaddr, &sym) < 0)
+		ptap_err_set(&why, -1, -ENOTSUP, "no symbol says where its function ends");
+	else if (jump_check_sym(rp, mod, &sym, true, &why) == 0 &&
 	    snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
 	    elfmod__find_sym(mod, name, &cold) == 0 &&
 	    jump_check_sym(rp, mod, &cold, false, &why) < 0)
 		memset(&rp->jump, 0, sizeof(rp->jump));
-	if (!rp->jump.len)
+	if (!rp->jump.len) {
 		pr_debug("%s: an int3 site, not a jump site: %s\n", rp->where, why.msg);
+		free(rp->nojump);
+		rp->nojump = why.msg[0] ? strdup(why.msg) : NULL;
+	}
 }
 
-static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, struct ptap_err *err)
+static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, struct dbg *dbg,
+		       struct ptap_err *err)
 {
 	uint8_t code[ARCH_MAX_INSN];
 	struct ptap_err why = { .pos = -1 };
@@ -90,7 +115,7 @@ static int decode_site(struct resolved_probe *rp, const struct elfmod *mod, stru
 	if (r < 0)
 		return ptap_err_set(err, -1, -EINVAL, "cannot decode the instruction at %s",
 				    rp->where);
-	decide_jump(rp, mod);
+	decide_jump(rp, mod, dbg);
 	return 0;
 }
 
@@ -135,24 +160,6 @@ static int part_exits(const struct elfmod *mod, const struct arch_range *parts, 
 	return 0;
 }
 
-/*
- * The function symbol holding VADDR: from the module's symbol table, else
- * from libdwfl's (which reads the separate debug file's .symtab too: a
- * stripped library's local functions).  0 or -ENOENT.
- */
-static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
-		     struct elfmod_sym *sym)
-{
-	struct dbg_func f;
-
-	if (elfmod__sym_at(mod, vaddr, sym) == 0 && sym->size)
-		return 0;
-	if (!dbg || dbg__func_at(dbg, vaddr, &f) < 0)
-		return -ENOENT;
-	*sym = (struct elfmod_sym){ .name = f.name, .vaddr = f.start, .size = f.size,
-				    .type = STT_FUNC };
-	return 0;
-}
 
 /*
  * The part of the function SYM (of MOD) that its exits EX[0..N) jump into:
@@ -252,16 +259,25 @@ static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolve
 			continue;
 		for (int k = 0; k < n; k++)
 			own |= other.vaddr == parts[k].r.lo;
-		if (!own)
+		if (!own) {
+			ptap_err_set(&why, -1, -ENOTSUP, "%s at 0x%lx, in the bytes a jump would "
+				     "replace", other.name ? other.name : "another symbol",
+				     (unsigned long)a);
 			memset(&e->jump, 0, sizeof(e->jump));
+		}
 	}
 	for (int k = 0; k < n && e->jump.len; k++) {
 		const struct arch_branches *br = k == skip ? NULL : part_decoded(mod, &parts[k]);
 
+		if (k != skip && !br)
+			ptap_err_set(&why, -1, -ENOTSUP, "its code at 0x%lx cannot be read or "
+				     "decoded", (unsigned long)parts[k].r.lo);
 		if (k != skip && (!br || arch_branches_check(parts[k].code, br, start, e->jump.len,
 							     false, &why) < 0))
 			memset(&e->jump, 0, sizeof(e->jump));
 	}
+	if (!e->jump.len && why.msg[0] && !e->nojump)
+		e->nojump = strdup(why.msg);
 }
 
 /*
@@ -285,13 +301,21 @@ static void exit_jump(const struct elfmod *mod, struct dbg *dbg, struct resolved
 	if (!len)
 		return;
 	if (arch_exit_jump(code, len, e->vaddr, &e->jump, &why) < 0) {
-		if (e->insn.step != ARCH_STEP_RET)
+		if (e->insn.step != ARCH_STEP_RET) {
+			e->nojump = strdup("a short jmp with no padding after it");
 			return;
+		}
 		for (k = 0; k < n && !(e->vaddr >= parts[k].r.lo && e->vaddr < parts[k].r.hi); k++)
 			;
 		br = k < n ? part_decoded(mod, &parts[k]) : NULL;
-		if (!br || arch_exit_jump_before(parts[k].code, br, ex, &e->jump, &why) < 0)
+		if (!br || arch_exit_jump_before(parts[k].code, br, ex, &e->jump, &why) < 0) {
 			memset(&e->jump, 0, sizeof(e->jump));
+			/* "... and too few instructions before it to make a jump's 5 bytes" */
+			if (asprintf(&e->nojump, "no padding after the ret, and %s",
+				     br ? why.msg : "its function cannot be decoded") < 0)
+				e->nojump = NULL;
+			return;
+		}
 	}
 	jump_check(mod, dbg, e, parts, n, k);	/* K: checked by arch_exit_jump_before() */
 }
@@ -350,6 +374,8 @@ static int find_exits(struct resolved_probe *rp, const struct elfmod *mod, struc
 		if (r == 0 && (ex[i].kind == ARCH_EXIT_RET ||
 			       rp->exits[i].insn.step == ARCH_STEP_JMP))	/* not a jcc */
 			exit_jump(mod, dbg, &rp->exits[i], &ex[i], decoded, nparts);
+		else if (r == 0 && ex[i].kind != RESOLVED_CALL)
+			rp->exits[i].nojump = strdup("a conditional tail call");
 	}
 	parts_free(decoded, nparts);
 	free(ex);
@@ -423,7 +449,7 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 	rp->func = strdup(site.func);
 	if (!rp->where || !rp->func)
 		return -ENOMEM;
-	r = decode_site(rp, mod, err);
+	r = decode_site(rp, mod, dbg, err);
 	if (r == 0 && spec->point.retprobe)
 		r = resolve_return(rp, &vc, mod, err);
 	if (r == 0)
@@ -549,7 +575,10 @@ void resolved_probe__exit(struct resolved_probe *rp)
 	free(rp->progs);
 	free(rp->where);
 	free(rp->func);
+	for (int i = 0; rp->exits && i < rp->nexits; i++)
+		free(rp->exits[i].nojump);
 	free(rp->exits);
+	free(rp->nojump);
 	tpool_free(&rp->pool);
 }
 

@@ -21,6 +21,7 @@ struct resolved_exit {
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
 	int kind;		/* enum arch_exit_kind, or RESOLVED_CALL */
 	struct arch_jump jump;	/* a ret that may be a jump site (arch_exit_jump()), else len 0 */
+	char *nojump;		/* why it may not (NULL: it may, or it was never asked) */
 };
 
 #define RESOLVED_CALL	100
@@ -45,6 +46,7 @@ struct resolved_probe {
 	struct tpool pool;	/* type descriptors of the programs */
 	struct arch_insn insn;	/* the instruction the breakpoint displaces */
 	struct arch_jump jump;	/* may the site be a jump site (len 0: no; see arch.h) */
+	char *nojump;		/* why it may not (NULL: it may, or it was never asked) */
 	int nargs;
 	struct fetch_prog *progs;	/* NARGS programs */
 	char **names;		/* NARGS record names ("arg1" for unnamed) */

@@ -24,6 +24,7 @@ struct probe {
 	char **bufs;			/* NARGS: each one's fetch_prog__buflen() bytes */
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
+	bool said_stop;			/* -v said once why its hits stop (plant.c) */
 	char why[160];			/* why the last planting failed, for the summary */
 	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */
 	bool inproc;			/* recorded in the process (engine/inproc.h) where its

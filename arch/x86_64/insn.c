@@ -355,6 +355,8 @@ int arch_ool_build(const struct arch_insn *insn, uint64_t slot, uint8_t *buf, si
  * its instructions' starts, its first indirect jump, where it stops
  * decoding.
  */
+static size_t vex_len(const uint8_t *code, size_t len);
+
 static int by_to(const void *a, const void *b)
 {
 	const struct arch_branch *x = a, *y = b;
@@ -388,11 +390,20 @@ int arch_branches_of(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, struct arc
 		const cs_x86 *x;
 		bool jump;
 
-		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
-			out->bad = here;
-			break;
-		}
 		out->starts[(here - fn_pc) / 8] |= (uint8_t)(1u << (here - fn_pc) % 8);
+		if (!cs_disasm_iter(h, &code, &left, &at, ci)) {
+			/* AVX-512 and the like, which capstone 4 does not decode: never a branch */
+			size_t skip = vex_len(code, left);
+
+			if (!skip) {
+				out->bad = here;
+				break;
+			}
+			code += skip;
+			left -= skip;
+			at += skip;
+			continue;
+		}
 		x = &ci->detail->x86;
 		jump = cs_insn_group(h, ci, CS_GRP_JUMP);
 		if (!jump && !cs_insn_group(h, ci, CS_GRP_CALL) &&
@@ -539,12 +550,13 @@ int arch_exit_jump_before(const uint8_t *fn, const struct arch_branches *br,
 		s -= ex->before[k];
 		if (s < fn_pc || arch_insn_analyze(fn + (s - fn_pc), pc - s, s, &b, NULL) < 0 ||
 		    b.len != ex->before[k] || b.step != ARCH_STEP_OOL)
-			return set_why(why, -ENOTSUP, "a branch before the ret");
+			return set_why(why, -ENOTSUP, "a branch among the instructions before it");
 		if (pc + insn.len - s >= JMP_REL32_LEN)
 			start = s;
 	}
 	if (!start || pc + insn.len - start > ARCH_JUMP_MAX)
-		return set_why(why, -ENOTSUP, "too few instructions before the ret");
+		return set_why(why, -ENOTSUP, "too few instructions before it to make a "
+			       "jump's 5 bytes");
 	r = arch_branches_check(fn, br, start, (unsigned int)(pc + insn.len - start), true, why);
 	if (r < 0)
 		return -ENOTSUP;

@@ -131,6 +131,29 @@ test_inproc_tail_call_exits() {
 		"$TMP/it_a")"
 }
 
+# -v says, once for each site or exit whose hits still stop the thread,
+# why: every probe planted other than in the process is said, none that is.
+# tail_a begins with a branch, tail_c with its ret, tail_cond with a jcc;
+# tail_cond leaves through a conditional tail call and through a ret: in
+# the process, the exits of all three but that tail call.
+test_inproc_stops_said() {
+	local stopped said
+	run_ptap record -o /dev/null -vv -e 'tail_a%return $retval x' -e 'tail_c%return $retval y' \
+		-e 'tail_cond%return $retval x=%di:s32' -- "$S/retprobe" tail >/dev/null 2>"$TMP/iv_err"
+	expect_grep "tail_c__return: the site at 0x[0-9a-f]* in pid [0-9]* stops the thread at each hit (not recorded in the process): 'ret' is a branch$" "$TMP/iv_err"
+	expect_grep "tail_a__return: the site at 0x[0-9a-f]* in pid [0-9]* stops the thread at each hit (not recorded in the process): 'jmp 0x[0-9a-f]*' is a branch$" "$TMP/iv_err"
+	expect_grep 'tail_cond__return: the exit at 0x[0-9a-f]* in pid [0-9]* stops the thread at each hit (not recorded in the process): a conditional tail call$' "$TMP/iv_err"
+	stopped=$(sed -n 's/^ptap: \([a-z_]*\): planted at \(0x[0-9a-f]*\) in pid [0-9]* (\(jump\|out of line\|emulated\))$/\1 \2/p' \
+		"$TMP/iv_err" | grep -v '^r_brk' | sort)
+	said=$(sed -n 's/^ptap: \([a-z_]*\): the [a-z]* at \(0x[0-9a-f]*\) in pid [0-9]* stops the thread.*/\1 \2/p' \
+		"$TMP/iv_err" | sort)
+	expect_eq "sites that stop, and those said" "$stopped" "$said"
+	expect_eq "exits in the process" 3 "$(grep -c '(in-process)$' "$TMP/iv_err")"
+	run_ptap record -o /dev/null -v --no-agent -e 'tail_c%return $retval y' -- "$S/retprobe" tail \
+		>/dev/null 2>"$TMP/iv_err"
+	! grep -q 'stops the thread' "$TMP/iv_err" || fail "said with --no-agent: $(cat "$TMP/iv_err")"
+}
+
 # --context: the scope (a return probe of ptap's own, no record) and the
 # probe it names recorded in the process; each syscall carries the query
 # it was made under, as at stops: the scope's frames are pushed and popped

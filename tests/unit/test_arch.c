@@ -1724,7 +1724,8 @@ Test(arch_exit_jump, before_the_ret)
  * A function's branches, decoded once, against the bytes of jumps: a
  * target at the jump's first byte or past its end is no matter, one
  * inside it is; an indirect jump, code that does not decode and (for a
- * site) a pc inside an instruction are refused.
+ * site) a pc inside an instruction are refused.  AVX-512 instructions,
+ * which capstone 4 does not decode, are stepped over (never a branch).
  */
 Test(arch_branches, targets_against_a_jump)
 {
@@ -1744,10 +1745,11 @@ Test(arch_branches, targets_against_a_jump)
 		cr_assert(eq(sz, br.n, 1));
 		cr_expect(eq(int, arch_branches_check(code, &br, PC + 2, 5, true, &why), to[i].want),
 			  "jmp to 0x%llx: %s", (unsigned long long)br.b[0].to, why.msg);
-		if (to[i].want)	/* the branch named, as capstone shows it */
-			cr_expect(strncmp(why.msg, "'jmp 0x", 7) == 0 &&
-				  strstr(why.msg, "' at 0x401008 jumps into the bytes a jump would "
-					 "replace") != NULL, "%s", why.msg);
+		if (to[i].want) {	/* the branch named, as capstone shows it */
+			cr_expect(eq(int, strncmp(why.msg, "'jmp 0x", 7), 0), "%s", why.msg);
+			cr_expect(not(eq(ptr, strstr(why.msg, "' at 0x401008 jumps into the bytes "
+						     "a jump would replace"), NULL)), "%s", why.msg);
+		}
 		arch_branches_free(&br);
 	}
 	/* jmp rax; a byte that does not decode; a pc inside an instruction */
@@ -1760,6 +1762,17 @@ Test(arch_branches, targets_against_a_jump)
 	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
 	cr_expect(eq(int, arch_branches_check(code, &br, PC, 5, true, &why), -ENOTSUP));
 	cr_expect(eq(str, why.msg, "the function does not decode at 0x401002"));
+	arch_branches_free(&br);
+	/* vmovdqa32 zmm0, [rsi] (AVX-512: capstone 4 does not decode it), then jmp back to it */
+	memcpy(code, "\x62\xf1\x7d\x48\x6f\x06\x90\x90\xeb\xf6", 10);
+	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));
+	cr_expect(eq(u64, br.bad, 0));
+	cr_assert(eq(sz, br.n, 1));
+	cr_expect(eq(u64, br.b[0].to, PC));
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 6, 2, true, &why), 0), "%s", why.msg);
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 2, 4, false, &why), 0), "%s",
+		  why.msg);	/* the jmp lands on PC, the first byte */
+	cr_expect(eq(int, arch_branches_check(code, &br, PC + 2, 4, true, &why), -ENOTSUP));
 	arch_branches_free(&br);
 	memcpy(code, "\x48\x89\xe5\x90\x90\x90\x90\x90\x90\xc3", 10);	/* mov rbp, rsp */
 	cr_assert(eq(int, arch_branches_of(code, sizeof(code), PC, &br), 0));

@@ -54,7 +54,9 @@
 
 /* The region: the process's struct agent_proc, the sites and their programs, the ring. */
 #define PROC_LEN	4096ULL
-#define SITES_LEN	(256ULL << 10)
+/* room for the sites of thousands of probes ('*%return' over libc: about 4 MiB), touched
+ * only as they are used */
+#define SITES_LEN	(8192ULL << 10)
 /*
  * The ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
  * records or so), within RING_MIN and RING_MAX bytes (region_len())
@@ -129,19 +131,38 @@ static const struct probe *prog_owner(const struct session *s, const struct prob
 	return p->exit_of ? &s->probes[p->exit_of - 1] : p;
 }
 
-bool inproc_probe_ok(const struct session *s, const struct probe *p)
+const char *inproc_why_not(const struct session *s, const struct probe *p)
 {
 	const struct probe *o = prog_owner(s, p);
 
-	/* a ring holds records of up to a quarter of its size */
-	/* with a stop at every system call, the agent's own would cost more than a hit */
-	return s->inproc_on && s->mmap_tracking != MMAP_SYSCALL && p->rp.jump.len && !p->rbrk &&
-	       /* a ret, or a jmp (a jump site: never a jcc): always taken */
-	       (!p->exit_of || p->exit_kind == ARCH_EXIT_RET || p->exit_kind == ARCH_EXIT_TAIL) &&
-	       !p->rp.fpregs && !o->rp.fpregs &&
-	       !o->rp.go_stack &&	/* the agent's frame may not fit a goroutine's stack */
-	       o->rp.nargs <= AGENT_PROGS_MAX &&
-	       !is_loader(p->module) && record_len(s, o) + 64 <= RING_MIN / 4;
+	if (!s->inproc_on)
+		return "--no-agent";
+	if (s->mmap_tracking == MMAP_SYSCALL)	/* the agent's own calls would cost more */
+		return "--mmap-tracking=syscall stops at every system call";
+	if (!p->rp.jump.len)
+		return p->rp.nojump ? p->rp.nojump : "no jump fits there";
+	if (p->rbrk)
+		return "the dynamic loader's breakpoint";
+	/* a ret, or a jmp (a jump site: never a jcc): always taken */
+	if (p->exit_of && p->exit_kind != ARCH_EXIT_RET && p->exit_kind != ARCH_EXIT_TAIL)
+		return "a conditional tail call";
+	if (p->rp.fpregs || o->rp.fpregs)
+		return "it reads an xmm register";
+	if (o->rp.go_stack)	/* the agent's frame may not fit a goroutine's stack */
+		return "Go code, whose stack may not hold the agent's frame";
+	if (o->rp.nargs > AGENT_PROGS_MAX)
+		return "more arguments than the agent takes (64)";
+	if (is_loader(p->module))
+		return "the dynamic loader";
+	/* a ring holds records of up to a quarter of its smallest size */
+	if (record_len(s, o) + 64 > RING_MIN / 4)
+		return "its record is larger than the ring takes (--string-max)";
+	return NULL;
+}
+
+bool inproc_probe_ok(const struct session *s, const struct probe *p)
+{
+	return !inproc_why_not(s, p);
 }
 
 bool inproc_owns_pc(const struct aspace *as, uint64_t pc)

@@ -27,6 +27,8 @@ struct thread;
 
 /* May probe P be recorded in the process?  Decided once, before planting. */
 bool inproc_probe_ok(const struct session *s, const struct probe *p);
+/* Why P's hits stop the thread rather than run in the process (NULL: they need not). */
+const char *inproc_why_not(const struct session *s, const struct probe *p);
 /*
  * Make jump site ST of probe P, in T's process, call the agent: its struct
  * agent_site in the process's region, which is mapped at the first one.

@@ -386,6 +386,25 @@ static bool live_code_clear(const struct live_code *lc, uint64_t addr, size_t le
 	return lo == lc->n || lc->v[lo] >= addr + len;
 }
 
+/*
+ * -v: the hits of P at ADDR will stop the thread rather than be recorded in
+ * the process -- said once a probe (an exit of a return probe is one), with
+ * why: WHY when the site decided it, else the probe's (inproc_why_not()).
+ * Not with --no-agent, nor when the process has no agent (said then).
+ */
+static void say_stops(const struct session *s, const struct thread *t, struct probe *p,
+		      uint64_t addr, const char *why)
+{
+	if (p->said_stop || !s->inproc_on || p->rbrk || t->quiet || t->as->inproc_failed)
+		return;
+	if (!why && !(why = inproc_why_not(s, p)))
+		why = "the process has no agent";
+	p->said_stop = true;
+	pr_info("%s: the %s at 0x%lx in pid %d stops the thread at each hit (not recorded in "
+		"the process): %s\n", p->event, p->exit_of ? "exit" : "site", (unsigned long)addr,
+		t->tgid, why);
+}
+
 /* 1 when planted, 0 when not (said why), -ESRCH when T is gone (see plant_range()). */
 static int plant_one(struct session *s, struct thread *t, struct probe *p,
 		     const struct map_entry *e, uint64_t addr, bool fresh,
@@ -394,6 +413,7 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	struct aspace *as = t->as;
 	uint8_t now[ARCH_JUMP_MAX > ARCH_MAX_INSN ? ARCH_JUMP_MAX : ARCH_MAX_INSN];
 	uint64_t dev = e->dev, ino = e->ino;
+	const char *stop_why = NULL;	/* why its hits stop the thread (-v) */
 	struct site st;
 	size_t len;
 	int r;
@@ -407,6 +427,11 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	    (fresh || (lc && live_code_clear(lc, addr - p->rp.jump.at, p->rp.jump.len)))) {
 		st.jump = p->rp.jump;
 		st.addr = addr - p->rp.jump.at;
+	} else if (p->rp.jump.len) {
+		stop_why = as->no_inject ? "the process runs under a seccomp filter that could "
+					   "kill it for ptap's mmap" :
+			   "a thread was running in the bytes a jump would replace, or returns "
+			   "there, when ptap attached";
 	}
 	len = st.jump.len ? st.jump.len : st.insn.len;
 	if (mem_read(t->tid, st.addr, now, len) != (ssize_t)len ||
@@ -418,11 +443,14 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
 	if (st.jump.len && p->inproc && !t->quiet && (r = inproc_site(s, t, &st, p)) == -ESRCH)
 		return r;
+	if (st.jump.len && p->inproc && !t->quiet && r == -ENOSPC)
+		stop_why = "the agent's region has no room left for another site";
 	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
 		if (r == -ESRCH)
 			return r;
 		pr_debug("%s: no trampoline at 0x%lx (%s): an int3 instead\n", p->event,
 			 (unsigned long)addr, strerror(-r));
+		stop_why = "no room for its trampoline near it";
 		memset(&st.jump, 0, sizeof(st.jump));
 		st.slot = st.agent = st.agent_fn = 0;
 		st.addr = addr;		/* at the exit itself */
@@ -441,6 +469,8 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	pr_debug("%s: planted at 0x%lx in pid %d (%s)\n", p->event, (unsigned long)st.addr, t->tgid,
 		 st.agent ? "in-process" : st.jump.len ? "jump" : st.slot ? "out of line" :
 		 "emulated");
+	if (!st.agent)
+		say_stops(s, t, p, addr, stop_why);
 	return 1;
 }
 
