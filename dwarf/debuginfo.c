@@ -31,6 +31,7 @@ struct dbg {
 	struct dbg_func *funcs;	/* dbg__func_at()'s, by address; NULL: not read yet */
 	size_t nfuncs;
 	bool funcs_read;
+	struct dbg_targets targets;	/* dbg__targets() */
 	struct dbg *next;
 };
 
@@ -220,6 +221,7 @@ static char *search_path(const char *dir)
 static void dbg_free(struct dbg *d)
 {
 	free(d->funcs);
+	free(d->targets.to);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d->path);
@@ -410,6 +412,15 @@ int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out)
 	return -ENOENT;
 }
 
+size_t dbg__funcs(struct dbg *d, const struct dbg_func **funcs)
+{
+	if (!d->funcs_read)
+		funcs_read(d);
+	*funcs = d->funcs;
+	return d->nfuncs;
+}
+
+struct dbg_targets *dbg__targets(struct dbg *d) { return &d->targets; }
 Dwfl_Module *dbg__module(const struct dbg *d) { return d->mod; }
 const char *dbg__debug_path(const struct dbg *d) { return d->debug_path; }
 const char *dbg__path(const struct dbg *d) { return d->path; }

@@ -36,5 +36,18 @@ struct dbg_func {
 	bool local;
 };
 int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out);
+/* All of them, by address (into *FUNCS): how many. */
+size_t dbg__funcs(struct dbg *d, const struct dbg_func **funcs);
+/*
+ * The targets of the direct branches and calls of every function of the
+ * module, sorted: kept with D for dwarf/resolve.c, which fills it once
+ * (DONE) the first time a jump site is checked.
+ */
+struct dbg_targets {
+	uint64_t *to;
+	size_t n;
+	bool done;
+};
+struct dbg_targets *dbg__targets(struct dbg *d);
 
 #endif

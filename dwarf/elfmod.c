@@ -566,6 +566,16 @@ int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *
 }
 
 /* The ranking is probes/nearest.c's; only function names, each once, count. */
+size_t elfmod__nfuncs(const struct elfmod *mod)
+{
+	return mod->nfuncs;
+}
+
+void elfmod__func(const struct elfmod *mod, size_t i, struct elfmod_sym *sym)
+{
+	sym_fill(&mod->syms[mod->by_addr[i]], sym);
+}
+
 int elfmod__nearest_funcs(const struct elfmod *mod, const char *name, const char **names,
 			  int max)
 {

@@ -51,6 +51,9 @@ int elfmod__find_sym(const struct elfmod *mod, const char *name, struct elfmod_s
  */
 int elfmod__sym_at(const struct elfmod *mod, uint64_t vaddr, struct elfmod_sym *sym);
 
+/* The module's functions with a size, by address: how many, and the Ith. */
+size_t elfmod__nfuncs(const struct elfmod *mod);
+void elfmod__func(const struct elfmod *mod, size_t i, struct elfmod_sym *sym);
 /*
  * Up to MAX function names nearest to NAME (without any "@VER"), best
  * first, into NAMES (borrowed), ranked as probes/nearest.h says: edit

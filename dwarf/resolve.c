@@ -17,6 +17,7 @@
 #include "dwarf/resolve.h"
 #include "dwarf/site_int.h"
 #include "dwarf/var_int.h"
+#include "probes/array.h"
 #include "probes/err.h"
 #include "probes/log.h"
 #include "probes/spec.h"
@@ -43,6 +44,117 @@ static int fn_sym_at(const struct elfmod *mod, struct dbg *dbg, uint64_t vaddr,
 	return 0;
 }
 
+/* ---- the branches of the whole module ---------------------------------------
+ *
+ * A jump site must not have code jump into its bytes after the first.  Its
+ * own function's branches are checked as it is decoded; other functions
+ * may jump there too (glibc's __mempcpy_*_erms jumps to __memmove_*_erms + 3,
+ * a hand-written function to a label of its neighbour's), so every
+ * function the module's symbols (and its debug file's) name is decoded
+ * once, and the targets of all their direct branches and calls kept,
+ * sorted, with the module's struct dbg.
+ */
+
+/* The direct branch targets of MOD's code [LO, LO + LEN) onto T (CAP: its room). */
+static int add_targets(const struct elfmod *mod, uint64_t lo, uint64_t len,
+		       struct dbg_targets *t, size_t *cap)
+{
+	struct arch_branches br;
+	uint8_t *code;
+	int r = 0;
+
+	if (!len || len > JUMP_FN_MAX)
+		return 0;
+	code = malloc(len);
+	if (!code)
+		return -ENOMEM;
+	if (elfmod__read(mod, lo, code, len) == 0 && (r = arch_branches_of(code, len, lo, &br)) == 0) {
+		for (size_t i = 0; i < br.n && r == 0; i++) {
+			r = array_grow((void **)&t->to, cap, sizeof(*t->to), t->n + 1);
+			if (r == 0)
+				t->to[t->n++] = br.b[i].to;
+		}
+		arch_branches_free(&br);
+	}
+	free(code);
+	return r;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* MOD's branch targets (made the first time), or NULL when they cannot be known. */
+static const struct dbg_targets *module_targets(const struct elfmod *mod, struct dbg *dbg)
+{
+	struct dbg_targets *t = dbg ? dbg__targets(dbg) : NULL;
+	const struct dbg_func *funcs;
+	struct elfmod_sym sym;
+	size_t cap = 0, nf, j = 0;
+	int r = 0;
+
+	if (!t)
+		return NULL;
+	if (t->done)	/* made; or failed: no array, N not 0 */
+		return t->to || !t->n ? t : NULL;
+	t->done = true;
+	for (size_t i = 0; i < elfmod__nfuncs(mod) && r == 0; i++) {
+		elfmod__func(mod, i, &sym);
+		r = add_targets(mod, sym.vaddr, sym.size, t, &cap);
+	}
+	/* the debug file's, but those the module's own table named (the same code) */
+	nf = dbg__funcs(dbg, &funcs);
+	for (size_t i = 0; i < nf && r == 0; i++)
+		if (i == 0 || funcs[i].start != funcs[i - 1].start)
+			if (elfmod__sym_at(mod, funcs[i].start, &sym) < 0 ||
+			    sym.vaddr != funcs[i].start || sym.size != funcs[i].size)
+				r = add_targets(mod, funcs[i].start, funcs[i].size, t, &cap);
+	if (r < 0) {
+		free(t->to);
+		t->to = NULL;
+		t->n = 1;	/* not known: no jump site (done, n, NULL) */
+		return NULL;
+	}
+	qsort(t->to, t->n, sizeof(*t->to), cmp_u64);
+	for (size_t i = 0; i < t->n; i++)
+		if (!j || t->to[i] != t->to[j - 1])
+			t->to[j++] = t->to[i];
+	t->n = j;
+	return t;
+}
+
+/*
+ * May a jump replace (PC, PC + LEN) as far as the rest of MOD goes: no
+ * branch or call elsewhere lands in it?  True, or false with WHY.
+ */
+static bool no_branch_into(const struct elfmod *mod, struct dbg *dbg, uint64_t pc,
+			   unsigned int len, struct ptap_err *why)
+{
+	const struct dbg_targets *t = module_targets(mod, dbg);
+	size_t lo = 0, hi;
+
+	if (!t)
+		return ptap_err_set(why, -1, -ENOTSUP, "the module's branches are not known"),
+		       false;
+	for (hi = t->n; lo < hi;) {	/* the first target past PC */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->to[mid] <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->n && t->to[lo] < pc + len) {
+		ptap_err_set(why, -1, -ENOTSUP, "code elsewhere in the module jumps to 0x%lx, in "
+			     "the bytes a jump would replace", (unsigned long)t->to[lo]);
+		return false;
+	}
+	return true;
+}
+
 /* Check the branches of SYM (of MOD) against RP's jump: 0 or -ENOTSUP. */
 static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
 			  const struct elfmod_sym *sym, bool holds_site, struct ptap_err *why)
@@ -64,6 +176,27 @@ static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
 }
 
 /*
+ * Does a symbol other than SYM begin or lie in (PC, PC + LEN), the bytes a
+ * jump at PC would replace after its first?  Another entry into them (an
+ * assembly function's second name, the next function) would land inside
+ * the jump.  True with WHY.
+ */
+static bool other_sym_in(const struct elfmod *mod, struct dbg *dbg, const struct elfmod_sym *sym,
+			 uint64_t pc, unsigned int len, struct ptap_err *why)
+{
+	struct elfmod_sym other;
+
+	for (uint64_t a = pc + 1; a < pc + len; a++)
+		if (fn_sym_at(mod, dbg, a, &other) == 0 && other.vaddr != sym->vaddr) {
+			ptap_err_set(why, -1, -ENOTSUP, "%s at 0x%lx, in the bytes a jump would "
+				     "replace", other.name ? other.name : "another symbol",
+				     (unsigned long)a);
+			return true;
+		}
+	return false;
+}
+
+/*
  * May RP's site be a jump site (arch.h)?  The function holding it is decoded
  * whole from the symbol table, and so is its "NAME.cold" part when gcc split
  * one off.  Never an error: a site that cannot be one takes an int3.
@@ -77,12 +210,20 @@ static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod, str
 	memset(&rp->jump, 0, sizeof(rp->jump));
 	if (rp->insn.step != ARCH_STEP_OOL)
 		ptap_err_set(&why, -1, -ENOTSUP, "'%s' is a branch", rp->insn.text);
-	else if (fn_sym_at(mod, dbg, rp->vaddr, &sym) < 0)
-		ptap_err_set(&why, -1, -ENOTSUP, "no symbol says where its function ends");
-	else if (jump_check_sym(rp, mod, &sym, true, &why) == 0 &&
-	    snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
-	    elfmod__find_sym(mod, name, &cold) == 0 &&
-	    jump_check_sym(rp, mod, &cold, false, &why) < 0)
+	/*
+	 * The module's own symbol table only (the debug file names local
+	 * assembly functions too, whose bounds are less sure)
+	 */
+	else if (elfmod__sym_at(mod, rp->vaddr, &sym) < 0 || !sym.size)
+		ptap_err_set(&why, -1, -ENOTSUP, "its function is not in the module's symbol "
+			     "table");
+	else if (jump_check_sym(rp, mod, &sym, true, &why) < 0)
+		;	/* no jump (arch_jump_analyze()) */
+	else if (other_sym_in(mod, dbg, &sym, rp->vaddr, rp->jump.len, &why) ||
+		 !no_branch_into(mod, dbg, rp->vaddr, rp->jump.len, &why) ||
+		 (snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
+		  elfmod__find_sym(mod, name, &cold) == 0 &&
+		  jump_check_sym(rp, mod, &cold, false, &why) < 0))
 		memset(&rp->jump, 0, sizeof(rp->jump));
 	if (!rp->jump.len) {
 		pr_debug("%s: an int3 site, not a jump site: %s\n", rp->where, why.msg);
@@ -276,6 +417,8 @@ static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolve
 							     false, &why) < 0))
 			memset(&e->jump, 0, sizeof(e->jump));
 	}
+	if (e->jump.len && !no_branch_into(mod, dbg, start, e->jump.len, &why))
+		memset(&e->jump, 0, sizeof(e->jump));
 	if (!e->jump.len && why.msg[0] && !e->nojump)
 		e->nojump = strdup(why.msg);
 }

@@ -1,7 +1,8 @@
 /* samples/scen/jump_sites.c: jump sites (tracer/space/aspace.h).  Prints the first
  * byte of each function as it is in memory at main() ("FIRST jump_plain e9":
  * launched, ptap planted before main), then calls jump_plain(i),
- * jump_riprel(i) and jump_looped(i, 3) for i = 1 .. N, in this process and in
+ * jump_riprel(i), jump_looped(i, 3), jump_entered(i) and jump_enterer(i) (which
+ * jumps into jump_entered) for i = 1 .. N, in this process and in
  * a fork child (jump_plain(1000 + i) there; it says first whether its code
  * is the file's: "CHILD-CODE file" or "patched"), and checks every result.
  * "wait": then polls (up to 10 s) until jump_plain's trampoline no longer
@@ -21,6 +22,8 @@
 long jump_plain(long x);
 long jump_riprel(long x);
 long jump_looped(long x, long n);
+long jump_entered(long x);
+long jump_enterer(long x);
 extern long jump_total;
 
 static int bad;
@@ -42,6 +45,8 @@ static void calls(long n, long base)
 		total += i;
 		check("jump_riprel", i, jump_riprel(i), total);
 		check("jump_looped", i, jump_looped(i, 3), i + 3);
+		check("jump_entered", i, jump_entered(i), i + 1);
+		check("jump_enterer", i, jump_enterer(i), i + 1);
 	}
 }
 

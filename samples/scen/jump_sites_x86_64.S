@@ -40,4 +40,21 @@ FUNC(jump_looped)
 	ret
 END(jump_looped)
 
+/* long jump_entered(long x): x + 1, like jump_plain; but the next function
+ * jumps into it 3 bytes in, into the bytes a jump would replace: a branch
+ * from another function, which decoding jump_entered alone cannot see, so
+ * this site must stay an int3 too. */
+FUNC(jump_entered)
+	mov	%rdi, %rax
+.Ljump_entered_add:
+	add	$1, %rax
+	ret
+END(jump_entered)
+
+/* long jump_enterer(long x): x + 1, through jump_entered's add */
+FUNC(jump_enterer)
+	mov	%rdi, %rax
+	jmp	.Ljump_entered_add
+END(jump_enterer)
+
 	.section .note.GNU-stack, "", @progbits

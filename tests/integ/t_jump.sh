@@ -42,6 +42,18 @@ test_jump_sites_no_jumps() {
 	js_check 50 "cc cc cc"
 }
 
+# Another function jumps into jump_entered's first bytes: its site stays an
+# int3 (said with -v), and every call of both returns what it should.
+test_jump_sites_entered_from_elsewhere() {
+	run_ptap record -v -o "$TMP/js_rec" -e 'jump_entered %di' -e 'jump_enterer %di' \
+		-- "$JS" 50 >"$TMP/js_out" 2>"$TMP/js_err"
+	expect_grep '^CALLS-OK$' "$TMP/js_out"
+	expect_grep '^BYTES-OK$' "$TMP/js_out"
+	expect_grep 'jump_entered: the site at 0x[0-9a-f]* in pid [0-9]* stops the thread at each hit (not recorded in the process): code elsewhere in the module jumps to 0x[0-9a-f]*, in the bytes a jump would replace$' "$TMP/js_err"
+	expect_eq "jump_entered records" 100 "$(records "$TMP/js_rec" | grep -c ' jump_entered: ')"
+	expect_eq "jump_enterer records" 100 "$(records "$TMP/js_rec" | grep -c ' jump_enterer: ')"
+}
+
 # The same code through ptap's int3 and through its jumps: one record stream.
 test_jump_sites_json_same_values() {
 	run_ptap record --format json -o "$TMP/js_a" "${JS_PROBES[@]}" -- "$JS" 20 >/dev/null
