@@ -331,14 +331,19 @@ Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }
 uint64_t dbg__cfi_bias(const struct dbg *d) { return d->cfi_bias; }
 /* ---- the function symbols, by address ------------------------------------ */
 
-/* By address; at one address the global (or weak) names before the local ones. */
+/*
+ * By address; at one address as libdwfl prefers them: the global names, the
+ * weak, the local, each in the order of the symbol table.
+ */
 static int by_start(const void *a, const void *b)
 {
 	const struct dbg_func *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (int)x->local - (int)y->local;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* D's function symbols with a size, from libdwfl's table (the debug file's .symtab too). */
@@ -372,10 +377,12 @@ static void funcs_read(struct dbg *d)
 			cap = ncap;
 		}
 		d->funcs[d->nfuncs++] = (struct dbg_func){
-			.name = nm, .start = addr, .size = sym.st_size,
-			.local = GELF_ST_BIND(sym.st_info) == STB_LOCAL };
+			.name = nm, .start = addr, .size = sym.st_size, .idx = (uint32_t)i,
+			.rank = GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0 :
+				GELF_ST_BIND(sym.st_info) == STB_WEAK ? 1 : 2 };
 	}
-	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_start);
+	if (d->nfuncs > 1)
+		qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_start);
 }
 
 int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out)
@@ -396,7 +403,7 @@ int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out)
 	/*
 	 * The nearest start holding it first, a few starts back at most (a
 	 * small symbol nested in a function must not hide it); at one start
-	 * the first (a global name)
+	 * the first (by_start())
 	 */
 	for (size_t i = a, seen = 0; i-- > 0 && seen < 64; seen++) {
 		const struct dbg_func *f = &d->funcs[i];

@@ -33,7 +33,8 @@ Dwfl_Module *dbg__module(const struct dbg *d);
 struct dbg_func {
 	const char *name;	/* libdwfl's */
 	uint64_t start, size;
-	bool local;
+	uint32_t idx;		/* in libdwfl's table */
+	uint8_t rank;		/* 0 global, 1 weak, 2 local */
 };
 int dbg__func_at(struct dbg *d, uint64_t vaddr, struct dbg_func *out);
 /* All of them, by address (into *FUNCS): how many. */

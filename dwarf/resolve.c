@@ -118,7 +118,8 @@ static const struct dbg_targets *module_targets(const struct elfmod *mod, struct
 		t->n = 1;	/* not known: no jump site (done, n, NULL) */
 		return NULL;
 	}
-	qsort(t->to, t->n, sizeof(*t->to), cmp_u64);
+	if (t->n > 1)
+		qsort(t->to, t->n, sizeof(*t->to), cmp_u64);
 	for (size_t i = 0; i < t->n; i++)
 		if (!j || t->to[i] != t->to[j - 1])
 			t->to[j++] = t->to[i];

@@ -156,6 +156,14 @@ void ring_bell(struct ring *r)
 	__atomic_fetch_add(&r->bell, 1, __ATOMIC_RELEASE);
 }
 
+/* How often a writer looks at the fill: every BELL_EVERY records, a quarter of a small ring. */
+static uint32_t bell_every(uint32_t nslots)
+{
+	uint32_t q = nslots / 4;
+
+	return q < 1 ? 1 : q < BELL_EVERY ? q : BELL_EVERY;
+}
+
 bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 {
 	struct ring_slot *s = slot_at(r, k);
@@ -182,14 +190,14 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 				/*
 				 * Half full or more: looked at once every BELL_EVERY
-				 * records, not at each (the reader writes the tail at
+				 * records (bell_every()), not at each (the reader writes the tail at
 				 * each release: a cache line the two would pass back
 				 * and forth at every record).  The reader may be
 				 * ahead: a difference that wrapped is no bell.  Rung
 				 * once until the reader reads again (ring_rearm()):
 				 * a futex wake a time is enough
 				 */
-				return (h + 1) % BELL_EVERY == 0 &&
+				return (h + 1) % bell_every(r->nslots) == 0 &&
 				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
 				       r->nslots / 2 <= r->nslots / 2 &&
 				       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);

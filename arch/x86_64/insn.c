@@ -425,7 +425,8 @@ int arch_branches_of(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, struct arc
 		}
 	}
 	cs_free(ci, 1);
-	qsort(out->b, out->n, sizeof(*out->b), by_to);
+	if (out->n > 1)
+		qsort(out->b, out->n, sizeof(*out->b), by_to);
 	return 0;
 }
 

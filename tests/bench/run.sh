@@ -87,15 +87,16 @@ nodash() {
 }
 
 # ---- per hit: ptap, untraced, floor; 1, 2 and 8 threads -------------------
-declare -A U F P A	# a row's untraced ns a call, floor's, ptap's and ptap attached's ns a
-			# hit, by PIN_THREADS
+declare -A U F P	# a row's untraced ns a call, floor's and ptap's ns a hit, by PIN_THREADS
 
-# wait_for FILE WORD: until FILE holds WORD (5 s at most); fails if it never does
+# wait_for FILE WORD PID: until FILE holds WORD (5 s at most); fails if it never does, or
+# once process PID is gone
 wait_for() {
 	local i
 
 	for i in $(seq 500); do
 		if grep -q "$2" "$1" 2>/dev/null; then return 0; fi
+		kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.01
 	done
 	return 1
@@ -106,13 +107,14 @@ wait_for() {
 attached() {
 	local th=$1 pid ppid r=0
 	shift
+	rm -f "$tmp/att.out" "$tmp/att.err" "$tmp/att.ptap"	# not the last run's words
 	"$@" "$T" "$NF" "$th" wait >"$tmp/att.out" 2>"$tmp/att.err" &
 	pid=$!
-	if ! wait_for "$tmp/att.err" ready; then kill "$pid"; wait "$pid"; return 1; fi
+	if ! wait_for "$tmp/att.err" ready "$pid"; then kill "$pid"; wait "$pid"; return 1; fi
 	"$@" "$O/ptap" record -v -p "$pid" -o /dev/null -e 'bench_fn %di:string' \
 		2>"$tmp/att.ptap" &
 	ppid=$!
-	if wait_for "$tmp/att.ptap" "attached to pid"; then
+	if wait_for "$tmp/att.ptap" "attached to pid" "$ppid"; then
 		kill -USR1 "$pid"
 	else
 		r=1
@@ -133,17 +135,19 @@ row() {	# row LABEL THREADS PIN-PREFIX...
 			"$T" "$N" "$th" :: \
 		attached "$th" "$@")"
 	nodash t0 t1 t2 t3 t4
-	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ -z "$t3" ] || [ -z "$t4" ]; then
+	if [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ -z "$t3" ]; then
 		printf '%-8s %d thr  failed: untraced "%s", floor "%s", ptap "%s", --no-agent "%s", attached "%s" ns\n' \
 			"$label" "$th" "$t0" "$t1" "$t2" "$t3" "$t4"
 		return 0
 	fi
-	read -r U[$k] F[$k] P[$k] A[$k] <<<"$(awk -v n="$N" -v nf="$NF" -v t0="$t0" -v t1="$t1" \
-		-v t2="$t2" -v t4="$t4" 'BEGIN { u = t0 / nf; print u, t1 / n - u, t2 / nf - u, t4 / nf - u }')"
-	awk -v l="$label" -v th="$th" -v n="$N" -v u="${U[$k]}" -v f="${F[$k]}" -v p="${P[$k]}" \
-	    -v t3="$t3" -v a="${A[$k]}" 'BEGIN {
+	read -r U[$k] F[$k] P[$k] <<<"$(awk -v n="$N" -v nf="$NF" -v t0="$t0" -v t1="$t1" \
+		-v t2="$t2" 'BEGIN { u = t0 / nf; print u, t1 / n - u, t2 / nf - u }')"
+	# attached: a failed attach leaves the rest of the row
+	awk -v l="$label" -v th="$th" -v n="$N" -v nf="$NF" -v u="${U[$k]}" -v f="${F[$k]}" \
+	    -v p="${P[$k]}" -v t3="$t3" -v t4="$t4" 'BEGIN {
 		s = t3 / n - u;
-		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | attached %6.0f ns/hit | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
+		a = t4 == "" ? "failed" : sprintf("%6.0f ns/hit", t4 / nf - u);
+		printf "%-8s %d thr  untraced %5.1f ns/call | floor %6.0f ns/hit | ptap %6.0f ns/hit (in the process) | attached %s | --no-agent %6.0f ns/hit (a stop) | ptap/floor %.2fx | in-process/stop %.3fx\n",
 			l, th, u, f, p, a, s, p / f, p / s }'
 }
 

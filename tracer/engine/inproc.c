@@ -213,8 +213,9 @@ static void (*bell_fn)(void);	/* inproc_on_bell()'s */
  *
  * ptap's loop waits for its tracees (wait4), not for the rings: between two
  * stops it drains them on a timer, and threads that record faster than that
- * would fill a ring and wait for the timer.  So a writer whose record fills
- * its ring to half, or that finds it full, rings the ring's bell (a futex
+ * would fill a ring and wait for the timer.  So a writer that finds its ring
+ * half full (looking once in 64 records, and ringing once until ptap reads
+ * again: ring_publish()), or full, rings the ring's bell (a futex
  * wake: probes/ring.h); the lease thread waits on every bell at once
  * (futex_waitv(2)) and has the loop drain now (bell_fn: a signal that
  * cancels its wait).  Without futex_waitv (Linux < 5.16), the timer alone.
@@ -454,11 +455,12 @@ static size_t max_record(const struct session *s)
 }
 
 /*
- * The bytes of a region for S's records: a ring of RING_SLOTS slots, made
- * larger or smaller to fit RING_MIN to RING_MAX (then slots are fewer).
- * Sized by slots, not bytes: a return probe's records (two slots a call,
- * and slots with room for a hit's chain) would have rung the bell twice as
- * often, each time a drain of ptap's and a switch or three.
+ * The bytes of a region for S's records: a ring of RING_SLOTS slots, within
+ * RING_MIN to RING_MAX (its slots then more or fewer: a power of two, as
+ * many as fit, ring_init()).  Sized by slots, not bytes: a return probe's
+ * records (two slots a call, and slots with room for a hit's chain) would
+ * have rung the bell twice as often, each time a drain of ptap's and a
+ * switch or three.
  */
 static uint64_t region_len(const struct session *s)
 {
@@ -954,9 +956,9 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 	size_t len, n = 0;
 	bool wake = false;
 
+	ring_rearm(r);		/* read now: a writer that finds it half full rings again */
 	if (upto == r->tail && !all)
 		return 0;
-	ring_rearm(r);
 	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
 		emit_slot(s, rec, len);
 		ring_release(r, &rg->shape);
