@@ -441,10 +441,13 @@ static int plant_one(struct session *s, struct thread *t, struct probe *p,
 	if (st.insn.step == ARCH_STEP_OOL && t->as->no_inject)
 		return plant_fail(p, t, addr, "%sthe process runs under a seccomp filter, which "
 				  "could kill it for the mmap of ptap's out-of-line copy", "");
-	if (st.jump.len && p->inproc && !t->quiet && (r = inproc_site(s, t, &st, p)) == -ESRCH)
-		return r;
-	if (st.jump.len && p->inproc && !t->quiet && r == -ENOSPC)
-		stop_why = "the agent's region has no room left for another site";
+	if (st.jump.len && p->inproc && !t->quiet) {
+		r = inproc_site(s, t, &st, p);
+		if (r == -ESRCH)
+			return r;
+		if (r == -ENOSPC)
+			stop_why = "the agent's region has no room left for another site";
+	}
 	if (st.jump.len && (r = prepare_slot(s, t, &st, dev, ino)) < 0) {
 		if (r == -ESRCH)
 			return r;
