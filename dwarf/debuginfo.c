@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dwarf/debuginfo_int.h"
+#include "probes/array.h"
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -363,18 +364,11 @@ static void funcs_read(struct dbg *d)
 		if (!nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
 		    shndx == SHN_UNDEF)
 			continue;
-		if (d->nfuncs == cap) {
-			size_t ncap = cap ? 2 * cap : 256;
-			struct dbg_func *f = realloc(d->funcs, ncap * sizeof(*f));
-
-			if (!f) {	/* none: callers find no symbol, as without the table */
-				free(d->funcs);
-				d->funcs = NULL;
-				d->nfuncs = 0;
-				return;
-			}
-			d->funcs = f;
-			cap = ncap;
+		if (array_grow((void **)&d->funcs, &cap, sizeof(*d->funcs), d->nfuncs + 1) < 0) {
+			free(d->funcs);	/* none: callers find no symbol, as without the table */
+			d->funcs = NULL;
+			d->nfuncs = 0;
+			return;
 		}
 		d->funcs[d->nfuncs++] = (struct dbg_func){
 			.name = nm, .start = addr, .size = sym.st_size, .idx = (uint32_t)i,

@@ -47,7 +47,8 @@ size_t dbg__funcs(struct dbg *d, const struct dbg_func **funcs);
 struct dbg_targets {
 	uint64_t *to;
 	size_t n;
-	bool done;
+	bool done;		/* made (or tried) */
+	bool failed;		/* not known (out of memory): no jump site in the module */
 };
 struct dbg_targets *dbg__targets(struct dbg *d);
 

@@ -96,10 +96,10 @@ static const struct dbg_targets *module_targets(const struct elfmod *mod, struct
 	size_t cap = 0, nf, j = 0;
 	int r = 0;
 
-	if (!t)
+	if (!t || t->failed)
 		return NULL;
-	if (t->done)	/* made; or failed: no array, N not 0 */
-		return t->to || !t->n ? t : NULL;
+	if (t->done)
+		return t;
 	t->done = true;
 	for (size_t i = 0; i < elfmod__nfuncs(mod) && r == 0; i++) {
 		elfmod__func(mod, i, &sym);
@@ -115,7 +115,8 @@ static const struct dbg_targets *module_targets(const struct elfmod *mod, struct
 	if (r < 0) {
 		free(t->to);
 		t->to = NULL;
-		t->n = 1;	/* not known: no jump site (done, n, NULL) */
+		t->n = 0;
+		t->failed = true;
 		return NULL;
 	}
 	if (t->n > 1)
@@ -177,23 +178,31 @@ static int jump_check_sym(struct resolved_probe *rp, const struct elfmod *mod,
 }
 
 /*
- * Does a symbol other than SYM begin or lie in (PC, PC + LEN), the bytes a
- * jump at PC would replace after its first?  Another entry into them (an
- * assembly function's second name, the next function) would land inside
- * the jump.  True with WHY.
+ * Does a symbol other than those starting at OWN[0..NOWN) (the function's
+ * parts) begin or lie in (PC, PC + LEN), the bytes a jump at PC would
+ * replace after its first?  Another entry into them (an assembly
+ * function's second name, the next function past the padding) would land
+ * inside the jump.  True with WHY.
  */
-static bool other_sym_in(const struct elfmod *mod, struct dbg *dbg, const struct elfmod_sym *sym,
-			 uint64_t pc, unsigned int len, struct ptap_err *why)
+static bool other_sym_in(const struct elfmod *mod, struct dbg *dbg, const uint64_t *own,
+			 int nown, uint64_t pc, unsigned int len, struct ptap_err *why)
 {
 	struct elfmod_sym other;
 
-	for (uint64_t a = pc + 1; a < pc + len; a++)
-		if (fn_sym_at(mod, dbg, a, &other) == 0 && other.vaddr != sym->vaddr) {
+	for (uint64_t a = pc + 1; a < pc + len; a++) {
+		bool mine = false;
+
+		if (fn_sym_at(mod, dbg, a, &other) < 0)
+			continue;
+		for (int k = 0; k < nown; k++)
+			mine |= other.vaddr == own[k];
+		if (!mine) {
 			ptap_err_set(why, -1, -ENOTSUP, "%s at 0x%lx, in the bytes a jump would "
 				     "replace", other.name ? other.name : "another symbol",
 				     (unsigned long)a);
 			return true;
 		}
+	}
 	return false;
 }
 
@@ -220,7 +229,7 @@ static void decide_jump(struct resolved_probe *rp, const struct elfmod *mod, str
 			     "table");
 	else if (jump_check_sym(rp, mod, &sym, true, &why) < 0)
 		;	/* no jump (arch_jump_analyze()) */
-	else if (other_sym_in(mod, dbg, &sym, rp->vaddr, rp->jump.len, &why) ||
+	else if (other_sym_in(mod, dbg, &sym.vaddr, 1, rp->vaddr, rp->jump.len, &why) ||
 		 !no_branch_into(mod, dbg, rp->vaddr, rp->jump.len, &why) ||
 		 (snprintf(name, sizeof(name), "%s.cold", sym.name) < (int)sizeof(name) &&
 		  elfmod__find_sym(mod, name, &cold) == 0 &&
@@ -391,23 +400,12 @@ static void jump_check(const struct elfmod *mod, struct dbg *dbg, struct resolve
 		       struct part *parts, int n, int skip)
 {
 	struct ptap_err why = { .pos = -1 };
-	uint64_t start = e->vaddr - e->jump.at;
-	struct elfmod_sym other;
+	uint64_t start = e->vaddr - e->jump.at, own[2];
 
-	for (uint64_t a = start + 1; e->jump.len && a < start + e->jump.len; a++) {
-		bool own = false;
-
-		if (fn_sym_at(mod, dbg, a, &other) < 0)
-			continue;
-		for (int k = 0; k < n; k++)
-			own |= other.vaddr == parts[k].r.lo;
-		if (!own) {
-			ptap_err_set(&why, -1, -ENOTSUP, "%s at 0x%lx, in the bytes a jump would "
-				     "replace", other.name ? other.name : "another symbol",
-				     (unsigned long)a);
-			memset(&e->jump, 0, sizeof(e->jump));
-		}
-	}
+	for (int k = 0; k < n && k < 2; k++)
+		own[k] = parts[k].r.lo;
+	if (e->jump.len && other_sym_in(mod, dbg, own, n < 2 ? n : 2, start, e->jump.len, &why))
+		memset(&e->jump, 0, sizeof(e->jump));
 	for (int k = 0; k < n && e->jump.len; k++) {
 		const struct arch_branches *br = k == skip ? NULL : part_decoded(mod, &parts[k]);
 

@@ -156,12 +156,16 @@ void ring_bell(struct ring *r)
 	__atomic_fetch_add(&r->bell, 1, __ATOMIC_RELEASE);
 }
 
-/* How often a writer looks at the fill: every BELL_EVERY records, a quarter of a small ring. */
-static uint32_t bell_every(uint32_t nslots)
+/*
+ * How often a writer looks at the fill, less one: every BELL_EVERY records,
+ * a quarter of a small ring.  A power of two (NSLOTS is): a mask, not a
+ * division at every record.
+ */
+static uint32_t bell_mask(uint32_t nslots)
 {
 	uint32_t q = nslots / 4;
 
-	return q < 1 ? 1 : q < BELL_EVERY ? q : BELL_EVERY;
+	return (q < 1 ? 1 : q < BELL_EVERY ? q : BELL_EVERY) - 1;
 }
 
 bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
@@ -190,14 +194,14 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 							    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 				/*
 				 * Half full or more: looked at once every BELL_EVERY
-				 * records (bell_every()), not at each (the reader writes the tail at
+				 * records (bell_mask()), not at each (the reader writes the tail at
 				 * each release: a cache line the two would pass back
 				 * and forth at every record).  The reader may be
 				 * ahead: a difference that wrapped is no bell.  Rung
 				 * once until the reader reads again (ring_rearm()):
 				 * a futex wake a time is enough
 				 */
-				return (h + 1) % bell_every(r->nslots) == 0 &&
+				return ((h + 1) & bell_mask(r->nslots)) == 0 &&
 				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
 				       r->nslots / 2 <= r->nslots / 2 &&
 				       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);

@@ -186,28 +186,29 @@ struct prog_row {
 	uint64_t addr;		/* val.addr when err == -EFAULT */
 };
 
-static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf, size_t smax)
+/* ROW's program run; SMALL: a string's first bytes read up to a 64-byte line first (the agent's way). */
+static int run_row_as(const struct prog_row *row, struct fetch_val *val, char *sbuf, size_t smax,
+		      bool small)
 {
 	struct fetch_prog prog = { .type = row->type };
+	struct fetch_ctx c = ctx;
 
+	c.small_first = small;
 	for (int i = 0; i < MAX_TEST_OPS && row->ops[i].op; i++)
 		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
 						   row->ops[i].reg, row->ops[i].imm), 0));
-	return fetch_prog__run(&prog, &ctx, val, sbuf, smax);
+	return fetch_prog__run(&prog, &c, val, sbuf, smax);
 }
 
-/* As run_row(), reading a string's first bytes up to a 64-byte line first (the agent's way). */
+static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf, size_t smax)
+{
+	return run_row_as(row, val, sbuf, smax, false);
+}
+
 static int run_row_small_first(const struct prog_row *row, struct fetch_val *val, char *sbuf,
 			       size_t smax)
 {
-	struct fetch_prog prog = { .type = row->type };
-	struct fetch_ctx small = ctx;
-
-	small.small_first = true;
-	for (int i = 0; i < MAX_TEST_OPS && row->ops[i].op; i++)
-		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
-						   row->ops[i].reg, row->ops[i].imm), 0));
-	return fetch_prog__run(&prog, &small, val, sbuf, smax);
+	return run_row_as(row, val, sbuf, smax, true);
 }
 
 #define T_U16	TYP(FT_UNSIGNED, 2, 0, 0)
