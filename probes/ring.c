@@ -255,22 +255,25 @@ void ring_release(struct ring *r, const struct ring_shape *sh)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 	uint64_t *w = &queue(r)[t & (sh->nslots - 1)];
-	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE), owner = 0;
-	struct ring_slot *s = NULL;
+	uint64_t e = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+	struct ring_slot *s;
 
 	/*
-	 * The owner read while the place still says published: once it is
-	 * empty, the writer may take the slot back (a new count) and publish it
-	 * anew, and the compare-and-swap must then fail, not free that record.
+	 * The slot freed while its place still says published, then the place
+	 * emptied: a plain store, not a compare-and-swap (a locked
+	 * instruction at every record).  While the place says published no
+	 * writer touches the owner word: others see it taken, and its own
+	 * writer takes back only a slot that is not published (ring_slot_take()).
+	 * Freed first, a writer may take it anew and publish it at another
+	 * place before this one is emptied; emptied first, its own writer could
+	 * take it back and this store would free the record being made.
 	 */
 	if (e == FULL(t, SLOT(e)) && SLOT(e) < sh->nslots) {
 		s = slot_in(r, sh, SLOT(e));
-		owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE) & PUB)
+			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(w, EMPTY(t + sh->nslots), __ATOMIC_RELEASE);
-	if (s && (owner & PUB))
-		__atomic_compare_exchange_n(&s->owner, &owner, 0, false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
 }
 
