@@ -243,17 +243,17 @@ static const struct agent_site *next_site(const struct agent_site *site)
 
 /*
  * The records of SITE and the sites after it in its chain (at most LEFT)
- * for a hit at REGS, as many as fit one slot of the ring together (at least
+ * for a hit at REGS, as many as fit one slot of RING together (at least
  * SITE's): made there, one after another, and published as one (probes/ring.h:
  * a signal handler that jumps away from here leaves at worst a slot, which
  * never stops ptap from reading the others).  With every slot taken, the
  * thread waits for ptap to read some.  Returns the sites recorded; *AFTER:
  * the site after them.
  */
-static int record_some(uint64_t *regs, const struct agent_site *site, long tid, uint64_t ts,
-		       int left, const struct agent_site **after)
+static int record_some(uint64_t *regs, const struct agent_site *site, struct ring *ring, long tid,
+		       uint64_t ts, int left, const struct agent_site **after)
 {
-	struct ring *ring = (struct ring *)(uintptr_t)site->ring;
+	struct ring *first = (struct ring *)(uintptr_t)site->ring;	/* its bell */
 	size_t max = ring_max_record(ring), len = 0, off = 0;
 	const struct agent_site *s = site;
 	struct ts wait_max = { 0, 50000000 };
@@ -280,7 +280,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, long tid, 
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
 				     &slot, &seen);
 		if (err == -EAGAIN) {	/* a while at most: a reader killed wakes no one */
-			bell(ring);
+			bell(first);
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
 			     0, 0);
 		}
@@ -299,7 +299,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, long tid, 
 		r->next = i + 1 < n ? (uint32_t)off : 0;
 	}
 	if (ring_publish(ring, slot, (uint32_t)len))
-		bell(ring);
+		bell(first);
 	return n;
 }
 
@@ -315,9 +315,15 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 	uint32_t tid_off = __atomic_load_n(&proc->tid_off, __ATOMIC_RELAXED);
 	long tid = tid_off ? (long)tp_u32(tid_off) : 0;
 	uint64_t ts = now_ns(site);
+	struct ring *ring;
 
 	if (tid <= 0)
 		tid = sys6(SYS_GETTID, 0, 0, 0, 0, 0, 0);
+	/* the thread's ring: always the same one, so its records stay in the order it made them */
+	ring = (struct ring *)(uintptr_t)(site->ring +
+					  ((uint64_t)tid & __atomic_load_n(&proc->ring_mask,
+									   __ATOMIC_RELAXED)) *
+					  __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
 	for (int n = 0; site && n < AGENT_CHAIN_MAX;)
-		n += record_some(regs, site, tid, ts, AGENT_CHAIN_MAX - n, &site);
+		n += record_some(regs, site, ring, tid, ts, AGENT_CHAIN_MAX - n, &site);
 }

@@ -6,7 +6,7 @@
  * (probes/fetch_eval.c), its reads of the target's memory directly (ptap
  * catching a fault: agent_copy_read) or through a system call that fails
  * with EFAULT rather than fault, and appends one struct
- * agent_rec to the site's ring (probes/ring.h), waiting while the ring is
+ * agent_rec to the thread's ring (probes/ring.h), waiting while the ring is
  * full.  Built freestanding into a flat, position-independent blob
  * (agent_blob.h), with no relocation: it can run at any address. */
 #ifndef PTAP_AGENT_AGENT_H
@@ -28,6 +28,15 @@ struct agent_proc {
 				 * while a vfork child runs on its parent's thread pointer */
 	uint32_t direct;	/* not 0: the programs read memory directly, ptap catching a
 				 * fault (agent_copy_read); 0: through process_vm_readv */
+	/*
+	 * The rings: a thread records into ring (tid & ring_mask), ring_stride
+	 * bytes apart from a site's ring (the first), so that threads on other
+	 * CPUs do not write the same words at every record; the first ring's
+	 * bell is the rings' bell
+	 */
+	uint32_t ring_mask;
+	uint32_t pad;
+	uint64_t ring_stride;
 };
 
 /* What a site's record is for (struct agent_site's kind). */
@@ -42,7 +51,7 @@ enum {
 /* One site whose hits the agent records.  Addresses are in the target. */
 struct agent_site {
 	uint64_t progs;		/* NPROGS struct fetch_prog */
-	uint64_t ring;		/* struct ring: the records */
+	uint64_t ring;		/* the first struct ring of the process's (agent_proc's ring_mask) */
 	uint64_t addr;		/* the site (the record's addr) */
 	uint64_t bias;		/* of its module, for the programs */
 	uint64_t proc;		/* struct agent_proc */

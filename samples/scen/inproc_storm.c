@@ -29,6 +29,10 @@
  *              back to the thread's loop, out of whatever it interrupted;
  *   threads N  N threads created one after another, 4 alive at a time, each
  *              calling probe_me(i, "t") 10 times;
+ *   handoff N  4 threads take turns: the one whose turn it is calls
+ *              probe_me(turn, "handoff") and hands the turn on, N turns in
+ *              all: each call made after the one before it, in another
+ *              thread (whose records a tracer may keep apart);
  *   forks N    4 threads fork N times each; every child calls
  *              probe_me(i, "child") once and exits; the parents wait;
  *   count N    probe_me(i, "count") N times, then says on fd 3 "switches S":
@@ -286,6 +290,47 @@ static void signals(long n)
 		pthread_join(w[k].t, NULL);
 }
 
+/* ---- handoff --------------------------------------------------------------- */
+
+#define HANDOFF_THREADS	4
+
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_moved = PTHREAD_COND_INITIALIZER;
+static long turn, turns;
+
+static void *handoff_worker(void *arg)
+{
+	long k = (long)arg;
+
+	pthread_mutex_lock(&turn_lock);
+	for (;;) {
+		while (turn < turns && turn % HANDOFF_THREADS != k)
+			pthread_cond_wait(&turn_moved, &turn_lock);
+		if (turn >= turns)
+			break;
+		probe_me(turn, "handoff");
+		turn++;
+		pthread_cond_broadcast(&turn_moved);
+	}
+	pthread_mutex_unlock(&turn_lock);
+	count_calls();
+	return NULL;
+}
+
+static void handoff(long n)
+{
+	pthread_t t[HANDOFF_THREADS];
+
+	turns = n;
+	for (long k = 0; k < HANDOFF_THREADS; k++)
+		if (pthread_create(&t[k], NULL, handoff_worker, (void *)k))
+			exit(2);
+	for (int k = 0; k < HANDOFF_THREADS; k++)
+		pthread_join(t[k], NULL);
+	if (turn != n)
+		bad = 1;
+}
+
 /* ---- threads -------------------------------------------------------------- */
 
 static void *short_life(void *arg)
@@ -406,6 +451,8 @@ int main(int argc, char **argv)
 		signals(n);
 	else if (!strcmp(mode, "threads"))
 		threads(n);
+	else if (!strcmp(mode, "handoff"))
+		handoff(n);
 	else if (!strcmp(mode, "forks"))
 		forks(n);
 	else if (!strcmp(mode, "count"))
@@ -415,7 +462,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|forks|count|exits|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|handoff|forks|count|exits|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

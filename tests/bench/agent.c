@@ -4,12 +4,15 @@
  * trampoline (arch_agent_tramp_build()), the agent blob (agent_blob[]) run
  * from there, its records drained from the ring by a reader thread; the
  * process's vDSO's clock_gettime and where glibc keeps a thread's
- * tid given to the agent, as ptap will give them.  Per
- * call: untraced, and through the agent, by 1 and 8 threads; best of 3.
- * usage: agent [N [u64|vm]]  (default 1000000 calls per thread; u64: the
- * argument as %di:u64, which reads no memory; vm: the string read through
- * process_vm_readv, as in a process that handles SIGSEGV, instead of
- * directly as ptap lets the agent elsewhere)
+ * tid given to the agent, as ptap will give them, and as many rings as ptap
+ * gives a process (twice the CPUs, a power of two, at most 16: a thread
+ * writes into the one its tid names).  Per call: untraced, and through the
+ * agent, by 1 and 8 threads; best of 3.
+ * usage: agent [N [u64|vm|one-ring]]  (default 1000000 calls per thread;
+ * u64: the argument as %di:u64, which reads no memory; vm: the string read
+ * through process_vm_readv, as in a process that handles SIGSEGV, instead of
+ * directly as ptap lets the agent elsewhere; one-ring: every thread writes
+ * into one ring)
  * Fails (exit status 1) when a record is missing or wrong. */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,12 +38,14 @@
 /* the largest record: 32 bytes, two values, 256 bytes of string (ptap sizes the slots so) */
 #define RECORD_MAX	(sizeof(struct agent_rec) + 2 * sizeof(struct fetch_val) + 256)
 #define MAXTHREADS	8
+#define RINGS_MAX	16
 
 /* bench_fn as bench_target has it: push %rbp; mov %rsp,%rbp; mov %rdi,%rax; pop %rbp; ret */
 static const uint8_t fn_code[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xf8, 0x5d, 0xc3 };
 
 static long (*fn)(const char *);
-static struct ring *ring;
+static struct ring *ring;	/* the first of NRINGS */
+static int nrings;
 static struct ring_shape shape;	/* the reader's copy of its shape */
 static long ncalls;
 static volatile int draining;
@@ -66,30 +71,43 @@ static void *caller(void *arg)
 	return NULL;
 }
 
+static struct ring *ring_k(int k)
+{
+	return (struct ring *)((char *)ring + (size_t)k * RING_LEN);
+}
+
 static void *reader(void *arg)
 {
 	(void)arg;
-	bool wake = false;
+	bool wake[RINGS_MAX] = { false };
 
 	/* as ptap will: what is there, then one wake-up for the writers waiting */
 	while (__atomic_load_n(&draining, __ATOMIC_ACQUIRE)) {
-		const struct agent_rec *rec;
-		size_t len;
+		int got = 0;
 
-		if (!ring_peek(ring, &shape, (const void **)&rec, &len)) {
-			if (wake && ring_released(ring))
-				syscall(202 /* futex */, &ring->released, 1 /* FUTEX_WAKE */,
+		for (int k = 0; k < nrings; k++) {
+			struct ring *r = ring_k(k);
+			const struct agent_rec *rec;
+			size_t len;
+
+			while (ring_peek(r, &shape, (const void **)&rec, &len)) {
+				if (rec->nvals != 1 || rec->vals[0].err ||
+				    (strings && (rec->vals[0].len != 15 ||
+				     memcmp((const char *)rec + (uintptr_t)rec->vals[0].str,
+					    "SELECT 1 FROM t", 15))))
+					bad++;
+				drained++;
+				got++;
+				ring_release(r, &shape);
+				wake[k] = true;
+			}
+			if (wake[k] && ring_released(r))
+				syscall(202 /* futex */, &r->released, 1 /* FUTEX_WAKE */,
 					MAXTHREADS);
-			wake = false;
-			sched_yield();
-			continue;
+			wake[k] = false;
 		}
-		if (rec->nvals != 1 || rec->vals[0].err || (strings && (rec->vals[0].len != 15 ||
-		     memcmp((const char *)rec + (uintptr_t)rec->vals[0].str, "SELECT 1 FROM t", 15))))
-			bad++;
-		drained++;
-		ring_release(ring, &shape);
-		wake = true;
+		if (!got)
+			sched_yield();
 	}
 	return NULL;
 }
@@ -145,8 +163,18 @@ int main(int argc, char **argv)
 	}
 	if (argc > 2 && !strcmp(argv[2], "vm"))
 		direct = 0;
-	ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (span == MAP_FAILED || ring == MAP_FAILED || ring_init(ring, RING_LEN, RECORD_MAX, &shape) < 0 ||
+	if (argc > 2 && !strcmp(argv[2], "one-ring"))
+		nrings = 1;
+	else	/* as ptap: tracer/engine/inproc.c's rings_count() */
+		for (nrings = 1; nrings < RINGS_MAX && nrings < 2 * sysconf(_SC_NPROCESSORS_ONLN);)
+			nrings <<= 1;
+	ring = mmap(NULL, RING_LEN * (size_t)nrings, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	for (int k = 0; ring != MAP_FAILED && k < nrings; k++)
+		if (ring_init(ring_k(k), RING_LEN, RECORD_MAX, &shape) < 0)
+			ring = MAP_FAILED;
+	proc.ring_mask = (uint32_t)nrings - 1;
+	proc.ring_stride = RING_LEN;
+	if (span == MAP_FAILED || ring == MAP_FAILED ||
 	    fetch_prog__emit(&prog, FETCH_OP_REG, 0, 5, 0) < 0) {
 		perror("bench agent: setup");
 		return 1;
@@ -188,8 +216,9 @@ int main(int argc, char **argv)
 	__atomic_store_n(&draining, 0, __ATOMIC_RELEASE);
 	pthread_join(rd, NULL);
 	printf("bench agent: 'bench_fn %%di:%s' run in this process by the agent (no tracer), "
-	       "%ld calls a thread, best of 3%s\n", strings ? "string" : "u64", ncalls,
-	       strings ? (direct ? ", read directly" : ", read by process_vm_readv") : "");
+	       "%ld calls a thread, best of 3%s, %d ring%s\n", strings ? "string" : "u64", ncalls,
+	       strings ? (direct ? ", read directly" : ", read by process_vm_readv") : "", nrings,
+	       nrings > 1 ? "s (a thread's: its tid's)" : "");
 	for (int k = 0; k < 2; k++)
 		printf("  %d thr  untraced %6.1f ns/call | agent %7.1f ns/call | agent - untraced %7.1f ns"
 		       " (wall time of each thread's calls)\n", nts[k], plain[k], in[k],

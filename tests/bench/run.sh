@@ -498,8 +498,11 @@ BEGIN {
 # process, with no tracer (the agent alone, its ring drained by a thread):
 # bench_fn's string argument (read directly, and through process_vm_readv
 # as in a process that handles SIGSEGV), and an integer (no memory read), 1
-# and 8 threads.
+# and 8 threads; and the string with every thread writing into one ring
+# (ptap gives a process twice as many rings as CPUs, a thread its tid's).
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" || echo "bench agent: FAILED (see above)"
+"$B/agent" "${BENCH_AGENT_CALLS:-50000}" one-ring | tail -n +2 | sed 's/^/  one ring:/' ||
+	echo "bench agent one-ring: FAILED (see above)"
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" vm | tail -n +2 | sed 's/^/  vm:/' ||
 	echo "bench agent vm: FAILED (see above)"
 "$B/agent" "${BENCH_AGENT_CALLS:-50000}" u64 | tail -n +2 | sed 's/^/  u64:/' ||

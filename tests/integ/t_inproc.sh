@@ -262,6 +262,32 @@ test_inproc_thread_storm() {
 		sed -E 's/^.* [0-9]+\/([0-9]+) .*/\1/' | sort -u | wc -l)"
 }
 
+# Calls handed from thread to thread (4 threads, each call after the one
+# before it): the threads record into rings of their own (their tids'), and
+# ptap merges them by time without ever writing a call before the one it
+# followed, so the records are in the calls' order: i = 0, 1, 2 ...
+test_inproc_handoff_in_order() {
+	local n=4000 rings
+	is_run handoff $n -vv
+	expect_grep 'probe_me: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' "$TMP/is_err"
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' s="handoff"$')"
+	expect_eq "threads" 4 "$(records "$TMP/is_rec" | grep ' s="handoff"$' |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .*/\1/' | sort -u | wc -l)"
+	rings=$(sed -n 's/.*region at 0x[0-9a-f]* ([0-9]* KiB, \([0-9]*\) rings)$/\1/p' "$TMP/is_err")
+	[ "${rings:-0}" -ge 2 ] || fail "rings of the process: '$rings', want 2 or more"
+	echo "    threads' rings: $(records "$TMP/is_rec" | grep ' s="handoff"$' |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .*/\1/' | sort -u |
+		awk -v r="$rings" '{ printf "%s%d", NR > 1 ? " " : "", $1 % r }') of $rings" >&2
+	records "$TMP/is_rec" | grep ' s="handoff"$' | sed -E 's/.* i=([0-9]+) .*/\1/' |
+		awk '$1 != NR - 1 { print "record " NR ": i=" $1 ", want " NR - 1; bad = 1; exit }
+			END { exit bad }' || fail "records out of the calls' order"
+	# at stops, the same order
+	is_run handoff $n --no-agent
+	records "$TMP/is_rec" | grep ' s="handoff"$' | sed -E 's/.* i=([0-9]+) .*/\1/' |
+		awk '$1 != NR - 1 { print "record " NR ": i=" $1; bad = 1; exit } END { exit bad }' ||
+		fail "--no-agent: records out of the calls' order"
+}
+
 # Forks from 4 threads: each child's record under its own pid, none under
 # the parent's (the agent names the thread; ptap the process).
 test_inproc_fork_storm() {
@@ -304,12 +330,21 @@ test_inproc_seccomp_falls_back() {
 # (agent, memory and trampolines unmapped), untraced, running on to its own
 # verdict.
 test_inproc_attach_detach_under_load() {
-	local p
-	start_target "$TMP/out" hammer 3
+	local p off=0 size
+	start_target "$TMP/out" hammer 5
 	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps0"
 	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
 	p=$!
 	sleep 1
+	# and until a child's records are there (3 s more at most): the 8 threads
+	# keep ptap busy and its rings full, and a child waits its turn among them
+	for _ in $(seq 30); do
+		size=$(stat -c %s "$TMP/rec" 2>/dev/null || echo 0)
+		tail -c +$((off + 1)) "$TMP/rec" 2>/dev/null | head -c $((size - off)) |
+			grep -q ' s="child"$' && break
+		off=$((size > 200 ? size - 200 : 0))	# a line cut at the end: again
+		sleep 0.1
+	done
 	stop_ptap "$p"
 	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps1"
 	expect_diff "$TMP/maps0" "$TMP/maps1"

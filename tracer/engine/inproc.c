@@ -58,12 +58,18 @@
  * only as they are used */
 #define SITES_LEN	(8192ULL << 10)
 /*
- * The ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
- * records or so), within RING_MIN and RING_MAX bytes (region_len())
+ * A ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
+ * records or so), within RING_MIN and RING_MAX bytes (region_len()).  A
+ * region has one ring per CPU or so (twice as many, a power of two, at most
+ * RINGS_MAX): a thread records into the one its tid names (agent.h).  One
+ * ring for all would have the threads on every CPU write its queue's words
+ * at every record: with 8 threads on 2 CPUs a hit cost 3 times as much (make
+ * bench's agent rows).
  */
 #define RING_SLOTS	4096u
 #define RING_MIN	(2048ULL << 10)
 #define RING_MAX	(8192ULL << 10)
+#define RINGS_MAX	16u
 #define SITES_OFF	PROC_LEN
 #define RING_OFF	(SITES_OFF + SITES_LEN)
 #define AGENT_NAME	"ptap-agent"
@@ -76,8 +82,10 @@ struct inproc_region {
 	uint64_t len;		/* of the region: region_len() */
 	uint64_t used;		/* bytes of the sites' area handed out */
 	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
-	struct ring_shape shape;	/* the ring's, as ptap laid it out (the header's can be
-					 * written by the process) */
+	struct ring_shape shape;	/* the rings', as ptap laid them out (the headers' can
+					 * be written by the process) */
+	uint32_t nrings;	/* a power of two, at most RINGS_MAX */
+	uint64_t ring_len;	/* bytes from one ring to the next */
 	pid_t pid;		/* the process that made it, for messages */
 	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
 	bool tid_tried;		/* libc's struct pthread looked for (once its libc is mapped) */
@@ -92,6 +100,7 @@ struct inproc_ghost {
 	char comm[17];
 	bool quiet;		/* its records are not written (thread.h) */
 	const struct inproc_region *rg;
+	uint32_t ring;		/* its ring in RG */
 	uint64_t head;
 };
 
@@ -100,9 +109,16 @@ static struct agent_proc *proc_of(const struct inproc_region *rg)
 	return (struct agent_proc *)rg->local;
 }
 
-static struct ring *ring_of(const struct inproc_region *rg)
+/* RG's ring K; the first's bell is the rings' bell (agent.h) */
+static struct ring *ring_at(const struct inproc_region *rg, uint32_t k)
 {
-	return (struct ring *)(rg->local + RING_OFF);
+	return (struct ring *)(rg->local + RING_OFF + k * rg->ring_len);
+}
+
+/* The ring thread TID records into */
+static uint32_t ring_of_tid(const struct inproc_region *rg, pid_t tid)
+{
+	return (uint32_t)tid & (rg->nrings - 1);
 }
 
 /* The largest record P's hits make, as the agent sizes it. */
@@ -200,9 +216,14 @@ static bool no_waitv;		/* futex_waitv(2) is not there (Linux < 5.16, valgrind) *
  * The rings in the lease thread's robust list, as ptap keeps them: the
  * links themselves are in the shared memory, where the processes could
  * change them, so ptap writes them all again from here and never follows
- * them.  The lease thread reads the list (under lease_lock) for the bells.
+ * them.  The lease thread reads the list (under lease_lock) for the bells:
+ * a region's first ring's (agent.h).
  */
-static struct ring **leased;
+struct lease {
+	struct ring *ring;
+	bool bell;		/* its bell is waited on */
+};
+static struct lease *leased;
 static size_t nleased, leased_cap;
 static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t lease_gen;	/* bumped, and woken, when the list changes */
@@ -230,10 +251,11 @@ static void bells_wait(void)
 				       .uaddr = (uint64_t)(uintptr_t)&lease_gen,
 				       .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG };
 	for (size_t i = 0; i < nleased && n < FUTEX_WAITV_MAX; i++)
-		w[n++] = (struct futex_waitv){ .val = __atomic_load_n(&leased[i]->bell,
-								      __ATOMIC_ACQUIRE),
-					       .uaddr = (uint64_t)(uintptr_t)&leased[i]->bell,
-					       .flags = FUTEX_32 };
+		if (leased[i].bell)
+			w[n++] = (struct futex_waitv){
+				.val = __atomic_load_n(&leased[i].ring->bell, __ATOMIC_ACQUIRE),
+				.uaddr = (uint64_t)(uintptr_t)&leased[i].ring->bell,
+				.flags = FUTEX_32 };
 	pthread_mutex_unlock(&lease_lock);
 	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
 		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
@@ -318,8 +340,8 @@ static void lease_relink(void)
 	struct robust_list *next = &lease_head.list;
 
 	for (size_t i = nleased; i-- > 0;) {
-		leased[i]->robust_next = (uint64_t)(uintptr_t)next;
-		next = (struct robust_list *)&leased[i]->robust_next;
+		leased[i].ring->robust_next = (uint64_t)(uintptr_t)next;
+		next = (struct robust_list *)&leased[i].ring->robust_next;
 	}
 	lease_head.list.next = next;
 }
@@ -332,14 +354,15 @@ static void lease_changed(void)
 	syscall(SYS_futex, &lease_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void lease_link(struct ring *r)
+/* R joins the list; BELL: its bell is waited on */
+static void lease_link(struct ring *r, bool bell)
 {
 	pthread_mutex_lock(&lease_lock);
 	if (array_grow((void **)&leased, &leased_cap, sizeof(*leased), nleased + 1) < 0) {
 		pthread_mutex_unlock(&lease_lock);
 		return;		/* then a ptap killed leaves this one's writers waiting */
 	}
-	leased[nleased++] = r;
+	leased[nleased++] = (struct lease){ .ring = r, .bell = bell };
 	lease_relink();
 	lease_changed();
 }
@@ -351,7 +374,7 @@ static void lease_unlink(struct ring *r)
 
 	pthread_mutex_lock(&lease_lock);
 	for (size_t i = 0; i < nleased; i++)
-		if (leased[i] != r)
+		if (leased[i].ring != r)
 			leased[j++] = leased[i];
 	nleased = j;
 	lease_relink();
@@ -455,19 +478,34 @@ static size_t max_record(const struct session *s)
 }
 
 /*
- * The bytes of a region for S's records: a ring of RING_SLOTS slots, within
- * RING_MIN to RING_MAX (its slots then more or fewer: a power of two, as
- * many as fit, ring_init()).  Sized by slots, not bytes: a return probe's
+ * The bytes of a ring for S's records: RING_SLOTS slots, within RING_MIN to
+ * RING_MAX (its slots then more or fewer: a power of two, as many as fit,
+ * ring_init()), whole pages.  Sized by slots, not bytes: a return probe's
  * records (two slots a call, and slots with room for a hit's chain) would
  * have rung the bell twice as often, each time a drain of ptap's and a
  * switch or three.
  */
-static uint64_t region_len(const struct session *s)
+static uint64_t ring_len(const struct session *s)
 {
 	uint64_t ring = ring_len_for(max_record(s), RING_SLOTS);
 
 	ring = ring < RING_MIN ? RING_MIN : ring > RING_MAX ? RING_MAX : ring;
-	return (RING_OFF + ring + 4095) / 4096 * 4096;
+	return (ring + 4095) / 4096 * 4096;
+}
+
+/*
+ * The rings of a region: twice the CPUs, a power of two, at most RINGS_MAX.
+ * Only those its threads' tids name are written (a single-threaded
+ * process's one): the others cost their header and queue, a page or eight.
+ */
+static uint32_t rings_count(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t n = 1;
+
+	while (n < RINGS_MAX && (long)n < 2 * (cpus > 0 ? cpus : 1))
+		n <<= 1;
+	return n;
 }
 
 /*
@@ -572,7 +610,8 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	struct aspace *as = t->as;
 	uint64_t code_len = (agent_blob_len + sizeof(AGENT_NAME) + 4095) / 4096 * 4096;
 	struct inproc_region *rg = calloc(1, sizeof(*rg));
-	uint64_t len = region_len(s);
+	uint32_t nrings = rings_count();
+	uint64_t ring_bytes = ring_len(s), len = RING_OFF + nrings * ring_bytes;
 	long code = -1, fd = -1, base = -1;
 	char path[64];
 	struct stat sb;
@@ -641,13 +680,24 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	rg->pid = t->tgid;
 	as->agent_lo = as->scratch[as->nscratch - 2].start;
 	as->agent_hi = as->agent_lo + agent_blob_len;
-	if (ring_init(rg->local + RING_OFF, len - RING_OFF, max_record(s), &rg->shape) < 0) {
-		r = -EMSGSIZE;
-		goto fail;
+	rg->nrings = nrings;
+	rg->ring_len = ring_bytes;
+	for (uint32_t k = 0; k < nrings; k++) {
+		struct ring_shape shape;
+
+		if (ring_init(ring_at(rg, k), ring_bytes, max_record(s), &shape) < 0) {
+			r = -EMSGSIZE;
+			goto fail;
+		}
+		rg->shape = shape;	/* the same for each */
 	}
-	ring_of(rg)->reader = lease_word();
-	if (lease_tid > 0)
-		lease_link(ring_of(rg));
+	proc_of(rg)->ring_stride = ring_bytes;
+	proc_of(rg)->ring_mask = nrings - 1;
+	for (uint32_t k = 0; k < nrings; k++) {
+		ring_at(rg, k)->reader = lease_word();
+		if (lease_tid > 0)
+			lease_link(ring_at(rg, k), k == 0);
+	}
 	if (vdso_gettime(t->tgid, &proc_of(rg)->gettime) < 0)
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
@@ -657,8 +707,9 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	direct_check(rg);
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;
-	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB)\n", t->tgid,
-		 (unsigned long)as->agent_lo, (unsigned long)rg->base, (unsigned long long)(len >> 10));
+	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB, %u rings)\n", t->tgid,
+		 (unsigned long)as->agent_lo, (unsigned long)rg->base, (unsigned long long)(len >> 10),
+		 nrings);
 	return 0;
 fail:
 	if (r == -ESRCH) {	/* the process is gone or replaced: nothing to undo there */
@@ -806,19 +857,23 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 {
 	const struct inproc_region *rg = t->as ? t->as->inproc : NULL;
 	struct inproc_ghost *g;
+	struct ring *r;
+	uint32_t k;
 	uint64_t head;
 
 	if (!rg)
 		return;
+	k = ring_of_tid(rg, t->tid);
+	r = ring_at(rg, k);
 	/* a record it was making when it was killed, or left by a handler's siglongjmp */
-	ring_slots_free(ring_of(rg), &rg->shape, (uint32_t)t->tid);
-	head = ring_head(ring_of(rg), &rg->shape);
-	if (ring_of(rg)->tail >= head ||
+	ring_slots_free(r, &rg->shape, (uint32_t)t->tid);
+	head = ring_head(r, &rg->shape);
+	if (r->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
 		return;
 	g = &s->ghosts[s->nghosts++];
 	*g = (struct inproc_ghost){ .tid = t->tid, .tgid = t->tgid, .quiet = t->quiet,
-				    .rg = rg, .head = head };
+				    .rg = rg, .ring = k, .head = head };
 	memcpy(g->comm, t->comm, sizeof(g->comm));
 }
 
@@ -830,7 +885,7 @@ static void ghosts_trim(struct session *s, const struct inproc_region *gone)
 	for (size_t i = 0; i < s->nghosts; i++) {
 		const struct inproc_ghost *g = &s->ghosts[i];
 
-		if (g->rg != gone && ring_of(g->rg)->tail < g->head)
+		if (g->rg != gone && ring_at(g->rg, g->ring)->tail < g->head)
 			s->ghosts[j++] = *g;
 	}
 	s->nghosts = j;
@@ -939,41 +994,87 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 	s->inproc_bad++;
 }
 
+/* A ring's next record, as a drain holds it. */
+struct front {
+	const void *rec;
+	size_t len;
+	uint64_t ts;		/* its hit's (the first record's): the rings are merged by it */
+	bool has;
+};
+
+/* Into *F, R's next record to write: one before UPTO, or, ALL, any. */
+static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upto, bool all,
+		       struct front *f)
+{
+	f->has = (all || r->tail < upto) && ring_peek(r, sh, &f->rec, &f->len) == 1;
+	f->ts = 0;
+	if (f->has && f->len >= sizeof(struct agent_rec))
+		memcpy(&f->ts, (const char *)f->rec + offsetof(struct agent_rec, ts), sizeof(f->ts));
+}
+
 /*
- * Write RG's records: up to the head as it is now -- what was made before
- * the stop being handled, not what the threads that run go on making
+ * Write RG's records: up to each ring's head as it is now -- what was made
+ * before the stop being handled, not what the threads that run go on making
  * meanwhile (a fast writer would keep the loop from the stop for ever) --
  * or, ALL, every one published (the processes are gone: one may have died
- * between publishing and moving the head).
+ * between publishing and moving the head).  A thread's records are in one
+ * ring, in the order it made them; the rings' are merged by time, the
+ * earliest first, and, HOLD, up to the time before the heads were read: a
+ * record of one thread made after another thread's that it follows (a
+ * handoff from thread to thread) is stamped after that one was published,
+ * and one published after its ring's head was read waits for the next
+ * drain, so the later one waits with it.  Not a record stamped more than
+ * HOLD_MAX_NS ahead (a clock set back, or a process's garbage): it never
+ * holds its ring up.
  */
 #define RELEASED_EVERY	8	/* records */
+#define HOLD_MAX_NS	1000000000ull
 
-static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
+static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, bool hold)
 {
-	struct ring *r = ring_of(rg);
-	uint64_t upto = ring_head(r, &rg->shape);
-	const void *rec;
-	size_t len, n = 0;
-	bool wake = false;
+	struct front f[RINGS_MAX];
+	uint64_t upto[RINGS_MAX], before = session__now(s);
+	size_t n = 0, got[RINGS_MAX] = { 0 };
+	bool wake[RINGS_MAX] = { false };
 
-	ring_rearm(r);		/* read now: a writer that finds it half full rings again */
-	if (upto == r->tail && !all)
-		return 0;
-	while ((all || r->tail < upto) && ring_peek(r, &rg->shape, &rec, &len) == 1) {
-		emit_slot(s, rec, len);
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		struct ring *r = ring_at(rg, k);
+
+		ring_rearm(r);	/* read now: a writer that finds it half full rings again */
+		upto[k] = ring_head(r, &rg->shape);
+		front_peek(r, &rg->shape, upto[k], all, &f[k]);
+	}
+	for (;;) {
+		uint32_t b = RINGS_MAX;
+		struct ring *r;
+
+		for (uint32_t k = 0; k < rg->nrings; k++)
+			if (f[k].has && (b == RINGS_MAX || f[k].ts < f[b].ts))
+				b = k;
+		if (b == RINGS_MAX ||
+		    (hold && f[b].ts > before && f[b].ts - before <= HOLD_MAX_NS))
+			break;
+		r = ring_at(rg, b);
+		emit_slot(s, f[b].rec, f[b].len);
 		ring_release(r, &rg->shape);
+		n++;
 		/*
 		 * A writer waiting for room sees its word move while ptap goes
 		 * on, and takes the slots freed without sleeping until the end
 		 */
-		if (++n % RELEASED_EVERY == 0)
-			wake |= ring_released(r);
+		if (++got[b] % RELEASED_EVERY == 0)
+			wake[b] |= ring_released(r);
+		front_peek(r, &rg->shape, upto[b], all, &f[b]);
 	}
-	/* the last records' releases (the loop's look covers a multiple of 8) */
-	if ((n % RELEASED_EVERY && ring_released(r)) || wake)	/* a shared futex: the
-								 * process maps the
-								 * same memfd */
-		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		struct ring *r = ring_at(rg, k);
+
+		/* the last records' releases (the loop's look covers a multiple of 8) */
+		if ((got[k] % RELEASED_EVERY && ring_released(r)) || wake[k])	/* a shared futex:
+										 * the process maps
+										 * the same memfd */
+			syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
 	return n;
@@ -982,21 +1083,25 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all)
 /* Tell RG's writers the reader is gone, and wake those that wait for room. */
 static void region_close(struct inproc_region *rg)
 {
-	ring_close(ring_of(rg));
-	syscall(SYS_futex, &ring_of(rg)->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		ring_close(ring_at(rg, k));
+		syscall(SYS_futex, &ring_at(rg, k)->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
 }
 
 static void region_free(struct session *s, size_t i)
 {
 	struct inproc_region *rg = s->inproc[i];
-	struct ring *r = ring_of(rg);
-	uint64_t lost = r->lost;
+	uint64_t lost = 0;
 
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		lost += ring_at(rg, k)->lost;
+		lease_unlink(ring_at(rg, k));
+	}
 	if (lost)
 		pr_info("pid %d: %lu hits after tracing ended not recorded\n", rg->pid,
 			(unsigned long)lost);
 	ghosts_trim(s, rg);
-	lease_unlink(r);
 	munmap(rg->local, rg->len);
 	close(rg->fd);
 	free(rg->progs);
@@ -1026,25 +1131,31 @@ static size_t sweep(struct session *s)
 
 		if (rg->live)
 			continue;
-		n += drain_one(s, rg, true);
+		n += drain_one(s, rg, true, false);
 		region_close(rg);	/* a process ptap does not trace may map it still */
 		region_free(s, i);
 	}
 	return n;
 }
 
-size_t inproc_drain(struct session *s)
+/* HOLD: drain_one()'s */
+static size_t drain(struct session *s, bool hold)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->ninproc; i++) {
-		n += drain_one(s, s->inproc[i], false);
+		n += drain_one(s, s->inproc[i], false, hold);
 		if (coarse_ns() >= s->inproc[i]->direct_at)
 			direct_check(s->inproc[i]);
 	}
 	if (s->inproc_gone)
 		n += sweep(s);
 	return n;
+}
+
+size_t inproc_drain(struct session *s)
+{
+	return drain(s, true);
 }
 
 void inproc_note_gone(struct session *s)
@@ -1103,20 +1214,20 @@ void inproc_fork_fixup(struct thread *c)
 
 void inproc_end(struct session *s)
 {
-	inproc_drain(s);
+	drain(s, false);	/* the records made so far, all: the end is after them */
 	for (size_t i = 0; i < s->ninproc; i++)
 		region_close(s->inproc[i]);
 }
 
 void inproc_fini(struct session *s)
 {
-	inproc_drain(s);
+	drain(s, false);
 	for (size_t i = 0; i < s->ninproc; i++)
 		s->inproc[i]->live = false;
 	for (size_t i = s->ninproc; i-- > 0;) {
 		struct inproc_region *rg = s->inproc[i];
 
-		drain_one(s, rg, true);
+		drain_one(s, rg, true, false);
 		region_close(rg);
 		region_free(s, i);
 	}

@@ -65,7 +65,10 @@ void inproc_sigaction(struct thread *t, const uint64_t *args);
 void inproc_on_bell(void (*fn)(void));
 /* Is any region mapped (the loop then drains on a timer)? */
 bool inproc_active(const struct session *s);
-/* Write the records every ring holds.  The number written. */
+/*
+ * Write the records the rings hold, up to the time of the call (inproc.c's
+ * drain_one(): a later one waits for the next drain).  The number written.
+ */
 size_t inproc_drain(struct session *s);
 /*
  * A process may have gone (exit, exec): regions no process maps any more
