@@ -146,21 +146,31 @@ static int copy_inflated(Elf *in, Elf *out)
 	return elf_update(out, ELF_C_WRITE) < 0 ? -EIO : 0;
 }
 
+/* The cache's file for build-id ID (IDLEN bytes) ending in SUFFIX, into PATH: 0 or -errno. */
+static int cache_path(const uint8_t *id, size_t idlen, const char *suffix, char *path,
+		      size_t len)
+{
+	size_t n;
+
+	if (!idlen || cache_root(path, len) < 0)
+		return -ENOENT;
+	n = strlen(path);
+	n += (size_t)snprintf(path + n, len - n, "/.build-id/%02x/", id[0]);
+	for (size_t i = 1; i < idlen && n + 3 < len; i++)
+		n += (size_t)snprintf(path + n, len - n, "%02x", id[i]);
+	if (n + strlen(suffix) + 1 > len)
+		return -ENAMETOOLONG;
+	strcpy(path + n, suffix);
+	return 0;
+}
+
 static void cache_store(const char *debugfile, const uint8_t *id, size_t idlen)
 {
 	char path[4096], tmp[4200];
 	int in, out, r = -EINVAL;
 	Elf *ein, *eout;
-	size_t n;
 
-	if (cache_root(path, sizeof(path)) < 0)
-		return;
-	n = strlen(path);
-	n += snprintf(path + n, sizeof(path) - n, "/.build-id/%02x/", id[0]);
-	for (size_t i = 1; i < idlen && n + 3 < sizeof(path); i++)
-		n += snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
-	snprintf(path + n, sizeof(path) - n, ".debug");
-	if (access(path, F_OK) == 0)
+	if (cache_path(id, idlen, ".debug", path, sizeof(path)) < 0 || access(path, F_OK) == 0)
 		return;
 	in = open(debugfile, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
@@ -266,6 +276,83 @@ static int dbg_open(struct dbg *d, const struct elfmod *mod, const char *dir,
 	pr_debug("%s: DWARF %s (bias 0x%lx)\n", d->path,
 		 d->debug_path ? d->debug_path : "none", (unsigned long)d->bias);
 	return 0;
+}
+
+/*
+ * ---- the module's branch targets, cached ----
+ *
+ * Decoding every function of a module for them (dwarf/resolve.c's
+ * module_targets()) takes about 130 ms for libc: the next run reads them
+ * from the cache, under the module's build-id, with the counts of the
+ * functions they came from (a debug file installed since names more, and
+ * they are made again).  The file: struct targets_head, then N targets,
+ * sorted.  One that does not say so whole is not used.
+ */
+#define TARGETS_MAGIC	"ptapbr01"
+
+struct targets_head {
+	char magic[8];
+	uint64_t nmod, ndbg;	/* the functions of the module's table, of the debug file's */
+	uint64_t n;
+};
+
+int dbg__targets_load(struct dbg *d, uint64_t nmod, uint64_t ndbg)
+{
+	struct targets_head h;
+	char path[4096];
+	uint64_t *to = NULL;
+	struct stat st;
+	FILE *f;
+	int r = -EINVAL;
+
+	if (cache_path(d->build_id, d->build_id ? d->build_id_len : 0, ".branches", path,
+		       sizeof(path)) < 0 || !(f = fopen(path, "rbe")))
+		return -ENOENT;
+	if (fstat(fileno(f), &st) == 0 && fread(&h, sizeof(h), 1, f) == 1 &&
+	    !memcmp(h.magic, TARGETS_MAGIC, sizeof(h.magic)) && h.nmod == nmod &&
+	    h.ndbg == ndbg && h.n <= ((uint64_t)st.st_size - sizeof(h)) / sizeof(*to) &&
+	    sizeof(h) + h.n * sizeof(*to) == (uint64_t)st.st_size &&
+	    (to = malloc(h.n ? h.n * sizeof(*to) : 1)) && fread(to, sizeof(*to), h.n, f) == h.n) {
+		r = 0;
+		for (uint64_t i = 1; i < h.n && !r; i++)
+			if (to[i] <= to[i - 1])
+				r = -EINVAL;	/* sorted, each once: as made */
+	}
+	fclose(f);
+	if (r < 0) {
+		free(to);
+		pr_debug("%s: %s is not a branch table of this module's: not used\n", d->path, path);
+		return r;
+	}
+	free(d->targets.to);
+	d->targets.to = to;
+	d->targets.n = h.n;
+	pr_debug("%s: its %lu branch targets from %s\n", d->path, (unsigned long)h.n, path);
+	return 0;
+}
+
+void dbg__targets_store(const struct dbg *d, uint64_t nmod, uint64_t ndbg)
+{
+	struct targets_head h = { .nmod = nmod, .ndbg = ndbg, .n = d->targets.n };
+	char path[4096], tmp[4200];
+	bool ok;
+	FILE *f;
+
+	if (cache_path(d->build_id, d->build_id ? d->build_id_len : 0, ".branches", path,
+		       sizeof(path)) < 0 || mkdirs(path) < 0)
+		return;
+	memcpy(h.magic, TARGETS_MAGIC, sizeof(h.magic));
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "wxe");
+	if (!f)
+		return;
+	ok = fwrite(&h, sizeof(h), 1, f) == 1 &&
+	     fwrite(d->targets.to, sizeof(*d->targets.to), h.n, f) == h.n;
+	ok = fclose(f) == 0 && ok;
+	if (ok && rename(tmp, path) == 0)
+		pr_debug("%s: its branch targets cached as %s\n", d->path, path);
+	else
+		unlink(tmp);
 }
 
 int dbg_cache__new(struct dbg_cache **out)

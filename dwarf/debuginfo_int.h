@@ -51,5 +51,13 @@ struct dbg_targets {
 	bool failed;		/* not known (out of memory): no jump site in the module */
 };
 struct dbg_targets *dbg__targets(struct dbg *d);
+/*
+ * The targets from the cache (dwarf/debuginfo.c), made from NMOD functions
+ * of the module's table and NDBG of the debug file's: 0 with them in
+ * D's struct dbg_targets (to, n), or -ENOENT, -EINVAL (none, or not whole).
+ */
+int dbg__targets_load(struct dbg *d, uint64_t nmod, uint64_t ndbg);
+/* D's struct dbg_targets into the cache, made so: the next run loads them. */
+void dbg__targets_store(const struct dbg *d, uint64_t nmod, uint64_t ndbg);
 
 #endif

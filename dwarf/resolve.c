@@ -101,12 +101,14 @@ static const struct dbg_targets *module_targets(const struct elfmod *mod, struct
 	if (t->done)
 		return t;
 	t->done = true;
+	nf = dbg__funcs(dbg, &funcs);
+	if (dbg__targets_load(dbg, elfmod__nfuncs(mod), nf) == 0)
+		return t;
 	for (size_t i = 0; i < elfmod__nfuncs(mod) && r == 0; i++) {
 		elfmod__func(mod, i, &sym);
 		r = add_targets(mod, sym.vaddr, sym.size, t, &cap);
 	}
 	/* the debug file's, but those the module's own table named (the same code) */
-	nf = dbg__funcs(dbg, &funcs);
 	for (size_t i = 0; i < nf && r == 0; i++)
 		if (i == 0 || funcs[i].start != funcs[i - 1].start)
 			if (elfmod__sym_at(mod, funcs[i].start, &sym) < 0 ||
@@ -125,6 +127,7 @@ static const struct dbg_targets *module_targets(const struct elfmod *mod, struct
 		if (!j || t->to[i] != t->to[j - 1])
 			t->to[j++] = t->to[i];
 	t->n = j;
+	dbg__targets_store(dbg, elfmod__nfuncs(mod), nf);
 	return t;
 }
 

@@ -484,7 +484,7 @@ function ms(t) { return t == "" ? "  failed" : sprintf("%6.1f ms", t) }
 function over(t) { return (t == "" || u == "") ? "" : sprintf(" (+%.1f ms)", t - u) }
 BEGIN {
 	printf "  /bin/true untraced %s\n", ms(u)
-	printf "  ptap record        %s with its inflated-debuginfo cache%s\n", ms(w), over(w)
+	printf "  ptap record        %s with its cache (inflated debug info, the branch targets)%s\n", ms(w), over(w)
 	printf "  ptap record        %s first run, cache empty%s\n", ms(c), over(c) }'
 
 # ---- the record writers alone (writers.c) -----------------------------------

@@ -54,6 +54,33 @@ test_jump_sites_entered_from_elsewhere() {
 	expect_eq "jump_enterer records" 100 "$(records "$TMP/js_rec" | grep -c ' jump_enterer: ')"
 }
 
+# The module's branch targets, made once, are read from the cache by the
+# next run (its build-id's .branches file), which refuses the same jump;
+# a file cut short is not used, and made again.
+test_jump_sites_branches_cached() {
+	local f err='jump_entered: the site at 0x[0-9a-f]* in pid [0-9]* stops the thread at each hit (not recorded in the process): code elsewhere in the module jumps to 0x[0-9a-f]*, in the bytes a jump would replace$'
+	local -x PTAP_CACHE_DIR=$TMP/brcache
+	rm -rf "$PTAP_CACHE_DIR"
+	js_entered() {
+		run_ptap record -vv -o "$TMP/js_rec" -e 'jump_entered %di' -e 'jump_enterer %di' \
+			-- "$JS" 50 >"$TMP/js_out" 2>"$TMP/js_err"
+		expect_grep '^CALLS-OK$' "$TMP/js_out"
+		expect_grep "$err" "$TMP/js_err"
+		expect_eq "jump_entered records" 100 "$(records "$TMP/js_rec" | grep -c ' jump_entered: ')"
+	}
+	js_entered
+	expect_grep 'jump_sites: its branch targets cached as .*\.branches$' "$TMP/js_err"
+	f=$(find "$PTAP_CACHE_DIR" -name '*.branches')
+	[ -s "$f" ] || fail "no .branches file under $PTAP_CACHE_DIR"
+	js_entered
+	expect_grep "jump_sites: its [0-9]* branch targets from $f\$" "$TMP/js_err"
+	! grep -q 'cached as' "$TMP/js_err" || fail "made again, though cached"
+	truncate -s -4 "$f"
+	js_entered
+	expect_grep "is not a branch table of this module's: not used\$" "$TMP/js_err"
+	expect_grep 'jump_sites: its branch targets cached as .*\.branches$' "$TMP/js_err"
+}
+
 # The same code through ptap's int3 and through its jumps: one record stream.
 test_jump_sites_json_same_values() {
 	run_ptap record --format json -o "$TMP/js_a" "${JS_PROBES[@]}" -- "$JS" 20 >/dev/null
