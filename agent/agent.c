@@ -253,12 +253,12 @@ static const struct agent_site *next_site(const struct agent_site *site)
 static int record_some(uint64_t *regs, const struct agent_site *site, struct ring *ring, long tid,
 		       uint64_t ts, int left, const struct agent_site **after)
 {
-	struct ring *first = (struct ring *)(uintptr_t)site->ring;	/* its bell */
+	struct ring *first = (struct ring *)(uintptr_t)site->ring;	/* its bell, its reader word */
 	size_t max = ring_max_record(ring), len = 0, off = 0;
 	const struct agent_site *s = site;
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
-	int n = 0, err;
+	int n = 0, err = -EPIPE;
 	char *rec;
 
 	/* ptap's sizes (rec_len: what make() writes, at most); ptap sizes the slots to fit one */
@@ -274,7 +274,12 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
 		return n;
 	}
-	while ((err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
+	/*
+	 * The first ring's reader word is every ring's: the kernel marks it
+	 * alone when ptap dies (agent.h), and the others' would say alive
+	 */
+	while (ring_reader_alive(first) &&
+	       (err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
 				     &slot, &seen)) == -EAGAIN) {
 		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
@@ -287,6 +292,10 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		__atomic_fetch_sub(&ring->waiters, 1, __ATOMIC_ACQ_REL);
 		if (err != -EAGAIN)
 			break;
+	}
+	if (!ring_reader_alive(first)) {
+		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
+		return n;	/* the reader is gone */
 	}
 	if (err)
 		return n;	/* the reader is gone (counted) */

@@ -32,7 +32,8 @@ struct agent_proc {
 	 * The rings: a thread records into ring (tid & ring_mask), ring_stride
 	 * bytes apart from a site's ring (the first), so that threads on other
 	 * CPUs do not write the same words at every record; the first ring's
-	 * bell is the rings' bell
+	 * bell is the rings' bell, and its reader word theirs (only it is in
+	 * ptap's robust list: tracer/engine/inproc.c)
 	 */
 	uint32_t ring_mask;
 	uint32_t pad;

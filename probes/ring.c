@@ -19,8 +19,8 @@
 /*
  * A slot's owner word: the writer's id; PUB, its record is (being)
  * published; TAKING, being taken; above, a count bumped at each take, so
- * that the reader's compare-and-swap of a snapshot taken before cannot free
- * it again once it is taken back and published anew (ABA).
+ * that a writer's compare-and-swap of a snapshot taken before (its own
+ * slot, to take back) fails once the slot was freed and taken anew (ABA).
  */
 #define PUB		(1ull << 32)
 #define TAKING		(1ull << 33)	/* taken, its sp not there yet */

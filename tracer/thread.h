@@ -28,6 +28,8 @@ struct thread {
 	uint64_t sc_args[6];
 	uint64_t clone_flags;	/* of the clone/clone3 in flight */
 	bool quiet;		/* not followed (--no-follow): hits are not recorded */
+	bool vfork_child;	/* runs on its parent's thread pointer (CLONE_VM, not a
+				 * thread): counted by inproc_vfork() until its exec or end */
 	bool sysmode;		/* resume with PTRACE_SYSCALL always (--mmap-tracking=syscall) */
 	bool detach_at_stop;	/* let go at its first stop (a child not followed) */
 	bool gstop;		/* in a group-stop (kill -STOP), seen at its event stop */

@@ -18,10 +18,11 @@
 
 #include "samples/selfcheck.h"
 
+/* more than a ret within its first 5 bytes: a probe on it can be a jump, recorded in the process */
 __attribute__((noinline)) long hold_once(long i)
 {
 	__asm__ volatile("" ::: "memory");
-	return i + 1;
+	return i * 3 + 1;
 }
 
 int main(int argc, char **argv)

@@ -169,6 +169,13 @@ int main(int argc, char **argv)
 		for (nrings = 1; nrings < RINGS_MAX && nrings < 2 * sysconf(_SC_NPROCESSORS_ONLN);)
 			nrings <<= 1;
 	ring = mmap(NULL, RING_LEN * (size_t)nrings, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	/*
+	 * Its pages touched first: each run's threads are new, and their tids
+	 * name other rings than the last run's, whose first use would be page
+	 * faults (ptap's rings are fresh memory too: the first pass is slower)
+	 */
+	if (ring != MAP_FAILED)
+		memset(ring, 0, RING_LEN * (size_t)nrings);
 	for (int k = 0; ring != MAP_FAILED && k < nrings; k++)
 		if (ring_init(ring_k(k), RING_LEN, RECORD_MAX, &shape) < 0)
 			ring = MAP_FAILED;

@@ -288,6 +288,24 @@ test_inproc_handoff_in_order() {
 		fail "--no-agent: records out of the calls' order"
 }
 
+# A vfork child runs on its parent's thread pointer, where the agent reads
+# the tid: while it runs the agent asks the kernel, and once it is gone --
+# by _exit as by exec -- it reads it there again.
+test_inproc_vfork_child_exits() {
+	local rc=0
+	run_ptap record -vv -o "$TMP/vf_rec" -e 'hold_once i=%di' -- "$S/scen/vfork_hold" 10 3 \
+		>"$TMP/vf_out" 2>"$TMP/vf_err" || rc=$?
+	expect_eq "exit status" 0 "$rc"
+	expect_grep '^VFORKS 3$' "$TMP/vf_out"
+	expect_grep 'hold_once: planted at 0x[0-9a-f]* in pid [0-9]* (in-process)$' "$TMP/vf_err"
+	expect_eq "records" "i=0x0 i=0x1 i=0x2" \
+		"$(records "$TMP/vf_rec" | awk '$4 == "hold_once:" { print $6 }' | xargs)"
+	expect_eq "the agent asks the kernel" 3 \
+		"$(grep -c 'a child runs on its thread pointer (vfork): the agent asks the kernel for the tid$' "$TMP/vf_err")"
+	expect_eq "the agent reads the tid again" 3 \
+		"$(grep -c 'no child on its thread pointer now: the agent reads the tid there again$' "$TMP/vf_err")"
+}
+
 # Forks from 4 threads: each child's record under its own pid, none under
 # the parent's (the agent names the thread; ptap the process).
 test_inproc_fork_storm() {
@@ -331,7 +349,7 @@ test_inproc_seccomp_falls_back() {
 # verdict.
 test_inproc_attach_detach_under_load() {
 	local p off=0 size
-	start_target "$TMP/out" hammer 5
+	start_target "$TMP/out" hammer 8
 	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps0"
 	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
 	p=$!

@@ -52,14 +52,14 @@
 #include "tracer/space/mem.h"
 #include "tracer/thread.h"
 
-/* The region: the process's struct agent_proc, the sites and their programs, the ring. */
+/* The region: the process's struct agent_proc, the sites and their programs, the rings. */
 #define PROC_LEN	4096ULL
 /* room for the sites of thousands of probes ('*%return' over libc: about 4 MiB), touched
  * only as they are used */
 #define SITES_LEN	(8192ULL << 10)
 /*
  * A ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
- * records or so), within RING_MIN and RING_MAX bytes (region_len()).  A
+ * records or so), within RING_MIN and RING_MAX bytes (ring_len()).  A
  * region has one ring per CPU or so (twice as many, a power of two, at most
  * RINGS_MAX): a thread records into the one its tid names (agent.h).  One
  * ring for all would have the threads on every CPU write its queue's words
@@ -79,7 +79,7 @@ struct inproc_region {
 	int fd;			/* ptap's descriptor of the memfd */
 	char *local;		/* the region, as ptap maps it */
 	uint64_t base;		/* as the process (and its fork children) map it */
-	uint64_t len;		/* of the region: region_len() */
+	uint64_t len;		/* of the region: RING_OFF + NRINGS * RING_LEN */
 	uint64_t used;		/* bytes of the sites' area handed out */
 	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
 	struct ring_shape shape;	/* the rings', as ptap laid them out (the headers' can
@@ -88,6 +88,7 @@ struct inproc_region {
 	uint64_t ring_len;	/* bytes from one ring to the next */
 	pid_t pid;		/* the process that made it, for messages */
 	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
+	uint32_t vforks;	/* children on a parent's thread pointer (inproc_vfork()) */
 	bool tid_tried;		/* libc's struct pthread looked for (once its libc is mapped) */
 	bool live;		/* an address space maps it (inproc_note_gone()'s sweep) */
 	uint64_t direct_at;	/* when to look again whether its reads may be direct */
@@ -194,8 +195,9 @@ bool inproc_active(const struct session *s)
 /*
  * ---- ptap's death ----
  *
- * ptap's tracing thread holds every ring's reader word as a robust futex:
- * its tid in the word, the ring in its robust list.  ptap killed (SIGKILL)
+ * ptap's tracing thread holds every region's reader word (its first ring's,
+ * which the agent reads for all its rings) as a robust futex: its tid in
+ * the word, the ring in its robust list.  ptap killed (SIGKILL)
  * cannot close the rings; the kernel, as that thread dies, marks each word
  * FUTEX_OWNER_DIED -- before it lets the tracees go (do_exit(): the robust
  * list in exit_mm(), the ptrace links in exit_notify()), so the agent stops
@@ -216,14 +218,11 @@ static bool no_waitv;		/* futex_waitv(2) is not there (Linux < 5.16, valgrind) *
  * The rings in the lease thread's robust list, as ptap keeps them: the
  * links themselves are in the shared memory, where the processes could
  * change them, so ptap writes them all again from here and never follows
- * them.  The lease thread reads the list (under lease_lock) for the bells:
- * a region's first ring's (agent.h).
+ * them.  The lease thread reads the list (under lease_lock) for the bells.
+ * A region's first ring: its reader word is its other rings' too, and its
+ * bell theirs (agent.h).  One entry a process: the kernel walks 2048 at most.
  */
-struct lease {
-	struct ring *ring;
-	bool bell;		/* its bell is waited on */
-};
-static struct lease *leased;
+static struct ring **leased;
 static size_t nleased, leased_cap;
 static pthread_mutex_t lease_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t lease_gen;	/* bumped, and woken, when the list changes */
@@ -251,11 +250,10 @@ static void bells_wait(void)
 				       .uaddr = (uint64_t)(uintptr_t)&lease_gen,
 				       .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG };
 	for (size_t i = 0; i < nleased && n < FUTEX_WAITV_MAX; i++)
-		if (leased[i].bell)
-			w[n++] = (struct futex_waitv){
-				.val = __atomic_load_n(&leased[i].ring->bell, __ATOMIC_ACQUIRE),
-				.uaddr = (uint64_t)(uintptr_t)&leased[i].ring->bell,
-				.flags = FUTEX_32 };
+		w[n++] = (struct futex_waitv){ .val = __atomic_load_n(&leased[i]->bell,
+								      __ATOMIC_ACQUIRE),
+					       .uaddr = (uint64_t)(uintptr_t)&leased[i]->bell,
+					       .flags = FUTEX_32 };
 	pthread_mutex_unlock(&lease_lock);
 	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
 		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
@@ -340,8 +338,8 @@ static void lease_relink(void)
 	struct robust_list *next = &lease_head.list;
 
 	for (size_t i = nleased; i-- > 0;) {
-		leased[i].ring->robust_next = (uint64_t)(uintptr_t)next;
-		next = (struct robust_list *)&leased[i].ring->robust_next;
+		leased[i]->robust_next = (uint64_t)(uintptr_t)next;
+		next = (struct robust_list *)&leased[i]->robust_next;
 	}
 	lease_head.list.next = next;
 }
@@ -354,15 +352,14 @@ static void lease_changed(void)
 	syscall(SYS_futex, &lease_gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* R joins the list; BELL: its bell is waited on */
-static void lease_link(struct ring *r, bool bell)
+static void lease_link(struct ring *r)
 {
 	pthread_mutex_lock(&lease_lock);
 	if (array_grow((void **)&leased, &leased_cap, sizeof(*leased), nleased + 1) < 0) {
 		pthread_mutex_unlock(&lease_lock);
 		return;		/* then a ptap killed leaves this one's writers waiting */
 	}
-	leased[nleased++] = (struct lease){ .ring = r, .bell = bell };
+	leased[nleased++] = r;
 	lease_relink();
 	lease_changed();
 }
@@ -374,7 +371,7 @@ static void lease_unlink(struct ring *r)
 
 	pthread_mutex_lock(&lease_lock);
 	for (size_t i = 0; i < nleased; i++)
-		if (leased[i].ring != r)
+		if (leased[i] != r)
 			leased[j++] = leased[i];
 	nleased = j;
 	lease_relink();
@@ -496,7 +493,8 @@ static uint64_t ring_len(const struct session *s)
 /*
  * The rings of a region: twice the CPUs, a power of two, at most RINGS_MAX.
  * Only those its threads' tids name are written (a single-threaded
- * process's one): the others cost their header and queue, a page or eight.
+ * process's one), each in full as its slots go round (2 to 8 MiB of shared
+ * memory); the others cost their header and queue, a page or eight.
  */
 static uint32_t rings_count(void)
 {
@@ -693,11 +691,10 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	}
 	proc_of(rg)->ring_stride = ring_bytes;
 	proc_of(rg)->ring_mask = nrings - 1;
-	for (uint32_t k = 0; k < nrings; k++) {
+	for (uint32_t k = 0; k < nrings; k++)
 		ring_at(rg, k)->reader = lease_word();
-		if (lease_tid > 0)
-			lease_link(ring_at(rg, k), k == 0);
-	}
+	if (lease_tid > 0)
+		lease_link(ring_at(rg, 0));	/* the others' reader word too (agent.h) */
 	if (vdso_gettime(t->tgid, &proc_of(rg)->gettime) < 0)
 		pr_debug("pid %d: no clock_gettime in its vDSO: the agent asks the kernel for the "
 			 "time at each hit\n", t->tgid);
@@ -994,26 +991,8 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 	s->inproc_bad++;
 }
 
-/* A ring's next record, as a drain holds it. */
-struct front {
-	const void *rec;
-	size_t len;
-	uint64_t ts;		/* its hit's (the first record's): the rings are merged by it */
-	bool has;
-};
-
-/* Into *F, R's next record to write: one before UPTO, or, ALL, any. */
-static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upto, bool all,
-		       struct front *f)
-{
-	f->has = (all || r->tail < upto) && ring_peek(r, sh, &f->rec, &f->len) == 1;
-	f->ts = 0;
-	if (f->has && f->len >= sizeof(struct agent_rec))
-		memcpy(&f->ts, (const char *)f->rec + offsetof(struct agent_rec, ts), sizeof(f->ts));
-}
-
 /*
- * Write RG's records: up to each ring's head as it is now -- what was made
+ * drain_one() writes RG's records: up to each ring's head as it is now -- what was made
  * before the stop being handled, not what the threads that run go on making
  * meanwhile (a fast writer would keep the loop from the stop for ever) --
  * or, ALL, every one published (the processes are gone: one may have died
@@ -1030,6 +1009,27 @@ static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upt
 #define RELEASED_EVERY	8	/* records */
 #define HOLD_MAX_NS	1000000000ull
 
+/* A ring's next record, as a drain holds it. */
+struct front {
+	const void *rec;
+	size_t len;
+	uint64_t ts;		/* its hit's (the first record's), or 0 when that is more
+				 * than HOLD_MAX_NS after BEFORE: the rings are merged by it */
+	bool has;
+};
+
+/* Into *F, R's next record to write: one before UPTO, or, ALL, any. */
+static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upto, bool all,
+		       uint64_t before, struct front *f)
+{
+	f->has = (all || r->tail < upto) && ring_peek(r, sh, &f->rec, &f->len) == 1;
+	f->ts = 0;
+	if (f->has && f->len >= sizeof(struct agent_rec))
+		memcpy(&f->ts, (const char *)f->rec + offsetof(struct agent_rec, ts), sizeof(f->ts));
+	if (f->ts > before && f->ts - before > HOLD_MAX_NS)
+		f->ts = 0;	/* first, and never held */
+}
+
 static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, bool hold)
 {
 	struct front f[RINGS_MAX];
@@ -1042,7 +1042,7 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 
 		ring_rearm(r);	/* read now: a writer that finds it half full rings again */
 		upto[k] = ring_head(r, &rg->shape);
-		front_peek(r, &rg->shape, upto[k], all, &f[k]);
+		front_peek(r, &rg->shape, upto[k], all, before, &f[k]);
 	}
 	for (;;) {
 		uint32_t b = RINGS_MAX;
@@ -1051,8 +1051,7 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 		for (uint32_t k = 0; k < rg->nrings; k++)
 			if (f[k].has && (b == RINGS_MAX || f[k].ts < f[b].ts))
 				b = k;
-		if (b == RINGS_MAX ||
-		    (hold && f[b].ts > before && f[b].ts - before <= HOLD_MAX_NS))
+		if (b == RINGS_MAX || (hold && f[b].ts > before))
 			break;
 		r = ring_at(rg, b);
 		emit_slot(s, f[b].rec, f[b].len);
@@ -1064,7 +1063,7 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 		 */
 		if (++got[b] % RELEASED_EVERY == 0)
 			wake[b] |= ring_released(r);
-		front_peek(r, &rg->shape, upto[b], all, &f[b]);
+		front_peek(r, &rg->shape, upto[b], all, before, &f[b]);
 	}
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		struct ring *r = ring_at(rg, k);
@@ -1094,10 +1093,9 @@ static void region_free(struct session *s, size_t i)
 	struct inproc_region *rg = s->inproc[i];
 	uint64_t lost = 0;
 
-	for (uint32_t k = 0; k < rg->nrings; k++) {
+	for (uint32_t k = 0; k < rg->nrings; k++)
 		lost += ring_at(rg, k)->lost;
-		lease_unlink(ring_at(rg, k));
-	}
+	lease_unlink(ring_at(rg, 0));
 	if (lost)
 		pr_info("pid %d: %lu hits after tracing ended not recorded\n", rg->pid,
 			(unsigned long)lost);
@@ -1167,8 +1165,18 @@ void inproc_vfork(struct thread *t, bool begin)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
 
-	if (rg)
-		__atomic_store_n(&proc_of(rg)->tid_off, begin ? 0 : rg->tid_off, __ATOMIC_RELEASE);
+	if (!rg || (!begin && !rg->vforks))
+		return;
+	/* the first hides it, the last gone shows it again: two at once, the first's exec
+	 * must not show it to the second */
+	if (begin ? rg->vforks++ != 0 : --rg->vforks != 0)
+		return;
+	__atomic_store_n(&proc_of(rg)->tid_off, begin ? 0 : rg->tid_off, __ATOMIC_RELEASE);
+	if (rg->tid_off)
+		pr_debug("pid %d: %s\n", rg->pid, begin ?
+			 "a child runs on its thread pointer (vfork): the agent asks the kernel "
+			 "for the tid" : "no child on its thread pointer now: the agent reads "
+			 "the tid there again");
 }
 
 /*

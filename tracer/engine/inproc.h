@@ -82,7 +82,8 @@ void inproc_note_gone(struct session *s);
 void inproc_thread_gone(struct session *s, const struct thread *t);
 /*
  * A vfork child of T's process runs on T's thread pointer (BEGIN), or left
- * its parent's memory: while it does, the agent asks the kernel for the tid.
+ * its parent's memory (its exec, its end): while any does, the agent asks
+ * the kernel for the tid.
  */
 void inproc_vfork(struct thread *t, bool begin);
 /* A fork child C: whether it holds its parent's region (mapped before the fork). */

@@ -45,6 +45,10 @@ struct thread *tasks_add(struct session *s, pid_t tid, pid_t tgid, struct aspace
 
 void tasks_forget(struct session *s, struct thread *t)
 {
+	if (t->vfork_child) {	/* gone without an exec (_exit) */
+		inproc_vfork(t, false);
+		t->vfork_child = false;
+	}
 	syscall_unfinished(s, t);	/* never seen to return: recorded so */
 	inproc_thread_gone(s, t);
 	syscall_thread_free(t);
@@ -106,7 +110,9 @@ void tasks_exec(struct session *s, struct thread *t)
 		return;
 	inproc_note_gone(s);
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
-		inproc_vfork(t, false);
+		if (t->vfork_child)
+			inproc_vfork(t, false);
+		t->vfork_child = false;
 		aspace__put(t->as);
 		t->as = NULL;
 		r = aspace__new(t->tgid, &as);
@@ -208,8 +214,10 @@ struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
 	aspace__put(c->as);	/* seized while attaching, before this event came */
 	c->as = child_aspace(t, pid, flags);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
-	if ((flags & CLONE_VM) && !(flags & CLONE_THREAD))	/* on its parent's thread pointer */
-		inproc_vfork(t, true);
+	if ((flags & CLONE_VM) && !(flags & CLONE_THREAD) && !c->vfork_child) {
+		inproc_vfork(t, true);	/* on its parent's thread pointer */
+		c->vfork_child = true;
+	}
 	/* a fork child's stack is a copy: its pending calls return in it too */
 	if (c->shadow && t->shadow && !(flags & CLONE_VM))
 		shadow__copy(c->shadow, t->shadow);
