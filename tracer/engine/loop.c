@@ -255,11 +255,21 @@ static volatile sig_atomic_t loop_flush;
 /* Set by the drain timer's: take the records the agent wrote in the processes. */
 static volatile sig_atomic_t loop_drain;
 
+/*
+ * A stop already there first, then a wait the handlers can cancel: under
+ * hits faster than ptap writes them, the bell rings again during each drain
+ * (inproc.c), and a wait cancelled at once would leave every stop waiting.
+ */
 static pid_t wait_any(int *st)
 {
 	static const volatile sig_atomic_t *const flags[] = { &loop_end, &loop_stop_sig,
 							      &loop_flush, &loop_drain, NULL };
-	long r = arch_wait4_cancellable(-1, st, __WALL, flags);
+	long r = wait4(-1, st, __WALL | WNOHANG, NULL);
+
+	if (r == 0)
+		r = arch_wait4_cancellable(-1, st, __WALL, flags);
+	else if (r < 0)
+		r = -errno;
 
 	if (r < 0) {
 		errno = (int)-r;
