@@ -346,8 +346,8 @@ void dbg__targets_store(const struct dbg *d, uint64_t nmod, uint64_t ndbg)
 	f = fopen(tmp, "wxe");
 	if (!f)
 		return;
-	ok = fwrite(&h, sizeof(h), 1, f) == 1 &&
-	     fwrite(d->targets.to, sizeof(*d->targets.to), h.n, f) == h.n;
+	ok = fwrite(&h, sizeof(h), 1, f) == 1 &&	/* no targets: no array (UBSan) */
+	     (!h.n || fwrite(d->targets.to, sizeof(*d->targets.to), h.n, f) == h.n);
 	ok = fclose(f) == 0 && ok;
 	if (ok && rename(tmp, path) == 0)
 		pr_debug("%s: its branch targets cached as %s\n", d->path, path);
