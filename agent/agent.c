@@ -258,7 +258,8 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 	const struct agent_site *s = site;
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
-	int n = 0, err = -EPIPE;
+	int n = 0, err = 0;
+	bool alive;
 	char *rec;
 
 	/* ptap's sizes (rec_len: what make() writes, at most); ptap sizes the slots to fit one */
@@ -278,7 +279,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 	 * The first ring's reader word is every ring's: the kernel marks it
 	 * alone when ptap dies (agent.h), and the others' would say alive
 	 */
-	while (ring_reader_alive(first) &&
+	while ((alive = ring_reader_alive(first)) &&
 	       (err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
 				     &slot, &seen)) == -EAGAIN) {
 		__atomic_fetch_add(&ring->waiters, 1, __ATOMIC_SEQ_CST);
@@ -293,7 +294,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		if (err != -EAGAIN)
 			break;
 	}
-	if (!ring_reader_alive(first)) {
+	if (!alive) {
 		__atomic_fetch_add(&ring->lost, 1, __ATOMIC_RELAXED);
 		return n;	/* the reader is gone */
 	}

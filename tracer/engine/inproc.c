@@ -610,6 +610,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	struct inproc_region *rg = calloc(1, sizeof(*rg));
 	uint32_t nrings = rings_count();
 	uint64_t ring_bytes = ring_len(s), len = RING_OFF + nrings * ring_bytes;
+	size_t rec_max = max_record(s);
 	long code = -1, fd = -1, base = -1;
 	char path[64];
 	struct stat sb;
@@ -680,15 +681,11 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	as->agent_hi = as->agent_lo + agent_blob_len;
 	rg->nrings = nrings;
 	rg->ring_len = ring_bytes;
-	for (uint32_t k = 0; k < nrings; k++) {
-		struct ring_shape shape;
-
-		if (ring_init(ring_at(rg, k), ring_bytes, max_record(s), &shape) < 0) {
+	for (uint32_t k = 0; k < nrings; k++)
+		if (ring_init(ring_at(rg, k), ring_bytes, rec_max, &rg->shape) < 0) {	/* each the same */
 			r = -EMSGSIZE;
 			goto fail;
 		}
-		rg->shape = shape;	/* the same for each */
-	}
 	proc_of(rg)->ring_stride = ring_bytes;
 	proc_of(rg)->ring_mask = nrings - 1;
 	for (uint32_t k = 0; k < nrings; k++)

@@ -43,12 +43,17 @@ struct thread *tasks_add(struct session *s, pid_t tid, pid_t tgid, struct aspace
 	return t;
 }
 
+/* A vfork child T leaves its parent's memory (its exec, its end): counted off once. */
+static void vfork_left(struct thread *t)
+{
+	if (t->vfork_child)
+		inproc_vfork(t, false);
+	t->vfork_child = false;
+}
+
 void tasks_forget(struct session *s, struct thread *t)
 {
-	if (t->vfork_child) {	/* gone without an exec (_exit) */
-		inproc_vfork(t, false);
-		t->vfork_child = false;
-	}
+	vfork_left(t);	/* gone without an exec (_exit) */
 	syscall_unfinished(s, t);	/* never seen to return: recorded so */
 	inproc_thread_gone(s, t);
 	syscall_thread_free(t);
@@ -110,9 +115,7 @@ void tasks_exec(struct session *s, struct thread *t)
 		return;
 	inproc_note_gone(s);
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
-		if (t->vfork_child)
-			inproc_vfork(t, false);
-		t->vfork_child = false;
+		vfork_left(t);
 		aspace__put(t->as);
 		t->as = NULL;
 		r = aspace__new(t->tgid, &as);
