@@ -18,7 +18,7 @@ N=${BENCH_HITS:-100000}	# a stop a hit: ~2.5 s a run
 # a fresh ring, the first wake-ups) would weigh on the figure
 NF=${BENCH_FAST_HITS:-1000000}
 SLOW_N=${BENCH_SLOW_HITS:-2000}	# ltrace and gdb: ~100 us a hit
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 B=$O/bench
 T=$B/bench_target
 addr=0x$(nm "$T" | awk '$3 == "bench_fn" { print $1 }')
