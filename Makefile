@@ -6,7 +6,7 @@ O	?= build
 PKGS	:= libdw libelf capstone libcap
 # Recursively expanded on purpose: pkg-config runs only once `deps` is done.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -liberty
 CFLAGS	?= -g -O2
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
 ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
@@ -83,7 +83,7 @@ QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline-O0 \
 		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
 		 $(S)/split_host
-RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw
+RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw $(S)/cxx_names $(S)/cxx_names-O2
 LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/unwind \
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
 		$(S)/rust/unwind-v0-nomark
@@ -190,6 +190,13 @@ $(S)/retprobe-O0: samples/retprobe.c samples/expect.h samples/selfcheck.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -pthread -o $@ $<
 $(S)/cxx_throw: samples/cxx_throw.cc | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
+# C++ names as C++ writes them (issue 21): namespaces, overloads, templates, a lambda
+$(S)/cxx_names: samples/cxx_names.cc | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O0 -g -o $@ $<
+$(S)/cxx_names-O2: samples/cxx_names.cc | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CXX) $(SAMPLE_CFLAGS) -O2 -g -o $@ $<
 

@@ -509,22 +509,29 @@ static void modcache_exit(struct modcache *mc)
 }
 
 /*
- * EVENT= if given, else the site ("exec_query", "exec_query+4" ->
- * "exec_query_4"); a return probe's is perf's FUNC__return.
+ * EVENT= if given, else the site as an identifier ("exec_query",
+ * "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42",
+ * "ns::Db::query" -> "ns_Db_query", "main.(*Server).Serve" ->
+ * "main_Server_Serve": a run of other characters one '_', none at either
+ * end); a return probe's is perf's FUNC__return.
  */
 static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
 {
 	const char *base = spec->event ? spec->event :
 			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
-	char *name = NULL;
+	char *name = malloc(strlen(base) + sizeof("__return")), *o = name;
 
-	if (asprintf(&name, "%s%s", base, rp->retprobe && !spec->event ? "__return" : "") < 0)
+	if (!name)
 		return NULL;
-
-	/* "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42" */
-	for (char *c = name; c && *c && !spec->event; c++)
-		if (!isalnum((unsigned char)*c) && *c != '_')
-			*c = '_';
+	for (const char *c = base; *c; c++) {
+		if (spec->event || isalnum((unsigned char)*c) || *c == '_')
+			*o++ = *c;
+		else if (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_'))
+			*o++ = '_';	/* the first of a run */
+	}
+	if (!spec->event && o > name + 1 && o[-1] == '_' && !(isalnum((unsigned char)base[strlen(base) - 1]) || base[strlen(base) - 1] == '_'))
+		o--;
+	strcpy(o, rp->retprobe && !spec->event ? "__return" : "");
 	return name;
 }
 

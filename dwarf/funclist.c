@@ -2,14 +2,18 @@
  * glob), from DWARF and the symbol tables, each name once, sorted; an IFUNC
  * with the implementations its resolver can select. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 
 #include "dwarf/debuginfo_int.h"
+#include "dwarf/demangle.h"
+#include "dwarf/die_int.h"
 #include "dwarf/fwalk_int.h"
 #include "dwarf/ifunc.h"
 #include "dwarf/pctx_int.h"
@@ -18,7 +22,9 @@
 #include "probes/err.h"
 
 struct litem {
-	const char *name;
+	const char *name;	/* as shown: demangled when MANGLED */
+	const char *mangled;	/* its symbol's or DWARF's linkage name, when demangled */
+	char *own;		/* NAME, when it is ours to free */
 	Dwarf_Die fn;
 	bool has_die;
 	bool inlined;
@@ -131,6 +137,97 @@ static int add_sym_items(struct pctx *c, struct fwalk *w, const char *glob,
 	return 0;
 }
 
+/* The linkage name of DWARF function FN (through its declaration or abstract origin), or NULL. */
+static const char *linkage_name(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &a));
+
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &a));
+}
+
+/*
+ * C++ and Rust names as their source writes them: each item with a mangled
+ * name demangled (without its parameters); a name that two different
+ * functions have (overloads) with them, so that each says which one it is.
+ * With a GLOB, the items it names by either name are kept, the others
+ * left out.  Sorted again.  0 or -ENOMEM.
+ */
+static int demangle_items(struct litem *items, size_t *n, const char *glob)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct litem *it = &items[i];
+		const char *m = it->mangled ? it->mangled : it->name;
+
+		if ((it->own = demangle(m, false))) {
+			it->mangled = m;
+			it->name = it->own;
+		}
+	}
+	qsort(items, *n, sizeof(*items), cmp_litem);
+	for (size_t i = 0; i < *n;) {
+		size_t j = i + 1;
+		char *first = NULL;
+		bool over = false;
+
+		while (j < *n && !strcmp(items[j].name, items[i].name))
+			j++;
+		/* two of one name whose parameters differ (not a constructor's C1 and C2) */
+		for (size_t o = i; j - i > 1 && o < j && !over; o++) {
+			char *full = items[o].mangled ? demangle(items[o].mangled, true) : NULL;
+
+			if (full && first)
+				over = strcmp(full, first) != 0;
+			if (full && !first)
+				first = full;
+			else
+				free(full);
+		}
+		free(first);
+		for (; over && i < j; i++) {
+			char *full = items[i].mangled ? demangle(items[i].mangled, true) : NULL;
+
+			if (!full)
+				continue;
+			free(items[i].own);
+			items[i].own = full;
+			items[i].name = full;
+		}
+		i = j;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if (glob && !demangle_match(glob, true, items[i].name) &&
+		    !(items[i].mangled && fnmatch(glob, items[i].mangled, 0) == 0)) {
+			free(items[i].own);
+			continue;
+		}
+		items[k++] = items[i];
+	}
+	*n = k;
+	qsort(items, *n, sizeof(*items), cmp_litem);
+	return 0;
+}
+
+/*
+ * Where FN's code starts, from the line table, for a function whose DWARF
+ * gives no line (Go's): *FILE and *LINE, else *LINE 0.
+ */
+static void entry_line(Dwarf_Die *fn, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Addr entry;
+	Dwarf_Line *l;
+
+	*line = 0;
+	if (!dwarf_diecu(fn, &cu, NULL, NULL) || die_func_entry(fn, false, &entry) != 0 ||
+	    !(l = dwarf_getsrc_die(&cu, entry)) || dwarf_lineno(l, line) != 0)
+		return;
+	if (!*file)
+		*file = dwarf_linesrc(l, NULL, NULL);
+}
+
 /* Tell CB about each of ITEMS (sorted), each name once.  0 or -ENOMEM. */
 static int tell_items(struct pctx *c, struct litem *items, size_t n,
 		      void (*cb)(const struct list_func *f, void *priv), void *priv)
@@ -149,7 +246,7 @@ static int tell_items(struct pctx *c, struct litem *items, size_t n,
 		if (items[i].has_die) {
 			f.file = dwarf_decl_file(&items[i].fn);
 			if (!f.file || dwarf_decl_line(&items[i].fn, &f.line) != 0)
-				f.line = 0;
+				entry_line(&items[i].fn, &f.file, &f.line);
 		}
 		cb(&f, priv);
 	}
@@ -168,8 +265,8 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 		       void (*cb)(const struct list_func *f, void *priv), void *priv)
 {
 	struct pctx c = { .dbg = dbg, .mod = mod };
-	struct fwalk w = { .c = &c, .pat = glob, .glob = glob && points_is_glob(glob),
-			   .want_entries = true };
+	/* a glob is matched against the names shown (demangled), and the symbols' own */
+	struct fwalk w = { .c = &c, .want_entries = true };
 	struct litem *items = NULL;
 	size_t n = 0, cap = 0;
 	int r = 0;
@@ -187,16 +284,19 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 	for (size_t i = 0; r == 0 && i < w.n; i++)
 		if (!is_ifunc(&c, &w.insts[i].outer))
 			items[n++] = (struct litem){ .name = w.insts[i].name,
+						     .mangled = linkage_name(&w.insts[i].fn),
 						     .fn = w.insts[i].fn, .has_die = true,
 						     .inlined = w.insts[i].inlined, .seq = i };
 	if (w.nentries)
 		qsort(w.entries, w.nentries, sizeof(*w.entries), cmp_fentry);
 	if (r == 0)
-		r = add_sym_items(&c, &w, glob, &items, &n, &cap);
+		r = add_sym_items(&c, &w, NULL, &items, &n, &cap);
 	if (r == 0)
-		qsort(items, n, sizeof(*items), cmp_litem);
+		r = demangle_items(items, &n, glob);
 	if (r == 0)
 		r = tell_items(&c, items, n, cb, priv);
+	for (size_t i = 0; i < n; i++)
+		free(items[i].own);
 	free(items);
 	free(c.ifuncs);
 	fwalk_exit(&w);

@@ -7,5 +7,7 @@ struct fwalk;
 struct pctx;
 
 int points_func(struct pctx *c, struct fwalk *w);	/* FUNC (a name or a glob) */
+/* FUNC as C++ and Rust write it (ns::f, ns::f(int), 'app::*'): dwarf/qualsites.c */
+int points_qualified(struct pctx *c);
 
 #endif

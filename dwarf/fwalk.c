@@ -127,6 +127,13 @@ static int walk_scope(struct fwalk *w, Dwarf_Die *parent)
 		case DW_TAG_namespace:
 			r = walk_scope(w, &child);
 			break;
+		/* a C++ lambda's operator() (in its class, in the function), a Rust method */
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+			if (w->cu_types)
+				r = walk_scope(w, &child);
+			break;
 		default:
 			break;
 		}
@@ -140,7 +147,13 @@ int fwalk_cu(struct fwalk *w, Dwarf_Die *cu)
 {
 	w->cu = *cu;
 	w->in_outer = false;
+	int lang = dwarf_srclang(cu);
+
 	w->cu_src = w->src && src_match(dwarf_diename(cu), w->src);
+	/* C's structs hold no code: not walked, libc's thousands of them */
+	w->cu_types = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+		      lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14 ||
+		      lang == DW_LANG_Rust;
 	return walk_scope(w, cu);
 }
 

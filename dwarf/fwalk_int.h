@@ -36,6 +36,7 @@ struct fwalk {
 	bool glob;
 	const char *src;	/* only functions declared in SRC or in a CU named SRC */
 	bool cu_src;		/* the current CU's name matches SRC */
+	bool cu_types;		/* the current CU is C++ or Rust: functions inside types too */
 	Dwarf_Die cu;
 	Dwarf_Die outer;
 	bool in_outer;

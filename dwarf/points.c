@@ -13,6 +13,7 @@
 
 #include "arch/arch.h"
 #include "dwarf/debuginfo_int.h"
+#include "dwarf/demangle.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/elfsyms_int.h"
 #include "dwarf/funcsites_int.h"
@@ -250,7 +251,10 @@ int points__find(struct dbg *dbg, const struct elfmod *mod, const struct probe_p
 		w.glob = points_is_glob(pp->func);
 		w.src = pp->src;
 		c.lenient = w.glob;
-		r = c.dw ? points_func(&c, &w) : points_elf(&c);
+		if (demangle_is_qualified(pp->func))
+			r = points_qualified(&c);
+		else
+			r = c.dw ? points_func(&c, &w) : points_elf(&c);
 		break;
 	}
 	if (r == 0)

@@ -6,9 +6,14 @@
  * <Syntax>
  * PROBE  := [[GROUP:]EVENT=]POINT [ARG ...]      (ARGs separated by whitespace)
  * POINT  := FUNC[@SRC][+OFF|:RELLINE|%return]    (suffixes in any order)
- *         | SRC:LINE                             (SRC contains '.' or '/')
+ *         | SRC:LINE                             (SRC contains '/', or ends in a
+ *                                                 source file's extension: .c .go ...)
  *         | 0xADDR
- * FUNC   := a C identifier, or a glob of one (*, ?, [...])
+ * FUNC   := a C identifier, or a glob of one (*, ?, [...]); or a name as C++,
+ *           Rust and Go write it (ns::Db::query, ns::Db::query(int),
+ *           ns::twice<int>, operator new, <app::Account as core::fmt::Display>::fmt,
+ *           main.(*Server).Serve), maybe a glob: '::' is part of it, and spaces
+ *           and anything else inside <...>, (...) and {...}
  * ARG    := [NAME=]EXPR[:TYPE]
  * EXPR   := %REG                                 (register name, checked later)
  *         | $argN | $retval | $params | $vars    (1 <= N <= 64)
@@ -570,26 +575,156 @@ static const char *skip_bracket(const char *p, const char *end)
 	return p < end ? p : NULL;
 }
 
-/* The end of FUNC or SRC: the first '@', '+', '%' or ':' outside a [...] glob. */
+/* Does P (before END) start the word "operator" (a C++ operator function's name)? */
+static bool at_operator(const char *start, const char *p, const char *end)
+{
+	return end - p >= 8 && !memcmp(p, "operator", 8) && (p == start || !is_ident_char(p[-1])) &&
+	       (end - p == 8 || !is_ident_char(p[8]) || p[8] == ' ');
+}
+
+/*
+ * Past the operator after "operator" at P: a word (new, delete, a
+ * conversion's type: "operator new[]", "operator bool"), "()", "[]", or a
+ * run of operator characters ("<<=", "->*", "==").
+ */
+static const char *skip_operator(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q == ' ')
+		q++;
+	if (q < end && is_ident_start(*q)) {
+		q = skip_ident(q, end);
+		if (end - q >= 2 && q[0] == '[' && q[1] == ']')
+			q += 2;
+		return q;
+	}
+	if (end - q >= 2 && ((q[0] == '(' && q[1] == ')') || (q[0] == '[' && q[1] == ']')))
+		return q + 2;
+	while (q < end && strchr("+-*/%^&|~!=<>,", *q))
+		q++;
+	return q;
+}
+
+/*
+ * The end of FUNC or SRC: the first '@', '+', '%' or ':' outside a [...] glob,
+ * '::' and brackets of a C++, Rust or Go name (ns::f<int>(long)) and an
+ * operator's name (operator+=) being part of it; at a space outside
+ * brackets, the end of the point.
+ */
 static const char *point_name_end(const char *p, const char *end)
 {
-	for (; p < end; p++) {
-		if (strchr("@+%:", *p))
-			return p;
-		if (*p == '[') {
-			p = skip_bracket(p, end);
-			if (!p)
-				return end;
+	const char *start = p;
+	int depth = 0;
+
+	while (p < end) {
+		if (at_operator(start, p, end)) {
+			p = skip_operator(p + 8, end);
+			continue;
 		}
+		if (depth && end - p >= 2 && p[0] == '-' && p[1] == '>') {	/* Fn(i32) -> i32 */
+			p += 2;
+			continue;
+		}
+		if (*p == '<' || *p == '(' || *p == '{') {
+			depth++;
+		} else if ((*p == '>' || *p == ')' || *p == '}') && depth) {
+			depth--;
+		} else if (!depth) {
+			if (*p == ':' && end - p >= 2 && p[1] == ':') {
+				p += 2;
+				continue;
+			}
+			if (strchr("@+%:", *p) || isspace((unsigned char)*p))
+				return p;
+			if (*p == '[') {
+				p = skip_bracket(p, end);
+				if (!p)
+					return end;
+			}
+		}
+		p++;
 	}
 	return p;
 }
 
-/* FUNC is an identifier, or a glob of one. */
+/* The end of the point that starts at P: its name (spaces inside brackets), then its suffixes. */
+static const char *point_end(const char *p)
+{
+	const char *e = point_name_end(p, p + strlen(p));
+
+	while (*e && !isspace((unsigned char)*e))
+		e = point_name_end(e + 1, e + 1 + strlen(e + 1));
+	return e;
+}
+
+/* A name of C++, Rust or Go (not a C identifier or a glob of one): '::', brackets, '.', spaces. */
+static bool is_qualified(const char *s, const char *e)
+{
+	for (const char *p = s; p < e; p++)
+		if (strchr(":<>(){}. ", *p))
+			return true;
+	return at_operator(s, s, e);
+}
+
+/* Are the brackets of the name [S, E) closed, each by its kind? */
+static bool brackets_balance(const char *s, const char *e)
+{
+	char stack[64];
+	int n = 0;
+
+	for (const char *p = s; p < e; p++) {
+		if (at_operator(s, p, e)) {
+			p = skip_operator(p + 8, e) - 1;
+			continue;
+		}
+		if (p + 1 < e && p[0] == '-' && p[1] == '>') {
+			p++;
+			continue;
+		}
+		if (*p == '<' || *p == '(' || *p == '{') {
+			if (n == (int)sizeof(stack))
+				return false;
+			stack[n++] = *p == '<' ? '>' : *p == '(' ? ')' : '}';
+		} else if (*p == '>' || *p == ')' || *p == '}') {
+			if (!n || stack[--n] != *p)
+				return false;
+		}
+	}
+	return n == 0;
+}
+
+/*
+ * SRC of SRC:LINE: a path ('/'), or a name ending in a source file's
+ * extension -- not a Go function (main.handle) or method (main.(*T).M).
+ */
+static bool is_src_name(const char *s, const char *e)
+{
+	static const char *const exts[] = { "c", "h", "cc", "cp", "cpp", "cxx", "c++", "C", "H",
+					    "hh", "hpp", "hxx", "h++", "inc", "def", "tcc", "go",
+					    "rs", "s", "S", "m", "mm", "y", "l", "f", "f90" };
+	const char *dot = NULL;
+
+	if (memchr(s, '/', e - s))
+		return true;
+	for (const char *p = s; p < e; p++)
+		if (*p == '.')
+			dot = p;
+	if (!dot || is_qualified(s, dot))
+		return false;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+		if ((size_t)(e - dot - 1) == strlen(exts[i]) && !memcmp(dot + 1, exts[i], e - dot - 1))
+			return true;
+	return false;
+}
+
+/* FUNC is an identifier, or a glob of one; or a C++, Rust or Go name, its brackets closed. */
 static bool is_func_glob(const char *s, const char *e)
 {
 	if (s == e || isdigit((unsigned char)*s))
 		return false;
+	if (is_qualified(s, e))
+		return brackets_balance(s, e);
 	for (const char *p = s; p < e; p++) {
 		if (*p == '[') {
 			p = skip_bracket(p, e);
@@ -722,7 +857,7 @@ static int parse_point(const struct parser *ps, const char *s, const char *e,
 	if (e - s > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		return parse_addr(ps, s, e, pp);
 	ne = point_name_end(s, e);
-	if (memchr(s, '.', ne - s) || memchr(s, '/', ne - s))
+	if (is_src_name(s, ne))
 		return parse_srcline(ps, s, ne, e, pp);
 	pp->kind = PP_FUNC;
 	if (ne == s)
@@ -748,7 +883,9 @@ static int parse_event(const struct parser *ps, const char **pp, const char *e,
 	const char *eq = find_char(s, e, '=');
 	const char *colon;
 
-	if (eq == e)
+	/* operator=, operator==, ns::operator<=: the name's own */
+	if (eq == e || (eq - s >= 8 && !memcmp(eq - 8, "operator", 8)) ||
+	    (eq > s && strchr("=!<>+-*/%^&|", eq[-1])))
 		return 0;
 	colon = find_char(s, eq, ':');
 	if (colon < eq) {
@@ -811,7 +948,7 @@ static int parse_args(struct parser *ps, const char *p, struct probe_spec *spec)
 static int parse_spec(struct parser *ps, struct probe_spec *spec)
 {
 	const char *s = skip_space(ps->text);
-	const char *e = token_end(s);
+	const char *e = point_end(s);
 	int ret;
 
 	if (s == e)

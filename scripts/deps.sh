@@ -27,6 +27,8 @@ need libdw libdw-dev
 need capstone libcapstone-dev
 need libcap libcap-dev
 need criterion libcriterion-dev
+# C++ and Rust names demangled (libiberty.a, no pkg-config file)
+need deb:libiberty-dev libiberty-dev
 need cmd:strip binutils
 need cmd:objcopy binutils
 # libc's separate debug info: the tests read libc's DWARF through it

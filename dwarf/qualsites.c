@@ -1,0 +1,186 @@
+/* dwarf/qualsites.c: the sites of a FUNC written as C++ and Rust write it
+ * (ns::Db::query, ns::Db::query(std::string const&, int), 'app::*'): the
+ * function symbols whose demangled name it names (dwarf/demangle.h), each
+ * found as by its own symbol name (dwarf/funcsites.c, dwarf/elfsyms.c) and
+ * its sites named by its demangled name. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elf.h>
+#include <elfutils/libdwfl.h>
+
+#include "dwarf/debuginfo_int.h"
+#include "dwarf/demangle.h"
+#include "dwarf/elfmod.h"
+#include "dwarf/elfsyms_int.h"
+#include "dwarf/funcsites_int.h"
+#include "dwarf/fwalk_int.h"
+#include "dwarf/nosite_int.h"
+#include "dwarf/pctx_int.h"
+#include "probes/err.h"
+#include "probes/spec.h"
+
+/* A function symbol FUNC names: its own name, its demangled one. */
+struct qual {
+	const char *sym;	/* borrowed from libdwfl's symbol table */
+	char *name;
+};
+
+struct quals {
+	struct qual *v;
+	size_t n, cap;
+	char **seen;		/* every demangled name, for the nearest ones */
+	size_t nseen, cap_seen;
+};
+
+static void quals_free(struct quals *q)
+{
+	for (size_t i = 0; i < q->n; i++)
+		free(q->v[i].name);
+	for (size_t i = 0; i < q->nseen; i++)
+		free(q->seen[i]);
+	free(q->v);
+	free(q->seen);
+}
+
+/*
+ * The defined function symbols of C's module whose demangled name PAT
+ * names (with parameters when PAT has them), each symbol name once, into
+ * *Q; with NR, the demangled names near PAT too.  0 or -ENOMEM.
+ */
+static int find_quals(struct pctx *c, const char *pat, struct near *nr, struct quals *q)
+{
+	Dwfl_Module *m = dbg__module(c->dbg);
+	int ns = m ? dwfl_module_getsymtab(m) : -1;
+	bool params = demangle_has_params(pat), glob = points_is_glob(pat);
+
+	for (int i = 1; i < ns; i++) {
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		bool dup = false;
+		char *d;
+
+		if (!nm || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    !(d = demangle(nm, params)))
+			continue;
+		if (!demangle_match(pat, glob, d)) {
+			if (nr && points_grow((void **)&q->seen, &q->cap_seen, sizeof(*q->seen),
+					      q->nseen + 1) == 0) {
+				q->seen[q->nseen++] = d;
+				near_add(nr, d);
+			} else {
+				free(d);
+			}
+			continue;
+		}
+		for (size_t k = 0; k < q->n && !dup; k++)
+			dup = !strcmp(q->v[k].sym, nm);
+		if (dup || points_grow((void **)&q->v, &q->cap, sizeof(*q->v), q->n + 1) < 0) {
+			free(d);
+			if (dup)
+				continue;
+			return -ENOMEM;
+		}
+		q->v[q->n++] = (struct qual){ .sym = nm, .name = d };
+	}
+	return 0;
+}
+
+/* MSG with SYM, where it says it, written NAME (the user wrote that). */
+static void msg_rename(char *msg, size_t size, const char *sym, const char *name)
+{
+	size_t sl = strlen(sym), nl = strlen(name);
+	char *p;
+
+	while ((p = strstr(msg, sym)) && strlen(msg) - sl + nl < size) {
+		memmove(p + nl, p + sl, strlen(p + sl) + 1);
+		memcpy(p, name, nl);
+	}
+}
+
+/* The sites from recs[FROM..] of C, found by symbol SYM, named NAME (their "where" too). */
+static int rename_sites(struct pctx *c, size_t from, const char *sym, const char *name)
+{
+	size_t sl = strlen(sym);
+
+	for (size_t k = from; k < c->n; k++) {
+		struct point_site *s = &c->recs[k].s;
+		char *func = strdup(name), *where = NULL;
+
+		if (func && !strncmp(s->where, sym, sl) &&
+		    asprintf(&where, "%s%s", name, s->where + sl) < 0)
+			where = NULL;
+		if (!func || (!strncmp(s->where, sym, sl) && !where)) {
+			free(func);
+			return -ENOMEM;
+		}
+		free(s->func);
+		s->func = func;
+		if (where) {
+			free(s->where);
+			s->where = where;
+		}
+	}
+	return 0;
+}
+
+int points_qualified(struct pctx *c)
+{
+	const struct probe_point *pp = c->pp;
+	bool glob = points_is_glob(pp->func);
+	struct near nr = { .want = pp->func };
+	struct ptap_err *err = c->err, first = { .pos = -1 };
+	struct quals q = { .n = 0 };
+	int r = find_quals(c, pp->func, glob ? NULL : &nr, &q), first_r = 0;
+
+	if (r == 0 && q.n == 0)
+		r = glob ? ptap_err_set(err, -1, -ENOENT, "no function matching '%s' in %s",
+					pp->func, elfmod__path(c->mod)) :
+			   err_no_function(c, pp->func, &nr);
+	/* several functions (overloads, a glob): one that cannot be probed is left out */
+	c->lenient |= q.n > 1;
+	for (size_t i = 0; r == 0 && i < q.n; i++) {
+		struct probe_point one = *pp;
+		struct fwalk w = { .c = c, .src = pp->src };
+		struct ptap_err why = { .pos = -1 };
+		size_t from = c->n;
+
+		one.func = (char *)q.v[i].sym;
+		c->pp = &one;
+		c->err = &why;
+		free(c->ifuncs);	/* loaded again */
+		c->ifuncs = NULL;
+		c->nifuncs = 0;
+		r = c->dw ? points_func(c, &w) : points_elf(c);
+		fwalk_exit(&w);
+		c->pp = pp;
+		c->err = err;
+		if (r == 0)
+			r = rename_sites(c, from, q.v[i].sym, q.v[i].name);
+		if (r == -ENOMEM)
+			break;
+		msg_rename(why.msg, sizeof(why.msg), q.v[i].sym, q.v[i].name);
+		if (r < 0 && q.n == 1 && err)
+			*err = why;
+		if (r < 0 && q.n > 1) {
+			if (!first_r) {
+				first = why;
+				first_r = r;
+			}
+			site_skips__add(c->skips, q.v[i].name, why.msg);
+			r = 0;
+		}
+	}
+	if (r == 0 && c->n == 0 && first_r) {
+		if (err)
+			*err = first;
+		r = first_r;
+	}
+	quals_free(&q);
+	return r;
+}

@@ -1,0 +1,79 @@
+// samples/cxx_names.cc: C++ functions named as C++ names them (issue 21):
+// methods of a class in a namespace, two overloads, a template's two
+// instances, a lambda, a destructor.  ptap finds each by the name a user
+// types (ns::Db::query, ns::Db::query(int), ns::twice<int>), lists them so,
+// and names their events as identifiers (ns_Db_query).
+//
+// usage: cxx_names [N]   (default N: 3)
+// Calls, for i = 0..N-1: d.query(sql, i) with sql = "select" (the string
+// overload: returns 6 + i), d.query(i) (i * 2), ns::twice<int>(i) (i * 2),
+// ns::twice<double>(i + 0.5), and a lambda (i + 1).  Prints
+// "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
+// open, states each call of query(int) and twice<int> as ptap records them
+// with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
+// id=I", "ns_twice_int: x=I".
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <string>
+
+namespace ns {
+
+struct Db {
+	int query(const std::string &sql, int n);
+	int query(int id);
+	~Db();
+	long calls = 0;
+};
+
+__attribute__((noinline)) int Db::query(const std::string &sql, int n)
+{
+	calls++;
+	return (int)sql.size() + n;
+}
+
+__attribute__((noinline)) int Db::query(int id)
+{
+	calls++;
+	return id * 2;
+}
+
+__attribute__((noinline)) Db::~Db()
+{
+	calls = 0;
+}
+
+template <typename T> __attribute__((noinline)) T twice(T x)
+{
+	return x * 2;
+}
+
+} // namespace ns
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 3;
+	bool fd3 = fcntl(3, F_GETFD) != -1;
+	std::string sql = "select";
+	long sum = 0, want = 0;
+	auto add1 = [](int x) __attribute__((noinline)) { return x + 1; };
+
+	{
+		ns::Db d;
+
+		for (int i = 0; i < n; i++) {
+			sum += d.query(sql, i);
+			if (fd3)
+				dprintf(3, "ns_Db_query_int: id=%d\n", i);
+			sum += d.query(i);
+			if (fd3)
+				dprintf(3, "ns_twice_int: x=%d\n", i);
+			sum += ns::twice<int>(i);
+			sum += (long)ns::twice<double>(i + 0.5);
+			sum += add1(i);
+			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
+		}
+	}
+	std::printf("cxx_names: %d rounds, sum %ld\n", n, sum);
+	return sum == want ? 0 : 1;
+}

@@ -1,0 +1,93 @@
+# C++, Rust and Go functions named as their sources name them (issue 21):
+# `ptap list` shows C++ and Rust names demangled (an overloaded one with its
+# parameters) with FILE:LINE, Go's with its line; probes take those names,
+# an overload by its parameters, and globs over them; the events are
+# identifiers.  samples/cxx_names.cc states on fd 3 what it is called with.
+
+CXXN=$S/cxx_names
+
+# names_record WANT-FILE LINE ptap-args... -- COMMAND...: ptap records COMMAND
+# into $TMP/rec (exit 0, its output LINE); the records, normalized, are WANT-FILE.
+names_record() {
+	local want=$1 line=$2 rc=0
+	shift 2
+	run_ptap record -o "$TMP/rec" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = 0 ] ||
+		{ sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
+	expect_eq "traced output" "$line" "$(cat "$TMP/out")"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$want" "$TMP/got"
+}
+
+# The names C++ writes, listed with their lines: the overloads with their
+# parameters (std::string as written), a template's two instances, a lambda.
+test_names_cxx_list() {
+	local src=samples/cxx_names.cc bin
+	for bin in "$CXXN" "$CXXN-O2"; do
+		run_ptap list -x "$bin" 'ns::*' >"$TMP/list" 2>&1 || fail "ptap list failed"
+		expect_grep "^ns::Db::query(int)	.*$src:[0-9]" "$TMP/list"
+		expect_grep "^ns::Db::query(std::string const&, int)	.*$src:[0-9]" "$TMP/list"
+		expect_grep "^ns::twice<int>	.*$src:[0-9]" "$TMP/list"
+		expect_grep "^ns::Db::~Db	.*$src:[0-9]" "$TMP/list"
+		if grep -q '_ZN\|^query' "$TMP/list"; then
+			fail "a mangled or bare name in the list of 'ns::*'"
+		fi
+	done
+	run_ptap list -x "$CXXN" '*lambda*' >"$TMP/list" 2>&1 || fail "ptap list failed"
+	expect_grep "^main::{lambda(int)#1}::operator()	.*$src:[0-9]" "$TMP/list"
+}
+
+# Probes by those names: an overload picked by its parameters, a template
+# instance, a lambda (its DWARF found inside its class: x is typed), a glob;
+# the values are those the sample states, the events identifiers.
+test_names_cxx_record() {
+	local line='cxx_names: 3 rounds, sum 48' i
+	: >"$TMP/want"
+	for i in 0 1 2; do
+		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator: x=%d\n' \
+			"$i" "$i" "$i" >>"$TMP/want"
+	done
+	names_record "$TMP/want" "$line" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
+		-e 'main::{lambda(int)#1}::operator() x' -- "$CXXN" 3
+	# the sample's own statements of the calls, through fd 3
+	run_ptap record -o "$TMP/rec" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
+		-- "$CXXN" 3 3>"$TMP/stated" >/dev/null 2>"$TMP/err" || fail "ptap failed"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$TMP/stated" "$TMP/got"
+	# both overloads by the name without parameters, and a glob: one record a call each
+	run_ptap record -o "$TMP/rec" -e 'ns::Db::query' -e 'twice=ns::twice*' -- "$CXXN" 3 \
+		>/dev/null 2>"$TMP/err" || fail "ptap failed"
+	expect_eq "ns::Db::query calls" 6 "$(grep -c ' ns_Db_query: ' "$TMP/rec")"
+	expect_eq "ns::twice* calls" 6 "$(grep -c ' twice: ' "$TMP/rec")"
+}
+
+# A misspelt C++ name: exit 2, the nearest demangled name offered.
+test_names_cxx_unknown() {
+	local rc=0
+	run_ptap record -e 'ns::Db::qery' -- "$CXXN" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "no function 'ns::Db::qery' in .*; nearest: ns::Db::query" "$TMP/err"
+}
+
+# Rust's names (legacy and v0 mangling), demangled in the list and taken by probes.
+test_names_rust() {
+	local line='unwind: 6 calls, args sum 15, caught 2, returned 20' bin
+	printf 'unwind_middle: i=%d\n' 0 1 2 3 4 5 >"$TMP/want"
+	for bin in "$S/rust/unwind" "$S/rust/unwind-v0"; do
+		run_ptap list -x "$bin" 'unwind::*' >"$TMP/list" 2>&1 || fail "ptap list failed"
+		expect_grep '^unwind::middle	.*unwind.rs:[0-9]' "$TMP/list"
+		expect_grep '^unwind::checked	.*unwind.rs:[0-9]' "$TMP/list"
+		names_record "$TMP/want" "$line" -e 'unwind::middle i' -- "$bin" 6
+	done
+}
+
+# Go's names need no demangling: main.handle and main.(*T).M are probe
+# points (not SRC:LINE), with FILE:LINE in the list.
+test_names_go() {
+	local n=20 line
+	line="app: $n calls, args sum $((n * (n - 1) / 2)), results sum $((3 * n * (n - 1) / 2))"
+	run_ptap list -x "$S/go/app" 'main.*' >"$TMP/list" 2>&1 || fail "ptap list failed"
+	expect_grep '^main.handle	.*app.go:[0-9]' "$TMP/list"
+	seq 0 $((n - 1)) | sed 's/^/main_handle: i=/' >"$TMP/want"
+	names_record "$TMP/want" "$line" -e 'main.handle i' -- "$S/go/app" "$n"
+}
