@@ -599,6 +599,7 @@ static const char *skip_operator(const char *p, const char *end)
 			q += 2;
 		return q;
 	}
+	q = p;	/* a symbol's operator follows the word: "operator*", never "operator *" */
 	if (end - q >= 2 && ((q[0] == '(' && q[1] == ')') || (q[0] == '[' && q[1] == ']')))
 		return q + 2;
 	while (q < end && strchr("+-*/%^&|~!=<>,", *q))
@@ -722,6 +723,9 @@ static bool is_src_name(const char *s, const char *e)
 static bool is_func_glob(const char *s, const char *e)
 {
 	if (s == e || isdigit((unsigned char)*s))
+		return false;
+	/* "operator" with no operator after it: "operator new" would read the same */
+	if (e - s >= 8 && at_operator(s, e - 8, e))
 		return false;
 	if (is_qualified(s, e))
 		return brackets_balance(s, e);

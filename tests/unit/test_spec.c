@@ -333,6 +333,8 @@ static const struct {
 	{ "main%return%return", "%return given twice", 11 },
 	{ "1main", "bad function name", 0 },
 	{ "ns::f(int", "bad function name", 0 },
+	{ "operator", "bad function name", 0 },
+	{ "ns::operator %di", "bad function name", 0 },
 	{ "ns::f<int)", "bad function name", 0 },
 	{ "main.go", "requires a line", 0 },
 	{ "ma-in", "bad function name", 0 },
