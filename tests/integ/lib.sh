@@ -146,3 +146,20 @@ no_leftovers() {
 proc_field() {
 	awk -v f="$2:" '$1 == f { print $2; exit }' "/proc/$1/status" 2>/dev/null
 }
+
+# record_entries WANT-FILE OUT-LINE ptap-args... -- COMMAND...: ptap records
+# COMMAND's hits into $TMP/rec, exit 0; the records (normalized) equal
+# WANT-FILE; the command printed OUT-LINE, as it does untraced.
+record_entries() {
+	local want=$1 line=$2 rc=0
+	shift 2
+	run_ptap record -o "$TMP/rec" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = 0 ] ||
+		{ sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
+	expect_eq "traced output" "$line" "$(cat "$TMP/out")"
+	while [ "$1" != -- ]; do shift; done
+	shift
+	expect_eq "untraced output" "$line" "$("$@")"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$want" "$TMP/got"
+}

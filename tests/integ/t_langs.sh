@@ -81,23 +81,6 @@ test_langs_rust_returns() {
 	done
 }
 
-# lang_entry WANT-FILE OUT-LINE ptap-args... -- COMMAND...: ptap records the
-# entry probes into $TMP/rec, exit 0; the records (normalized) equal
-# WANT-FILE; the command printed OUT-LINE, as it does untraced.
-lang_entry() {
-	local want=$1 line=$2 rc=0
-	shift 2
-	run_ptap record -o "$TMP/rec" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 0 ] ||
-		{ sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
-	expect_eq "traced output" "$line" "$(cat "$TMP/out")"
-	while [ "$1" != -- ]; do shift; done
-	shift
-	expect_eq "untraced output" "$line" "$("$@")"
-	normalize "$TMP/rec" >"$TMP/got"
-	expect_diff "$want" "$TMP/got"
-}
-
 # Entry probes on the same Go functions record each call's argument once: i =
 # 0 .. N-1, whose sum app prints.  Go re-runs a function's entry after growing
 # the goroutine's stack there (request: every call, in a new goroutine) or
@@ -108,15 +91,15 @@ test_langs_go_entry() {
 	# handle(i) = 3i, + 2000 for i = 999 and 1999
 	line="app: $n calls, args sum $sum, results sum $((3 * sum + 4000))"
 	seq 0 $((n - 1)) | sed 's/^/main_handle: i=/' >"$TMP/want"
-	lang_entry "$TMP/want" "$line" -e 'main?handle i' -- "$GOAPP" $n
+	record_entries "$TMP/want" "$line" -e 'main?handle i' -- "$GOAPP" $n
 	# without DWARF: Go's ABIInternal passes the first integer in %ax
-	lang_entry "$TMP/want" "$line" -e 'main?handle i=%ax:s64' -- "$GOAPP-nodwarf" $n
+	record_entries "$TMP/want" "$line" -e 'main?handle i=%ax:s64' -- "$GOAPP-nodwarf" $n
 	n=300
 	sum=$((n * (n - 1) / 2))
 	line="app: $n calls, args sum $sum, results sum $((3 * sum))"
 	seq 0 $((n - 1)) | sed 's/^/main_request: i=/' >"$TMP/want"
-	lang_entry "$TMP/want" "$line" -e 'main?request i' -- "$GOAPP" $n spawn
-	lang_entry "$TMP/want" "$line" -e 'main?request i=%ax:s64' -- "$GOAPP-nodwarf" $n spawn
+	record_entries "$TMP/want" "$line" -e 'main?request i' -- "$GOAPP" $n spawn
+	record_entries "$TMP/want" "$line" -e 'main?request i=%ax:s64' -- "$GOAPP-nodwarf" $n spawn
 }
 
 # Entry probes on the Rust functions a panic unwinds through: every call,
@@ -124,10 +107,10 @@ test_langs_go_entry() {
 test_langs_rust_entry() {
 	local line='unwind: 6 calls, args sum 15, caught 2, returned 20' m c
 	printf 'middle: i=%d\nchecked: i=%d\n' 0 0 1 1 2 2 3 3 4 4 5 5 >"$TMP/want"
-	lang_entry "$TMP/want" "$line" -e 'middle i' -e 'checked i' -- "$RSUNW" 6
+	record_entries "$TMP/want" "$line" -e 'middle i' -e 'checked i' -- "$RSUNW" 6
 	m=$(lang_sym "$RSUNW-nodwarf" 6unwind6middle)
 	c=$(lang_sym "$RSUNW-nodwarf" 6unwind7checked)
-	lang_entry "$TMP/want" "$line" -e "middle=$m i=%di:u64" -e "checked=$c i=%di:u64" \
+	record_entries "$TMP/want" "$line" -e "middle=$m i=%di:u64" -e "checked=$c i=%di:u64" \
 		-- "$RSUNW-nodwarf" 6
 }
 

@@ -6,19 +6,6 @@
 
 CXXN=$S/cxx_names
 
-# names_record WANT-FILE LINE ptap-args... -- COMMAND...: ptap records COMMAND
-# into $TMP/rec (exit 0, its output LINE); the records, normalized, are WANT-FILE.
-names_record() {
-	local want=$1 line=$2 rc=0
-	shift 2
-	run_ptap record -o "$TMP/rec" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 0 ] ||
-		{ sed 's/^/      /' "$TMP/err" "$TMP/out" >&2; fail "ptap exit status $rc"; }
-	expect_eq "traced output" "$line" "$(cat "$TMP/out")"
-	normalize "$TMP/rec" >"$TMP/got"
-	expect_diff "$want" "$TMP/got"
-}
-
 # The names C++ writes, listed with their lines: the overloads with their
 # parameters (std::string as written), a template's two instances, a lambda.
 test_names_cxx_list() {
@@ -47,7 +34,7 @@ test_names_cxx_record() {
 		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator: x=%d\n' \
 			"$i" "$i" "$i" >>"$TMP/want"
 	done
-	names_record "$TMP/want" "$line" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
+	record_entries "$TMP/want" "$line" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
 		-e 'main::{lambda(int)#1}::operator() x' -- "$CXXN" 3
 	# the sample's own statements of the calls, through fd 3
 	run_ptap record -o "$TMP/rec" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
@@ -77,7 +64,7 @@ test_names_rust() {
 		run_ptap list -x "$bin" 'unwind::*' >"$TMP/list" 2>&1 || fail "ptap list failed"
 		expect_grep '^unwind::middle	.*unwind.rs:[0-9]' "$TMP/list"
 		expect_grep '^unwind::checked	.*unwind.rs:[0-9]' "$TMP/list"
-		names_record "$TMP/want" "$line" -e 'unwind::middle i' -- "$bin" 6
+		record_entries "$TMP/want" "$line" -e 'unwind::middle i' -- "$bin" 6
 	done
 }
 
@@ -89,5 +76,5 @@ test_names_go() {
 	run_ptap list -x "$S/go/app" 'main.*' >"$TMP/list" 2>&1 || fail "ptap list failed"
 	expect_grep '^main.handle	.*app.go:[0-9]' "$TMP/list"
 	seq 0 $((n - 1)) | sed 's/^/main_handle: i=/' >"$TMP/want"
-	names_record "$TMP/want" "$line" -e 'main.handle i' -- "$S/go/app" "$n"
+	record_entries "$TMP/want" "$line" -e 'main.handle i' -- "$S/go/app" "$n"
 }
