@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "dwarf/demangle.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
@@ -512,24 +513,27 @@ static void modcache_exit(struct modcache *mc)
  * EVENT= if given, else the site as an identifier ("exec_query",
  * "exec_query+4" -> "exec_query_4", "structs.c:42" -> "structs_c_42",
  * "ns::Db::query" -> "ns_Db_query", "main.(*Server).Serve" ->
- * "main_Server_Serve": a run of other characters one '_', none at either
- * end); a return probe's is perf's FUNC__return.
+ * "main_Server_Serve": in a C++, Rust or Go name a run of other
+ * characters is one '_', none at either end); a return probe's is perf's
+ * FUNC__return.
  */
 static char *event_name(const struct probe_spec *spec, const struct resolved_probe *rp)
 {
 	const char *base = spec->event ? spec->event :
 			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
 	char *name = malloc(strlen(base) + sizeof("__return")), *o = name;
+	bool qual = demangle_is_qualified(base) || strchr(base, '(');	/* or Go's main.(*T).M */
 
 	if (!name)
 		return NULL;
 	for (const char *c = base; *c; c++) {
 		if (spec->event || isalnum((unsigned char)*c) || *c == '_')
 			*o++ = *c;
-		else if (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_'))
-			*o++ = '_';	/* the first of a run */
+		else if (!qual || (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_')))
+			*o++ = '_';	/* C's, each; a C++ or Rust name's, the first of a run */
 	}
-	if (!spec->event && o > name + 1 && o[-1] == '_' && !(isalnum((unsigned char)base[strlen(base) - 1]) || base[strlen(base) - 1] == '_'))
+	if (qual && !spec->event && o > name + 1 && o[-1] == '_' &&
+	    !(isalnum((unsigned char)base[strlen(base) - 1]) || base[strlen(base) - 1] == '_'))
 		o--;
 	strcpy(o, rp->retprobe && !spec->event ? "__return" : "");
 	return name;
@@ -671,7 +675,7 @@ static int add_exit_probes(struct session *s)
 static bool is_glob(const struct probe_spec *spec)
 {
 	return spec->point.kind == PP_FUNC && spec->point.func &&
-	       strpbrk(spec->point.func, "*?[") != NULL;
+	       name_is_glob(spec->point.func);
 }
 
 /*

@@ -1,5 +1,6 @@
 /* dwarf/demangle.c: demangled names (demangle.h), through libiberty's
  * cplus_demangle(), which knows C++'s Itanium mangling and Rust's two. */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,10 +49,40 @@ char *demangle(const char *sym, bool params)
 	return d;
 }
 
+/* Does FUNC start with the word "operator" (not operator_init, a C name)? */
+static bool starts_operator(const char *func)
+{
+	return !strncmp(func, "operator", 8) && !(isalnum((unsigned char)func[8]) || func[8] == '_');
+}
+
 bool demangle_is_qualified(const char *func)
 {
-	return strstr(func, "::") || func[0] == '<' || strchr(func, '{') || !strncmp(func, "operator", 8) ||
+	return strstr(func, "::") || func[0] == '<' || strchr(func, '{') || starts_operator(func) ||
 	       (strchr(func, '(') && !strchr(func, '.'));
+}
+
+bool name_is_glob(const char *func)
+{
+	int depth = 0;
+
+	for (const char *p = func; *p; p++) {
+		/* operator*, operator[], operator*=: the operator's own characters */
+		if (!strncmp(p, "operator", 8) && (p == func || !(isalnum((unsigned char)p[-1]) ||
+								    p[-1] == '_'))) {
+			p += 8;
+			while (*p && strchr("*?[]", *p))
+				p++;
+			if (!*p)
+				break;
+		}
+		if (*p == '(' || *p == '<')
+			depth++;
+		else if ((*p == ')' || *p == '>') && depth)
+			depth--;
+		else if (!depth && strchr("*?[", *p))	/* not f(char*), main.(*T).M */
+			return true;
+	}
+	return false;
 }
 
 bool demangle_has_params(const char *func)

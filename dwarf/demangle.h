@@ -25,6 +25,13 @@ char *demangle(const char *sym, bool params);
  */
 bool demangle_is_qualified(const char *func);
 
+/*
+ * Is FUNC a glob: a '*', '?' or '[' outside the parentheses and angle
+ * brackets of a C++, Rust or Go name (f(char*), main.(*T).M) and not an
+ * operator's own (operator*, operator[])?
+ */
+bool name_is_glob(const char *func);
+
 /* Does FUNC end in a parameter list (ns::f(int), operator()(int) const), not operator()? */
 bool demangle_has_params(const char *func);
 

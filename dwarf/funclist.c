@@ -224,8 +224,7 @@ static void entry_line(Dwarf_Die *fn, const char **file, int *line)
 	if (!dwarf_diecu(fn, &cu, NULL, NULL) || die_func_entry(fn, false, &entry) != 0 ||
 	    !(l = dwarf_getsrc_die(&cu, entry)) || dwarf_lineno(l, line) != 0)
 		return;
-	if (!*file)
-		*file = dwarf_linesrc(l, NULL, NULL);
+	*file = dwarf_linesrc(l, NULL, NULL);	/* the line's own file */
 }
 
 /* Tell CB about each of ITEMS (sorted), each name once.  0 or -ENOMEM. */

@@ -153,7 +153,8 @@ int fwalk_cu(struct fwalk *w, Dwarf_Die *cu)
 	/* C's structs hold no code: not walked, libc's thousands of them */
 	w->cu_types = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
 		      lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14 ||
-		      lang == DW_LANG_Rust;
+		      lang == 0x2a || lang == 0x2b ||	/* C++17, C++20 (DWARF 5.x) */
+		      lang == DW_LANG_ObjC_plus_plus || lang == DW_LANG_Rust;
 	return walk_scope(w, cu);
 }
 

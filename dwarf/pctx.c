@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/demangle.h"
 #include "dwarf/pctx_int.h"
 
 /* Make *PTR (capacity *CAP elements of SIZE) hold NEED.  0 or -ENOMEM. */
@@ -27,7 +28,7 @@ int points_grow(void **ptr, size_t *cap, size_t size, size_t need)
 
 bool points_is_glob(const char *s)
 {
-	return strpbrk(s, "*?[") != NULL;
+	return name_is_glob(s);
 }
 
 /*

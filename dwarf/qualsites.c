@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdwfl.h>
 
@@ -26,6 +27,7 @@
 struct qual {
 	const char *sym;	/* borrowed from libdwfl's symbol table */
 	char *name;
+	uint64_t vaddr;
 };
 
 struct quals {
@@ -86,7 +88,7 @@ static int find_quals(struct pctx *c, const char *pat, struct near *nr, struct q
 				continue;
 			return -ENOMEM;
 		}
-		q->v[q->n++] = (struct qual){ .sym = nm, .name = d };
+		q->v[q->n++] = (struct qual){ .sym = nm, .name = d, .vaddr = addr };
 	}
 	return 0;
 }
@@ -142,15 +144,37 @@ int points_qualified(struct pctx *c)
 		r = glob ? ptap_err_set(err, -1, -ENOENT, "no function matching '%s' in %s",
 					pp->func, elfmod__path(c->mod)) :
 			   err_no_function(c, pp->func, &nr);
+	/* FUNC@SRC: those whose DWARF function is declared in SRC (a symbol has no file) */
+	if (r == 0 && pp->src) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < q.n; i++) {
+			struct finst fi;
+			int d = r == 0 && c->dw ? die_at_entry(c, q.v[i].vaddr, &fi) : 0;
+			const char *file = d == 1 ? dwarf_decl_file(&fi.fn) : NULL;
+
+			if (d < 0)
+				r = d;
+			if (r == 0 && file && src_match(file, pp->src))
+				q.v[k++] = q.v[i];
+			else
+				free(q.v[i].name);
+		}
+		q.n = k;
+	}
+	if (r == 0 && q.n == 0 && pp->src)
+		r = ptap_err_set(err, -1, -ENOENT, "no function '%s' declared in %s in %s", pp->func,
+				 pp->src, elfmod__path(c->mod));
 	/* several functions (overloads, a glob): one that cannot be probed is left out */
 	c->lenient |= q.n > 1;
 	for (size_t i = 0; r == 0 && i < q.n; i++) {
 		struct probe_point one = *pp;
-		struct fwalk w = { .c = c, .src = pp->src };
+		struct fwalk w = { .c = c };
 		struct ptap_err why = { .pos = -1 };
 		size_t from = c->n;
 
 		one.func = (char *)q.v[i].sym;
+		one.src = NULL;	/* chosen above */
 		c->pp = &one;
 		c->err = &why;
 		free(c->ifuncs);	/* loaded again */

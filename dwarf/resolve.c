@@ -12,6 +12,7 @@
 #include "arch/arch.h"
 #include "dwarf/args_int.h"
 #include "dwarf/debuginfo_int.h"
+#include "dwarf/demangle.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
@@ -605,8 +606,7 @@ static int resolve_site(struct resolved_probe *rp, struct elfmod *mod, struct db
 /* Is SPEC's point a glob (FUNC with * ? or [)? */
 static bool spec_is_glob(const struct probe_spec *spec)
 {
-	return spec->point.kind == PP_FUNC && spec->point.func &&
-	       strpbrk(spec->point.func, "*?[") != NULL;
+	return spec->point.kind == PP_FUNC && spec->point.func && name_is_glob(spec->point.func);
 }
 
 /* resolve_probes() with MOD's debug information DBG. */

@@ -582,6 +582,13 @@ static bool at_operator(const char *start, const char *p, const char *end)
 	       (end - p == 8 || !is_ident_char(p[8]) || p[8] == ' ');
 }
 
+/* C++'s operators, the longer of two with one start first */
+static const char *const cxx_ops[] = {
+	"()", "[]", "->*", "->", "<<=", ">>=", "<=>", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+	"||", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "+", "-", "*", "/", "%",
+	"^", "&", "|", "~", "!", "=", "<", ">", ",",
+};
+
 /*
  * Past the operator after "operator" at P: a word (new, delete, a
  * conversion's type: "operator new[]", "operator bool"), "()", "[]", or a
@@ -599,12 +606,15 @@ static const char *skip_operator(const char *p, const char *end)
 			q += 2;
 		return q;
 	}
-	q = p;	/* a symbol's operator follows the word: "operator*", never "operator *" */
-	if (end - q >= 2 && ((q[0] == '(' && q[1] == ')') || (q[0] == '[' && q[1] == ']')))
-		return q + 2;
-	while (q < end && strchr("+-*/%^&|~!=<>,", *q))
-		q++;
-	return q;
+	/* a symbol's operator follows the word: "operator*", never "operator *"; the longest
+	 * (so that "operator==%return" keeps its suffix) */
+	for (size_t i = 0; i < sizeof(cxx_ops) / sizeof(cxx_ops[0]); i++) {
+		size_t n = strlen(cxx_ops[i]);
+
+		if ((size_t)(end - p) >= n && !memcmp(p, cxx_ops[i], n))
+			return p + n;
+	}
+	return p;
 }
 
 /*
@@ -702,8 +712,9 @@ static bool brackets_balance(const char *s, const char *e)
 static bool is_src_name(const char *s, const char *e)
 {
 	static const char *const exts[] = { "c", "h", "cc", "cp", "cpp", "cxx", "c++", "C", "H",
-					    "hh", "hpp", "hxx", "h++", "inc", "def", "tcc", "go",
-					    "rs", "s", "S", "m", "mm", "y", "l", "f", "f90" };
+					    "hh", "hpp", "hxx", "h++", "inc", "inl", "ipp", "tpp",
+					    "def", "tcc", "cu", "cuh", "go", "rs", "s", "S", "asm",
+					    "m", "mm", "y", "l", "f", "F", "f90", "F90", "d", "zig" };
 	const char *dot = NULL;
 
 	if (memchr(s, '/', e - s))
@@ -711,8 +722,11 @@ static bool is_src_name(const char *s, const char *e)
 	for (const char *p = s; p < e; p++)
 		if (*p == '.')
 			dot = p;
-	if (!dot || is_qualified(s, dot))
+	if (!dot)
 		return false;
+	for (const char *p = s; p < dot; p++)	/* lex.yy.c is a file, main.(*T).M a function */
+		if (strchr(":<>(){} ", *p))
+			return false;
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
 		if ((size_t)(e - dot - 1) == strlen(exts[i]) && !memcmp(dot + 1, exts[i], e - dot - 1))
 			return true;
@@ -888,7 +902,9 @@ static int parse_event(const struct parser *ps, const char **pp, const char *e,
 	const char *colon;
 
 	/* operator=, operator==, ns::operator<=: the name's own */
-	if (eq == e || (eq - s >= 8 && !memcmp(eq - 8, "operator", 8)) ||
+	if (eq == e ||
+	    (eq - s >= 8 && !memcmp(eq - 8, "operator", 8) &&
+	     (eq - s == 8 || !is_ident_char(eq[-9])) && memmem(s, eq - s, "::", 2)) ||
 	    (eq > s && strchr("=!<>+-*/%^&|", eq[-1])))
 		return 0;
 	colon = find_char(s, eq, ':');

@@ -46,6 +46,14 @@ test_names_cxx_record() {
 		>/dev/null 2>"$TMP/err" || fail "ptap failed"
 	expect_eq "ns::Db::query calls" 6 "$(grep -c ' ns_Db_query: ' "$TMP/rec")"
 	expect_eq "ns::twice* calls" 6 "$(grep -c ' twice: ' "$TMP/rec")"
+	# FUNC@SRC: the functions declared there
+	run_ptap record -o "$TMP/rec" -e 'ns::Db::query(int)@cxx_names.cc id' -- "$CXXN" 3 \
+		>/dev/null 2>"$TMP/err" || fail "ptap failed on FUNC@SRC"
+	expect_eq "ns::Db::query(int)@cxx_names.cc calls" 3 "$(grep -c ' ns_Db_query_int: .* id=' "$TMP/rec")"
+	local rc=0
+	run_ptap record -e 'ns::Db::query@other.cc' -- "$CXXN" >/dev/null 2>"$TMP/err" || rc=$?
+	expect_eq "exit status, FUNC@SRC elsewhere" 2 "$rc"
+	expect_grep "no function 'ns::Db::query' declared in other.cc" "$TMP/err"
 }
 
 # A misspelt C++ name: exit 2, the nearest demangled name offered.

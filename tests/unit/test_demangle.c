@@ -61,6 +61,18 @@ Test(demangle, qualified_names)
 	cr_assert_not(demangle_is_qualified("main.(*Server).Serve"), "main.(*Server).Serve");
 }
 
+Test(demangle, globs)
+{
+	cr_assert(name_is_glob("exec_*"), "exec_*");
+	cr_assert(name_is_glob("ns::Db::*"), "ns::Db::*");
+	cr_assert(name_is_glob("*::query(*string*)"), "*::query(*string*)");
+	cr_assert_not(name_is_glob("ns::f(char*)"), "ns::f(char*)");
+	cr_assert_not(name_is_glob("ns::V::operator*"), "ns::V::operator*");
+	cr_assert_not(name_is_glob("ns::V::operator[]"), "ns::V::operator[]");
+	cr_assert_not(name_is_glob("runtime.(*p).init"), "runtime.(*p).init");
+	cr_assert_not(demangle_is_qualified("operator_init"), "operator_init (a C name)");
+}
+
 Test(demangle, parameters)
 {
 	cr_assert(demangle_has_params("ns::f(int)"), "ns::f(int)");

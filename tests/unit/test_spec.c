@@ -200,6 +200,13 @@ static const struct {
 	{ "main.(*Server).Serve%return", "ev=- FUNC(main.(*Server).Serve,src=-,off=0,line=0,ret=1)" },
 	{ "main.*", "ev=- FUNC(main.*,src=-,off=0,line=0,ret=0)" },
 	{ "main.go:12", "ev=- SRC(main.go:12)" },
+	{ "lex.yy.c:10", "ev=- SRC(lex.yy.c:10)" },
+	{ "call_operator=foo", "ev=call_operator FUNC(foo,src=-,off=0,line=0,ret=0)" },
+	{ "g:operator=foo", "ev=operator FUNC(foo,src=-,off=0,line=0,ret=0)" },
+	{ "operator_init", "ev=- FUNC(operator_init,src=-,off=0,line=0,ret=0)" },
+	{ "ns::V::operator==%return", "ev=- FUNC(ns::V::operator==,src=-,off=0,line=0,ret=1)" },
+	{ "ns::V::operator+%return", "ev=- FUNC(ns::V::operator+,src=-,off=0,line=0,ret=1)" },
+	{ "ns::V::operator->+4", "ev=- FUNC(ns::V::operator->,src=-,off=4,line=0,ret=0)" },
 	{ "lib.rs:3", "ev=- SRC(lib.rs:3)" },
 	/* registers, $ variables */
 	{ "f %di", "ev=- FUNC(f,src=-,off=0,line=0,ret=0) #2[-|%di|reg(di)@2|-]" },
