@@ -16,8 +16,6 @@
 #define SYS_FUTEX		202
 #define SYS_CLOCK_GETTIME	228
 #define SYS_PROCESS_VM_READV	310
-#define SYS_MADVISE		28
-#define MADV_POPULATE_WRITE	23	/* Linux 5.14 */
 #define FUTEX_WAIT		0
 #define FUTEX_WAKE		1
 
@@ -244,25 +242,6 @@ static const struct agent_site *next_site(const struct agent_site *site)
 }
 
 /*
- * RING's pages faulted in, all LEN bytes, by the first writer: a fault a
- * page costs ~10 us in a VM (a fresh 2 MiB ring: ~5 ms spread over its
- * first round of records), the pages at once ~0.3 ms.  A ring is only
- * written by the threads whose tids name it, so rings no thread uses cost
- * no memory.  Not done (an older kernel, or memory short): the pages fault
- * in one at a time, as they are written.
- */
-static void populate(struct ring *ring, uint64_t len)
-{
-	uint32_t no = 0;
-
-	if (__atomic_load_n(&ring->populated, __ATOMIC_RELAXED) ||
-	    !__atomic_compare_exchange_n(&ring->populated, &no, 1, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED))
-		return;
-	sys6(SYS_MADVISE, (long)ring, (long)len, MADV_POPULATE_WRITE, 0, 0, 0);
-}
-
-/*
  * The records of SITE and the sites after it in its chain (at most LEFT)
  * for a hit at REGS, as many as fit one slot of RING together (at least
  * SITE's): made there, one after another, and published as one (probes/ring.h:
@@ -355,7 +334,6 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 					  ((uint64_t)tid & __atomic_load_n(&proc->ring_mask,
 									   __ATOMIC_RELAXED)) *
 					  __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
-	populate(ring, __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
 	for (int n = 0; site && n < AGENT_CHAIN_MAX;)
 		n += record_some(regs, site, ring, tid, ts, AGENT_CHAIN_MAX - n, &site);
 }

@@ -113,12 +113,7 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	}
 	/* the word to wait on before the slots it guards: a release between them is seen */
 	*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
-	/*
-	 * Where to look first: a hint, set past the slot taken with a plain
-	 * store, not a locked add (two writers that read the same hint both
-	 * try that slot: one's compare-and-swap fails, and it looks further)
-	 */
-	start = __atomic_load_n(&r->hint, __ATOMIC_RELAXED);
+	start = __atomic_fetch_add(&r->hint, 1, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < sh.nslots; i++) {
 		uint32_t k = (uint32_t)((start + i) & (sh.nslots - 1));
 		struct ring_slot *s = slot_in(r, &sh, k);
@@ -143,7 +138,6 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 			continue;
 		s->sp = sp;
 		__atomic_store_n(&s->owner, s->owner & ~TAKING, __ATOMIC_RELEASE);
-		__atomic_store_n(&r->hint, start + i + 1, __ATOMIC_RELAXED);
 		*payload = s + 1;
 		*slot = k;
 		return 0;

@@ -40,8 +40,6 @@ struct ring {
 	 */
 	uint32_t reader;
 	uint64_t robust_next;	/* the reader's: this ring in that thread's robust list */
-	uint32_t populated;	/* a writer faulted its pages in (agent/agent.c): not 0 */
-	uint32_t pad0;
 	/* the reader's, on a line of their own: the writers read the above at each record */
 	uint32_t released __attribute__((aligned(64)));	/* bumped at a release that finds
 							 * writers waiting: the word they

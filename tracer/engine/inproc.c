@@ -1006,12 +1006,6 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 #define RELEASED_EVERY	8	/* records */
 #define HOLD_MAX_NS	1000000000ull
 
-/* Wake every writer waiting on WORD (a shared futex: the process maps the same memfd). */
-static void futex_wake_all(uint32_t *word)
-{
-	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 /* A ring's next record, as a drain holds it. */
 struct front {
 	const void *rec;
@@ -1072,8 +1066,10 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 		struct ring *r = ring_at(rg, k);
 
 		/* the last records' releases (the loop's look covers a multiple of 8) */
-		if ((got[k] % RELEASED_EVERY && ring_released(r)) || wake[k])
-			futex_wake_all(&r->released);
+		if ((got[k] % RELEASED_EVERY && ring_released(r)) || wake[k])	/* a shared futex:
+										 * the process maps
+										 * the same memfd */
+			syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	}
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
@@ -1085,7 +1081,7 @@ static void region_close(struct inproc_region *rg)
 {
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		ring_close(ring_at(rg, k));
-		futex_wake_all(&ring_at(rg, k)->released);
+		syscall(SYS_futex, &ring_at(rg, k)->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	}
 }
 
