@@ -20,6 +20,7 @@
 #include "dwarf/fwalk_int.h"
 #include "dwarf/nosite_int.h"
 #include "dwarf/pctx_int.h"
+#include "dwarf/syms_int.h"
 #include "probes/err.h"
 #include "probes/spec.h"
 
@@ -59,16 +60,13 @@ static int find_quals(struct pctx *c, const char *pat, struct near *nr, struct q
 	bool params = demangle_has_params(pat), glob = points_is_glob(pat);
 
 	for (int i = 1; i < ns; i++) {
-		GElf_Word shndx;
 		GElf_Addr addr;
 		GElf_Sym sym;
-		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
+		const char *nm = func_sym(m, i, &addr, &sym);
 		bool dup = false;
 		char *d;
 
-		if (!nm || shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    !(d = demangle(nm, params)))
+		if (!nm || !(d = demangle(nm, params)))
 			continue;
 		if (!demangle_match(pat, glob, d)) {
 			if (nr && points_grow((void **)&q->seen, &q->cap_seen, sizeof(*q->seen),

@@ -14,6 +14,15 @@
 #include "dwarf/pctx_int.h"
 #include "dwarf/syms_int.h"
 
+const char *func_sym(Dwfl_Module *m, int i, GElf_Addr *addr, GElf_Sym *sym)
+{
+	GElf_Word shndx;
+	const char *nm = dwfl_module_getsym_info(m, i, sym, addr, &shndx, NULL, NULL);
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return nm && shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) ? nm : NULL;
+}
+
 /*
  * Every function symbol called NAME: up to MAX into HITS (addresses
  * distinct).  Returns the count.
@@ -25,20 +34,17 @@ int find_syms(struct pctx *c, const char *name, struct symhit *hits, int max)
 	int ns = m ? dwfl_module_getsymtab(m) : -1, n = 0;
 
 	for (int i = 1; i < ns && n < max; i++) {
-		GElf_Word shndx;
 		GElf_Addr addr;
 		GElf_Sym sym;
-		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info);
+		const char *nm = func_sym(m, i, &addr, &sym);
 		bool dup = false;
 
-		if (!nm || strcmp(nm, name) || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+		if (!nm || strcmp(nm, name))
 			continue;
 		for (int j = 0; j < n; j++)
 			dup |= hits[j].vaddr == addr;
 		if (!dup)
-			hits[n++] = (struct symhit){ addr, sym.st_size, type };
+			hits[n++] = (struct symhit){ addr, sym.st_size, GELF_ST_TYPE(sym.st_info) };
 	}
 	if (n < max && elfmod__find_sym(c->mod, name, &es) == 0 &&
 	    (es.type == STT_FUNC || es.type == STT_GNU_IFUNC)) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 
 struct pctx;
 
@@ -19,6 +20,11 @@ struct symhit {
 	int type;
 };
 
+/*
+ * Symbol I of module M's table (libdwfl's: the debug file's .symtab too),
+ * when it is a defined function or IFUNC: its name, *ADDR, *SYM; else NULL.
+ */
+const char *func_sym(Dwfl_Module *m, int i, GElf_Addr *addr, GElf_Sym *sym);
 /* Every function symbol called NAME: up to MAX into HITS.  The count. */
 int find_syms(struct pctx *c, const char *name, struct symhit *hits, int max);
 int load_ifuncs(struct pctx *c);			/* C->ifuncs; 0 or -ENOMEM */

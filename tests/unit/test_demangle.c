@@ -48,40 +48,42 @@ Test(demangle, plain_names_are_not_demangled)
 	cr_assert_null(demangle("_start", false));
 }
 
-Test(demangle, qualified_names)
-{
-	cr_assert(demangle_is_qualified("ns::Db::query"), "ns::Db::query");
-	cr_assert(demangle_is_qualified("f(int)"), "f(int)");
-	cr_assert(demangle_is_qualified("<T as Tr>::f"), "<T as Tr>::f");
-	cr_assert(demangle_is_qualified("operator new"), "operator new");
-	cr_assert(demangle_is_qualified("app::main::{{closure}}"), "app::main::{{closure}}");
-	cr_assert_not(demangle_is_qualified("exec_query"), "exec_query");
-	cr_assert_not(demangle_is_qualified("exec_*"), "exec_*");
-	/* Go's are symbol names already */
-	cr_assert_not(demangle_is_qualified("main.(*Server).Serve"), "main.(*Server).Serve");
-}
+/* Each predicate on names, and what it must say of each. */
+static const struct {
+	bool (*fn)(const char *);
+	const char *what, *name;
+	bool want;
+} preds[] = {
+	{ demangle_is_qualified, "qualified", "ns::Db::query", true },
+	{ demangle_is_qualified, "qualified", "f(int)", true },
+	{ demangle_is_qualified, "qualified", "<T as Tr>::f", true },
+	{ demangle_is_qualified, "qualified", "operator new", true },
+	{ demangle_is_qualified, "qualified", "app::main::{{closure}}", true },
+	{ demangle_is_qualified, "qualified", "exec_query", false },
+	{ demangle_is_qualified, "qualified", "exec_*", false },
+	{ demangle_is_qualified, "qualified", "operator_init", false },	/* a C name */
+	{ demangle_is_qualified, "qualified", "main.(*Server).Serve", false },	/* Go's: symbols */
+	{ name_is_glob, "a glob", "exec_*", true },
+	{ name_is_glob, "a glob", "ns::Db::*", true },
+	{ name_is_glob, "a glob", "*::query(*string*)", true },
+	{ name_is_glob, "a glob", "ns::f(char*)", false },
+	{ name_is_glob, "a glob", "ns::V::operator*", false },
+	{ name_is_glob, "a glob", "ns::V::operator[]", false },
+	{ name_is_glob, "a glob", "runtime.(*p).init", false },
+	{ demangle_has_params, "with parameters", "ns::f(int)", true },
+	{ demangle_has_params, "with parameters", "ns::f(int) const", true },
+	{ demangle_has_params, "with parameters", "main::{lambda(int)#1}::operator()(int) const",
+	  true },
+	{ demangle_has_params, "with parameters", "main::{lambda(int)#1}::operator()", false },
+	{ demangle_has_params, "with parameters", "ns::twice<int>", false },
+	{ demangle_has_params, "with parameters", "operator()", false },
+};
 
-Test(demangle, globs)
+Test(demangle, predicates)
 {
-	cr_assert(name_is_glob("exec_*"), "exec_*");
-	cr_assert(name_is_glob("ns::Db::*"), "ns::Db::*");
-	cr_assert(name_is_glob("*::query(*string*)"), "*::query(*string*)");
-	cr_assert_not(name_is_glob("ns::f(char*)"), "ns::f(char*)");
-	cr_assert_not(name_is_glob("ns::V::operator*"), "ns::V::operator*");
-	cr_assert_not(name_is_glob("ns::V::operator[]"), "ns::V::operator[]");
-	cr_assert_not(name_is_glob("runtime.(*p).init"), "runtime.(*p).init");
-	cr_assert_not(demangle_is_qualified("operator_init"), "operator_init (a C name)");
-}
-
-Test(demangle, parameters)
-{
-	cr_assert(demangle_has_params("ns::f(int)"), "ns::f(int)");
-	cr_assert(demangle_has_params("ns::f(int) const"), "ns::f(int) const");
-	cr_assert(demangle_has_params("main::{lambda(int)#1}::operator()(int) const"),
-		  "the lambda's operator(), with its parameters");
-	cr_assert_not(demangle_has_params("main::{lambda(int)#1}::operator()"), "main::{lambda(int)#1}::operator()");
-	cr_assert_not(demangle_has_params("ns::twice<int>"), "ns::twice<int>");
-	cr_assert_not(demangle_has_params("operator()"), "operator()");
+	for (size_t i = 0; i < sizeof(preds) / sizeof(preds[0]); i++)
+		cr_expect(eq(int, preds[i].fn(preds[i].name), preds[i].want), "%s %s: expected %d",
+			  preds[i].name, preds[i].what, preds[i].want);
 }
 
 Test(demangle, match_spaces_aside_and_globs)
