@@ -599,6 +599,59 @@ bool inproc_read_fault(struct thread *t, int sig)
 	return true;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+/*
+ * The pages of the ring thread TID records into, mapped at once in T's
+ * process (T stopped; any of its threads: the page tables are the
+ * process's).  Faulted in as the agent writes them, a page cost ~10 us in
+ * a VM: a 2 MiB ring's first round ~5 ms, 30 ms for 8 threads' 4 rings;
+ * madvise(MADV_POPULATE_WRITE) maps them in ~0.3 ms.  Only the rings live
+ * threads name (those others never use cost nothing), once a process; not
+ * in a fork child (most exec at once).  Done by ptap at a stop, not by the
+ * agent at its first record: a thread inside a long system call of the
+ * agent's kept detach from unmapping it.  An older kernel refuses it: the
+ * pages fault in as before.  0, or -ESRCH (T is gone).
+ */
+static int ring_warm(struct session *s, struct thread *t, pid_t tid)
+{
+	struct inproc_region *rg = t->as->inproc;
+	uint32_t k;
+	long r;
+
+	if (!rg || t->as->inproc_failed)
+		return 0;
+	k = ring_of_tid(rg, tid);
+	if (t->as->rings_warm & 1u << k)
+		return 0;
+	t->as->rings_warm |= 1u << k;
+	r = run(s, t, SYS_madvise, rg->base + RING_OFF + k * rg->ring_len, rg->ring_len,
+		MADV_POPULATE_WRITE, 0, 0, 0);
+	if (r < 0 && r != -ESRCH)
+		pr_debug("pid %d: ring %u not mapped in at once: %s\n", t->tgid, k, strerror((int)-r));
+	return r == -ESRCH ? -ESRCH : 0;
+}
+
+int inproc_thread_new(struct session *s, struct thread *t)
+{
+	return ring_warm(s, t, t->tid);
+}
+
+struct warm_arg {
+	struct thread *via;	/* the stopped thread that makes the calls */
+	int r;
+};
+
+static void warm_one(struct session *s, struct thread *t, void *arg)
+{
+	struct warm_arg *w = arg;
+
+	if (w->r == 0 && t->as == w->via->as)
+		w->r = ring_warm(s, w->via, t->tid);
+}
+
 /*
  * Map the agent and a region into T's process.  0, or -errno with nothing
  * of ours left in it (-ESRCH: T is gone, and the process with it).
@@ -804,13 +857,22 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 			"ptap does not see): its probes stop the thread at each hit\n", t->tgid);
 		return -ENOTSUP;
 	}
-	if (!rg && (r = region_map(s, t, &rg)) < 0) {
+	if (!rg) {
+		struct warm_arg w = { .via = t };
+
+		r = region_map(s, t, &rg);
 		if (r == -ESRCH)
 			return r;
-		as->inproc_failed = true;
-		pr_info("pid %d: no in-process probes (%s): its probes stop the thread at each "
-			"hit\n", t->tgid, strerror(-r));
-		return r;
+		if (r < 0) {
+			as->inproc_failed = true;
+			pr_info("pid %d: no in-process probes (%s): its probes stop the thread at "
+				"each hit\n", t->tgid, strerror(-r));
+			return r;
+		}
+		as->inproc = rg;
+		thread__for_each(s, warm_one, &w);	/* attached: all its threads are known */
+		if (w.r < 0)
+			return w.r;
 	}
 	as->inproc = rg;
 	off = agent_site_new(s, rg, st, p);

@@ -86,6 +86,12 @@ void inproc_thread_gone(struct session *s, const struct thread *t);
  * the kernel for the tid.
  */
 void inproc_vfork(struct thread *t, bool begin);
+/*
+ * T, stopped, is a thread new to ptap (attached, or just made) in a process
+ * with a region: its ring's pages mapped at once (ring_warm()).  0, or
+ * -ESRCH (T is gone: leave it alone).
+ */
+int inproc_thread_new(struct session *s, struct thread *t);
 /* A fork child C: whether it holds its parent's region (mapped before the fork). */
 void inproc_fork_fixup(struct thread *c);
 /* Tracing ends: the last records written, the agent told to record no more. */

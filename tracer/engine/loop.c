@@ -123,7 +123,7 @@ static void child_go(struct session *s, struct thread *c)
 {
 	if (c->detach_at_stop)
 		detach_child(s, c);
-	else
+	else if (c->tid == c->tgid || inproc_thread_new(s, c) != -ESRCH)	/* a thread: its ring */
 		thread__resume(c, 0);
 }
 
@@ -159,6 +159,9 @@ static void on_event_stop(struct session *s, struct thread *t, const struct stop
 			thread__resume(t, 0);
 		return;
 	}
+	/* a new thread's first stop, after its parent's event: its ring */
+	if (t->tid != t->tgid && inproc_thread_new(s, t) == -ESRCH)
+		return;
 	thread__resume(t, 0);
 }
 

@@ -83,6 +83,7 @@ struct aspace {
 	struct inproc_region *inproc;
 	uint64_t agent_lo, agent_hi;
 	bool inproc_failed;
+	uint32_t rings_warm;	/* the rings of INPROC whose pages are mapped here (a bit each) */
 };
 
 /* A new, empty address space for PID.  0 or -errno. */
