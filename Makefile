@@ -86,7 +86,7 @@ DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline
 RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw $(S)/cxx_names $(S)/cxx_names-O2
 LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/unwind \
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
-		$(S)/rust/unwind-v0-nomark
+		$(S)/rust/unwind-v0-nomark $(S)/go/strs $(S)/rust/strs
 IFUNC_SAMPLES := $(S)/ifunc-O2 $(S)/ifunc-O0 $(S)/ifunc-pick2
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
 	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES)
@@ -223,6 +223,15 @@ $(S)/rust/unwind-v0: samples/rust/unwind.rs | deps $(S)/rust/unwind
 	@mkdir -p $(@D)
 	@echo '  RUSTC   ' $@
 	$(Q)MAKEFLAGS= rustc -g -C opt-level=1 -C symbol-mangling-version=v0 -o $@ $<
+# Strings of Go and Rust (issue 21): a string argument in two registers
+$(S)/go/strs: samples/go/strs.go | deps
+	@mkdir -p $(@D)
+	@echo '  GO      ' $@
+	$(Q)$(GO_ENV) go build -o $@ $<
+$(S)/rust/strs: samples/rust/strs.rs | deps $(S)/rust/unwind-v0
+	@mkdir -p $(@D)
+	@echo '  RUSTC   ' $@
+	$(Q)MAKEFLAGS= rustc -g -C opt-level=1 -o $@ $<
 $(S)/rust/unwind-nomark $(S)/rust/unwind-v0-nomark: %-nomark: %
 	$(Q)objcopy --strip-debug -R .comment --wildcard --strip-symbol='*rust_begin_unwind' \
 		--strip-symbol='*__rust_start_panic' $< $@

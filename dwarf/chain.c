@@ -1,7 +1,7 @@
 /* dwarf/chain.c: the access chain of a variable expression (->m .m [i]
  * [i][j] *), each step moving the compiled location along the variable's
  * DWARF type: member offsets and bitfields, array elements, pointers
- * followed. */
+ * followed; a C++ reference is what it refers to, as gdb shows it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -190,12 +190,32 @@ static int step_deref(struct comp *k, Dwarf_Die *type)
 	return 0;
 }
 
+int comp_follow_refs(struct comp *k, Dwarf_Die *type)
+{
+	Dwarf_Die t;
+
+	while (die_strip_type(type, &t) && (dwarf_tag(&t) == DW_TAG_reference_type ||
+					    dwarf_tag(&t) == DW_TAG_rvalue_reference_type)) {
+		if (k->bitfield)
+			return 0;
+		if (comp_to_value(k, 8) < 0)
+			return -ENOTSUP;
+		if (!die_type(&t, type))
+			return comp_cannot(k, "it refers to void");
+		k->state = LOC_MEM;
+	}
+	return 0;
+}
+
 int comp_chain(struct comp *k, Dwarf_Die *type, const struct arg_expr *e)
 {
 	int r;
 
 	for (int i = 0; i < e->nchain; i++) {
 		const struct arg_access *acc = &e->chain[i];
+
+		if ((r = comp_follow_refs(k, type)) < 0)
+			return r;
 
 		if (k->bitfield)
 			return comp_cannot(k, "a bitfield has no members or elements");
@@ -216,9 +236,8 @@ int comp_chain(struct comp *k, Dwarf_Die *type, const struct arg_expr *e)
 	for (int i = 0; i < e->nderef; i++) {
 		if (k->bitfield)
 			return comp_cannot(k, "a bitfield cannot be dereferenced");
-		r = step_deref(k, type);
-		if (r < 0)
+		if ((r = comp_follow_refs(k, type)) < 0 || (r = step_deref(k, type)) < 0)
 			return r;
 	}
-	return 0;
+	return comp_follow_refs(k, type);
 }

@@ -55,6 +55,9 @@ int comp_cfa(struct comp *k, int depth);
 
 /* Make the top of the stack the value (load SIZE bytes when it is in memory). */
 int comp_to_value(struct comp *k, Dwarf_Word size);
+/* A reference (C++ T&, T&&) at *TYPE followed to what it refers to, as
+ * often as it takes: *TYPE becomes that.  0 or -errno. */
+int comp_follow_refs(struct comp *k, Dwarf_Die *type);
 /* Follow E's access chain and dereferences from *TYPE, which becomes the
  * last one's type.  0 or -errno. */
 int comp_chain(struct comp *k, Dwarf_Die *type, const struct arg_expr *e);

@@ -25,6 +25,10 @@ bool die_array_elem(Dwarf_Die *t, Dwarf_Die *elem, Dwarf_Word *elem_size, bool *
 bool die_is_char(Dwarf_Die *type);			/* a one-byte char type */
 bool die_is_char_array(Dwarf_Die *array);		/* an array of chars */
 
+/* Struct T is a string type of C++, Rust or Go (dwarf/strtype.c): where its
+ * pointer to the bytes and its length in bytes are. */
+bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off);
+
 bool die_member_offset(Dwarf_Die *m, Dwarf_Word *off);
 int die_find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word *base);
 void die_list_members(Dwarf_Die *t, char *buf, size_t len);	/* "a, b, c" */

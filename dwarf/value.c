@@ -1,7 +1,8 @@
 /* dwarf/value.c: the end of a variable's compilation -- the load of its
  * value and how it prints, chosen by its last DWARF type or by the
  * argument's :TYPE: a bitfield, a string (:string, char pointers, char
- * arrays), a struct or array printed whole, a scalar. */
+ * arrays, the string types of C++, Rust and Go), a struct or array printed
+ * whole, a scalar. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,13 +45,37 @@ static int finish_bitfield(struct comp *k, const struct fetch_type *ut, Dwarf_Di
 	return 0;
 }
 
+/* A string type of C++, Rust or Go (T stripped): its bytes, bounded by its length. */
+static int finish_counted(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off)
+{
+	struct fetch_type *ft = &k->prog->type;
+	Dwarf_Word end = (ptr_off > len_off ? ptr_off : len_off) + 8;
+
+	memset(ft, 0, sizeof(*ft));
+	ft->kind = FT_STRN;
+	ft->size = 8;
+	ft->ptr_off = (uint16_t)ptr_off;
+	ft->len_off = (uint16_t)len_off;
+	if (end > die_type_size(t) || end > UINT16_MAX)
+		return comp_cannot(k, "its pointer and length are not within it");
+	if (k->state == LOC_PIECES && end > k->pieces_len - k->prog->blob_off)
+		return comp_cannot(k, "its pointer and length are not both in the pieces it is "
+				      "held in");
+	if (k->state == LOC_VALUE)
+		return comp_cannot(k, "it is held in a register but larger than one");
+	return 0;
+}
+
 /* :string (UT) on T: a pointer's target, a char array in place, an address-sized integer. */
 static int finish_string(struct comp *k, const struct probe_arg *arg,
 			 const struct fetch_type *ut, Dwarf_Die *t, const char *tn)
 {
 	struct fetch_type *ft = &k->prog->type;
 	int tag = dwarf_tag(t);
+	Dwarf_Word po, lo;
 
+	if (die_counted_string(t, &po, &lo))
+		return finish_counted(k, t, po, lo);
 	if (tag == DW_TAG_array_type && die_is_char_array(t)) {
 		if (k->state != LOC_MEM && k->state != LOC_PIECES)
 			return comp_cannot(k, "the array is not in memory");
@@ -165,6 +190,7 @@ static int finish_dwarf(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, const cha
 	struct fetch_type *ft = &k->prog->type;
 	int tag = dwarf_tag(t);
 	Dwarf_Die pointee;
+	Dwarf_Word po, lo;
 
 	if (tag == DW_TAG_pointer_type && die_type(t, &pointee) && die_is_char(&pointee)) {
 		memset(ft, 0, sizeof(*ft));
@@ -173,6 +199,8 @@ static int finish_dwarf(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, const cha
 	}
 	if (tag == DW_TAG_array_type && die_is_char_array(t))
 		return finish_char_array(k, t);
+	if (die_counted_string(t, &po, &lo))
+		return finish_counted(k, t, po, lo);
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type ||
 	    tag == DW_TAG_array_type)
 		return finish_aggregate(k, t, tag);

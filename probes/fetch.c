@@ -99,6 +99,7 @@ const char *fetch_type__name(const struct fetch_type *t, char *buf, size_t len)
 		snprintf(buf, len, "u%u", bits);
 		break;
 	case FT_STRING:
+	case FT_STRN:	/* for messages: one of known length */
 		snprintf(buf, len, "string");
 		break;
 	case FT_USTRING:

@@ -32,6 +32,11 @@ enum fetch_kind {
 	FT_FD,			/* a file descriptor VAL->u (signed) and what it refers to in
 				 * VAL->str/len ("/tmp/db", "TCP:[127.0.0.1:5432->...]"; len 0:
 				 * not known): text 3</tmp/db>, JSON {"fd":3,"path":"/tmp/db"} */
+	/* Chosen from DWARF too, added last: */
+	FT_STRN,		/* a string of known length (std::string, Rust &str and String,
+				 * Go string): the struct at the address on top, or assembled
+				 * by pieces, holds its address (8 bytes at PTR_OFF) and its
+				 * length in bytes (8 bytes at LEN_OFF); no NUL is looked for */
 };
 
 /* fetch_type.flags */
@@ -45,6 +50,7 @@ struct fetch_type {
 	uint8_t bits;		/* FT_BITFIELD: width */
 	uint8_t bit_off;	/* FT_BITFIELD: offset from the LSB */
 	uint8_t flags;		/* FTF_* */
+	uint16_t ptr_off, len_off;	/* FT_STRN: where its address and length are */
 	uint32_t len;		/* FT_CHARS: array length; FT_STRUCT: byte size */
 	const struct type_desc *desc;	/* FT_ENUM, FT_STRUCT; NULL otherwise */
 };
@@ -227,6 +233,11 @@ struct fetch_val {
  * VAL->truncated only when LEN > STRMAX and no NUL came by byte STRMAX (an array
  * filled to its end without a NUL is its LEN bytes, not truncated); the scan
  * for VAL->full_len stops at the array's end.
+ * FT_STRN: the top is the address of a struct holding the string's address
+ * and length (a composite: the struct is assembled at BLOB_OFF); at most
+ * STRMAX of its length's bytes are read at its address (VAL->addr), NULs
+ * and all; VAL->truncated with VAL->full_len its length when longer.  A
+ * length of 0 reads nothing (an empty Rust string's address dangles).
  * FT_STRUCT: the top is the address (VAL->addr); min(LEN, FETCH_MAX_BLOB)
  * bytes are read into STRBUF (VAL->str, VAL->len); a fault anywhere in them
  * is -EFAULT at the first unreadable byte.

@@ -49,6 +49,7 @@ size_t fetch_prog__buflen(const struct fetch_prog *prog, size_t strmax)
 	case FT_STRING:
 	case FT_USTRING:
 	case FT_CHARS:
+	case FT_STRN:
 		n = strmax;
 		break;
 	case FT_STRUCT:
@@ -421,6 +422,23 @@ static void chars_from_buf(const struct fetch_type *t, char *buf, size_t extent,
 	}
 }
 
+/*
+ * A string of LEN bytes at ADDR (FT_STRN): at most STRMAX of them into BUF,
+ * NULs and all; longer, VAL->truncated with its whole length.
+ */
+static void strn_read(const struct fetch_ctx *ctx, uint64_t addr, uint64_t len, char *buf,
+		      size_t strmax, struct fetch_val *val)
+{
+	size_t n = len < strmax ? (size_t)len : strmax;
+
+	read_blob(ctx, addr, buf, n, val);	/* VAL->addr: ADDR, or where it failed */
+	if (val->err)
+		return;
+	val->len = n;
+	val->truncated = len > n;
+	val->full_len = val->truncated ? len : 0;
+}
+
 /* Integers: truncate to the type's size; bitfields: extract their bits; FTF_SIGNED: extend. */
 static uint64_t fetch_int(const struct fetch_type *t, uint64_t v)
 {
@@ -504,8 +522,25 @@ static int composite_value(const struct fetch_prog *prog, const struct eval *ev,
 		chars_from_buf(t, strbuf + off, extent, strmax, val);
 		return 1;
 	}
+	if (t->kind == FT_STRN) {	/* both words read here; the string over them */
+		if ((size_t)t->ptr_off + 8 > extent || (size_t)t->len_off + 8 > extent)
+			return -EINVAL;
+		strn_read(ev->ctx, le_bytes(strbuf + off + t->ptr_off, 8),
+			  le_bytes(strbuf + off + t->len_off, 8), strbuf, strmax, val);
+		return 1;
+	}
 	*top = le_bytes(strbuf + off, rest < 8 ? rest : 8);
 	return 0;
+}
+
+/* *W: the 8 bytes at ADDR.  0, or -EFAULT with VAL->err and VAL->addr. */
+static int word_at(const struct fetch_ctx *ctx, uint64_t addr, uint64_t *w, struct fetch_val *val)
+{
+	if (ctx->read_mem && ctx->read_mem(ctx->priv, addr, w, 8) == 8)
+		return 0;
+	val->err = -EFAULT;
+	val->addr = addr;
+	return -EFAULT;
 }
 
 /*
@@ -557,6 +592,19 @@ static int typed_value(const struct fetch_type *t, const struct fetch_ctx *ctx, 
 			fr->want = n;
 		read_blob(ctx, top, strbuf, n, val);
 		return 0;
+	case FT_STRN: {
+		uint64_t addr, len;
+
+		if (strmax && !strbuf)
+			return -EINVAL;
+		if (word_at(ctx, top + t->ptr_off, &addr, val) < 0 ||
+		    word_at(ctx, top + t->len_off, &len, val) < 0)
+			return 0;
+		if (fr)
+			fr->want = len < strmax ? len : strmax;
+		strn_read(ctx, addr, len, strbuf, strmax, val);
+		return 0;
+	}
 	}
 	val->u = fetch_int(t, top);
 	return 0;

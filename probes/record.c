@@ -69,6 +69,7 @@ static enum value_class value_class(const struct fetch_type *t)
 	case FT_STRING:
 	case FT_USTRING:
 	case FT_CHARS:
+	case FT_STRN:
 		return VC_STRING;
 	case FT_BOOL:
 		return VC_BOOL;
@@ -511,6 +512,7 @@ size_t value__max_len(const struct fetch_type *t, size_t strmax)
 	switch (t->kind) {
 	case FT_STRING:
 	case FT_USTRING:
+	case FT_STRN:
 		n = string_max(strmax);
 		break;
 	case FT_CHARS:

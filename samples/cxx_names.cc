@@ -7,7 +7,9 @@
 // usage: cxx_names [N]   (default N: 3)
 // Calls, for i = 0..N-1: d.query(sql, i) with sql = "select" (the string
 // overload: returns 6 + i), d.query(i) (i * 2), ns::twice<int>(i) (i * 2),
-// ns::twice<double>(i + 0.5), and a lambda (i + 1).  Prints
+// ns::twice<double>(i + 0.5), a lambda (i + 1), and d.note(key, full)
+// with a std::string_view key = "sel" (of sql's bytes: no NUL after it)
+// and a std::string full = "select-I" by value.  Prints
 // "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
 // open, states each call of query(int) and twice<int> as ptap records them
 // with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
@@ -16,12 +18,14 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <string>
+#include <string_view>
 
 namespace ns {
 
 struct Db {
 	int query(const std::string &sql, int n);
 	int query(int id);
+	void note(std::string_view key, std::string full);
 	~Db();
 	long calls = 0;
 };
@@ -36,6 +40,11 @@ __attribute__((noinline)) int Db::query(int id)
 {
 	calls++;
 	return id * 2;
+}
+
+__attribute__((noinline)) void Db::note(std::string_view key, std::string full)
+{
+	calls += (long)(key.size() + full.size());
 }
 
 __attribute__((noinline)) Db::~Db()
@@ -71,6 +80,7 @@ int main(int argc, char **argv)
 			sum += ns::twice<int>(i);
 			sum += (long)ns::twice<double>(i + 0.5);
 			sum += add1(i);
+			d.note(std::string_view(sql).substr(0, 3), sql + "-" + std::to_string(i));
 			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
 		}
 	}

@@ -1072,3 +1072,104 @@ Test(fetch_type, names_dwarf_kinds)
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
 		cr_expect_str_eq(fetch_type__name(&rows[i].t, buf, sizeof(buf)), rows[i].name);
 }
+
+/* ---- strings of known length (FT_STRN) -------------------------------------- */
+
+/* A struct { uint64_t len; const char *p; } at base+0x300 (pointer second, as a
+ * layout may have it): LEN bytes of "abcdefghij" at base+0xa0. */
+static void put_strn(uint64_t len, uint64_t p)
+{
+	put64(0x300, len);
+	put64(0x308, p);
+}
+
+static const struct fetch_type strn_type = { .kind = FT_STRN, .size = 8, .ptr_off = 8,
+					      .len_off = 0 };
+
+static const struct {
+	const char *what;
+	uint64_t len, p;
+	size_t strmax;
+	int err;
+	const char *want;	/* its bytes */
+	bool truncated;
+	uint64_t full_len;
+	uint64_t addr;		/* val.addr */
+} strn_rows[] = {
+	{ "within the limit, no NUL looked for", 4, MEM_BASE + 0xa0, 64, 0, "abcd", false, 0,
+	  MEM_BASE + 0xa0 },
+	{ "NULs are bytes of it", 12, MEM_BASE + 0xa0, 64, 0, "abcdefghij\0Z", false, 0,
+	  MEM_BASE + 0xa0 },
+	{ "longer than the limit: its length", 10, MEM_BASE + 0xa0, 3, 0, "abc", true, 10,
+	  MEM_BASE + 0xa0 },
+	{ "empty: nothing read, its pointer may dangle", 0, 0xdead000000ULL, 64, 0, "", false, 0,
+	  0xdead000000ULL },
+	{ "its bytes unreadable", 4, 0xdead000000ULL, 64, -EFAULT, "", false, 0, 0xdead000000ULL },
+	{ "to the end of the mapping", 10, MEM_BASE + MEM_SIZE - 6, 64, -EFAULT, "", false, 0,
+	  MEM_BASE + MEM_SIZE },
+};
+
+Test(fetch, strn_reads_its_length, .init = setup)
+{
+	struct fetch_prog prog = { .nops = 1, .ops = { OP(IMM, 0, 0, MEM_BASE + 0x300) },
+				   .type = strn_type };
+
+	for (size_t i = 0; i < ARRAY_SIZE(strn_rows); i++) {
+		struct fetch_val val;
+		char sbuf[64];
+		size_t n = strlen(strn_rows[i].want);
+
+		if (i == 1)
+			n = 12;
+		put_strn(strn_rows[i].len, strn_rows[i].p);
+		cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, strn_rows[i].strmax), 0),
+			  "%s", strn_rows[i].what);
+		cr_expect(eq(int, val.err, strn_rows[i].err), "%s", strn_rows[i].what);
+		cr_expect(eq(u64, val.addr, strn_rows[i].addr), "%s", strn_rows[i].what);
+		if (strn_rows[i].err)
+			continue;
+		cr_expect(eq(sz, val.len, n), "%s", strn_rows[i].what);
+		cr_expect(eq(mem, ((struct cr_mem){ val.str, n }),
+			     ((struct cr_mem){ strn_rows[i].want, n })), "%s", strn_rows[i].what);
+		cr_expect(eq(int, val.truncated, strn_rows[i].truncated), "%s", strn_rows[i].what);
+		cr_expect(eq(u64, val.full_len, strn_rows[i].full_len), "%s", strn_rows[i].what);
+		cr_expect(eq(int, val.null, false), "%s", strn_rows[i].what);
+	}
+}
+
+Test(fetch, strn_struct_unreadable, .init = setup)
+{
+	struct fetch_prog prog = { .nops = 1, .ops = { OP(IMM, 0, 0, 0xdead000000ULL) },
+				   .type = strn_type };
+	struct fetch_val val;
+	char sbuf[64];
+
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(int, val.err, -EFAULT));
+	cr_expect(eq(u64, val.addr, 0xdead000000ULL + 8));	/* the pointer, read first */
+}
+
+/* Go's and Rust's strings in two registers: the pieces assemble the struct. */
+Test(fetch, strn_from_pieces, .init = setup)
+{
+	const struct fetch_op ops[] = {
+		OP(IMM, 0, 0, MEM_BASE + 0x80), PIECE_REG(8, 0),	/* "SELECT 1" */
+		OP(IMM, 0, 0, 6), PIECE_REG(8, 8),
+	};
+	struct fetch_prog prog = composite(ops, ARRAY_SIZE(ops),
+					   (struct fetch_type){ .kind = FT_STRN, .size = 8,
+								.ptr_off = 0, .len_off = 8 });
+	struct fetch_val val;
+	char sbuf[64];
+
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 64), 64));
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, 6));
+	cr_expect(eq(mem, ((struct cr_mem){ val.str, 6 }), ((struct cr_mem){ "SELECT", 6 })));
+	cr_expect(eq(int, val.truncated, false));
+	/* a length word outside the pieces: a malformed program */
+	prog.type.len_off = 16;
+	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL));
+	cr_expect(eq(int, val.err, -EINVAL));
+}

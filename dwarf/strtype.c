@@ -1,0 +1,111 @@
+/* dwarf/strtype.c: the string types of C++, Rust and Go -- a struct holding
+ * a pointer to the bytes and their count -- told by their DWARF names, and
+ * where in them the two words are, found from their DWARF members (never
+ * hard-coded offsets, which change with the library's version). */
+#include <string.h>
+
+#include <dwarf.h>
+
+#include "dwarf/die_int.h"
+
+/* How many structs deep a Rust String's pointer is looked for (vec.buf.inner.ptr...). */
+#define PTR_DEPTH	6
+
+static bool is_struct(Dwarf_Die *t)
+{
+	return dwarf_tag(t) == DW_TAG_structure_type || dwarf_tag(t) == DW_TAG_class_type;
+}
+
+/* The 8-byte word at the end of PATH's members in struct T: its offset in T. */
+static bool member_path(Dwarf_Die *t, const char *const *path, Dwarf_Word *off)
+{
+	Dwarf_Die cur = *t, m, mt;
+	Dwarf_Word at = 0;
+
+	for (; *path; path++) {
+		Dwarf_Word base, o;
+
+		if (!is_struct(&cur) || die_find_member(&cur, *path, &m, &base) < 0 ||
+		    !die_member_offset(&m, &o) || !die_type(&m, &mt) || !die_strip_type(&mt, &cur))
+			return false;
+		at += base + o;
+	}
+	*off = at;
+	return die_type_size(&cur) == 8;
+}
+
+/* The first pointer among T's members, depth first through member structs: its offset. */
+static bool first_pointer(Dwarf_Die *t, int depth, Dwarf_Word *off)
+{
+	Dwarf_Die m, mt;
+
+	if (depth > PTR_DEPTH || dwarf_child(t, &m) != 0)
+		return false;
+	do {
+		Dwarf_Word o;
+
+		if (dwarf_tag(&m) != DW_TAG_member || !die_member_offset(&m, &o) ||
+		    !die_type(&m, &mt) || !die_strip_type(&mt, &mt))
+			continue;
+		if (dwarf_tag(&mt) == DW_TAG_pointer_type) {
+			*off = o;
+			return true;
+		}
+		if (is_struct(&mt) && first_pointer(&mt, depth + 1, off)) {
+			*off += o;
+			return true;
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
+{
+	static const char *const cxx_ptr[] = { "_M_dataplus", "_M_p", NULL };
+	static const char *const cxx_len[] = { "_M_string_length", NULL };
+	static const char *const view_ptr[] = { "_M_str", NULL };
+	static const char *const view_len[] = { "_M_len", NULL };
+	static const char *const rs_ptr[] = { "data_ptr", NULL };
+	static const char *const rs_len[] = { "length", NULL };
+	static const char *const string_vec[] = { "vec", NULL };
+	static const char *const vec_len[] = { "vec", "len", NULL };
+	static const char *const go_ptr[] = { "str", NULL };
+	static const char *const go_len[] = { "len", NULL };
+	const char *name = is_struct(t) ? dwarf_diename(t) : NULL;
+	Dwarf_Word at;
+
+	if (!name)
+		return false;
+	/* libstdc++'s std::string (std::__cxx11::basic_string<char, ...>) and string_view */
+	if (starts(name, "basic_string<char,") || strcmp(name, "basic_string<char>") == 0)
+		return member_path(t, cxx_ptr, ptr_off) && member_path(t, cxx_len, len_off);
+	if (starts(name, "basic_string_view<char,") || strcmp(name, "basic_string_view<char>") == 0)
+		return member_path(t, view_ptr, ptr_off) && member_path(t, view_len, len_off);
+	/* Rust's str behind a fat pointer: &str, &mut str, *const str, Box<str> */
+	if (strcmp(name, "&str") == 0 || strcmp(name, "&mut str") == 0 ||
+	    strcmp(name, "*const str") == 0 || strcmp(name, "*mut str") == 0 ||
+	    starts(name, "alloc::boxed::Box<str,") || strcmp(name, "Box<str>") == 0)
+		return member_path(t, rs_ptr, ptr_off) && member_path(t, rs_len, len_off);
+	/* Rust's String: a Vec<u8> whose buffer's pointer lies a few structs down */
+	if (strcmp(name, "String") == 0 || strcmp(name, "alloc::string::String") == 0) {
+		Dwarf_Die m, mt;
+		Dwarf_Word base, o;
+
+		if (!member_path(t, vec_len, len_off) ||
+		    die_find_member(t, string_vec[0], &m, &base) < 0 ||
+		    !die_member_offset(&m, &o) || !die_type(&m, &mt) || !die_strip_type(&mt, &mt) ||
+		    !first_pointer(&mt, 0, &at))
+			return false;
+		*ptr_off = base + o + at;
+		return true;
+	}
+	/* Go's string: struct string { str *uint8; len int } */
+	if (strcmp(name, "string") == 0)
+		return member_path(t, go_ptr, ptr_off) && member_path(t, go_len, len_off);
+	return false;
+}

@@ -1,0 +1,53 @@
+// samples/rust/strs.rs: Rust's strings as ptap prints them (issue 21): a
+// &str (a pointer and a length, in two registers: never NUL-terminated, the
+// bytes after it are the String's next ones), a String passed by value (a
+// Vec<u8> a few structs deep) and a Box<str>.
+//
+// usage: strs [N]   (default N: 3)
+// Calls, for i = 0..N-1: lookup(&key, i) with key the first 5 bytes of
+// "key-I-and-more", store("owned-I"), boxed("box-I"); each reads its
+// string's first byte, so that its pointer is not optimized out.  Prints "strs: N
+// rounds, sum S" and exits 0 when S is right.  With fd 3 open, states each
+// call as ptap records it with `strs::lookup key n`, `strs::store owned`
+// and `strs::boxed b`.
+use std::io::Write;
+use std::os::fd::FromRawFd;
+
+#[inline(never)]
+fn lookup(key: &str, n: usize) -> usize {
+    key.len() + n + key.as_bytes()[0] as usize
+}
+
+#[inline(never)]
+fn store(owned: String) -> usize {
+    owned.len() + owned.as_bytes()[0] as usize
+}
+
+#[inline(never)]
+fn boxed(b: Box<str>) -> usize {
+    b.len() * 2 + b.as_bytes()[0] as usize
+}
+
+fn main() {
+    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
+    // fd 3, when the caller opened it: never closed here (ManuallyDrop)
+    let mut fd3 = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(3) });
+    let (mut sum, mut want) = (0usize, 0usize);
+
+    for i in 0..n {
+        let full = format!("key-{}-and-more", i);
+        let key = &full[..5];
+        let _ = writeln!(fd3, "strs_lookup: key=\"{}\" n={}", key, i);
+        sum += lookup(key, i);
+        let owned = format!("owned-{}", i);
+        let _ = writeln!(fd3, "strs_store: owned=\"{}\"", owned);
+        want += key.len() + i + owned.len() + (b'k' + b'o') as usize;
+        sum += store(owned);
+        let b = format!("box-{}", i).into_boxed_str();
+        let _ = writeln!(fd3, "strs_boxed: b=\"{}\"", b);
+        want += b.len() * 2 + b'b' as usize;
+        sum += boxed(b);
+    }
+    println!("strs: {} rounds, sum {}", n, sum);
+    std::process::exit(if sum == want { 0 } else { 1 });
+}
