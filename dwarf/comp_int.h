@@ -70,6 +70,10 @@ bool comp_scalar_type(const struct var_ctx *c, Dwarf_Die *type, struct fetch_typ
 int comp_struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *ft);
 /* Array T of scalars printed whole.  0, -ENOTSUP (not such an array), -ENOMEM. */
 int comp_array_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *ft);
+/* A slice's elements of type ELEM (as many as ptap prints) as FT (FT_SLICE,
+ * its words' offsets left to the caller).  0, -ENOTSUP (an element of no
+ * size or of more than 255 bytes), -ENOMEM. */
+int comp_slice_desc(const struct var_ctx *c, Dwarf_Die *elem, struct fetch_type *ft);
 
 /* ---- dwarf/value.c ------------------------------------------------------ */
 

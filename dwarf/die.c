@@ -243,9 +243,10 @@ int die_find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word
 		Dwarf_Word moff;
 		int r;
 
-		if (dwarf_tag(&m) != DW_TAG_member)
+		/* a C++ base class's members are the derived one's too */
+		if (dwarf_tag(&m) != DW_TAG_member && dwarf_tag(&m) != DW_TAG_inheritance)
 			continue;
-		name = dwarf_diename(&m);
+		name = dwarf_tag(&m) == DW_TAG_member ? dwarf_diename(&m) : NULL;
 		if (name && !strcmp(name, member)) {
 			*out = m;
 			return 0;
@@ -399,4 +400,12 @@ int die_range_holding(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr *rstart, Dwarf_Ad
 			return 0;
 		}
 	return -ENOENT;
+}
+
+const char *die_linkage_name(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &a));
+
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &a));
 }

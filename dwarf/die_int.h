@@ -28,6 +28,10 @@ bool die_is_char_array(Dwarf_Die *array);		/* an array of chars */
 /* Struct T is a string type of C++, Rust or Go (dwarf/strtype.c): where its
  * pointer to the bytes and its length in bytes are. */
 bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off);
+/* Struct T is a slice type of Go, Rust or C++ ([]T, &[T], Vec<T>,
+ * std::vector<T>): where its pointer and its count (*END: its end pointer)
+ * are, and its element type, stripped. */
+bool die_slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end, Dwarf_Die *elem);
 
 bool die_member_offset(Dwarf_Die *m, Dwarf_Word *off);
 int die_find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word *base);
@@ -39,6 +43,9 @@ unsigned int die_count_children(Dwarf_Die *die, int tag);
 
 /* The name of DIE, through DW_AT_abstract_origin / DW_AT_specification. */
 const char *die_name(Dwarf_Die *die);
+/* The linkage (mangled) name of function FN, through its declaration or
+ * abstract origin, or NULL. */
+const char *die_linkage_name(Dwarf_Die *fn);
 bool die_has_code(Dwarf_Die *die);		/* DW_AT_low_pc or DW_AT_ranges */
 /* Where the code of FN is entered (a DWARF address).  0, or -ENOENT. */
 int die_func_entry(Dwarf_Die *fn, bool inlined, Dwarf_Addr *entry);

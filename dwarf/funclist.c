@@ -137,15 +137,6 @@ static int add_sym_items(struct pctx *c, struct fwalk *w, const char *glob,
 	return 0;
 }
 
-/* The linkage name of DWARF function FN (through its declaration or abstract origin), or NULL. */
-static const char *linkage_name(Dwarf_Die *fn)
-{
-	Dwarf_Attribute a;
-	const char *n = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &a));
-
-	return n ? n : dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &a));
-}
-
 /*
  * C++ and Rust names as their source writes them: each item with a mangled
  * name demangled (without its parameters); a name that two different
@@ -283,7 +274,7 @@ int points__list_funcs(struct dbg *dbg, const struct elfmod *mod, const char *gl
 	for (size_t i = 0; r == 0 && i < w.n; i++)
 		if (!is_ifunc(&c, &w.insts[i].outer))
 			items[n++] = (struct litem){ .name = w.insts[i].name,
-						     .mangled = linkage_name(&w.insts[i].fn),
+						     .mangled = die_linkage_name(&w.insts[i].fn),
 						     .fn = w.insts[i].fn, .has_die = true,
 						     .inlined = w.insts[i].inlined, .seq = i };
 	if (w.nentries)

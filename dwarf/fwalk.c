@@ -24,6 +24,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "dwarf/debuginfo_int.h"
+#include "dwarf/demangle.h"
 #include "dwarf/die_int.h"
 #include "dwarf/fwalk_int.h"
 #include "dwarf/nosite_int.h"
@@ -37,6 +38,21 @@ bool name_matches(struct fwalk *w, const char *name)
 	if (w->glob)
 		return fnmatch(w->pat, name, 0) == 0;
 	return !strcmp(w->pat, name);
+}
+
+bool die_matches(struct fwalk *w, Dwarf_Die *fn, const char *name)
+{
+	const char *ln;
+	char *d;
+	bool ok;
+
+	if (!w->qual)
+		return name_matches(w, name);
+	ln = die_linkage_name(fn);
+	d = ln ? demangle(ln, demangle_has_params(w->qual)) : NULL;
+	ok = d && demangle_match(w->qual, w->qual_glob, d);
+	free(d);
+	return ok;
 }
 
 static int found(struct fwalk *w, Dwarf_Die *fn, const char *name, bool inlined)
@@ -74,7 +90,7 @@ static int visit_subprogram(struct fwalk *w, Dwarf_Die *fn)
 		near_add(w->near, name);
 	if (!die_has_code(fn))
 		return 0;
-	if (name && name_matches(w, name))
+	if (name && die_matches(w, fn, name))
 		r = found(w, fn, name, false);
 	if (r == 0 && w->want_entries) {
 		Dwarf_Addr entry;
@@ -102,7 +118,7 @@ static int visit_inlined(struct fwalk *w, Dwarf_Die *die)
 	const char *name = die_name(die);
 	int r = 0;
 
-	if (name && w->in_outer && die_has_code(die) && name_matches(w, name))
+	if (name && w->in_outer && die_has_code(die) && die_matches(w, die, name))
 		r = found(w, die, name, true);
 	return r < 0 ? r : walk_scope(w, die);
 }

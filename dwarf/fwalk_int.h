@@ -46,9 +46,14 @@ struct fwalk {
 	struct fentry *entries;
 	size_t nentries, cap_entries;
 	struct near *near;	/* when set: DWARF names close to PAT */
+	/* when set: functions whose linkage name, demangled, QUAL names (a C++
+	 * or Rust name, maybe a glob: QUAL_GLOB), whatever PAT says */
+	const char *qual;
+	bool qual_glob;
 };
 
 bool name_matches(struct fwalk *w, const char *name);	/* W's pattern (none: all) */
+bool die_matches(struct fwalk *w, Dwarf_Die *fn, const char *name);	/* FN named NAME: W's? */
 int fwalk_cu(struct fwalk *w, Dwarf_Die *cu);		/* one unit; 0 or -ENOMEM */
 int fwalk_all(struct fwalk *w);				/* every unit; 0 or -ENOMEM */
 void fwalk_exit(struct fwalk *w);			/* what W collected */

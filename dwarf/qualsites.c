@@ -103,19 +103,20 @@ static void msg_rename(char *msg, size_t size, const char *sym, const char *name
 	}
 }
 
-/* The sites from recs[FROM..] of C, found by symbol SYM, named NAME (their "where" too). */
+/* The sites from recs[FROM..] of C, found by symbol SYM (NULL: each by its
+ * own DWARF name), named NAME (their "where" too). */
 static int rename_sites(struct pctx *c, size_t from, const char *sym, const char *name)
 {
-	size_t sl = strlen(sym);
-
 	for (size_t k = from; k < c->n; k++) {
 		struct point_site *s = &c->recs[k].s;
+		const char *was = sym ? sym : s->func ? s->func : "";
+		size_t sl = strlen(was);
 		char *func = strdup(name), *where = NULL;
 
-		if (func && !strncmp(s->where, sym, sl) &&
+		if (func && !strncmp(s->where, was, sl) &&
 		    asprintf(&where, "%s%s", name, s->where + sl) < 0)
 			where = NULL;
-		if (!func || (!strncmp(s->where, sym, sl) && !where)) {
+		if (!func || (!strncmp(s->where, was, sl) && !where)) {
 			free(func);
 			return -ENOMEM;
 		}
@@ -129,6 +130,32 @@ static int rename_sites(struct pctx *c, size_t from, const char *sym, const char
 	return 0;
 }
 
+/*
+ * FUNC known by DWARF alone (inlined wherever it is called, like a Rust
+ * closure or a C++ lambda with no copy of its own): the functions whose
+ * DWARF linkage name, demangled, it names.  0 with their sites, 1 when
+ * there are none (C's error untouched), or -errno.
+ */
+static int dwarf_only(struct pctx *c, bool glob)
+{
+	struct fwalk w = { .c = c, .glob = true, .src = c->pp->src, .qual = c->pp->func,
+			   .qual_glob = glob };
+	struct ptap_err *err = c->err, why = { .pos = -1 };
+	size_t from = c->n;
+	int r;
+
+	c->err = &why;
+	r = points_func(c, &w);
+	fwalk_exit(&w);
+	c->err = err;
+	if (r == -ENOMEM)
+		return r;
+	if (c->n == from)
+		return 1;
+	/* some found, some not probed (a glob): those are named in the skips */
+	return rename_sites(c, from, NULL, c->pp->func);
+}
+
 int points_qualified(struct pctx *c)
 {
 	const struct probe_point *pp = c->pp;
@@ -138,6 +165,12 @@ int points_qualified(struct pctx *c)
 	struct quals q = { .n = 0 };
 	int r = find_quals(c, pp->func, glob ? NULL : &nr, &q), first_r = 0;
 
+	if (r == 0 && q.n == 0 && c->dw && (r = dwarf_only(c, glob)) <= 0) {
+		quals_free(&q);
+		return r;
+	}
+	if (r == 1)	/* nor in DWARF */
+		r = 0;
 	if (r == 0 && q.n == 0)
 		r = glob ? ptap_err_set(err, -1, -ENOENT, "no function matching '%s' in %s",
 					pp->func, elfmod__path(c->mod)) :

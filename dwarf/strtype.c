@@ -1,14 +1,15 @@
-/* dwarf/strtype.c: the string types of C++, Rust and Go -- a struct holding
- * a pointer to the bytes and their count -- told by their DWARF names, and
- * where in them the two words are, found from their DWARF members (never
- * hard-coded offsets, which change with the library's version). */
+/* dwarf/strtype.c: the string and slice types of C++, Rust and Go -- a
+ * struct holding a pointer to the bytes or elements and their count -- told
+ * by their DWARF names, and where in them the two words are, found from
+ * their DWARF members (never hard-coded offsets, which change with the
+ * library's version). */
 #include <string.h>
 
 #include <dwarf.h>
 
 #include "dwarf/die_int.h"
 
-/* How many structs deep a Rust String's pointer is looked for (vec.buf.inner.ptr...). */
+/* How many structs deep a Rust Vec's pointer is looked for (buf.inner.ptr.pointer...). */
 #define PTR_DEPTH	6
 
 static bool is_struct(Dwarf_Die *t)
@@ -16,8 +17,9 @@ static bool is_struct(Dwarf_Die *t)
 	return dwarf_tag(t) == DW_TAG_structure_type || dwarf_tag(t) == DW_TAG_class_type;
 }
 
-/* The 8-byte word at the end of PATH's members in struct T: its offset in T. */
-static bool member_path(Dwarf_Die *t, const char *const *path, Dwarf_Word *off)
+/* The member at the end of PATH's members in struct T: its offset in T, its type stripped. */
+static bool member_path_type(Dwarf_Die *t, const char *const *path, Dwarf_Word *off,
+			     Dwarf_Die *type)
 {
 	Dwarf_Die cur = *t, m, mt;
 	Dwarf_Word at = 0;
@@ -31,7 +33,16 @@ static bool member_path(Dwarf_Die *t, const char *const *path, Dwarf_Word *off)
 		at += base + o;
 	}
 	*off = at;
-	return die_type_size(&cur) == 8;
+	*type = cur;
+	return true;
+}
+
+/* The 8-byte word at the end of PATH's members in struct T: its offset in T. */
+static bool member_path(Dwarf_Die *t, const char *const *path, Dwarf_Word *off)
+{
+	Dwarf_Die type;
+
+	return member_path_type(t, path, off, &type) && die_type_size(&type) == 8;
 }
 
 /* The first pointer among T's members, depth first through member structs: its offset. */
@@ -107,5 +118,67 @@ bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
 	/* Go's string: struct string { str *uint8; len int } */
 	if (strcmp(name, "string") == 0)
 		return member_path(t, go_ptr, ptr_off) && member_path(t, go_len, len_off);
+	return false;
+}
+
+/* The type of T's template parameter (Vec<T>'s T), stripped. */
+static bool template_type(Dwarf_Die *t, Dwarf_Die *out)
+{
+	Dwarf_Die c, ct;
+
+	if (dwarf_child(t, &c) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_template_type_parameter && die_type(&c, &ct))
+			return die_strip_type(&ct, out);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* *ELEM: what pointer type P points to, stripped. */
+static bool pointee(Dwarf_Die *p, Dwarf_Die *elem)
+{
+	Dwarf_Die pt;
+
+	return dwarf_tag(p) == DW_TAG_pointer_type && die_type(p, &pt) && die_strip_type(&pt, elem);
+}
+
+bool die_slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end, Dwarf_Die *elem)
+{
+	static const char *const go_ptr[] = { "array", NULL };
+	static const char *const go_len[] = { "len", NULL };
+	static const char *const rs_ptr[] = { "data_ptr", NULL };
+	static const char *const rs_len[] = { "length", NULL };
+	static const char *const vec_buf[] = { "buf", NULL };
+	static const char *const vec_len[] = { "len", NULL };
+	static const char *const cxx_start[] = { "_M_impl", "_M_start", NULL };
+	static const char *const cxx_finish[] = { "_M_impl", "_M_finish", NULL };
+	const char *name = is_struct(t) ? dwarf_diename(t) : NULL;
+	Dwarf_Die p, buf;
+	Dwarf_Word at;
+
+	*end = false;
+	if (!name)
+		return false;
+	/* Go: struct []T { array *T; len int; cap int } */
+	if (starts(name, "[]"))
+		return member_path_type(t, go_ptr, ptr_off, &p) && pointee(&p, elem) &&
+		       member_path(t, go_len, len_off);
+	/* Rust: &[T], &mut [T], *const [T], *mut [T]: { data_ptr, length } */
+	if (starts(name, "&[") || starts(name, "&mut [") || starts(name, "*const [") ||
+	    starts(name, "*mut ["))
+		return member_path_type(t, rs_ptr, ptr_off, &p) && pointee(&p, elem) &&
+		       member_path(t, rs_len, len_off);
+	/* Rust: Vec<T>, its buffer's pointer (of u8 in newer Rusts) a few structs down */
+	if (starts(name, "alloc::vec::Vec<") || starts(name, "Vec<"))
+		return template_type(t, elem) && member_path(t, vec_len, len_off) &&
+		       member_path_type(t, vec_buf, &at, &buf) && first_pointer(&buf, 0, ptr_off) &&
+		       (*ptr_off += at, true);
+	/* libstdc++'s std::vector<T>: _M_impl's _M_start and _M_finish, the end */
+	if (starts(name, "vector<")) {
+		*end = true;
+		return member_path_type(t, cxx_start, ptr_off, &p) && pointee(&p, elem) &&
+		       member_path(t, cxx_finish, len_off);
+	}
 	return false;
 }

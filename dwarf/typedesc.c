@@ -186,45 +186,72 @@ int comp_struct_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *f
 	return 0;
 }
 
-/* An array of scalars printed whole: a struct of members "[0]", "[1]", ... */
-int comp_array_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *ft)
+/*
+ * COUNT elements of type ELEM, ESIZE bytes each, as a struct of members
+ * "[0]", "[1]", ... (a scalar each, or {...}) into FT.  0 or -ENOMEM.
+ */
+static int elems_desc(const struct var_ctx *c, Dwarf_Die *elem, Dwarf_Word esize, long count,
+		      struct fetch_type *ft)
 {
-	Dwarf_Die elem;
-	Dwarf_Word esize;
-	long count = die_array_count(t);
 	struct type_desc *d = tpool_alloc(c->pool, sizeof(*d));
-	struct type_member *mem;
+	struct type_member *mem = tpool_alloc(c->pool, (count ? count : 1) * sizeof(*mem));
 	struct fetch_type et;
-	bool sub;
 	char name[32];
 
-	if (!d || !die_array_elem(t, &elem, &esize, &sub))
+	if (!d || !mem)
 		return -ENOMEM;
-	if (count < 0 || sub || !esize)
-		return -ENOTSUP;
-	if (count > ARRAY_MAX_ELEMS)
-		count = ARRAY_MAX_ELEMS;
-	if (!comp_scalar_type(c, &elem, &et)) {
-		Dwarf_Die st;
-
-		if (!die_strip_type(&elem, &st))
-			return -ENOTSUP;
-		et.kind = FT_OPAQUE;
-	}
-	mem = tpool_alloc(c->pool, (count ? count : 1) * sizeof(*mem));
-	if (!mem)
-		return -ENOMEM;
+	if (!comp_scalar_type(c, elem, &et))
+		et = (struct fetch_type){ .kind = FT_OPAQUE };
 	for (long i = 0; i < count; i++) {
 		snprintf(name, sizeof(name), "[%ld]", i);
 		mem[i].name = tpool_strdup(c->pool, name);
+		if (!mem[i].name)
+			return -ENOMEM;
 		mem[i].off = (uint32_t)(i * esize);
 		mem[i].type = et;
 	}
 	d->name = "array";
 	d->n = (unsigned int)count;
 	d->members = mem;
+	memset(ft, 0, sizeof(*ft));
 	ft->kind = FT_STRUCT;
 	ft->len = (uint32_t)(count * esize);
 	ft->desc = d;
+	return 0;
+}
+
+/* An array of scalars printed whole: a struct of members "[0]", "[1]", ... */
+int comp_array_desc(const struct var_ctx *c, Dwarf_Die *t, struct fetch_type *ft)
+{
+	Dwarf_Die elem;
+	Dwarf_Word esize;
+	long count = die_array_count(t);
+	bool sub;
+
+	if (!die_array_elem(t, &elem, &esize, &sub))
+		return -ENOMEM;
+	if (count < 0 || sub || !esize)
+		return -ENOTSUP;
+	if (count > ARRAY_MAX_ELEMS)
+		count = ARRAY_MAX_ELEMS;
+	return elems_desc(c, &elem, esize, count, ft);
+}
+
+int comp_slice_desc(const struct var_ctx *c, Dwarf_Die *elem, struct fetch_type *ft)
+{
+	Dwarf_Word esize = die_type_size(elem);
+	long count = ARRAY_MAX_ELEMS;
+	int r;
+
+	if (!esize || esize > UINT8_MAX)
+		return -ENOTSUP;
+	if (count > (long)(FETCH_MAX_BLOB / esize))
+		count = (long)(FETCH_MAX_BLOB / esize);
+	r = elems_desc(c, elem, esize, count, ft);
+	if (r < 0)
+		return r;
+	ft->kind = FT_SLICE;
+	ft->size = (uint8_t)esize;
+	ft->len = (uint32_t)count;	/* elements */
 	return 0;
 }

@@ -66,6 +66,33 @@ static int finish_counted(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwar
 	return 0;
 }
 
+/* A slice type of Go, Rust or C++ (T stripped): its elements, as many as ptap prints. */
+static int finish_slice(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off,
+			bool end, Dwarf_Die *elem)
+{
+	struct fetch_type *ft = &k->prog->type;
+	Dwarf_Word top = (ptr_off > len_off ? ptr_off : len_off) + 8;
+	int r = comp_slice_desc(k->c, elem, ft);
+
+	if (r == -ENOTSUP)
+		return comp_cannot(k, "its elements have no size, or more than 255 bytes; give an "
+				      "element");
+	if (r < 0)
+		return r;
+	ft->ptr_off = (uint16_t)ptr_off;
+	ft->len_off = (uint16_t)len_off;
+	if (end)
+		ft->flags |= FTF_END;
+	if (top > die_type_size(t) || top > UINT16_MAX)
+		return comp_cannot(k, "its pointer and length are not within it");
+	if (k->state == LOC_PIECES && top > k->pieces_len - k->prog->blob_off)
+		return comp_cannot(k, "its pointer and length are not both in the pieces it is "
+				      "held in");
+	if (k->state == LOC_VALUE)
+		return comp_cannot(k, "it is held in a register but larger than one");
+	return 0;
+}
+
 /* :string (UT) on T: a pointer's target, a char array in place, an address-sized integer. */
 static int finish_string(struct comp *k, const struct probe_arg *arg,
 			 const struct fetch_type *ut, Dwarf_Die *t, const char *tn)
@@ -189,8 +216,9 @@ static int finish_dwarf(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, const cha
 {
 	struct fetch_type *ft = &k->prog->type;
 	int tag = dwarf_tag(t);
-	Dwarf_Die pointee;
+	Dwarf_Die pointee, elem;
 	Dwarf_Word po, lo;
+	bool end;
 
 	if (tag == DW_TAG_pointer_type && die_type(t, &pointee) && die_is_char(&pointee)) {
 		memset(ft, 0, sizeof(*ft));
@@ -201,6 +229,8 @@ static int finish_dwarf(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, const cha
 		return finish_char_array(k, t);
 	if (die_counted_string(t, &po, &lo))
 		return finish_counted(k, t, po, lo);
+	if (die_slice(t, &po, &lo, &end, &elem))
+		return finish_slice(k, t, po, lo, end, &elem);
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type ||
 	    tag == DW_TAG_array_type)
 		return finish_aggregate(k, t, tag);

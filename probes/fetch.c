@@ -131,6 +131,9 @@ const char *fetch_type__name(const struct fetch_type *t, char *buf, size_t len)
 	case FT_STRUCT:
 		snprintf(buf, len, "struct");
 		break;
+	case FT_SLICE:
+		snprintf(buf, len, "slice");
+		break;
 	case FT_OPAQUE:
 		snprintf(buf, len, "opaque");
 		break;

@@ -37,10 +37,16 @@ enum fetch_kind {
 				 * Go string): the struct at the address on top, or assembled
 				 * by pieces, holds its address (8 bytes at PTR_OFF) and its
 				 * length in bytes (8 bytes at LEN_OFF); no NUL is looked for */
+	FT_SLICE,		/* an array of known length (Go []T, Rust &[T] and Vec<T>,
+				 * std::vector<T>): as FT_STRN, its count of elements at
+				 * LEN_OFF (with FTF_END: the address past its last one);
+				 * at most LEN elements of SIZE bytes are read, printed as
+				 * DESC's members say ("[0]", "[1]", ...) */
 };
 
 /* fetch_type.flags */
 #define FTF_SIGNED	0x01	/* FT_BITFIELD, FT_ENUM: sign-extend from the top bit */
+#define FTF_END		0x02	/* FT_SLICE: LEN_OFF holds the end's address, not a count */
 
 struct type_desc;
 
@@ -238,6 +244,10 @@ struct fetch_val {
  * STRMAX of its length's bytes are read at its address (VAL->addr), NULs
  * and all; VAL->truncated with VAL->full_len its length when longer.  A
  * length of 0 reads nothing (an empty Rust string's address dangles).
+ * FT_SLICE: the same, its count (LEN_OFF's word, or with FTF_END that
+ * word less the address, over SIZE) in elements of SIZE bytes: at most LEN
+ * of them are read (VAL->len: their bytes); VAL->full_len is the count
+ * when it is more.
  * FT_STRUCT: the top is the address (VAL->addr); min(LEN, FETCH_MAX_BLOB)
  * bytes are read into STRBUF (VAL->str, VAL->len); a fault anywhere in them
  * is -EFAULT at the first unreadable byte.

@@ -35,6 +35,14 @@ static size_t pieces_extent(const struct fetch_prog *prog)
 	return ext;
 }
 
+/* The bytes of N elements of slice type T, at most FETCH_MAX_BLOB (whole elements). */
+static size_t slice_bytes(const struct fetch_type *t, uint64_t n)
+{
+	size_t esize = t->size ? t->size : 1, most = FETCH_MAX_BLOB / esize;
+
+	return (size_t)(n < most ? n : most) * esize;
+}
+
 /*
  * Composites take the larger of what the type needs and the pieces' extent:
  * a composite string's address is assembled where its bytes then go, and an
@@ -54,6 +62,9 @@ size_t fetch_prog__buflen(const struct fetch_prog *prog, size_t strmax)
 		break;
 	case FT_STRUCT:
 		n = t->len < FETCH_MAX_BLOB ? t->len : FETCH_MAX_BLOB;
+		break;
+	case FT_SLICE:
+		n = slice_bytes(t, t->len);
 		break;
 	default:
 		n = 8;
@@ -439,6 +450,27 @@ static void strn_read(const struct fetch_ctx *ctx, uint64_t addr, uint64_t len, 
 	val->full_len = val->truncated ? len : 0;
 }
 
+/*
+ * The elements of a slice of type T at ADDR whose count word (LEN_OFF's)
+ * is WORD: as many as T's LEN and FETCH_MAX_BLOB allow, into BUF; more,
+ * VAL->truncated with the count.
+ */
+static void slice_read(const struct fetch_type *t, const struct fetch_ctx *ctx, uint64_t addr,
+		       uint64_t word, char *buf, struct fetch_val *val)
+{
+	uint64_t esize = t->size ? t->size : 1, count = word;
+	size_t n;
+
+	if (t->flags & FTF_END)
+		count = word >= addr ? (word - addr) / esize : 0;
+	n = slice_bytes(t, count < t->len ? count : t->len);
+	read_blob(ctx, addr, buf, n, val);	/* VAL->addr: ADDR, or where it failed */
+	if (val->err)
+		return;
+	val->truncated = count > n / esize;
+	val->full_len = val->truncated ? count : 0;
+}
+
 /* Integers: truncate to the type's size; bitfields: extract their bits; FTF_SIGNED: extend. */
 static uint64_t fetch_int(const struct fetch_type *t, uint64_t v)
 {
@@ -522,11 +554,17 @@ static int composite_value(const struct fetch_prog *prog, const struct eval *ev,
 		chars_from_buf(t, strbuf + off, extent, strmax, val);
 		return 1;
 	}
-	if (t->kind == FT_STRN) {	/* both words read here; the string over them */
+	if (t->kind == FT_STRN || t->kind == FT_SLICE) {	/* both words here; the bytes over them */
+		uint64_t addr, word;
+
 		if ((size_t)t->ptr_off + 8 > extent || (size_t)t->len_off + 8 > extent)
 			return -EINVAL;
-		strn_read(ev->ctx, le_bytes(strbuf + off + t->ptr_off, 8),
-			  le_bytes(strbuf + off + t->len_off, 8), strbuf, strmax, val);
+		addr = le_bytes(strbuf + off + t->ptr_off, 8);
+		word = le_bytes(strbuf + off + t->len_off, 8);
+		if (t->kind == FT_STRN)
+			strn_read(ev->ctx, addr, word, strbuf, strmax, val);
+		else
+			slice_read(t, ev->ctx, addr, word, strbuf, val);
 		return 1;
 	}
 	*top = le_bytes(strbuf + off, rest < 8 ? rest : 8);
@@ -592,17 +630,22 @@ static int typed_value(const struct fetch_type *t, const struct fetch_ctx *ctx, 
 			fr->want = n;
 		read_blob(ctx, top, strbuf, n, val);
 		return 0;
-	case FT_STRN: {
-		uint64_t addr, len;
+	case FT_STRN:
+	case FT_SLICE: {
+		uint64_t addr, word;
 
-		if (strmax && !strbuf)
+		if ((t->kind == FT_STRN ? strmax : slice_bytes(t, t->len)) && !strbuf)
 			return -EINVAL;
 		if (word_at(ctx, top + t->ptr_off, &addr, val) < 0 ||
-		    word_at(ctx, top + t->len_off, &len, val) < 0)
+		    word_at(ctx, top + t->len_off, &word, val) < 0)
 			return 0;
+		if (t->kind == FT_SLICE) {
+			slice_read(t, ctx, addr, word, strbuf, val);
+			return 0;
+		}
 		if (fr)
-			fr->want = len < strmax ? len : strmax;
-		strn_read(ctx, addr, len, strbuf, strmax, val);
+			fr->want = word < strmax ? word : strmax;
+		strn_read(ctx, addr, word, strbuf, strmax, val);
 		return 0;
 	}
 	}

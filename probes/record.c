@@ -48,7 +48,7 @@ const char *rec_kind__name(enum rec_kind kind)
 
 enum value_class {
 	VC_SIGNED, VC_UNSIGNED, VC_HEX, VC_STRING, VC_BOOL, VC_FLOAT, VC_ENUM, VC_STRUCT,
-	VC_OPAQUE, VC_SYM, VC_FD,
+	VC_OPAQUE, VC_SYM, VC_FD, VC_SLICE,
 };
 
 static bool type_signed(const struct fetch_type *t)
@@ -79,6 +79,8 @@ static enum value_class value_class(const struct fetch_type *t)
 		return VC_ENUM;
 	case FT_STRUCT:
 		return VC_STRUCT;
+	case FT_SLICE:
+		return VC_SLICE;
 	case FT_OPAQUE:
 		return VC_OPAQUE;
 	case FT_SYM:
@@ -351,6 +353,47 @@ static void value_struct(struct obuf *ob, const struct fetch_type *t, const stru
 	ob_puts(ob, "}");
 }
 
+/*
+ * A slice: its elements fetched, {[0]=1, [1]=2} (JSON [1,2]); more than
+ * were, with its count: {[0]=1, [1]=2}...(+8 more) / {"value":[1,2],
+ * "truncated":true,"length":10}.
+ */
+static void value_slice(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
+			bool json)
+{
+	const struct type_desc *d = t->desc;
+	size_t esize = t->size ? t->size : 1, n = v->len / esize;
+
+	if (!d || !d->members) {
+		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
+		return;
+	}
+	if (json && v->truncated)
+		ob_puts(ob, "{\"value\":");
+	ob_puts(ob, json ? "[" : "{");
+	for (size_t i = 0; i < n && i < d->n; i++) {
+		if (i)
+			ob_puts(ob, json ? "," : ", ");
+		if (!json) {
+			ob_escape_str(ob, d->members[i].name, ESC_TEXT);
+			ob_puts(ob, "=");
+		}
+		value_member(ob, &d->members[i], v, json);
+	}
+	ob_puts(ob, json ? "]" : "}");
+	if (!v->truncated)
+		return;
+	if (json) {
+		ob_puts(ob, ",\"truncated\":true,\"length\":");
+		ob_u64(ob, v->full_len);
+		ob_putc(ob, '}');
+		return;
+	}
+	ob_puts(ob, "...(+");
+	ob_u64(ob, v->full_len - n);
+	ob_puts(ob, " more)");
+}
+
 /* One value in either format (the table in record.h). */
 static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct fetch_val *v,
 		      bool json)
@@ -392,6 +435,9 @@ static void value_fmt(struct obuf *ob, const struct fetch_type *t, const struct 
 		break;
 	case VC_STRUCT:
 		value_struct(ob, t, v, json);
+		break;
+	case VC_SLICE:
+		value_slice(ob, t, v, json);
 		break;
 	case VC_OPAQUE:
 		ob_puts(ob, json ? OPAQUE_JSON : OPAQUE_TEXT);
@@ -523,6 +569,12 @@ size_t value__max_len(const struct fetch_type *t, size_t strmax)
 		break;
 	case FT_STRUCT:
 		n = struct_max(t);
+		break;
+	case FT_SLICE:	/* the braces, each "[i]=" and value, the count cut */
+		n = t->desc && t->desc->n ? 2 + t->desc->n * (2 + name_max(t->desc->members[t->desc->n - 1].name) +
+							   1 + member_max(&t->desc->members[0])) +
+			sizeof("{\"value\":,\"truncated\":true,\"length\":}") + NUM_MAX :
+			sizeof(OPAQUE_JSON);
 		break;
 	case FT_SYM:
 	case FT_FD:	/* the number and the braces, then the escaped text */

@@ -9,7 +9,8 @@
 // overload: returns 6 + i), d.query(i) (i * 2), ns::twice<int>(i) (i * 2),
 // ns::twice<double>(i + 0.5), a lambda (i + 1), and d.note(key, full)
 // with a std::string_view key = "sel" (of sql's bytes: no NUL after it)
-// and a std::string full = "select-I" by value.  Prints
+// and a std::string full = "select-I" by value, and d.sum(v) with a
+// std::vector<int> v = {I, 7}.  Prints
 // "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
 // open, states each call of query(int) and twice<int> as ptap records them
 // with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ns {
 
@@ -26,6 +28,7 @@ struct Db {
 	int query(const std::string &sql, int n);
 	int query(int id);
 	void note(std::string_view key, std::string full);
+	void sum(const std::vector<int> &v);
 	~Db();
 	long calls = 0;
 };
@@ -45,6 +48,12 @@ __attribute__((noinline)) int Db::query(int id)
 __attribute__((noinline)) void Db::note(std::string_view key, std::string full)
 {
 	calls += (long)(key.size() + full.size());
+}
+
+__attribute__((noinline)) void Db::sum(const std::vector<int> &v)
+{
+	for (int x : v)
+		calls += x;
 }
 
 __attribute__((noinline)) Db::~Db()
@@ -81,6 +90,7 @@ int main(int argc, char **argv)
 			sum += (long)ns::twice<double>(i + 0.5);
 			sum += add1(i);
 			d.note(std::string_view(sql).substr(0, 3), sql + "-" + std::to_string(i));
+			d.sum({ i, 7 });
 			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
 		}
 	}

@@ -4,9 +4,9 @@
 //
 // usage: strs [N]   (default N: 3)
 // Calls, for i = 0..N-1: query(q, i) with q the first 7 bytes of
-// "query-I and more".  Prints "strs: N rounds, sum S" and exits 0 when S is
+// "query-I and more", and total(xs) with the slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum S" and exits 0 when S is
 // right.  With fd 3 open, states each call as ptap records it with
-// `main.query q n`.
+// `main.query q n` and `main.total xs`.
 package main
 
 import (
@@ -18,6 +18,15 @@ import (
 //go:noinline
 func query(q string, n int) int {
 	return len(q) + n + int(q[0])
+}
+
+//go:noinline
+func total(xs []int) int {
+	t := 0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 func main() {
@@ -35,6 +44,11 @@ func main() {
 		}
 		sum += query(q, i)
 		want += len(q) + i + 'q'
+		if fd3 != nil {
+			fmt.Fprintf(fd3, "main_total: xs={[0]=%d, [1]=%d, [2]=%d}\n", i, i+1, i+2)
+		}
+		sum += total([]int{i, i + 1, i + 2})
+		want += 3*i + 3
 	}
 	fmt.Printf("strs: %d rounds, sum %d\n", n, sum)
 	if sum != want {

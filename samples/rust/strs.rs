@@ -1,15 +1,16 @@
 // samples/rust/strs.rs: Rust's strings as ptap prints them (issue 21): a
 // &str (a pointer and a length, in two registers: never NUL-terminated, the
 // bytes after it are the String's next ones), a String passed by value (a
-// Vec<u8> a few structs deep) and a Box<str>.
+// Vec<u8> a few structs deep) and a Box<str>; a slice &[i64] and a Vec<i64>.
 //
 // usage: strs [N]   (default N: 3)
 // Calls, for i = 0..N-1: lookup(&key, i) with key the first 5 bytes of
 // "key-I-and-more", store("owned-I"), boxed("box-I"); each reads its
-// string's first byte, so that its pointer is not optimized out.  Prints "strs: N
+// string's first byte, so that its pointer is not optimized out; then
+// total(&v[..]) and vtotal(&v) with v = [I, 10, 20].  Prints "strs: N
 // rounds, sum S" and exits 0 when S is right.  With fd 3 open, states each
-// call as ptap records it with `strs::lookup key n`, `strs::store owned`
-// and `strs::boxed b`.
+// call as ptap records it with `strs::lookup key n`, `strs::store owned`,
+// `strs::boxed b`, `strs::total v` and `strs::vtotal *v`.
 use std::io::Write;
 use std::os::fd::FromRawFd;
 
@@ -26,6 +27,16 @@ fn store(owned: String) -> usize {
 #[inline(never)]
 fn boxed(b: Box<str>) -> usize {
     b.len() * 2 + b.as_bytes()[0] as usize
+}
+
+#[inline(never)]
+fn total(v: &[i64]) -> i64 {
+    v.iter().sum()
+}
+
+#[inline(never)]
+fn vtotal(v: &Vec<i64>) -> i64 {
+    v.iter().sum()
 }
 
 fn main() {
@@ -47,6 +58,12 @@ fn main() {
         let _ = writeln!(fd3, "strs_boxed: b=\"{}\"", b);
         want += b.len() * 2 + b'b' as usize;
         sum += boxed(b);
+        let v = vec![i as i64, 10, 20];
+        let _ = writeln!(fd3, "strs_total: v={{[0]={}, [1]=10, [2]=20}}", i);
+        let _ = writeln!(fd3, "strs_vtotal: *v={{[0]={}, [1]=10, [2]=20}}", i);
+        let t = total(&v[..]) + vtotal(&v);
+        want += 2 * (i + 30);
+        sum += t as usize;
     }
     println!("strs: {} rounds, sum {}", n, sum);
     std::process::exit(if sum == want { 0 } else { 1 });

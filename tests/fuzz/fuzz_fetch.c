@@ -3,8 +3,8 @@
  * and the same program served through a planned batch of reads (as the tracer
  * runs it at a hit), which must give the same value.
  *
- * Input: a 12-byte header (type kind, size, bits (FT_STRN: its pointer's
- * offset), bit_off (its length's), flags, len (2),
+ * Input: a 12-byte header (type kind, size, bits (FT_STRN, FT_SLICE: its
+ * pointer's offset), bit_off (its length's), flags, len (2),
  * composite, blob_off (2), strmax (2)), a count of ops, that many 11-byte ops
  * (op, size, reg, imm (8)); the bytes left fill the fake memory, repeated. */
 #include <errno.h>
@@ -86,9 +86,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 13)
 		return 0;
-	prog.type.kind = data[0] % (FT_OPAQUE + 2);	/* one past: FT_STRN */
+	prog.type.kind = data[0] % (FT_OPAQUE + 3);	/* past it: FT_STRN, FT_SLICE */
 	if (prog.type.kind > FT_OPAQUE)
-		prog.type.kind = FT_STRN;
+		prog.type.kind = prog.type.kind == FT_OPAQUE + 1 ? FT_STRN : FT_SLICE;
 	prog.type.size = data[1];
 	prog.type.bits = data[2];
 	prog.type.bit_off = data[3];

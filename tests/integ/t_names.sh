@@ -90,7 +90,8 @@ test_names_go() {
 # Strings by their type, bounded by their length (never by a NUL search):
 # libstdc++'s std::string behind a reference (followed as gdb does, its
 # members reachable), std::string by value, std::string_view (in registers
-# at -O2); in the process and at a stop, text and JSON.
+# at -O2); a std::vector<int> as its elements; in the process and at a
+# stop, text and JSON.
 test_names_strings_cxx() {
 	local bin mode i
 	: >"$TMP/want"
@@ -98,20 +99,22 @@ test_names_strings_cxx() {
 		printf 'ns_Db_query_std_string_const_int: sql="select" sql._M_string_length=6 n=%d\n' \
 			"$i" >>"$TMP/want"
 		printf 'ns_Db_note: key="sel" full="select-%d"\n' "$i" >>"$TMP/want"
+		printf 'ns_Db_sum: v={[0]=%d, [1]=7}\n' "$i" >>"$TMP/want"
 	done
 	for bin in "$CXXN" "$CXXN-O2"; do
 		for mode in "" --no-agent; do
 			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 48' $mode \
 				-e 'ns::Db::query(std::string const&, int) sql sql._M_string_length n' \
-				-e 'ns::Db::note key full' -- "$bin" 3
+				-e 'ns::Db::note key full' -e 'ns::Db::sum v' -- "$bin" 3
 		done
 	done
 	run_ptap record --format json --string-max 4 -o "$TMP/rec" -e 'ns::Db::note key full' \
-		-e 'ns::Db::query(std::string const&, int) sql:string' -- "$CXXN" 1 \
+		-e 'ns::Db::query(std::string const&, int) sql:string' -e 'ns::Db::sum v' -- "$CXXN" 1 \
 		>/dev/null 2>"$TMP/err" || fail "ptap failed"
 	expect_grep '"args":{"key":"sel","full":{"value":"sele","truncated":true,"length":8}}' \
 		"$TMP/rec"
 	expect_grep '"args":{"sql":{"value":"sele","truncated":true,"length":6}}' "$TMP/rec"
+	expect_grep '"event":"ns_Db_sum",.*"args":{"v":\[0,7\]}' "$TMP/rec"
 	# a reference is what it refers to: '*' on it is refused as gdb refuses it
 	local rc=0
 	run_ptap record -e 'ns::Db::query(std::string const&, int) *sql' -- "$CXXN" 1 \
@@ -121,28 +124,30 @@ test_names_strings_cxx() {
 }
 
 # Rust's &str (two registers; its bytes run on past its length), String
-# and Box<str>, as the sample states them on fd 3.
+# and Box<str>, a &[i64] and a Vec<i64>, as the sample states them on fd 3.
 test_names_strings_rust() {
 	local mode
 	for mode in "" --no-agent; do
 		run_ptap record $mode -o "$TMP/rec" -e 'strs::lookup key n' -e 'strs::store owned' \
-			-e 'strs::boxed b' -- "$S/rust/strs" 3 3>"$TMP/stated" >"$TMP/out" \
-			2>"$TMP/err" || fail "ptap failed"
-		expect_eq "traced output" "strs: 3 rounds, sum 1017" "$(cat "$TMP/out")"
-		expect_eq "records" 9 "$(grep -c '^strs_' "$TMP/stated")"
+			-e 'strs::boxed b' -e 'strs::total v' -e 'strs::vtotal *v' -- "$S/rust/strs" 3 \
+			3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
+		expect_eq "traced output" "strs: 3 rounds, sum 1203" "$(cat "$TMP/out")"
+		expect_eq "records" 15 "$(grep -c '^strs_' "$TMP/stated")"
 		normalize "$TMP/rec" >"$TMP/got"
 		expect_diff "$TMP/stated" "$TMP/got"
 	done
 }
 
-# Go's string (two registers, a slice of a longer string), as the sample states it.
+# Go's string (two registers, a slice of a longer string) and a []int, as the
+# sample states them.
 test_names_strings_go() {
 	local mode
 	for mode in "" --no-agent; do
-		run_ptap record $mode -o "$TMP/rec" -e 'main.query q n' -- "$S/go/strs" 3 \
-			3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
-		expect_eq "traced output" "strs: 3 rounds, sum 363" "$(cat "$TMP/out")"
+		run_ptap record $mode -o "$TMP/rec" -e 'main.query q n' -e 'main.total xs' \
+			-- "$S/go/strs" 3 3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
+		expect_eq "traced output" "strs: 3 rounds, sum 381" "$(cat "$TMP/out")"
 		expect_eq "records" 3 "$(grep -c '^main_query: q="query-[0-2]" n=' "$TMP/stated")"
+		expect_eq "slices" 3 "$(grep -c '^main_total: xs={' "$TMP/stated")"
 		normalize "$TMP/rec" >"$TMP/got"
 		expect_diff "$TMP/stated" "$TMP/got"
 	done

@@ -1173,3 +1173,47 @@ Test(fetch, strn_from_pieces, .init = setup)
 	cr_expect(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), -EINVAL));
 	cr_expect(eq(int, val.err, -EINVAL));
 }
+
+/* A slice { s32 *p; u64 count } at base+0x300, its elements at base+0x400. */
+Test(fetch, slice_reads_its_elements, .init = setup)
+{
+	struct fetch_prog prog = { .nops = 1, .ops = { OP(IMM, 0, 0, MEM_BASE + 0x300) },
+				   .type = { .kind = FT_SLICE, .size = 4, .len = 3, .ptr_off = 0,
+					     .len_off = 8 } };
+	struct fetch_val val;
+	char sbuf[64];
+
+	for (uint32_t i = 0; i < 5; i++)
+		put32(0x400 + 4 * i, 100 + i);
+	put64(0x300, MEM_BASE + 0x400);
+	put64(0x308, 2);
+	cr_expect(eq(sz, fetch_prog__buflen(&prog, 64), 12));
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(int, val.err, 0));
+	cr_expect(eq(sz, val.len, 8));
+	cr_expect(eq(u32, *(uint32_t *)(sbuf + 4), 101));
+	cr_expect(eq(int, val.truncated, false));
+	/* five: the first three, and the count */
+	put64(0x308, 5);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(sz, val.len, 12));
+	cr_expect(eq(int, val.truncated, true));
+	cr_expect(eq(u64, val.full_len, 5));
+	/* an end pointer (std::vector): four elements */
+	prog.type.flags = FTF_END;
+	put64(0x308, MEM_BASE + 0x400 + 16);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(sz, val.len, 12));
+	cr_expect(eq(u64, val.full_len, 4));
+	/* an end before the start: empty */
+	put64(0x308, MEM_BASE);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(sz, val.len, 0));
+	cr_expect(eq(int, val.truncated, false));
+	/* a huge count from garbage: still at most LEN elements */
+	prog.type.flags = 0;
+	put64(0x308, ~0ULL);
+	cr_assert(eq(int, fetch_prog__run(&prog, &ctx, &val, sbuf, 64), 0));
+	cr_expect(eq(sz, val.len, 12));
+	cr_expect(eq(u64, val.full_len, ~0ULL));
+}

@@ -965,3 +965,31 @@ Test(record, clock_header)
 	cr_expect_str_eq(buf, "{\"kind\":\"clock\",\"clock\":\"boottime\"}\n");
 	cr_expect(eq(sz, record__format_header_json("boottime", buf, 10), 0));
 }
+
+/* A slice of three s32: as many as were fetched, and the count when more. */
+static const struct type_member slice_members[] = {
+	{ "[0]", 0, { .kind = FT_SIGNED, .size = 4 } },
+	{ "[1]", 4, { .kind = FT_SIGNED, .size = 4 } },
+	{ "[2]", 8, { .kind = FT_SIGNED, .size = 4 } },
+};
+static const struct type_desc slice_desc = { "array", 3, slice_members, NULL };
+
+Test(record, formats_slices)
+{
+	static const char bytes[12] = { 1, 0, 0, 0, (char)0xfe, (char)0xff, (char)0xff, (char)0xff,
+					7, 0, 0, 0 };
+	struct fetch_type t = { .kind = FT_SLICE, .size = 4, .len = 3, .desc = &slice_desc };
+	struct fetch_val v = { .str = (char *)bytes, .len = 12 };
+
+	expect_value("three", &t, &v, "{[0]=1, [1]=-2, [2]=7}", "[1,-2,7]");
+	v.len = 8;
+	expect_value("two", &t, &v, "{[0]=1, [1]=-2}", "[1,-2]");
+	v.len = 0;
+	expect_value("empty", &t, &v, "{}", "[]");
+	v = (struct fetch_val){ .str = (char *)bytes, .len = 12, .truncated = true, .full_len = 10 };
+	expect_value("cut", &t, &v, "{[0]=1, [1]=-2, [2]=7}...(+7 more)",
+		     "{\"value\":[1,-2,7],\"truncated\":true,\"length\":10}");
+	v = ERR(-EFAULT, 0x10);
+	expect_value("fault", &t, &v, "(error: bad address 0x10)",
+		     "{\"error\":\"bad address 0x10\"}");
+}
