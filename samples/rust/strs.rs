@@ -7,10 +7,12 @@
 // Calls, for i = 0..N-1: lookup(&key, i) with key the first 5 bytes of
 // "key-I-and-more", store("owned-I"), boxed("box-I"); each reads its
 // string's first byte, so that its pointer is not optimized out; then
-// total(&v[..]) and vtotal(&v) with v = [I, 10, 20].  Prints "strs: N
+// total(&v[..]) and vtotal(&v) with v = [I, 10, 20]; apply(|x| x + 5, I),
+// its closure inlined (no symbol: known by DWARF alone).  Prints "strs: N
 // rounds, sum S" and exits 0 when S is right.  With fd 3 open, states each
 // call as ptap records it with `strs::lookup key n`, `strs::store owned`,
-// `strs::boxed b`, `strs::total v` and `strs::vtotal *v`.
+// `strs::boxed b`, `strs::total v`, `strs::vtotal *v` and
+// `strs::main::{{closure}} x`.
 use std::io::Write;
 use std::os::fd::FromRawFd;
 
@@ -39,8 +41,16 @@ fn vtotal(v: &Vec<i64>) -> i64 {
     v.iter().sum()
 }
 
+#[inline(never)]
+fn apply<F: Fn(usize) -> usize>(f: F, v: usize) -> usize {
+    f(v)
+}
+
 fn main() {
-    let n: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
+    let n: usize = match std::env::args().nth(1) {
+        Some(a) => a.parse().unwrap_or(3),
+        None => 3, // no closure here: main's one closure is apply's
+    };
     // fd 3, when the caller opened it: never closed here (ManuallyDrop)
     let mut fd3 = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(3) });
     let (mut sum, mut want) = (0usize, 0usize);
@@ -64,6 +74,10 @@ fn main() {
         let t = total(&v[..]) + vtotal(&v);
         want += 2 * (i + 30);
         sum += t as usize;
+        let k = 5;
+        let _ = writeln!(fd3, "strs_main_closure: x={}", i);
+        sum += apply(|x| x + k, i);
+        want += i + 5;
     }
     println!("strs: {} rounds, sum {}", n, sum);
     std::process::exit(if sum == want { 0 } else { 1 });
