@@ -54,6 +54,8 @@ int arch_arg_location(unsigned int n, long *stack_off);
 
 #define ARCH_DWARF_SP	7
 #define ARCH_DWARF_PC	16
+/* Go's register ABI: the running goroutine's g, in Go code (x86-64: r14) */
+#define ARCH_DWARF_G_REG	14
 /* Where a function's return value is (SysV x86-64: rax, rdx; xmm0, xmm1). */
 #define ARCH_DWARF_RET_INT0	0
 #define ARCH_DWARF_RET_INT1	1

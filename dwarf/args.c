@@ -255,16 +255,44 @@ static bool uses_retval(const struct arg_expr *e)
 	return false;
 }
 
+/*
+ * A Go function's records carry the goroutine's id, goid (Go users think
+ * in goroutines): runtime.g's goid, g in r14 (Go's register ABI), as one
+ * more argument, fetched at the entry; not when an argument has that name.
+ */
+static int add_goid(struct resolved_probe *rp, const struct var_ctx *vc, int *cap)
+{
+	struct fetch_prog *prog;
+	uint64_t off;
+	int r;
+
+	if (!rp->go_stack || dbg__go_goid(vc->dbg, &off) < 0)
+		return 0;
+	for (int i = 0; i < rp->nargs; i++)
+		if (!strcmp(rp->names[i], "goid"))
+			return 0;
+	if ((r = grow(rp, cap)) < 0)
+		return r;
+	prog = &rp->progs[rp->nargs];
+	memset(prog, 0, sizeof(*prog));
+	prog->type = (struct fetch_type){ .kind = FT_UNSIGNED, .size = 8 };
+	if (fetch_prog__emit(prog, FETCH_OP_REG, 0, ARCH_DWARF_G_REG, 0) < 0 ||
+	    fetch_prog__emit(prog, FETCH_OP_DEREF, 8, 0, (int64_t)off) < 0)
+		return -E2BIG;
+	rp->at_return[rp->nargs] = false;
+	return add_name(rp, "goid");
+}
+
 int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		 const struct probe_spec *spec, struct ptap_err *err)
 {
-	int cap = 0;
+	int cap = 0, r;
 
 	rp->nargs = 0;
 	for (int i = 0; i < spec->nargs; i++) {
 		const struct probe_arg *arg = &spec->args[i];
-		int r = grow(rp, &cap);
 
+		r = grow(rp, &cap);
 		if (r == 0 && (arg->expr->kind == ARG_PARAMS || arg->expr->kind == ARG_VARS))
 			r = expand_vars(rp, vc, arg, &cap, err);
 		else if (r == 0)
@@ -274,6 +302,8 @@ int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 		if (arg->expr->kind != ARG_PARAMS && arg->expr->kind != ARG_VARS)
 			rp->at_return[rp->nargs - 1] = uses_retval(arg->expr);
 	}
+	if ((r = add_goid(rp, vc, &cap)) < 0)
+		return r;
 	for (int i = 0; i < rp->nargs; i++)
 		for (int j = 0; j < rp->progs[i].nops; j++)
 			if (rp->progs[i].ops[j].op == FETCH_OP_REG &&

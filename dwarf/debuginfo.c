@@ -3,6 +3,7 @@
  * (struct dbg_cache). */
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "dwarf/debuginfo_int.h"
 #include "probes/array.h"
+#include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "probes/err.h"
 #include "probes/log.h"
@@ -33,6 +35,8 @@ struct dbg {
 	size_t nfuncs;
 	bool funcs_read;
 	struct dbg_targets targets;	/* dbg__targets() */
+	bool goid_read;		/* dbg__go_goid(): looked for */
+	int64_t goid_off;	/* -1: none */
 	struct dbg *next;
 };
 
@@ -417,6 +421,50 @@ Dwarf *dbg__dwarf(const struct dbg *d) { return d->dw; }
 uint64_t dbg__bias(const struct dbg *d) { return d->bias; }
 Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }
 uint64_t dbg__cfi_bias(const struct dbg *d) { return d->cfi_bias; }
+
+/* Go's goroutine descriptor in DW's unit CU, when CU is Go's with its register ABI: goid's offset. */
+static int64_t goid_in(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *prod = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &a));
+	Dwarf_Die t, m;
+	Dwarf_Word base, off;
+
+	if (dwarf_srclang(cu) != DW_LANG_Go || !prod || !strstr(prod, "regabi") ||
+	    dwarf_child(cu, &t) != 0)
+		return -1;
+	do {
+		const char *name = dwarf_diename(&t);
+
+		if (dwarf_tag(&t) == DW_TAG_structure_type && name && !strcmp(name, "runtime.g") &&
+		    die_find_member(&t, "goid", &m, &base) == 0 && die_member_offset(&m, &off))
+			return (int64_t)(base + off);
+	} while (dwarf_siblingof(&t, &t) == 0);
+	return -1;
+}
+
+int dbg__go_goid(struct dbg *d, uint64_t *off)
+{
+	Dwarf_Off cu = 0, next;
+	size_t hsize;
+
+	if (!d->goid_read) {
+		d->goid_read = true;
+		d->goid_off = -1;
+		while (d->dw && d->goid_off < 0 &&
+		       dwarf_nextcu(d->dw, cu, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die die;
+
+			if (dwarf_offdie(d->dw, cu + hsize, &die))
+				d->goid_off = goid_in(&die);
+			cu = next;
+		}
+	}
+	if (d->goid_off < 0)
+		return -ENOENT;
+	*off = (uint64_t)d->goid_off;
+	return 0;
+}
 /* ---- the function symbols, by address ------------------------------------ */
 
 /*

@@ -24,6 +24,12 @@ uint64_t dbg__cfi_bias(const struct dbg *d);
  * Addresses there are link-time addresses. */
 Dwfl_Module *dbg__module(const struct dbg *d);
 /*
+ * Where a goroutine's id lies in Go's runtime.g (the register ABI keeps the
+ * running goroutine's g in r14 in Go code): 0 with *OFF, or -ENOENT (no Go
+ * DWARF, or Go's older stack-based ABI).  Looked up once.
+ */
+int dbg__go_goid(struct dbg *d, uint64_t *off);
+/*
  * The function symbol (of libdwfl's table: with the debug file's .symtab)
  * whose bytes hold link-time VADDR: 0 with *OUT, or -ENOENT.  A binary
  * search in a table read once (dwfl_module_addrinfo() looks at every

@@ -1,18 +1,23 @@
-// samples/go/strs.go: Go's strings as ptap prints them (issue 21): a string
-// argument is a pointer and a length, passed in two registers, and never
-// NUL-terminated (here a slice of a longer string).
+// samples/go/strs.go: Go's strings and slices as ptap prints them, and the
+// goroutine each call ran in (issue 21): a string argument is a pointer and
+// a length, passed in two registers, and never NUL-terminated (here a slice
+// of a longer string); a []int is a pointer, a length and a capacity.
 //
 // usage: strs [N]   (default N: 3)
-// Calls, for i = 0..N-1: query(q, i) with q the first 7 bytes of
-// "query-I and more", and total(xs) with the slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum S" and exits 0 when S is
-// right.  With fd 3 open, states each call as ptap records it with
-// `main.query q n` and `main.total xs`.
+// Calls, for i = 0..N-1, each round in a goroutine of its own (one after
+// another): query(q, i) with q the first 7 bytes of "query-I and more", and
+// total(xs) with the slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum
+// S" and exits 0 when S is right.  With fd 3 open, states each call as ptap
+// records it with `main.query q n` and `main.total xs`, the goroutine's id
+// (from runtime.Stack's "goroutine N [running]") last.
 package main
 
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"strings"
 )
 
 //go:noinline
@@ -29,6 +34,15 @@ func total(xs []int) int {
 	return t
 }
 
+// goid: the running goroutine's id, as its stack trace's first line says it
+func goid() int {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	f := strings.Fields(strings.TrimPrefix(string(buf), "goroutine "))
+	id, _ := strconv.Atoi(f[0])
+	return id
+}
+
 func main() {
 	n := 3
 	if len(os.Args) > 1 {
@@ -37,18 +51,23 @@ func main() {
 	fd3 := os.NewFile(3, "fd3") // nil-safe: writes fail when fd 3 is not open
 	sum, want := 0, 0
 	for i := 0; i < n; i++ {
-		full := fmt.Sprintf("query-%d and more", i)
-		q := full[:7]
-		if fd3 != nil {
-			fmt.Fprintf(fd3, "main_query: q=\"%s\" n=%d\n", q, i)
-		}
-		sum += query(q, i)
-		want += len(q) + i + 'q'
-		if fd3 != nil {
-			fmt.Fprintf(fd3, "main_total: xs={[0]=%d, [1]=%d, [2]=%d}\n", i, i+1, i+2)
-		}
-		sum += total([]int{i, i + 1, i + 2})
-		want += 3*i + 3
+		done := make(chan int)
+		go func(i int) {
+			g := goid()
+			full := fmt.Sprintf("query-%d and more", i)
+			q := full[:7]
+			if fd3 != nil {
+				fmt.Fprintf(fd3, "main_query: q=\"%s\" n=%d goid=%d\n", q, i, g)
+			}
+			s := query(q, i)
+			if fd3 != nil {
+				fmt.Fprintf(fd3, "main_total: xs={[0]=%d, [1]=%d, [2]=%d} goid=%d\n",
+					i, i+1, i+2, g)
+			}
+			done <- s + total([]int{i, i + 1, i + 2})
+		}(i)
+		sum += <-done
+		want += len("query-0") + i + 'q' + 3*i + 3
 	}
 	fmt.Printf("strs: %d rounds, sum %d\n", n, sum)
 	if sum != want {

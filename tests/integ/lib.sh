@@ -39,7 +39,8 @@ normalize() {
 	sed -E '/^# ptap /d
 		s/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //
 		s/ \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\)//
-		s/ duration=[0-9]+ns//' "$@"
+		s/ duration=[0-9]+ns//
+		s/ goid=[0-9]+$//' "$@"
 }
 
 # records FILE: the records of FILE (`ptap record` text or JSON lines) without
