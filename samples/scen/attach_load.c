@@ -3,6 +3,10 @@
  *
  *   attach_load spawn SECONDS   threads born and dying all the time, each
  *                               calling probe_me(SEQ, "spawn") a few times
+ *   attach_load busyspawn SECONDS  the main thread alone, computing, making
+ *                               no system call (attached then, ptap knows no
+ *                               syscall instruction of the process); after
+ *                               SECONDS / 2, 3 threads spawning as with spawn
  *   attach_load hammer SECONDS  8 threads calling probe_me(SEQ, "hammer")
  *                               as fast as they can, and a 9th forking a child
  *                               every 10 ms that calls probe_me(-1, "child")
@@ -216,6 +220,19 @@ int main(int argc, char **argv)
 		return dlopen_cycles(atoi(argv[2]), argv[3]);
 	if (!strcmp(mode, "spawn")) {
 		pthread_create(&th[n++], NULL, spawner, NULL);
+	} else if (!strcmp(mode, "busyspawn")) {
+		double start = now_s();
+
+		printf("READY\n");
+		/* the vDSO's clock: no system call */
+		while (now_s() < start + secs) {
+			for (volatile int i = 0; i < 100000; i++)
+				sink += i;
+			for (; n < 3 && now_s() >= start + secs / 2; n++)
+				pthread_create(&th[n], NULL, spawner, NULL);
+		}
+		atomic_store(&stop, 1);
+		goto join;
 	} else if (!strcmp(mode, "hammer")) {
 		for (int i = 0; i < 8; i++)
 			pthread_create(&th[n++], NULL, hammer, NULL);
@@ -234,7 +251,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "fork")) {
 		pthread_create(&th[n++], NULL, server, NULL);
 	} else {
-		fprintf(stderr, "usage: attach_load spawn|hammer|block|fork SECONDS | dlopen N LIB\n");
+		fprintf(stderr, "usage: attach_load spawn|busyspawn|hammer|block|fork SECONDS | "
+			"dlopen N LIB\n");
 		return 2;
 	}
 	printf("READY\n");

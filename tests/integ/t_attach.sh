@@ -134,6 +134,24 @@ test_racy_attach_spawner_cycles() {
 	done
 }
 
+# Attached while no thread is in a system call (the main thread computes),
+# threads born all the time: ptap knows no syscall instruction of the
+# process, so it runs none in a new thread through bytes of its own at the
+# thread's pc (the running threads would run them too); the target ends
+# intact, 3 cycles.
+test_racy_attach_busy_spawner() {
+	local cycle
+	for cycle in 1 2 3; do
+		start_target "$TMP/out" busyspawn 3
+		"$PTAP" record -o "$TMP/rec" -e 'probe_me a' -p "$TARGET" 2>"$TMP/err" &
+		local p=$!
+		sleep 2.5
+		stop_ptap "$p"
+		finish_target "$TMP/out"
+		records "$TMP/rec" | grep -q ' probe_me: ' || fail "cycle $cycle: no records"
+	done
+}
+
 # Scenario 14: the main thread blocked in read(), another in nanosleep(2 s);
 # attach (a scratch page is mapped through a blocked thread), detach; the
 # read still returns the byte written afterwards, the sleep its full time.

@@ -613,7 +613,11 @@ bool inproc_read_fault(struct thread *t, int sig)
  * in a fork child (most exec at once).  Done by ptap at a stop, not by the
  * agent at its first record: a thread inside a long system call of the
  * agent's kept detach from unmapping it.  An older kernel refuses it: the
- * pages fault in as before.  0, or -ESRCH (T is gone).
+ * pages fault in as before; so they do when no syscall instruction of the
+ * process is known yet (attached to threads none of which was in a system
+ * call, and no syscall stops): ptap would write one at T's pc, which the
+ * process's running threads could reach.  The pages of a ring in use are
+ * all committed then, 2 to 8 MiB.  0, or -ESRCH (T is gone).
  */
 static int ring_warm(struct session *s, struct thread *t, pid_t tid)
 {
@@ -621,7 +625,10 @@ static int ring_warm(struct session *s, struct thread *t, pid_t tid)
 	uint32_t k;
 	long r;
 
-	if (!rg || t->as->inproc_failed)
+	/* not through two bytes at T's pc (no syscall instruction known yet):
+	 * the other threads run meanwhile, and would run them too */
+	if (!rg || t->as->inproc_failed || !t->as->syscall_pc || t->quiet || t->as->unplanted ||
+	    s->detaching)
 		return 0;
 	k = ring_of_tid(rg, tid);
 	if (t->as->rings_warm & 1u << k)

@@ -98,6 +98,7 @@ static void aspace__clear(struct aspace *as)
 	as->inproc = NULL;
 	as->agent_lo = as->agent_hi = 0;
 	as->inproc_failed = false;
+	as->rings_warm = 0;
 	if (as->mt)
 		maptab__clear(as->mt);
 	if (as->memfd >= 0)
