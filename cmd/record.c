@@ -521,12 +521,24 @@ static char *event_name(const struct probe_spec *spec, const struct resolved_pro
 {
 	const char *base = spec->event ? spec->event :
 			   spec->point.kind == PP_FUNC && !spec->point.offset ? rp->func : rp->where;
-	char *name = malloc(strlen(base) + sizeof("__return")), *o = name;
+	/* room for operators as words: "<<=" is "_shl_assign" */
+	char *name = malloc(strlen(base) * 4 + sizeof("__return")), *o = name;
 	bool qual = demangle_is_qualified(base) || strchr(base, '(');	/* or Go's main.(*T).M */
 
 	if (!name)
 		return NULL;
 	for (const char *c = base; *c; c++) {
+		const char *word;
+		size_t n;
+
+		/* C++'s operator+ and operator- are operator_plus and operator_minus */
+		if (qual && !spec->event && c - base >= 8 && !strncmp(c - 8, "operator", 8) &&
+		    (c - base == 8 || !(isalnum((unsigned char)c[-9]) || c[-9] == '_')) &&
+		    (word = demangle_operator_word(c, &n))) {
+			o += sprintf(o, "_%s", word);
+			c += n - 1;
+			continue;
+		}
 		if (spec->event || isalnum((unsigned char)*c) || *c == '_')
 			*o++ = *c;
 		else if (!qual || (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_')))

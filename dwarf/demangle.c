@@ -130,3 +130,32 @@ bool demangle_match(const char *pat, bool glob, const char *name)
 	free(n);
 	return m;
 }
+
+/* C++'s operators as words, the longer of two with one start first. */
+static const struct {
+	const char *op, *word;
+} op_words[] = {
+	{ "()", "call" }, { "[]", "index" }, { "->*", "arrow_star" }, { "->", "arrow" },
+	{ "<<=", "shl_assign" }, { ">>=", "shr_assign" }, { "<=>", "cmp" }, { "<<", "shl" },
+	{ ">>", "shr" }, { "<=", "le" }, { ">=", "ge" }, { "==", "eq" }, { "!=", "ne" },
+	{ "&&", "land" }, { "||", "lor" }, { "++", "inc" }, { "--", "dec" },
+	{ "+=", "plus_assign" }, { "-=", "minus_assign" }, { "*=", "mul_assign" },
+	{ "/=", "div_assign" }, { "%=", "mod_assign" }, { "^=", "xor_assign" },
+	{ "&=", "and_assign" }, { "|=", "or_assign" }, { "+", "plus" }, { "-", "minus" },
+	{ "*", "mul" }, { "/", "div" }, { "%", "mod" }, { "^", "xor" }, { "&", "and" },
+	{ "|", "or" }, { "~", "compl" }, { "!", "not" }, { "=", "assign" }, { "<", "lt" },
+	{ ">", "gt" }, { ",", "comma" },
+};
+
+const char *demangle_operator_word(const char *p, size_t *len)
+{
+	for (size_t i = 0; i < sizeof(op_words) / sizeof(op_words[0]); i++) {
+		size_t n = strlen(op_words[i].op);
+
+		if (!strncmp(p, op_words[i].op, n)) {
+			*len = n;
+			return op_words[i].word;
+		}
+	}
+	return NULL;
+}

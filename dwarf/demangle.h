@@ -38,4 +38,11 @@ bool demangle_has_params(const char *func);
 /* Does PAT name the function whose demangled name is NAME: PAT a glob of it, or it; spaces aside. */
 bool demangle_match(const char *pat, bool glob, const char *name);
 
+/*
+ * The C++ operator at P (after "operator": "+=", "()") as a word for an
+ * identifier ("plus_assign", "call"), *LEN its characters; NULL when P
+ * starts none.
+ */
+const char *demangle_operator_word(const char *p, size_t *len);
+
 #endif

@@ -901,10 +901,12 @@ static int parse_event(const struct parser *ps, const char **pp, const char *e,
 	const char *eq = find_char(s, e, '=');
 	const char *colon;
 
-	/* operator=, operator==, ns::operator<=: the name's own */
+	/* operator=, operator==, ns::operator<=: the name's own (a bare "operator=" only
+	 * before '=' or the point's end: "operator=malloc" names an event) */
 	if (eq == e ||
 	    (eq - s >= 8 && !memcmp(eq - 8, "operator", 8) &&
 	     (eq - s == 8 || !is_ident_char(eq[-9])) && memmem(s, eq - s, "::", 2)) ||
+	    (eq - s == 8 && !memcmp(s, "operator", 8) && (eq + 1 == e || strchr("=%@: ", eq[1]))) ||
 	    (eq > s && strchr("=!<>+-*/%^&|", eq[-1])))
 		return 0;
 	colon = find_char(s, eq, ':');
