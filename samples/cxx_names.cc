@@ -10,7 +10,8 @@
 // ns::twice<double>(i + 0.5), a lambda (i + 1), and d.note(key, full)
 // with a std::string_view key = "sel" (of sql's bytes: no NUL after it)
 // and a std::string full = "select-I" by value, and d.sum(v) with a
-// std::vector<int> v = {I, 7}.  Prints
+// std::vector<int> v = {I, 7}, and ns::V's operator+ and operator- (V{I}
+// and V{1}).  Prints
 // "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
 // open, states each call of query(int) and twice<int> as ptap records them
 // with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
@@ -61,6 +62,20 @@ __attribute__((noinline)) Db::~Db()
 	calls = 0;
 }
 
+struct V {
+	int x;
+};
+
+__attribute__((noinline)) V operator+(V a, V b)
+{
+	return V{ a.x + b.x };
+}
+
+__attribute__((noinline)) V operator-(V a, V b)
+{
+	return V{ a.x - b.x };
+}
+
 template <typename T> __attribute__((noinline)) T twice(T x)
 {
 	return x * 2;
@@ -91,6 +106,8 @@ int main(int argc, char **argv)
 			sum += add1(i);
 			d.note(std::string_view(sql).substr(0, 3), sql + "-" + std::to_string(i));
 			d.sum({ i, 7 });
+			sum += (ns::V{ i } + ns::V{ 1 }).x - (ns::V{ i } - ns::V{ 1 }).x;
+			want += 2;
 			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
 		}
 	}

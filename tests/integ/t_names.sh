@@ -28,10 +28,10 @@ test_names_cxx_list() {
 # instance, a lambda (its DWARF found inside its class: x is typed), a glob;
 # the values are those the sample states, the events identifiers.
 test_names_cxx_record() {
-	local line='cxx_names: 3 rounds, sum 48' i
+	local line='cxx_names: 3 rounds, sum 54' i
 	: >"$TMP/want"
 	for i in 0 1 2; do
-		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator: x=%d\n' \
+		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator_call: x=%d\n' \
 			"$i" "$i" "$i" >>"$TMP/want"
 	done
 	record_entries "$TMP/want" "$line" -e 'ns::Db::query(int) id' -e 'ns::twice<int> x' \
@@ -103,7 +103,7 @@ test_names_strings_cxx() {
 	done
 	for bin in "$CXXN" "$CXXN-O2"; do
 		for mode in "" --no-agent; do
-			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 48' $mode \
+			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 54' $mode \
 				-e 'ns::Db::query(std::string const&, int) sql sql._M_string_length n' \
 				-e 'ns::Db::note key full' -e 'ns::Db::sum v' -- "$bin" 3
 		done
@@ -115,6 +115,12 @@ test_names_strings_cxx() {
 		"$TMP/rec"
 	expect_grep '"args":{"sql":{"value":"sele","truncated":true,"length":6}}' "$TMP/rec"
 	expect_grep '"event":"ns_Db_sum",.*"args":{"v":\[0,7\]}' "$TMP/rec"
+	# operators: their event names spelt as words, apart
+	run_ptap record -o "$TMP/rec" -e 'ns::operator+ a' -e 'ns::operator- b' -- "$CXXN" 2 \
+		>/dev/null 2>"$TMP/err" || fail "ptap failed on operators"
+	normalize "$TMP/rec" >"$TMP/got"
+	printf 'ns_operator_plus: a={x=%d}\nns_operator_minus: b={x=1}\n' 0 1 >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
 	# a reference is what it refers to: '*' on it is refused as gdb refuses it
 	local rc=0
 	run_ptap record -e 'ns::Db::query(std::string const&, int) *sql' -- "$CXXN" 1 \
