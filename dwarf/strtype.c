@@ -75,7 +75,28 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* Is T from a unit of language LANG (a C struct string is no Go string)? */
+static bool lang_is(Dwarf_Die *t, int lang)
+{
+	Dwarf_Die cu;
+
+	return dwarf_diecu(t, &cu, NULL, NULL) && dwarf_srclang(&cu) == lang;
+}
+
+/* Are both words within T (a declaration's size unknown: no)? */
+static bool within(Dwarf_Die *t, Dwarf_Word a, Dwarf_Word b)
+{
+	return (a > b ? a : b) + 8 <= die_type_size(t);
+}
+
+static bool counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off);
+
 bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
+{
+	return counted_string(t, ptr_off, len_off) && within(t, *ptr_off, *len_off);
+}
+
+static bool counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
 {
 	static const char *const cxx_ptr[] = { "_M_dataplus", "_M_p", NULL };
 	static const char *const cxx_len[] = { "_M_string_length", NULL };
@@ -98,12 +119,14 @@ bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
 	if (starts(name, "basic_string_view<char,") || strcmp(name, "basic_string_view<char>") == 0)
 		return member_path(t, view_ptr, ptr_off) && member_path(t, view_len, len_off);
 	/* Rust's str behind a fat pointer: &str, &mut str, *const str, Box<str> */
-	if (strcmp(name, "&str") == 0 || strcmp(name, "&mut str") == 0 ||
-	    strcmp(name, "*const str") == 0 || strcmp(name, "*mut str") == 0 ||
-	    starts(name, "alloc::boxed::Box<str,") || strcmp(name, "Box<str>") == 0)
+	if ((strcmp(name, "&str") == 0 || strcmp(name, "&mut str") == 0 ||
+	     strcmp(name, "*const str") == 0 || strcmp(name, "*mut str") == 0 ||
+	     starts(name, "alloc::boxed::Box<str,") || strcmp(name, "Box<str>") == 0) &&
+	    lang_is(t, DW_LANG_Rust))
 		return member_path(t, rs_ptr, ptr_off) && member_path(t, rs_len, len_off);
 	/* Rust's String: a Vec<u8> whose buffer's pointer lies a few structs down */
-	if (strcmp(name, "String") == 0 || strcmp(name, "alloc::string::String") == 0) {
+	if ((strcmp(name, "String") == 0 || strcmp(name, "alloc::string::String") == 0) &&
+	    lang_is(t, DW_LANG_Rust)) {
 		Dwarf_Die m, mt;
 		Dwarf_Word base, o;
 
@@ -116,7 +139,7 @@ bool die_counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off)
 		return true;
 	}
 	/* Go's string: struct string { str *uint8; len int } */
-	if (strcmp(name, "string") == 0)
+	if (strcmp(name, "string") == 0 && lang_is(t, DW_LANG_Go))
 		return member_path(t, go_ptr, ptr_off) && member_path(t, go_len, len_off);
 	return false;
 }
@@ -143,7 +166,16 @@ static bool pointee(Dwarf_Die *p, Dwarf_Die *elem)
 	return dwarf_tag(p) == DW_TAG_pointer_type && die_type(p, &pt) && die_strip_type(&pt, elem);
 }
 
+static bool slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end,
+		  Dwarf_Die *elem);
+
 bool die_slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end, Dwarf_Die *elem)
+{
+	return slice(t, ptr_off, len_off, end, elem) && within(t, *ptr_off, *len_off);
+}
+
+static bool slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end,
+		  Dwarf_Die *elem)
 {
 	static const char *const go_ptr[] = { "array", NULL };
 	static const char *const go_len[] = { "len", NULL };
@@ -161,16 +193,16 @@ bool die_slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *end
 	if (!name)
 		return false;
 	/* Go: struct []T { array *T; len int; cap int } */
-	if (starts(name, "[]"))
+	if (starts(name, "[]") && lang_is(t, DW_LANG_Go))
 		return member_path_type(t, go_ptr, ptr_off, &p) && pointee(&p, elem) &&
 		       member_path(t, go_len, len_off);
 	/* Rust: &[T], &mut [T], *const [T], *mut [T]: { data_ptr, length } */
-	if (starts(name, "&[") || starts(name, "&mut [") || starts(name, "*const [") ||
-	    starts(name, "*mut ["))
+	if ((starts(name, "&[") || starts(name, "&mut [") || starts(name, "*const [") ||
+	     starts(name, "*mut [")) && lang_is(t, DW_LANG_Rust))
 		return member_path_type(t, rs_ptr, ptr_off, &p) && pointee(&p, elem) &&
 		       member_path(t, rs_len, len_off);
 	/* Rust: Vec<T>, its buffer's pointer (of u8 in newer Rusts) a few structs down */
-	if (starts(name, "alloc::vec::Vec<") || starts(name, "Vec<"))
+	if ((starts(name, "alloc::vec::Vec<") || starts(name, "Vec<")) && lang_is(t, DW_LANG_Rust))
 		return template_type(t, elem) && member_path(t, vec_len, len_off) &&
 		       member_path_type(t, vec_buf, &at, &buf) && first_pointer(&buf, 0, ptr_off) &&
 		       (*ptr_off += at, true);

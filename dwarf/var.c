@@ -275,7 +275,7 @@ static int compile_var(struct comp *k, const struct probe_arg *arg, const struct
 	r = comp_location(k, v);
 	if (r == 0 && e)
 		r = comp_chain(k, &type, e);
-	else if (r == 0)
+	else if (r == 0 && k->state != LOC_PIECES)	/* in pieces: its address, as before */
 		r = comp_follow_refs(k, &type);
 	return r < 0 ? r : comp_finish(k, arg, &type);
 }

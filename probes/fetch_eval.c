@@ -581,6 +581,24 @@ static int word_at(const struct fetch_ctx *ctx, uint64_t addr, uint64_t *w, stru
 	return -EFAULT;
 }
 
+/* The words at T's PTR_OFF and LEN_OFF of the struct at TOP: one read when they are near
+ * (a hit's batch then holds both).  0, or -EFAULT with VAL->err and VAL->addr. */
+static int words_at(const struct fetch_ctx *ctx, uint64_t top, const struct fetch_type *t,
+		    uint64_t *addr, uint64_t *word, struct fetch_val *val)
+{
+	unsigned int lo = t->ptr_off < t->len_off ? t->ptr_off : t->len_off;
+	unsigned int span = (t->ptr_off < t->len_off ? t->len_off : t->ptr_off) - lo + 8;
+	char both[64];
+
+	if (span > sizeof(both) || !ctx->read_mem ||
+	    ctx->read_mem(ctx->priv, top + lo, both, span) != (ssize_t)span)
+		return word_at(ctx, top + t->ptr_off, addr, val) < 0 ? -EFAULT :
+		       word_at(ctx, top + t->len_off, word, val);
+	memcpy(addr, both + (t->ptr_off - lo), 8);
+	memcpy(word, both + (t->len_off - lo), 8);
+	return 0;
+}
+
 /*
  * VAL from the program's result TOP, as its type T says: the string or
  * bytes TOP points to (into STRBUF, STRMAX at most), or TOP as an integer.
@@ -636,8 +654,7 @@ static int typed_value(const struct fetch_type *t, const struct fetch_ctx *ctx, 
 
 		if ((t->kind == FT_STRN ? strmax : slice_bytes(t, t->len)) && !strbuf)
 			return -EINVAL;
-		if (word_at(ctx, top + t->ptr_off, &addr, val) < 0 ||
-		    word_at(ctx, top + t->len_off, &word, val) < 0)
+		if (words_at(ctx, top, t, &addr, &word, val) < 0)
 			return 0;
 		if (t->kind == FT_SLICE) {
 			slice_read(t, ctx, addr, word, strbuf, val);
