@@ -82,7 +82,7 @@ QS_VARIANTS := $(S)/query_server $(S)/query_server-O0 $(S)/query_server-O2 \
 	       $(S)/query_server-stripped $(S)/query_server-nopie
 DWARF_SAMPLES := $(S)/structs-O0 $(S)/structs-O2 $(S)/structs-dwarf4 $(S)/inline-O0 \
 		 $(S)/inline-O2 $(S)/many_funcs $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2 $(S)/libsplit_bid.so $(S)/libsplit_link.so \
-		 $(S)/split_host
+		 $(S)/split_host $(S)/cfi_split
 RET_SAMPLES := $(S)/retprobe $(S)/retprobe-O0 $(S)/cxx_throw $(S)/cxx_names $(S)/cxx_names-O2
 LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/unwind \
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
@@ -157,6 +157,14 @@ $(S)/dwarf_edges-O0 $(S)/dwarf_edges-O2: $(S)/dwarf_edges-%: samples/dwarf_edges
 $(S)/many_funcs: samples/many_funcs.c samples/expect.h | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $<
+
+# CFI in .debug_frame for one file, in .eh_frame for the other (the variable
+# at probe_here's frame base needs the second)
+$(S)/cfi_split: samples/cfi_split.c samples/cfi_split_nounwind.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-c -o $@-nounwind.o samples/cfi_split_nounwind.c
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $< $@-nounwind.o && rm -f $@-nounwind.o
 
 # Split debug info.  libsplit_bid.so: the DWARF goes to
 # $(S)/debug/.build-id/NN/REST.debug (found with --debuginfo-dir $(S)/debug),

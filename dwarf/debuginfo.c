@@ -28,8 +28,10 @@ struct dbg {
 	Dwfl_Module *mod;
 	Dwarf *dw;
 	Dwarf_Addr bias;
-	Dwarf_CFI *cfi;
+	Dwarf_CFI *cfi;		/* .debug_frame, else .eh_frame */
 	Dwarf_Addr cfi_bias;
+	Dwarf_CFI *eh_cfi;	/* .eh_frame too, when CFI is .debug_frame's */
+	Dwarf_Addr eh_bias;
 	const char *debug_path;
 	struct dbg_func *funcs;	/* dbg__func_at()'s, by address; NULL: not read yet */
 	size_t nfuncs;
@@ -271,6 +273,8 @@ static int dbg_open(struct dbg *d, const struct elfmod *mod, const char *dir,
 	d->cfi = dwfl_module_dwarf_cfi(d->mod, &d->cfi_bias);
 	if (!d->cfi)
 		d->cfi = dwfl_module_eh_cfi(d->mod, &d->cfi_bias);
+	else
+		d->eh_cfi = dwfl_module_eh_cfi(d->mod, &d->eh_bias);
 	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 	if (d->dw)
 		d->debug_path = debugfile ? debugfile : mainfile ? mainfile : d->path;
@@ -419,8 +423,16 @@ int dbg_cache__get(struct dbg_cache *dc, const struct elfmod *mod, const char *d
 bool dbg__has_dwarf(const struct dbg *d) { return d->dw != NULL; }
 Dwarf *dbg__dwarf(const struct dbg *d) { return d->dw; }
 uint64_t dbg__bias(const struct dbg *d) { return d->bias; }
-Dwarf_CFI *dbg__cfi(const struct dbg *d) { return d->cfi; }
-uint64_t dbg__cfi_bias(const struct dbg *d) { return d->cfi_bias; }
+
+int dbg__cfi_frame(const struct dbg *d, uint64_t vaddr, Dwarf_Frame **frame)
+{
+	*frame = NULL;
+	if (d->cfi && dwarf_cfi_addrframe(d->cfi, vaddr - d->cfi_bias, frame) == 0)
+		return 0;
+	if (d->eh_cfi && dwarf_cfi_addrframe(d->eh_cfi, vaddr - d->eh_bias, frame) == 0)
+		return 0;
+	return d->cfi ? -ENOENT : -ENODATA;
+}
 
 /* Go's goroutine descriptor in DW's unit CU, when CU is Go's with its register ABI: goid's offset. */
 static int64_t goid_in(Dwarf_Die *cu)

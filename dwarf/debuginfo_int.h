@@ -15,10 +15,13 @@
  * are the module's link-time virtual addresses (elfmod's). */
 Dwarf *dbg__dwarf(const struct dbg *d);
 uint64_t dbg__bias(const struct dbg *d);
-/* Call frame information (.debug_frame, else .eh_frame), or NULL.  Its
- * addresses are link-time addresses minus dbg__cfi_bias(). */
-Dwarf_CFI *dbg__cfi(const struct dbg *d);
-uint64_t dbg__cfi_bias(const struct dbg *d);
+/*
+ * The frame at link-time VADDR from the call frame information: .debug_frame,
+ * else .eh_frame where .debug_frame has no entry for it (Rust's, say, which
+ * may cover only the standard library).  0 with *FRAME (the caller frees
+ * it); -ENOENT: no entry; -ENODATA: no CFI at all.
+ */
+int dbg__cfi_frame(const struct dbg *d, uint64_t vaddr, Dwarf_Frame **frame);
 /* The libdwfl module: dwfl_module_getsym*() see the separate debug file's
  * .symtab too (functions a stripped library keeps out of .dynsym).
  * Addresses there are link-time addresses. */

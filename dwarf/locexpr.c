@@ -60,17 +60,15 @@ static int compile_ops(struct comp *k, const Dwarf_Op *ops, size_t nops, int dep
 /* DW_OP_call_frame_cfa: the CFA at the site, from the call frame information. */
 int comp_cfa(struct comp *k, int depth)
 {
-	Dwarf_CFI *cfi = dbg__cfi(k->c->dbg);
 	Dwarf_Attribute *saved = k->attr;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops = NULL;
 	size_t nops = 0;
-	int r;
+	int r = dbg__cfi_frame(k->c->dbg, k->c->site->vaddr, &frame);
 
-	if (!cfi)
+	if (r == -ENODATA)
 		return comp_cannot(k, "its frame base needs call frame information, and there is none");
-	if (dwarf_cfi_addrframe(cfi, k->c->site->vaddr - dbg__cfi_bias(k->c->dbg), &frame) != 0 ||
-	    dwarf_frame_cfa(frame, &ops, &nops) != 0 || !ops) {
+	if (r < 0 || dwarf_frame_cfa(frame, &ops, &nops) != 0 || !ops) {
 		free(frame);
 		return comp_cannot(k, "no call frame information for the site's address");
 	}

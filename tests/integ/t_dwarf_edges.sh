@@ -124,3 +124,13 @@ test_edges_qualified_types() {
 	vars_vs_gdb "$(realpath "$LIBC")" malloc bytes __PRETTY_FUNCTION__
 	expect_grep '^	const char\[14\] __PRETTY_FUNCTION__	\[global\]$' "$TMP/vars"
 }
+
+# A .debug_frame that covers other functions only (cfi_split_nounwind.c's):
+# probe_here's CFA, its frame base at -O0, comes from .eh_frame.
+test_edges_cfi_from_eh_frame() {
+	run_ptap record -o "$TMP/rec" -e 'probe_here n' -- "$S/cfi_split" >"$TMP/out" 2>"$TMP/err" ||
+		fail "ptap failed: $(cat "$TMP/err")"
+	expect_eq "output" "cfi_split: 43" "$(cat "$TMP/out")"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_eq "record" "probe_here: n=14" "$(cat "$TMP/got")"
+}
