@@ -5,10 +5,12 @@
 //
 // usage: strs [N]   (default N: 3)
 // Calls, for i = 0..N-1, each round in a goroutine of its own (one after
-// another): query(q, i) with q the first 7 bytes of "query-I and more", and
-// total(xs) with the slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum
+// another): query(q, i) with q the first 7 bytes of "query-I and more",
+// srv.Serve(q) (a method: main.(*Server).Serve), and total(xs) with the
+// slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum
 // S" and exits 0 when S is right.  With fd 3 open, states each call as ptap
-// records it with `main.query q n` and `main.total xs`, the goroutine's id
+// records it with `main.query q n`, `main.(*Server).Serve q` and
+// `main.total xs`, the goroutine's id
 // (from runtime.Stack's "goroutine N [running]") last.
 package main
 
@@ -34,6 +36,17 @@ func total(xs []int) int {
 	return t
 }
 
+// Server: a method on a pointer receiver, named main.(*Server).Serve
+type Server struct {
+	hits int
+}
+
+//go:noinline
+func (s *Server) Serve(q string) int {
+	s.hits++
+	return len(q)
+}
+
 // goid: the running goroutine's id, as its stack trace's first line says it
 func goid() int {
 	buf := make([]byte, 64)
@@ -50,6 +63,7 @@ func main() {
 	}
 	fd3 := os.NewFile(3, "fd3") // nil-safe: writes fail when fd 3 is not open
 	sum, want := 0, 0
+	srv := &Server{}
 	for i := 0; i < n; i++ {
 		done := make(chan int)
 		go func(i int) {
@@ -61,13 +75,17 @@ func main() {
 			}
 			s := query(q, i)
 			if fd3 != nil {
+				fmt.Fprintf(fd3, "main_Server_Serve: q=\"%s\" goid=%d\n", q, g)
+			}
+			s += srv.Serve(q)
+			if fd3 != nil {
 				fmt.Fprintf(fd3, "main_total: xs={[0]=%d, [1]=%d, [2]=%d} goid=%d\n",
 					i, i+1, i+2, g)
 			}
 			done <- s + total([]int{i, i + 1, i + 2})
 		}(i)
 		sum += <-done
-		want += len("query-0") + i + 'q' + 3*i + 3
+		want += len("query-0") + i + 'q' + 3*i + 3 + len("query-0")
 	}
 	fmt.Printf("strs: %d rounds, sum %d\n", n, sum)
 	if sum != want {

@@ -146,14 +146,17 @@ test_names_strings_rust() {
 	done
 }
 
-# Go's string (two registers, a slice of a longer string) and a []int, and
-# the goroutine each call ran in (goid), as the sample states them.
+# Go's string (two registers, a slice of a longer string) and a []int, a
+# method by Go's name for it (main.(*Server).Serve), and the goroutine each
+# call ran in (goid), as the sample states them.
 test_names_strings_go() {
 	local mode
 	for mode in "" --no-agent; do
 		run_ptap record $mode -o "$TMP/rec" -e 'main.query q n' -e 'main.total xs' \
-			-- "$S/go/strs" 3 3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
-		expect_eq "traced output" "strs: 3 rounds, sum 381" "$(cat "$TMP/out")"
+			-e 'main.(*Server).Serve q' -- "$S/go/strs" 3 3>"$TMP/stated" >"$TMP/out" \
+			2>"$TMP/err" || fail "ptap failed"
+		expect_eq "traced output" "strs: 3 rounds, sum 402" "$(cat "$TMP/out")"
+		expect_eq "methods" 3 "$(grep -c '^main_Server_Serve: q="query-[0-2]" goid=' "$TMP/stated")"
 		expect_eq "records" 3 \
 			"$(grep -c '^main_query: q="query-[0-2]" n=[0-2] goid=[1-9]' "$TMP/stated")"
 		expect_eq "slices" 3 "$(grep -c '^main_total: xs={.* goid=[1-9]' "$TMP/stated")"
