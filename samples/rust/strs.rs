@@ -7,12 +7,14 @@
 // Calls, for i = 0..N-1: lookup(&key, i) with key the first 5 bytes of
 // "key-I-and-more", store("owned-I"), boxed("box-I"); each reads its
 // string's first byte, so that its pointer is not optimized out; then
-// total(&v[..]) and vtotal(&v) with v = [I, 10, 20]; apply(|x| x + 5, I),
+// total(&v[..]) and vtotal(&v) with v = [I, 10, 20]; an Account's deposit(I)
+// (a method) and its Display (a trait's method); apply(|x| x + 5, I),
 // its closure inlined (no symbol: known by DWARF alone).  Prints "strs: N
 // rounds, sum S" and exits 0 when S is right.  With fd 3 open, states each
 // call as ptap records it with `strs::lookup key n`, `strs::store owned`,
-// `strs::boxed b`, `strs::total v`, `strs::vtotal *v` and
-// `strs::main::{{closure}} x`.
+// `strs::boxed b`, `strs::total v`, `strs::vtotal *v`,
+// `strs::Account::deposit amount`, `<strs::Account as core::fmt::Display>::fmt
+// *self` and `strs::main::{{closure}} x`.
 use std::io::Write;
 use std::os::fd::FromRawFd;
 
@@ -39,6 +41,26 @@ fn total(v: &[i64]) -> i64 {
 #[inline(never)]
 fn vtotal(v: &Vec<i64>) -> i64 {
     v.iter().sum()
+}
+
+pub struct Account {
+    pub id: u32,
+    pub balance: i64,
+}
+
+impl Account {
+    #[inline(never)]
+    pub fn deposit(&mut self, amount: i64) -> i64 {
+        self.balance += amount;
+        self.balance
+    }
+}
+
+impl std::fmt::Display for Account {
+    #[inline(never)]
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "acct {}", self.id)
+    }
 }
 
 #[inline(never)]
@@ -74,6 +96,13 @@ fn main() {
         let t = total(&v[..]) + vtotal(&v);
         want += 2 * (i + 30);
         sum += t as usize;
+        let mut acct = Account { id: 7, balance: 100 };
+        let _ = writeln!(fd3, "strs_Account_deposit: amount={}", i);
+        sum += acct.deposit(i as i64) as usize;
+        want += 100 + i;
+        let _ = writeln!(fd3, "strs_Account_as_core_fmt_Display_fmt: *self={{id=7, balance={}}}", 100 + i);
+        sum += format!("{}", acct).len();
+        want += "acct 7".len();
         let k = 5;
         let _ = writeln!(fd3, "strs_main_closure: x={}", i);
         sum += apply(|x| x + k, i);

@@ -131,16 +131,18 @@ test_names_strings_cxx() {
 
 # Rust's &str (two registers; its bytes run on past its length), String
 # and Box<str>, a &[i64] and a Vec<i64>, as the sample states them on fd 3;
-# a closure with no symbol (inlined) by its qualified name, from DWARF.
+# a method and a trait's method by their Rust names; a closure with no
+# symbol (inlined) by its qualified name, from DWARF.
 test_names_strings_rust() {
 	local mode
 	for mode in "" --no-agent; do
 		run_ptap record $mode -o "$TMP/rec" -e 'strs::lookup key n' -e 'strs::store owned' \
 			-e 'strs::boxed b' -e 'strs::total v' -e 'strs::vtotal *v' \
-			-e 'strs::main::{{closure}} x' -- "$S/rust/strs" 3 \
+			-e 'strs::main::{{closure}} x' -e 'strs::Account::deposit amount' \
+			-e '<strs::Account as core::fmt::Display>::fmt *self' -- "$S/rust/strs" 3 \
 			3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
-		expect_eq "traced output" "strs: 3 rounds, sum 1221" "$(cat "$TMP/out")"
-		expect_eq "records" 18 "$(grep -c '^strs_' "$TMP/stated")"
+		expect_eq "traced output" "strs: 3 rounds, sum 1542" "$(cat "$TMP/out")"
+		expect_eq "records" 24 "$(grep -c '^strs_' "$TMP/stated")"
 		normalize "$TMP/rec" >"$TMP/got"
 		expect_diff "$TMP/stated" "$TMP/got"
 	done
