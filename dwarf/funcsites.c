@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
 #include <elf.h>
 
+#include "dwarf/demangle.h"
+#include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/elfsyms_int.h"
 #include "dwarf/funcsites_int.h"
@@ -106,6 +109,104 @@ static int add_named_syms(struct pctx *c, const struct symhit *syms, int nsyms,
 	return 0;
 }
 
+/* NAME (demangled) without its template arguments: ns::twice<int> is ns::twice. */
+static void untemplated(const char *name, char *out, size_t len)
+{
+	size_t o = 0;
+	int depth = 0;
+
+	for (const char *p = name; *p && o + 1 < len; p++) {
+		if (*p == '<' && (depth || (p > name && p[-1] != ':' && p[-1] != ' ')))
+			depth++;
+		else if (*p == '>' && depth)
+			depth--;
+		else if (!depth)
+			out[o++] = *p;
+	}
+	out[o] = 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The program's own first (their key's '0'), then shortest. */
+static int cmp_shortest(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t la = strlen(x), lb = strlen(y);
+
+	if (x[0] != y[0])
+		return x[0] - y[0];
+	return la != lb ? (la < lb ? -1 : 1) : strcmp(x, y);
+}
+
+/* Was unit CU built elsewhere and linked in (Rust's standard library, compiled in /rustc/)? */
+static bool lib_unit(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *dir = dwarf_formstring(dwarf_attr((Dwarf_Die *)cu, DW_AT_comp_dir, &a));
+	const char *name = dwarf_diename(cu);
+
+	return (dir && !strncmp(dir, "/rustc/", 7)) || (name && !strncmp(name, "library/", 8));
+}
+
+/*
+ * A bare C++ or Rust name W found in functions that are not one (their
+ * qualified names differ, template arguments and overloads aside: fmt in
+ * twenty types): which, and how to pick.  0 when it names one, or none
+ * has a linkage name (C); -EINVAL with C's error; -ENOMEM.
+ */
+static int ambiguous(struct pctx *c, const struct fwalk *w)
+{
+	char **names = calloc(w->n ? w->n : 1, sizeof(*names)), list[600] = "";
+	size_t n = 0, distinct = 0;
+	int r = 0;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->n; i++) {
+		const char *ln = die_linkage_name((Dwarf_Die *)&w->insts[i].fn);
+		char *d = ln ? demangle(ln, false) : NULL, *k = NULL;
+
+		/* keyed by whose: '0' the program's own, '1' a library's built in (Rust's std) */
+		if (d && asprintf(&k, "%c%s", lib_unit(&w->insts[i].cu) ? '1' : '0', d) < 0)
+			k = NULL;
+		free(d);
+		if (k)
+			names[n++] = k;
+	}
+	/* one of each (sorted, the same untemplated names are neighbours), own and shortest first */
+	for (size_t i = 0; i < n; i++)
+		untemplated(names[i] + 1, names[i] + 1, strlen(names[i]));
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		char *d = names[i];
+
+		names[i] = NULL;
+		if (!distinct || strcmp(d + 1, names[distinct - 1] + 1))
+			names[distinct++] = d;
+		else
+			free(d);
+	}
+	qsort(names, distinct, sizeof(*names), cmp_shortest);
+	for (size_t i = 0; i < distinct && i < 5; i++) {
+		bufcat(list, sizeof(list), i ? ", " : "");
+		bufcat(list, sizeof(list), names[i] + 1);
+	}
+	if (distinct > 1)
+		r = ptap_err_set(c->err, -1, -EINVAL,
+				 "'%s' names %zu different functions: %s%s; write the one you mean "
+				 "as its language names it (the names above), FUNC@FILE, or a "
+				 "glob ('*::%s') for all", c->pp->func, distinct, list,
+				 distinct > 5 ? ", ..." : "", c->pp->func);
+	for (size_t i = 0; i < distinct; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
 /* FUNC (a name or a glob, maybe @SRC): collect its sites, else say why there are none. */
 int points_func(struct pctx *c, struct fwalk *w)
 {
@@ -122,6 +223,10 @@ int points_func(struct pctx *c, struct fwalk *w)
 	} else {
 		w->near = &nr;
 		r = find_named(c, w, pp->func, syms, &nsyms);
+		/* a bare name (not a symbol's mangled one, as qualsites.c asks) */
+		if (r == 0 && !pp->src && !pp->line && strncmp(pp->func, "_Z", 2) &&
+		    strncmp(pp->func, "_R", 2))
+			r = ambiguous(c, w);
 	}
 	if (r == 0)
 		r = load_ifuncs(c);

@@ -64,6 +64,22 @@ test_names_cxx_unknown() {
 	expect_grep "no function 'ns::Db::qery' in .*; nearest: ns::Db::query" "$TMP/err"
 }
 
+# A bare name that names functions of different qualified names (Rust's fmt,
+# in every type that has one): refused, exit 2, naming them (the program's
+# own first) and how to pick one; the same name in overloads is one function.
+test_names_bare_ambiguous() {
+	local rc=0
+	run_ptap record -e 'fmt' -- "$S/rust/strs" 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "'fmt' names [0-9]* different functions: .*<strs::Account as core::fmt::Display>::fmt" \
+		"$TMP/err"
+	expect_grep "FUNC@FILE, or a glob ('\*::fmt') for all" "$TMP/err"
+	# ns::Db::query's two overloads: one name, both probed
+	run_ptap record -o "$TMP/rec" -e 'query' -- "$CXXN" 2 >/dev/null 2>"$TMP/err" ||
+		fail "ptap failed on a bare overloaded name: $(cat "$TMP/err")"
+	expect_eq "records" 4 "$(normalize "$TMP/rec" | grep -c '^query:')"
+}
+
 # Rust's names (legacy and v0 mangling), demangled in the list and taken by probes.
 test_names_rust() {
 	local line='unwind: 6 calls, args sum 15, caught 2, returned 20' bin
