@@ -618,6 +618,34 @@ static const char *skip_operator(const char *p, const char *end)
 }
 
 /*
+ * Past a C++ method's qualifiers after its parameters, at P (a space after
+ * the ')'): " const", " volatile", " &", " &&", in any number; P when none.
+ */
+static const char *skip_method_quals(const char *p, const char *end)
+{
+	const char *done = p;
+
+	for (;;) {
+		const char *q = p;
+
+		while (q < end && *q == ' ')
+			q++;
+		if (end - q >= 5 && !memcmp(q, "const", 5) && (q + 5 == end || !is_ident_char(q[5])))
+			q += 5;
+		else if (end - q >= 8 && !memcmp(q, "volatile", 8) &&
+			 (q + 8 == end || !is_ident_char(q[8])))
+			q += 8;
+		else if (end - q >= 2 && q[0] == '&' && q[1] == '&')
+			q += 2;
+		else if (q < end && q[0] == '&')
+			q++;
+		else
+			return done;
+		done = p = q;
+	}
+}
+
+/*
  * The end of FUNC or SRC: the first '@', '+', '%' or ':' outside a [...] glob,
  * '::' and brackets of a C++, Rust or Go name (ns::f<int>(long)) and an
  * operator's name (operator+=) being part of it; at a space outside
@@ -644,6 +672,11 @@ static const char *point_name_end(const char *p, const char *end)
 		} else if (!depth) {
 			if (*p == ':' && end - p >= 2 && p[1] == ':') {
 				p += 2;
+				continue;
+			}
+			/* ns::Db::get() const: the method's qualifiers are its name's */
+			if (*p == ' ' && p > start && p[-1] == ')' && skip_method_quals(p, end) != p) {
+				p = skip_method_quals(p, end);
 				continue;
 			}
 			if (strchr("@+%:", *p) || isspace((unsigned char)*p))

@@ -11,7 +11,7 @@
 // with a std::string_view key = "sel" (of sql's bytes: no NUL after it)
 // and a std::string full = "select-I" by value, and d.sum(v) with a
 // std::vector<int> v = {I, 7}, and ns::V's operator+ and operator- (V{I}
-// and V{1}).  Prints
+// and V{1}), and d.id() on d and on it as const (2 and 1).  Prints
 // "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
 // open, states each call of query(int) and twice<int> as ptap records them
 // with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
@@ -30,6 +30,8 @@ struct Db {
 	int query(int id);
 	void note(std::string_view key, std::string full);
 	void sum(const std::vector<int> &v);
+	int id() const;
+	int id();
 	~Db();
 	long calls = 0;
 };
@@ -55,6 +57,16 @@ __attribute__((noinline)) void Db::sum(const std::vector<int> &v)
 {
 	for (int x : v)
 		calls += x;
+}
+
+__attribute__((noinline)) int Db::id() const
+{
+	return 1;
+}
+
+__attribute__((noinline)) int Db::id()
+{
+	return 2;
 }
 
 __attribute__((noinline)) Db::~Db()
@@ -108,6 +120,8 @@ int main(int argc, char **argv)
 			d.sum({ i, 7 });
 			sum += (ns::V{ i } + ns::V{ 1 }).x - (ns::V{ i } - ns::V{ 1 }).x;
 			want += 2;
+			sum += d.id() + static_cast<const ns::Db &>(d).id();
+			want += 3;
 			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
 		}
 	}

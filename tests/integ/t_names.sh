@@ -28,7 +28,7 @@ test_names_cxx_list() {
 # instance, a lambda (its DWARF found inside its class: x is typed), a glob;
 # the values are those the sample states, the events identifiers.
 test_names_cxx_record() {
-	local line='cxx_names: 3 rounds, sum 54' i
+	local line='cxx_names: 3 rounds, sum 63' i
 	: >"$TMP/want"
 	for i in 0 1 2; do
 		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator_call: x=%d\n' \
@@ -119,7 +119,7 @@ test_names_strings_cxx() {
 	done
 	for bin in "$CXXN" "$CXXN-O2"; do
 		for mode in "" --no-agent; do
-			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 54' $mode \
+			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 63' $mode \
 				-e 'ns::Db::query(std::string const&, int) sql sql._M_string_length n' \
 				-e 'ns::Db::note key full' -e 'ns::Db::sum v' -- "$bin" 3
 		done
@@ -137,6 +137,11 @@ test_names_strings_cxx() {
 	normalize "$TMP/rec" >"$TMP/got"
 	printf 'ns_operator_plus: a={x=%d}\nns_operator_minus: b={x=1}\n' 0 1 >"$TMP/want"
 	expect_diff "$TMP/want" "$TMP/got"
+	# a const method apart from its plain overload, by its qualifier
+	run_ptap record -o "$TMP/rec" -e 'ns::Db::id() const' -e 'ns::Db::id()%return $retval' \
+		-- "$CXXN" 2 >/dev/null 2>"$TMP/err" || fail "ptap failed on const: $(cat "$TMP/err")"
+	expect_eq "id() const calls" 2 "$(normalize "$TMP/rec" | grep -c '^ns_Db_id_const:$')"
+	expect_eq "id() returns" 2 "$(normalize "$TMP/rec" | grep -c '^ns_Db_id__return: retval=2$')"
 	# a reference is what it refers to: '*' on it is refused as gdb refuses it
 	local rc=0
 	run_ptap record -e 'ns::Db::query(std::string const&, int) *sql' -- "$CXXN" 1 \

@@ -187,6 +187,12 @@ static const struct {
 	  "#13[-|%di|reg(di)@13|-]" },
 	{ "operator delete[]", "ev=- FUNC(operator delete[],src=-,off=0,line=0,ret=0)" },
 	{ "ns::operator==", "ev=- FUNC(ns::operator==,src=-,off=0,line=0,ret=0)" },
+	{ "S::get() const", "ev=- FUNC(S::get() const,src=-,off=0,line=0,ret=0)" },
+	{ "S::get() const%return", "ev=- FUNC(S::get() const,src=-,off=0,line=0,ret=1)" },
+	{ "ns::f(int) const && x", "ev=- FUNC(ns::f(int) const &&,src=-,off=0,line=0,ret=0) "
+	  "#20[-|x|var(0,x)@20|-]" },
+	{ "ns::f(int) constant", "ev=- FUNC(ns::f(int),src=-,off=0,line=0,ret=0) "
+	  "#11[-|constant|var(0,constant)@11|-]" },
 	{ "operator== a", "ev=- FUNC(operator==,src=-,off=0,line=0,ret=0) #11[-|a|var(0,a)@11|-]" },
 	{ "operator=%return", "ev=- FUNC(operator=,src=-,off=0,line=0,ret=1)" },
 	{ "operator=", "ev=- FUNC(operator=,src=-,off=0,line=0,ret=0)" },
