@@ -35,9 +35,13 @@ bool name_matches(struct fwalk *w, const char *name)
 {
 	if (!w->pat)
 		return true;
+	size_t n = strlen(w->pat);
+
 	if (w->glob)
 		return fnmatch(w->pat, name, 0) == 0;
-	return !strcmp(w->pat, name);
+	/* a template's instances by its bare name, as gdb takes them: twice is twice<int> */
+	return !strcmp(w->pat, name) ||
+	       (!strncmp(w->pat, name, n) && name[n] == '<' && !strchr(w->pat, '<'));
 }
 
 bool die_matches(struct fwalk *w, Dwarf_Die *fn, const char *name)

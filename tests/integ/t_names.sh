@@ -46,6 +46,12 @@ test_names_cxx_record() {
 		>/dev/null 2>"$TMP/err" || fail "ptap failed"
 	expect_eq "ns::Db::query calls" 6 "$(grep -c ' ns_Db_query: ' "$TMP/rec")"
 	expect_eq "ns::twice* calls" 6 "$(grep -c ' twice: ' "$TMP/rec")"
+	# a template's instances by its bare name, as gdb takes it
+	run_ptap record -o "$TMP/rec" -e 'twice x' -- "$CXXN" 2 >/dev/null 2>"$TMP/err" ||
+		fail "ptap failed on a bare template name: $(cat "$TMP/err")"
+	printf 'twice: x=%s\n' 0 0.5 1 1.5 >"$TMP/want"
+	normalize "$TMP/rec" >"$TMP/got"
+	expect_diff "$TMP/want" "$TMP/got"
 	# FUNC@SRC: the functions declared there
 	run_ptap record -o "$TMP/rec" -e 'ns::Db::query(int)@cxx_names.cc id' -- "$CXXN" 3 \
 		>/dev/null 2>"$TMP/err" || fail "ptap failed on FUNC@SRC"
