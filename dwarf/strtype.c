@@ -12,6 +12,10 @@
 /* How many structs deep a Rust Vec's pointer is looked for (buf.inner.ptr.pointer...). */
 #define PTR_DEPTH	6
 
+/* Rust's fat pointers (&str, &[T], Box<str>): { data_ptr, length } */
+static const char *const rs_ptr[] = { "data_ptr", NULL };
+static const char *const rs_len[] = { "length", NULL };
+
 static bool is_struct(Dwarf_Die *t)
 {
 	return dwarf_tag(t) == DW_TAG_structure_type || dwarf_tag(t) == DW_TAG_class_type;
@@ -102,8 +106,6 @@ static bool counted_string(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_of
 	static const char *const cxx_len[] = { "_M_string_length", NULL };
 	static const char *const view_ptr[] = { "_M_str", NULL };
 	static const char *const view_len[] = { "_M_len", NULL };
-	static const char *const rs_ptr[] = { "data_ptr", NULL };
-	static const char *const rs_len[] = { "length", NULL };
 	static const char *const string_vec[] = { "vec", NULL };
 	static const char *const vec_len[] = { "vec", "len", NULL };
 	static const char *const go_ptr[] = { "str", NULL };
@@ -179,8 +181,6 @@ static bool slice(Dwarf_Die *t, Dwarf_Word *ptr_off, Dwarf_Word *len_off, bool *
 {
 	static const char *const go_ptr[] = { "array", NULL };
 	static const char *const go_len[] = { "len", NULL };
-	static const char *const rs_ptr[] = { "data_ptr", NULL };
-	static const char *const rs_len[] = { "length", NULL };
 	static const char *const vec_buf[] = { "buf", NULL };
 	static const char *const vec_len[] = { "len", NULL };
 	static const char *const cxx_start[] = { "_M_impl", "_M_start", NULL };

@@ -45,15 +45,16 @@ static int finish_bitfield(struct comp *k, const struct fetch_type *ut, Dwarf_Di
 	return 0;
 }
 
-/* A string type of C++, Rust or Go (T stripped): its bytes, bounded by its length. */
-static int finish_counted(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off)
+/*
+ * The pointer and length words of struct T (a string or slice type) at
+ * PTR_OFF and LEN_OFF, into K's type: both within T, and where K's value is
+ * (memory, or the pieces assembled).  0, or -ENOTSUP with K's error.
+ */
+static int place_words(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off)
 {
 	struct fetch_type *ft = &k->prog->type;
 	Dwarf_Word end = (ptr_off > len_off ? ptr_off : len_off) + 8;
 
-	memset(ft, 0, sizeof(*ft));
-	ft->kind = FT_STRN;
-	ft->size = 8;
 	ft->ptr_off = (uint16_t)ptr_off;
 	ft->len_off = (uint16_t)len_off;
 	if (end > die_type_size(t) || end > UINT16_MAX)
@@ -66,31 +67,31 @@ static int finish_counted(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwar
 	return 0;
 }
 
+/* A string type of C++, Rust or Go (T stripped): its bytes, bounded by its length. */
+static int finish_counted(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off)
+{
+	struct fetch_type *ft = &k->prog->type;
+
+	memset(ft, 0, sizeof(*ft));
+	ft->kind = FT_STRN;
+	ft->size = 8;
+	return place_words(k, t, ptr_off, len_off);
+}
+
 /* A slice type of Go, Rust or C++ (T stripped): its elements, as many as ptap prints. */
 static int finish_slice(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_Word len_off,
 			bool end, Dwarf_Die *elem)
 {
-	struct fetch_type *ft = &k->prog->type;
-	Dwarf_Word top = (ptr_off > len_off ? ptr_off : len_off) + 8;
-	int r = comp_slice_desc(k->c, elem, ft);
+	int r = comp_slice_desc(k->c, elem, &k->prog->type);
 
 	if (r == -ENOTSUP)
 		return comp_cannot(k, "its elements have no size, or more than 255 bytes; give an "
 				      "element");
 	if (r < 0)
 		return r;
-	ft->ptr_off = (uint16_t)ptr_off;
-	ft->len_off = (uint16_t)len_off;
 	if (end)
-		ft->flags |= FTF_END;
-	if (top > die_type_size(t) || top > UINT16_MAX)
-		return comp_cannot(k, "its pointer and length are not within it");
-	if (k->state == LOC_PIECES && top > k->pieces_len - k->prog->blob_off)
-		return comp_cannot(k, "its pointer and length are not both in the pieces it is "
-				      "held in");
-	if (k->state == LOC_VALUE)
-		return comp_cannot(k, "it is held in a register but larger than one");
-	return 0;
+		k->prog->type.flags |= FTF_END;
+	return place_words(k, t, ptr_off, len_off);
 }
 
 /* :string (UT) on T: a pointer's target, a char array in place, an address-sized integer. */
