@@ -524,6 +524,7 @@ static char *event_name(const struct probe_spec *spec, const struct resolved_pro
 	/* room for operators as words: "<<=" is "_shl_assign" */
 	char *name = malloc(strlen(base) * 4 + sizeof("__return")), *o = name;
 	bool qual = demangle_is_qualified(base) || strchr(base, '(');	/* or Go's main.(*T).M */
+	bool op_word = false;
 
 	if (!name)
 		return NULL;
@@ -537,12 +538,15 @@ static char *event_name(const struct probe_spec *spec, const struct resolved_pro
 		    (word = demangle_operator_word(c, &n))) {
 			o += sprintf(o, "_%s", word);
 			c += n - 1;
+			op_word = true;	/* a word: the characters after it are a new run */
 			continue;
 		}
 		if (spec->event || isalnum((unsigned char)*c) || *c == '_')
 			*o++ = *c;
-		else if (!qual || (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_')))
+		else if (!qual || (o > name && (isalnum((unsigned char)c[-1]) || c[-1] == '_' ||
+						op_word)))
 			*o++ = '_';	/* C's, each; a C++ or Rust name's, the first of a run */
+		op_word = false;
 	}
 	if (qual && !spec->event && o > name + 1 && o[-1] == '_' &&
 	    !(isalnum((unsigned char)base[strlen(base) - 1]) || base[strlen(base) - 1] == '_'))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
 #include <elf.h>
 
 #include "arch/arch.h"
@@ -266,7 +267,10 @@ static int add_goid(struct resolved_probe *rp, const struct var_ctx *vc, int *ca
 	uint64_t off;
 	int r;
 
-	if (!rp->go_stack || dbg__go_goid(vc->dbg, &off) < 0)
+	/* a Go function as DWARF describes it: not one without DWARF (C in a Go binary, built
+	 * without -g), whose r14 is no goroutine's */
+	if (!rp->go_stack || !vc->site->has_die || dwarf_srclang(&vc->site->die->cu) != DW_LANG_Go ||
+	    dbg__go_goid(vc->dbg, &off) < 0)
 		return 0;
 	for (int i = 0; i < rp->nargs; i++)
 		if (!strcmp(rp->names[i], "goid"))

@@ -90,12 +90,19 @@ bool demangle_has_params(const char *func)
 	size_t n = strlen(func);
 	int depth = 0;
 
-	while (n && func[n - 1] == ' ')
-		n--;
-	if (n >= 5 && !strncmp(func + n - 5, "const", 5))	/* a const method's */
-		n -= 5;
-	while (n && func[n - 1] == ' ')
-		n--;
+	/* a method's qualifiers: f() const, f() volatile &, f() const && */
+	for (;;) {
+		while (n && func[n - 1] == ' ')
+			n--;
+		if (n >= 5 && !strncmp(func + n - 5, "const", 5))
+			n -= 5;
+		else if (n >= 8 && !strncmp(func + n - 8, "volatile", 8))
+			n -= 8;
+		else if (n && func[n - 1] == '&')
+			n--;
+		else
+			break;
+	}
 	if (!n || func[n - 1] != ')')
 		return false;
 	/* the '(' of that ')': params, unless it is operator()'s own "()" */

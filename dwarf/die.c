@@ -237,21 +237,25 @@ int die_find_member(Dwarf_Die *t, const char *member, Dwarf_Die *out, Dwarf_Word
 	*base = 0;
 	if (dwarf_child(t, &m) != 0)
 		return -ENOENT;
+	/* its own members first: one of a base class's name is hidden by it, as in C++ */
 	do {
-		const char *name;
-		Dwarf_Die mt, st;
-		Dwarf_Word moff;
-		int r;
+		const char *name = dwarf_tag(&m) == DW_TAG_member ? dwarf_diename(&m) : NULL;
 
-		/* a C++ base class's members are the derived one's too */
-		if (dwarf_tag(&m) != DW_TAG_member && dwarf_tag(&m) != DW_TAG_inheritance)
-			continue;
-		name = dwarf_tag(&m) == DW_TAG_member ? dwarf_diename(&m) : NULL;
 		if (name && !strcmp(name, member)) {
 			*out = m;
 			return 0;
 		}
-		if (name || !die_type(&m, &mt) || !die_strip_type(&mt, &st))
+	} while (dwarf_siblingof(&m, &m) == 0);
+	dwarf_child(t, &m);
+	/* then those of its anonymous structs and unions, and of its C++ base classes */
+	do {
+		Dwarf_Die mt, st;
+		Dwarf_Word moff;
+		int r;
+
+		if ((dwarf_tag(&m) != DW_TAG_member && dwarf_tag(&m) != DW_TAG_inheritance) ||
+		    (dwarf_tag(&m) == DW_TAG_member && dwarf_diename(&m)) ||
+		    !die_type(&m, &mt) || !die_strip_type(&mt, &st))
 			continue;
 		r = die_find_member(&st, member, out, base);
 		if (r == -ENOENT)

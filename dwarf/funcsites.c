@@ -114,21 +114,33 @@ static void untemplated(const char *name, char *out, size_t len)
 {
 	size_t o = 0;
 	int depth = 0;
+	bool args = false;	/* Rust's push::<&str>: the "::" dropped, "<" opens arguments */
 
 	for (const char *p = name; *p && o + 1 < len; p++) {
-		if (*p == '<' && (depth || (p > name && p[-1] != ':' && p[-1] != ' ')))
+		if (!depth && p > name && p[0] == ':' && p[1] == ':' && p[2] == '<') {
+			p++;
+			args = true;
+			continue;
+		}
+		/* not a qualified path's own "<" (<A as Tr>::f, at the start or after '<' or ' ') */
+		if (*p == '<' && (depth || args || (p > name && !strchr(" <:", p[-1]))))
 			depth++;
 		else if (*p == '>' && depth)
 			depth--;
 		else if (!depth)
 			out[o++] = *p;
+		args = false;
 	}
 	out[o] = 0;
 }
 
+/* By name (after the key's first character), the program's own first. */
 static int cmp_names(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int d = strcmp(x + 1, y + 1);
+
+	return d ? d : x[0] - y[0];
 }
 
 /* The program's own first (their key's '0'), then shortest. */

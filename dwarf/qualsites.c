@@ -14,6 +14,7 @@
 
 #include "dwarf/debuginfo_int.h"
 #include "dwarf/demangle.h"
+#include "dwarf/die_int.h"
 #include "dwarf/elfmod.h"
 #include "dwarf/elfsyms_int.h"
 #include "dwarf/funcsites_int.h"
@@ -103,30 +104,37 @@ static void msg_rename(char *msg, size_t size, const char *sym, const char *name
 	}
 }
 
+/* Site K of C, found by symbol SYM (NULL: by its own DWARF name), named NAME (its "where" too). */
+static int rename_one(struct pctx *c, size_t k, const char *sym, const char *name)
+{
+	struct point_site *s = &c->recs[k].s;
+	const char *was = sym ? sym : s->func ? s->func : "";
+	size_t sl = strlen(was);
+	char *func = strdup(name), *where = NULL;
+
+	if (func && !strncmp(s->where, was, sl) &&
+	    asprintf(&where, "%s%s", name, s->where + sl) < 0)
+		where = NULL;
+	if (!func || (!strncmp(s->where, was, sl) && !where)) {
+		free(func);
+		return -ENOMEM;
+	}
+	free(s->func);
+	s->func = func;
+	if (where) {
+		free(s->where);
+		s->where = where;
+	}
+	return 0;
+}
+
 /* The sites from recs[FROM..] of C, found by symbol SYM (NULL: each by its
  * own DWARF name), named NAME (their "where" too). */
 static int rename_sites(struct pctx *c, size_t from, const char *sym, const char *name)
 {
-	for (size_t k = from; k < c->n; k++) {
-		struct point_site *s = &c->recs[k].s;
-		const char *was = sym ? sym : s->func ? s->func : "";
-		size_t sl = strlen(was);
-		char *func = strdup(name), *where = NULL;
-
-		if (func && !strncmp(s->where, was, sl) &&
-		    asprintf(&where, "%s%s", name, s->where + sl) < 0)
-			where = NULL;
-		if (!func || (!strncmp(s->where, was, sl) && !where)) {
-			free(func);
+	for (size_t k = from; k < c->n; k++)
+		if (rename_one(c, k, sym, name) < 0)
 			return -ENOMEM;
-		}
-		free(s->func);
-		s->func = func;
-		if (where) {
-			free(s->where);
-			s->where = where;
-		}
-	}
 	return 0;
 }
 
@@ -152,8 +160,20 @@ static int dwarf_only(struct pctx *c, bool glob)
 		return r;
 	if (c->n == from)
 		return 1;
-	/* some found, some not probed (a glob): those are named in the skips */
-	return rename_sites(c, from, NULL, c->pp->func);
+	if (!glob)	/* some found, some not probed (a glob): those are named in the skips */
+		return rename_sites(c, from, NULL, c->pp->func);
+	/* a glob's: each by the name it matched */
+	for (size_t k = from; k < c->n; k++) {
+		struct site_rec *sr = &c->recs[k];
+		const char *ln = sr->s.has_die ? die_linkage_name(&sr->die.fn) : NULL;
+		char *d = ln ? demangle(ln, false) : NULL;
+
+		r = rename_one(c, k, NULL, d ? d : c->pp->func);
+		free(d);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 int points_qualified(struct pctx *c)

@@ -84,9 +84,6 @@ static int finish_slice(struct comp *k, Dwarf_Die *t, Dwarf_Word ptr_off, Dwarf_
 {
 	int r = comp_slice_desc(k->c, elem, &k->prog->type);
 
-	if (r == -ENOTSUP)
-		return comp_cannot(k, "its elements have no size, or more than 255 bytes; give an "
-				      "element");
 	if (r < 0)
 		return r;
 	if (end)
@@ -230,7 +227,9 @@ static int finish_dwarf(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, const cha
 		return finish_char_array(k, t);
 	if (die_counted_string(t, &po, &lo))
 		return finish_counted(k, t, po, lo);
-	if (die_slice(t, &po, &lo, &end, &elem))
+	/* (elements of no size, or of more than 255 bytes: the struct, as before) */
+	if (die_slice(t, &po, &lo, &end, &elem) && die_type_size(&elem) &&
+	    die_type_size(&elem) <= UINT8_MAX)
 		return finish_slice(k, t, po, lo, end, &elem);
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type ||
 	    tag == DW_TAG_array_type)

@@ -939,7 +939,7 @@ static int parse_event(const struct parser *ps, const char **pp, const char *e,
 	if (eq == e ||
 	    (eq - s >= 8 && !memcmp(eq - 8, "operator", 8) &&
 	     (eq - s == 8 || !is_ident_char(eq[-9])) && memmem(s, eq - s, "::", 2)) ||
-	    (eq - s == 8 && !memcmp(s, "operator", 8) && (eq + 1 == e || strchr("=%@: ", eq[1]))) ||
+	    (eq - s == 8 && !memcmp(s, "operator", 8) && (eq + 1 == e || strchr("=%@:+ ", eq[1]))) ||
 	    (eq > s && strchr("=!<>+-*/%^&|", eq[-1])))
 		return 0;
 	colon = find_char(s, eq, ':');

@@ -11,7 +11,8 @@
 // with a std::string_view key = "sel" (of sql's bytes: no NUL after it)
 // and a std::string full = "select-I" by value, and d.sum(v) with a
 // std::vector<int> v = {I, 7}, and ns::V's operator+ and operator- (V{I}
-// and V{1}), and d.id() on d and on it as const (2 and 1).  Prints
+// and V{1}), d.id() on d and on it as const (2 and 1), and ns::pick(d) of a
+// Derived whose x (2) hides its Base's x (1), and its Base's y (5).  Prints
 // "cxx_names: N rounds, sum S" and exits 0 when S is right.  With fd 3
 // open, states each call of query(int) and twice<int> as ptap records them
 // with `ns::Db::query(int) id` and `ns::twice<int> x`: "ns_Db_query_int:
@@ -88,6 +89,20 @@ __attribute__((noinline)) V operator-(V a, V b)
 	return V{ a.x - b.x };
 }
 
+struct Base {
+	int x = 1;
+	int y = 5;
+};
+
+struct Derived : Base {
+	int x = 2;	/* hides Base::x */
+};
+
+__attribute__((noinline)) int pick(const Derived &d)
+{
+	return d.x + d.y;
+}
+
 template <typename T> __attribute__((noinline)) T twice(T x)
 {
 	return x * 2;
@@ -122,6 +137,8 @@ int main(int argc, char **argv)
 			want += 2;
 			sum += d.id() + static_cast<const ns::Db &>(d).id();
 			want += 3;
+			sum += ns::pick(ns::Derived{});
+			want += 7;
 			want += 6 + i + i * 2 + i * 2 + (2 * i + 1) + i + 1;
 		}
 	}

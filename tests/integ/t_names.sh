@@ -28,7 +28,7 @@ test_names_cxx_list() {
 # instance, a lambda (its DWARF found inside its class: x is typed), a glob;
 # the values are those the sample states, the events identifiers.
 test_names_cxx_record() {
-	local line='cxx_names: 3 rounds, sum 63' i
+	local line='cxx_names: 3 rounds, sum 84' i
 	: >"$TMP/want"
 	for i in 0 1 2; do
 		printf 'ns_Db_query_int: id=%d\nns_twice_int: x=%d\nmain_lambda_int_1_operator_call: x=%d\n' \
@@ -125,7 +125,7 @@ test_names_strings_cxx() {
 	done
 	for bin in "$CXXN" "$CXXN-O2"; do
 		for mode in "" --no-agent; do
-			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 63' $mode \
+			record_entries "$TMP/want" 'cxx_names: 3 rounds, sum 84' $mode \
 				-e 'ns::Db::query(std::string const&, int) sql sql._M_string_length n' \
 				-e 'ns::Db::note key full' -e 'ns::Db::sum v' -- "$bin" 3
 		done
@@ -143,6 +143,13 @@ test_names_strings_cxx() {
 	normalize "$TMP/rec" >"$TMP/got"
 	printf 'ns_operator_plus: a={x=%d}\nns_operator_minus: b={x=1}\n' 0 1 >"$TMP/want"
 	expect_diff "$TMP/want" "$TMP/got"
+	# a derived class's member hides its base's of the name; the base's others are its too
+	record_entries <(printf 'ns_pick: d.x=2 d.y=5\n') 'cxx_names: 1 rounds, sum 20' \
+		-e 'ns::pick d.x d.y' -- "$CXXN-O2" 1
+	# operators with their parameters: the words, then the parameters
+	run_ptap record -o "$TMP/rec" -e 'ns::operator+(ns::V, ns::V) a' -- "$CXXN" 1 \
+		>/dev/null 2>"$TMP/err" || fail "ptap failed: $(cat "$TMP/err")"
+	expect_eq "operator event" "ns_operator_plus_ns_V_ns_V: a={x=0}" "$(normalize "$TMP/rec")"
 	# a const method apart from its plain overload, by its qualifier
 	run_ptap record -o "$TMP/rec" -e 'ns::Db::id() const' -e 'ns::Db::id()%return $retval' \
 		-- "$CXXN" 2 >/dev/null 2>"$TMP/err" || fail "ptap failed on const: $(cat "$TMP/err")"
