@@ -125,6 +125,9 @@ static int compile_expr(struct compile *c, const struct arg_expr *e, bool outer)
 		if (outer && dbg__dwarf(c->vc->dbg) && c->vc->site->has_die &&
 		    !var_retval_untyped(c->vc))
 			return var_compile_retval(c->vc, c->arg, c->prog, c->err);
+		if (e->n)
+			return ptap_err_set(c->err, e->pos, -EINVAL, "%s needs DWARF debug info (its "
+					    "type says which registers hold it)", e->name);
 		return emit(c, FETCH_OP_REG, 0, ARCH_DWARF_RET_INT0, 0, e->pos);
 	case ARG_VAR:
 		if (!outer)
@@ -243,7 +246,7 @@ static int compile_arg(struct resolved_probe *rp, const struct var_ctx *vc,
 	if (!arg->name && arg->expr->kind == ARG_VAR)
 		return add_name(rp, arg->text);
 	if (!arg->name && arg->expr->kind == ARG_RETVAL)
-		return add_name(rp, "retval");
+		return add_name(rp, arg->expr->name ? arg->expr->name : "retval");
 	return add_name(rp, probe_arg__name(arg, i, name, sizeof(name)));
 }
 

@@ -134,21 +134,110 @@ bool var_retval_untyped(const struct var_ctx *c)
  * A Go function's first result (Go's DWARF lists results as parameters,
  * DW_AT_variable_parameter, "~r0" when unnamed): its type into *TYPE.
  */
-static bool go_result_type(Dwarf_Die *fn, Dwarf_Die *type)
+/* Go's register ABI on x86-64: integer results in these (DWARF numbers), floats in xmm0-14. */
+static const uint16_t go_int_regs[] = { 0 /* rax */, 3 /* rbx */, 2 /* rcx */, 5 /* rdi */,
+					4 /* rsi */, 8, 9, 10, 11 };
+#define GO_FLOAT_REGS	15
+
+/* Is Go type T (stripped) a float, passed in an xmm register? */
+static bool go_is_float(Dwarf_Die *t)
 {
-	Dwarf_Die child;
+	return dwarf_tag(t) == DW_TAG_base_type &&
+	       die_udata(t, DW_AT_encoding, 0) == DW_ATE_float;
+}
+
+/*
+ * Result K of Go function FN (its DW_AT_variable_parameter children, in
+ * order): its type, and the first integer register (*IREG) or float
+ * register (*FREG) it comes back in, counting those of the results before
+ * it (a string two words, a slice three).  0; -ENOENT: no result K; -ERANGE:
+ * Go returns them in memory (more than the registers hold).
+ */
+static int go_result(Dwarf_Die *fn, long k, Dwarf_Die *type, int *ireg, int *freg)
+{
+	Dwarf_Die child, t;
 	Dwarf_Attribute a;
+	long i = 0;
 	bool var;
 
+	*ireg = *freg = 0;
 	if (dwarf_child(fn, &child) != 0)
-		return false;
+		return -ENOENT;
 	do {
-		if (dwarf_tag(&child) == DW_TAG_formal_parameter &&
-		    dwarf_attr(&child, DW_AT_variable_parameter, &a) &&
-		    dwarf_formflag(&a, &var) == 0 && var)
-			return die_type(&child, type);
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter ||
+		    !dwarf_attr(&child, DW_AT_variable_parameter, &a) ||
+		    dwarf_formflag(&a, &var) != 0 || !var)
+			continue;
+		if (!die_type(&child, type) || !die_strip_type(type, &t))
+			return -ENOENT;
+		if (i++ == k)
+			return *ireg < (int)(sizeof(go_int_regs) / sizeof(go_int_regs[0])) &&
+			       *freg < GO_FLOAT_REGS ? 0 : -ERANGE;
+		if (go_is_float(&t))
+			(*freg)++;
+		else
+			*ireg += (int)((die_type_size(&t) + 7) / 8);
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	return -ENOENT;
+}
+
+/*
+ * Go's result K of TYPE (T stripped), from the registers it came back in
+ * (IREG, FREG: the first): one integer or float register, or a string,
+ * slice or other value of integer words assembled from several.
+ */
+static int go_result_regs(struct comp *k, Dwarf_Die *type, Dwarf_Die *t, int ireg, int freg)
+{
+	Dwarf_Word size = die_type_size(t), words = (size + 7) / 8, po, lo;
+	Dwarf_Die elem;
+	bool end;
+	char tn[128], why[240];
+
+	if (go_is_float(t) && size <= 8) {
+		k->state = LOC_VALUE;
+		return comp_emit(k, FETCH_OP_REG, 0, (uint16_t)(ARCH_DWARF_RET_SSE0 + freg), 0);
+	}
+	if (size <= 8 && (dwarf_tag(t) == DW_TAG_base_type || dwarf_tag(t) == DW_TAG_pointer_type)) {
+		k->state = LOC_VALUE;
+		return comp_emit(k, FETCH_OP_REG, 0, go_int_regs[ireg], 0);
+	}
+	if (!die_counted_string(t, &po, &lo) && !die_slice(t, &po, &lo, &end, &elem)) {
+		snprintf(why, sizeof(why), "it is %s, which Go returns in registers by its fields; "
+			 "ptap reads a Go result that is an integer, pointer, float, string or slice",
+			 die_type_name(type, tn, sizeof(tn)));
+		return comp_cannot(k, why);
+	}
+	if (ireg + words > sizeof(go_int_regs) / sizeof(go_int_regs[0]))
+		return comp_cannot(k, "Go returns it in memory, which ptap does not read");
+	k->prog->composite = true;
+	for (Dwarf_Word w = 0; w < words; w++)
+		if (comp_emit(k, FETCH_OP_REG, 0, go_int_regs[ireg + w], 0) < 0 ||
+		    comp_emit(k, FETCH_OP_PIECE, 8, 0, (int64_t)(w * 8)) < 0)
+			return -E2BIG;
+	k->state = LOC_PIECES;
+	k->pieces_len = (uint32_t)(words * 8);
+	return 0;
+}
+
+/* A Go function's result K (Go names them ~r0, ~r1, ...): $retval is ~r0. */
+static int go_retval(struct comp *k, const struct probe_arg *arg, Dwarf_Die *fn)
+{
+	Dwarf_Die type, t;
+	long n = arg->expr->n;
+	int ireg, freg, r = go_result(fn, n, &type, &ireg, &freg);
+
+	if (r == -ENOENT && !n)
+		return ptap_err_set(k->err, arg->pos, -EINVAL, "%s returns void: there is no $retval",
+				    k->c->site->func);
+	if (r == -ENOENT)
+		return ptap_err_set(k->err, arg->pos, -EINVAL, "%s has no result ~r%ld", k->c->site->func,
+				    n);
+	if (r == -ERANGE)
+		return comp_cannot(k, "Go returns it in memory, which ptap does not read");
+	if (!die_strip_type(&type, &t))
+		return comp_cannot(k, "its type is void");
+	r = go_result_regs(k, &type, &t, ireg, freg);
+	return r < 0 ? r : comp_finish(k, arg, &type);
 }
 
 int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
@@ -161,21 +250,16 @@ int var_compile_retval(const struct var_ctx *c, const struct probe_arg *arg,
 	int tag, r;
 
 	memset(prog, 0, sizeof(*prog));
-	if ((!die_type(&fn, &type) && !(go && go_result_type(&fn, &type))) ||
-	    !die_strip_type(&type, &t))
+	if (go)
+		return go_retval(&k, arg, &fn);
+	if (arg->expr->n)
+		return ptap_err_set(err, arg->pos, -EINVAL, "%s is a Go function's result; %s is "
+				    "not a Go function", arg->expr->name, c->site->func);
+	if (!die_type(&fn, &type) || !die_strip_type(&type, &t))
 		return ptap_err_set(err, arg->pos, -EINVAL, "%s returns void: there is no $retval",
 				    c->site->func);
 	tag = dwarf_tag(&t);
 	size = die_type_size(&t);
-	/* Go's register ABI: the first integer result in rax, the first float in xmm0, as here */
-	if (go && (size > 8 || (tag != DW_TAG_base_type && tag != DW_TAG_pointer_type))) {
-		char tn[128], why[200];
-
-		snprintf(why, sizeof(why), "its first result is %s, which Go returns in several "
-			 "registers; ptap reads a Go $retval that is one integer, pointer or float",
-			 die_type_name(&type, tn, sizeof(tn)));
-		return comp_cannot(&k, why);
-	}
 	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
 		uint8_t cls[2] = { EB_NONE, EB_NONE };
 

@@ -232,6 +232,30 @@ static struct arg_expr *parse_reg(struct expr_parser *ep)
 	return e ? expr_name(ep, e, s) : NULL;
 }
 
+/* ~rN: a Go function's result N, as Go's DWARF names its unnamed results (N 0: $retval) */
+static struct arg_expr *parse_go_result(struct expr_parser *ep)
+{
+	const char *at = ep->p, *d = at + 2, *e = skip_ident(at + 1, ep->end);
+	uint64_t n;
+	struct arg_expr *x;
+
+	ep->p = e;
+	if (e - at < 3 || at[1] != 'r' || !all_digits(d, e) || parse_u64(&d, e, &n) || n > 63)
+		return expr_fail(ep, NULL, perr(ep->ps, at, "unknown variable '%.*s' (a Go result "
+						"is ~r0, ~r1, ...)", (int)(e - at), at));
+	if (!ep->ps->retprobe)
+		return expr_fail(ep, NULL, perr(ep->ps, at, "%.*s, a Go result, is only available in a "
+						"FUNC%%return probe", (int)(e - at), at));
+	x = expr_new(ep, ARG_RETVAL, at);
+	if (x) {
+		x->n = (long)n;
+		x->name = dup_range(at, e);
+		if (!x->name)
+			return expr_fail(ep, x, enomem(ep->ps));
+	}
+	return x;
+}
+
 /* $argN, $retval, $params, $vars */
 static struct arg_expr *parse_dollar(struct expr_parser *ep)
 {
@@ -450,6 +474,8 @@ static struct arg_expr *parse_expr(struct expr_parser *ep)
 		return parse_reg(ep);
 	case '$':
 		return parse_dollar(ep);
+	case '~':
+		return parse_go_result(ep);
 	case '+':
 	case '-':
 		return parse_signed(ep);
@@ -1126,7 +1152,7 @@ static void synth_expr(struct sbuf *sb, const struct arg_expr *e)
 		}
 		break;
 	case ARG_RETVAL:
-		sb_printf(sb, "$retval");
+		sb_printf(sb, "%s", e->name ? e->name : "$retval");
 		break;
 	case ARG_PARAMS:
 		sb_printf(sb, "$params");

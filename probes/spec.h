@@ -32,7 +32,7 @@ enum arg_kind {
 	ARG_DEREF,		/* +OFF(INNER) / -OFF(INNER): OFF in OFF */
 	ARG_SYMBOL,		/* @SYMBOL[+OFF]: NAME, OFF */
 	ARG_VAR,		/* a DWARF variable NAME with an access CHAIN */
-	ARG_RETVAL,		/* $retval */
+	ARG_RETVAL,		/* $retval; Go's ~rN (NAME "~rN", N its index) */
 	ARG_PARAMS,		/* $params */
 	ARG_VARS,		/* $vars */
 	ARG_IMM,		/* a number */
@@ -54,7 +54,7 @@ struct arg_expr {
 	enum arg_kind kind;
 	int pos;		/* byte offset of the expression in the probe text */
 	char *name;		/* ARG_REG, ARG_SYMBOL, ARG_VAR */
-	long n;			/* ARG_ARGN; ARG_IMM value */
+	long n;			/* ARG_ARGN; ARG_IMM value; ARG_RETVAL: a Go result's index */
 	long off;		/* ARG_DEREF, ARG_SYMBOL */
 	struct arg_expr *inner;	/* ARG_DEREF */
 	char *file;		/* ARG_VAR: VAR@FILE, the source file of a file-scope variable */

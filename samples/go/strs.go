@@ -6,11 +6,11 @@
 // usage: strs [N]   (default N: 3)
 // Calls, for i = 0..N-1, each round in a goroutine of its own (one after
 // another): query(q, i) with q the first 7 bytes of "query-I and more",
-// srv.Serve(q) (a method: main.(*Server).Serve), and total(xs) with the
-// slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum
+// srv.Serve(q) (a method: main.(*Server).Serve), cut(q) (two results: "query"
+// and 70), and total(xs) with the slice xs = {I, I+1, I+2}.  Prints "strs: N rounds, sum
 // S" and exits 0 when S is right.  With fd 3 open, states each call as ptap
-// records it with `main.query q n`, `main.(*Server).Serve q` and
-// `main.total xs`, the goroutine's id
+// records it with `main.query q n`, `main.(*Server).Serve q`,
+// `main.cut%return ~r0 ~r1` and `main.total xs`, the goroutine's id
 // (from runtime.Stack's "goroutine N [running]") last.
 package main
 
@@ -47,6 +47,13 @@ func (s *Server) Serve(q string) int {
 	return len(q)
 }
 
+// cut: two results, a string (two registers) and an int (the next one)
+//
+//go:noinline
+func cut(q string) (string, int) {
+	return q[:5], len(q) * 10
+}
+
 // goid: the running goroutine's id, as its stack trace's first line says it
 func goid() int {
 	buf := make([]byte, 64)
@@ -78,6 +85,11 @@ func main() {
 				fmt.Fprintf(fd3, "main_Server_Serve: q=\"%s\" goid=%d\n", q, g)
 			}
 			s += srv.Serve(q)
+			head, l := cut(q)
+			if fd3 != nil {
+				fmt.Fprintf(fd3, "main_cut__return: ~r0=\"%s\" ~r1=%d goid=%d\n", head, l, g)
+			}
+			s += l - 70
 			if fd3 != nil {
 				fmt.Fprintf(fd3, "main_total: xs={[0]=%d, [1]=%d, [2]=%d} goid=%d\n",
 					i, i+1, i+2, g)

@@ -183,22 +183,25 @@ test_names_strings_rust() {
 }
 
 # Go's string (two registers, a slice of a longer string) and a []int, a
-# method by Go's name for it (main.(*Server).Serve), and the goroutine each
-# call ran in (goid), as the sample states them.
+# method by Go's name for it (main.(*Server).Serve), two results by Go's
+# names for them (~r0, a string in two registers, and ~r1), and the
+# goroutine each call ran in (goid), as the sample states them.
 test_names_strings_go() {
 	local mode
 	for mode in "" --no-agent; do
 		run_ptap record $mode -o "$TMP/rec" -e 'main.query q n' -e 'main.total xs' \
-			-e 'main.(*Server).Serve q' -- "$S/go/strs" 3 3>"$TMP/stated" >"$TMP/out" \
-			2>"$TMP/err" || fail "ptap failed"
+			-e 'main.(*Server).Serve q' -e 'main.cut%return ~r0 ~r1' -- "$S/go/strs" 3 \
+			3>"$TMP/stated" >"$TMP/out" 2>"$TMP/err" || fail "ptap failed"
 		expect_eq "traced output" "strs: 3 rounds, sum 402" "$(cat "$TMP/out")"
+		expect_eq "two results" 3 \
+			"$(grep -c '^main_cut__return: ~r0="query" ~r1=70 goid=' "$TMP/stated")"
 		expect_eq "methods" 3 "$(grep -c '^main_Server_Serve: q="query-[0-2]" goid=' "$TMP/stated")"
 		expect_eq "records" 3 \
 			"$(grep -c '^main_query: q="query-[0-2]" n=[0-2] goid=[1-9]' "$TMP/stated")"
 		expect_eq "slices" 3 "$(grep -c '^main_total: xs={.* goid=[1-9]' "$TMP/stated")"
 		# the goroutine ids too: normalize leaves them out
-		sed -E '/^# ptap /d; s/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //; s/ \(0x[0-9a-f]+\)//' \
-			"$TMP/rec" >"$TMP/got"
+		sed -E '/^# ptap /d; s/^.* [0-9]+\/[0-9]+ [0-9]+\.[0-9]{9}: //
+			s/ \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\)//; s/ duration=[0-9]+ns//' "$TMP/rec" >"$TMP/got"
 		expect_diff "$TMP/stated" "$TMP/got"
 	done
 }

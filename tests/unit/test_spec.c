@@ -228,6 +228,9 @@ static const struct {
 	  "#8[-|$arg64|argn(64)@8|-]" },
 	{ "f%return $retval",
 	  "ev=- FUNC(f,src=-,off=0,line=0,ret=1) #9[-|$retval|retval@9|-]" },
+	{ "main.cut%return ~r0 ~r12",
+	  "ev=- FUNC(main.cut,src=-,off=0,line=0,ret=1) #16[-|~r0|retval@16|-] "
+	  "#20[-|~r12|retval@20|-]" },
 	{ "f $params $vars",
 	  "ev=- FUNC(f,src=-,off=0,line=0,ret=0) #2[-|$params|params@2|-] "
 	  "#10[-|$vars|vars@10|-]" },
@@ -385,6 +388,9 @@ static const struct {
 	{ "main $foo", "unknown variable '$foo'", 5 },
 	{ "main $", "unknown variable", 5 },
 	{ "main $retval", "$retval is only available in a FUNC%return probe", 5 },
+	{ "main.cut ~r0", "~r0, a Go result, is only available in a FUNC%return probe", 9 },
+	{ "main.cut%return ~x", "unknown variable '~x' (a Go result is ~r0, ~r1, ...)", 16 },
+	{ "main.cut%return ~r", "unknown variable '~r'", 16 },
 	{ "main %di +0($retval)", "$retval is only available in a FUNC%return probe", 12 },
 	{ "foo.c:3 $retval", "$retval is only available", 8 },
 	{ "main +8(%si", "unbalanced parentheses", 7 },
