@@ -154,3 +154,23 @@ test_langs_attach_returns() {
 	done
 	rm -f "$TMP/langs.fifo"	# the directory is every test's
 }
+
+# 8 goroutines x 10,000 calls (app's par mode: goroutine k calls handle(i)
+# for i = k mod 8): every call recorded exactly once, each goroutine's
+# 10,000 under one goid, 8 goids in all.
+test_langs_go_goroutines_exact() {
+	local line
+	line=$("$GOAPP" 80000 par 3>/dev/null)
+	run_ptap record -o "$TMP/rec" -e 'main.handle i' -- "$GOAPP" 80000 par >"$TMP/out" \
+		2>"$TMP/err" 3>/dev/null || fail "ptap failed: $(cat "$TMP/err")"
+	expect_eq "output" "$line" "$(cat "$TMP/out")"
+	expect_eq "records" 80000 "$(grep -c ' main_handle: ' "$TMP/rec")"
+	expect_eq "calls each once" "$(seq 0 79999)" \
+		"$(sed -n 's/.* main_handle: .* i=\([0-9]*\) goid=.*/\1/p' "$TMP/rec" | sort -n)"
+	# goroutine k's calls (i mod 8 = k) all under one goid: 8 goids of 10,000 each
+	expect_eq "records per goid" "$(printf '10000\n%.0s' 1 2 3 4 5 6 7 8)" \
+		"$(sed -n 's/.* goid=//p' "$TMP/rec" | sort | uniq -c | awk '{ print $1 }')"
+	expect_eq "goid, i mod 8 pairs" 8 \
+		"$(sed -n 's/.* i=\([0-9]*\) goid=\([0-9]*\)$/\2 \1/p' "$TMP/rec" |
+			awk '{ print $1, $2 % 8 }' | sort -u | wc -l)"
+}
