@@ -205,3 +205,44 @@ test_names_strings_go() {
 		expect_diff "$TMP/stated" "$TMP/got"
 	done
 }
+
+# gdb_values BINARY BREAKPOINT ARGS EXPR...: gdb's values of EXPR... at the
+# first stop at BREAKPOINT (BINARY run with ARGS), one per line, each the
+# text after "$N = " (a C++ or Go string: its quoted text, gdb's printers).
+gdb_values() {
+	local bin=$1 bp=$2 args=$3 e cmds=()
+	shift 3
+	for e in "$@"; do cmds+=(-ex "p $e"); done
+	gdb -nx -batch -ex "set debuginfod enabled off" -ex "set print address off" \
+		-ex "break $bp" -ex "run $args >/dev/null 3>/dev/null" "${cmds[@]}" "$bin" 2>&1 |
+		sed -n 's/^\$[0-9]* = //p'
+}
+
+# gdb's values at the same probes equal the records' (C++ at -O2: a
+# string_view and a string in registers, a member through a reference; Rust:
+# a &str, a String's length, a struct through &self; Go: a string, an int).
+test_names_gdb_agrees() {
+	need_cmd gdb gdb
+	expect_eq "C++ string_view, string" "$(printf '"sel"\n"select-0"')" \
+		"$(gdb_values "$CXXN-O2" ns::Db::note 1 key full)"
+	run_ptap record -o "$TMP/rec" -e 'ns::Db::note key full' -- "$CXXN-O2" 1 >/dev/null 2>&1 ||
+		fail "ptap failed"
+	expect_eq "ptap, C++" 'ns_Db_note: key="sel" full="select-0"' "$(normalize "$TMP/rec")"
+	expect_eq "C++ reference's member" 6 \
+		"$(gdb_values "$CXXN" 'ns::Db::query(std::string const&, int)' 1 sql._M_string_length)"
+	expect_eq "Rust &str, String, &self" "$(printf '"key-0"\n7\nstrs::Account {id: 7, balance: 100}')" \
+		"$( { gdb_values "$S/rust/strs" strs::lookup 1 key
+		      gdb_values "$S/rust/strs" strs::store 1 owned.vec.len
+		      gdb_values "$S/rust/strs" 'strs::Account::deposit' 1 '*self'; } )"
+	run_ptap record -o "$TMP/rec" -e 'strs::lookup key' -e 'strs::store owned' \
+		-e 'strs::Account::deposit *self' -- "$S/rust/strs" 1 >/dev/null 2>&1 3>/dev/null ||
+		fail "ptap failed"
+	expect_eq "ptap, Rust" "$(printf '%s\n' 'strs_lookup: key="key-0"' \
+		'strs_store: owned="owned-0"' 'strs_Account_deposit: *self={id=7, balance=100}')" \
+		"$(normalize "$TMP/rec")"
+	expect_eq "Go string, int" "$(printf '"query-0"\n0')" \
+		"$(gdb_values "$S/go/strs" main.query 1 q n | sed 's/^0x[0-9a-f]* //')"
+	run_ptap record -o "$TMP/rec" -e 'main.query q n' -- "$S/go/strs" 1 >/dev/null 2>&1 \
+		3>/dev/null || fail "ptap failed"
+	expect_eq "ptap, Go" 'main_query: q="query-0" n=0' "$(normalize "$TMP/rec")"
+}
