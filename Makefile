@@ -9,6 +9,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -liberty
 CFLAGS	?= -g -O2
 CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
+# ptap --version: the commit it was built from (git describe), else "unknown"
+PTAP_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+%/cmd/main.o: CFLAGS += -DPTAP_VERSION='"$(PTAP_VERSION)"'
 ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
 
 # arch/common/: what every architecture shares; arch/$(ARCH)/: the native one.

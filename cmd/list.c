@@ -77,21 +77,18 @@ int cmd_list(int argc, char **argv)
 			fputs(list_usage, stdout);
 			return 0;
 		default:
-			fputs(list_usage, stderr);
-			return 2;
+			return cmd_see_help("list");
 		}
 	}
 	if (!bin) {
 		pr_err("list: give the binary with -x BINARY\n");
-		fputs(list_usage, stderr);
-		return 2;
+		return cmd_see_help("list");
 	}
 	if (optind < argc)
 		glob = argv[optind++];
 	if (optind < argc) {
 		pr_err("list: one GLOB at most ('%s' is extra)\n", argv[optind]);
-		fputs(list_usage, stderr);
-		return 2;
+		return cmd_see_help("list");
 	}
 	r = elfmod__open(libpath_or(bin, binpath, sizeof(binpath)), &mod, &err);
 	if (r == 0)

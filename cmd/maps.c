@@ -31,8 +31,7 @@ enum { OPT_CORE = 256, OPT_RSS, OPT_FORMAT, OPT_PROC_MAPS };
 static int usage_error(const char *what, const char *arg)
 {
 	pr_err("maps: %s%s\n", what, arg ? arg : "");
-	fputs(maps_usage, stderr);
-	return 2;
+	return cmd_see_help("maps");
 }
 
 /* A decimal process id, or -1. */
@@ -89,8 +88,7 @@ int cmd_maps(int argc, char **argv)
 			fputs(maps_usage, stdout);
 			return 0;
 		default:
-			fputs(maps_usage, stderr);
-			return 2;
+			return cmd_see_help("maps");
 		}
 	}
 	if (core && optind < argc)

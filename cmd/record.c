@@ -129,11 +129,10 @@ static void show_probe_err(const char *text, const struct ptap_err *err)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("ptap: ", stderr);
+	fputs("ptap: record: ", stderr);
 	fprintf(stderr, fmt, arg);
 	fputs("\n", stderr);
-	fputs(record_usage, stderr);
-	return 2;
+	return cmd_see_help("record");
 }
 
 static int parse_clock(struct session *s, const char *name)
@@ -377,9 +376,8 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 	case 'h':
 		fputs(record_usage, stdout);
 		exit(0);
-	default:
-		fputs(record_usage, stderr);
-		return 2;
+	default:	/* getopt said what */
+		return cmd_see_help("record");
 	}
 }
 
@@ -398,6 +396,9 @@ static int check_opts(const struct session *s, const struct record_opts *o, int 
 		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
 	if (s->nctxs && !s->nsc)
 		return usage_error("%s--context tags syscall records: give --syscalls too", "");
+	if (s->format == OUT_PERFETTO && !s->out_path && !s->attach)
+		return usage_error("%s--format perfetto writes one JSON document: give -o FILE "
+				   "(on stdout, the command's own output would mix into it)", "");
 	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
 		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
 				   "command's maps are tracked through a seccomp filter", "");

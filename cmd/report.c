@@ -74,6 +74,12 @@ static int read_records(FILE *f, const char *name, struct report *rep)
 		if (n && line[n - 1] == '\n')
 			n--;
 		r = json_doc__parse(doc, line, n, &rec, &err);
+		if (r == -EINVAL && lineno == 1 && n >= 6 && !memcmp(line, "# ptap", 6)) {
+			pr_err("%s: a text record file: ptap report reads JSON lines; record with "
+			       "`ptap record --format json`\n", name);
+			status = 2;
+			break;
+		}
 		if (r == -EINVAL) {
 			pr_err("%s:%zu:%d: not a JSON object: %s\n", name, lineno, err.pos + 1,
 			       err.msg);
@@ -131,16 +137,14 @@ static int parse_args(int argc, char **argv, bool *json, enum report_mode *mode,
 			fputs(report_usage, stdout);
 			return 0;
 		default:
-			fputs(report_usage, stderr);
-			return 2;
+			return cmd_see_help("report");
 		}
 	}
 	if (optind < argc)
 		*path = argv[optind++];
 	if (optind < argc) {
 		pr_err("report: one FILE at most ('%s' is extra)\n", argv[optind]);
-		fputs(report_usage, stderr);
-		return 2;
+		return cmd_see_help("report");
 	}
 	return -1;
 }

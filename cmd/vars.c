@@ -113,14 +113,12 @@ int cmd_vars(int argc, char **argv)
 			fputs(vars_usage, stdout);
 			return 0;
 		default:
-			fputs(vars_usage, stderr);
-			return 2;
+			return cmd_see_help("vars");
 		}
 	}
 	if (!bin || optind != argc - 1) {
-		fprintf(stderr, "ptap vars: %s\n%s", !bin ? "give the binary with -x BINARY" :
-			"give exactly one POINT", vars_usage);
-		return 2;
+		pr_err("vars: %s\n", !bin ? "give the binary with -x BINARY" : "give exactly one POINT");
+		return cmd_see_help("vars");
 	}
 	r = probe_spec__parse(argv[optind], &spec, &err);
 	if (r == 0 && spec->nargs)

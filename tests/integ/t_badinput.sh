@@ -47,3 +47,29 @@ test_bad_dwarf_variable() {
 	expect_refused 2 "needs DWARF debug info" \
 		record -e 'exec_query query_string:string' -- "$S/query_server-stripped" samples/queries.txt
 }
+
+# The command line's own forms: --version, help COMMAND, a usage error in one
+# line and where the help is; perfetto's one document never on a launched
+# command's stdout; report on a text record file says how to record JSON.
+test_bad_cli_forms() {
+	local rc=0
+	run_ptap --version >"$TMP/out" || fail "ptap --version failed"
+	expect_grep '^ptap [0-9a-f]' "$TMP/out"
+	run_ptap help record >"$TMP/out" || fail "ptap help record failed"
+	expect_eq "help record, first line" \
+		'usage: ptap record [OPTIONS] -e PROBE [-e PROBE ...] -- COMMAND [ARG...]' \
+		"$(head -1 "$TMP/out")"
+	expect_refused 2 "^ptap: record: unrecognized option '--bogus'$" record --bogus
+	expect_eq "usage error's lines" "$(printf '%s\n' \
+		"ptap: record: unrecognized option '--bogus'" 'see `ptap record --help`')" \
+		"$(cat "$TMP/err")"
+	expect_refused 2 '^see `ptap vars --help`$' vars
+	expect_refused 2 "give -o FILE (on stdout, the command's own output would mix into it)" \
+		record --format perfetto -e exec_query -- "$S/query_server" samples/queries.txt
+	run_ptap record -o "$TMP/rec.txt" -e exec_query -- "$S/query_server" samples/queries.txt \
+		>/dev/null 2>&1 || fail "ptap record failed"
+	run_ptap report "$TMP/rec.txt" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "report on text: exit status" 2 "$rc"
+	expect_grep 'a text record file: ptap report reads JSON lines; record with `ptap record --format json`' \
+		"$TMP/err"
+}
