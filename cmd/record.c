@@ -712,6 +712,50 @@ static void report_skips(const char *text, const struct site_skips *sk, int kept
 		sk->n + kept, list, sk->n > SITE_SKIPS_SHOWN ? "; ... (-v lists them all)" : "");
 }
 
+/* Is EVENT the name of one of S's first N probes in MODULE? */
+static bool event_taken(const struct session *s, int n, const char *event, const char *module)
+{
+	for (int i = 0; i < n; i++)
+		if (!s->probes[i].rbrk && !strcmp(s->probes[i].event, event) &&
+		    !strcmp(s->probes[i].module, module))
+			return true;
+	return false;
+}
+
+/*
+ * The probes from FIRST on (one -e, its events named by default) take names
+ * no earlier -e's in the same binary have, as perf probe's do: a second
+ * probe on exec_query is exec_query_1, a third exec_query_2 (a function of
+ * that name in another binary keeps it).  0 or -ENOMEM.
+ */
+static int distinct_events(struct session *s, int first)
+{
+	for (int i = first; i < s->nprobes; i++) {
+		char *was = s->probes[i].event, *name = NULL;
+
+		if (!event_taken(s, first, was, s->probes[i].module))
+			continue;
+		for (int k = 1; !name || event_taken(s, first, name, s->probes[i].module); k++) {
+			free(name);
+			if (asprintf(&name, "%s_%d", was, k) < 0)
+				return -ENOMEM;
+		}
+		/* every site of this -e named so too */
+		for (int j = i; j < s->nprobes; j++)
+			if (j == i || !strcmp(s->probes[j].event, was)) {
+				char *dup = j == i ? name : strdup(name);
+
+				if (!dup)
+					return -ENOMEM;
+				if (j != i)
+					free(s->probes[j].event);
+				s->probes[j].event = dup;
+			}
+		free(was);
+	}
+	return 0;
+}
+
 /* Resolve one -e into as many probes as it has sites, appended to S->probes. */
 static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
 		       const struct probe_req *req, const char *cmd_path)
@@ -745,6 +789,8 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 			if (is_glob(spec))
 				s->probes[i].glob = req->text;
 		}
+		if (r == 0 && !spec->event)
+			r = distinct_events(s, first);
 		if (r == 0 && skips.n)
 			report_skips(req->text, &skips, s->nprobes - first);
 	}

@@ -17,7 +17,8 @@ readv_calls() {
 	grep -c '^process_vm_readv(' "$1" || true
 }
 
-# Two probes at one site, four arguments read from memory: the query string,
+# Two probes at one site (the second's event exec_query_1, as perf names
+# it), four arguments read from memory: the query string,
 # a member through a register, the DWARF ones (desc->source_text: its load is
 # through rdx, its string is the query's bytes; a global's string) -- one
 # call per hit, beyond the calls a probe reading no memory makes.
@@ -35,7 +36,7 @@ test_fetch_one_readv_per_hit() {
 		$((calls - base))
 	# what the sample states for query_string and len; nrows is the query's number
 	awk '{ q = $0; sub(/^exec_query: query_string=/, "", q); sub(/ len=[0-9]+$/, "", q)
-	       print $0 " nrows=" NR " text=" q; print "exec_query: dbg=" q }' \
+	       print $0 " nrows=" NR " text=" q; print "exec_query_1: dbg=" q }' \
 		"$TMP/stated" >"$TMP/want"
 	normalize "$TMP/rec" >"$TMP/got"
 	expect_diff "$TMP/want" "$TMP/got"

@@ -331,5 +331,5 @@ test_privs_run_as_refused() {
 	rc=0
 	"$PTAP_ABS" record -u nobody --syscalls getpid -p $$ 2>"$PD/err" || rc=$?
 	expect_eq "exit status (-u with -p)" 2 "$rc"
-	expect_grep "ptap: -u nobody runs a launched COMMAND as that user: an attached process (-p) keeps its own" "$PD/err"
+	expect_grep "ptap: record: -u nobody runs a launched COMMAND as that user: an attached process (-p) keeps its own" "$PD/err"
 }
