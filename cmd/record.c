@@ -476,7 +476,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 
 /* Modules opened for resolution, once per path, and their debug information. */
 struct modcache {
-	const char *path[64];
+	char *path[64];		/* owned */
 	struct elfmod *mod[64];
 	int n;
 	struct dbg_cache *dbgs;		/* once per build-id (dwarf/debuginfo.h) */
@@ -496,15 +496,21 @@ static int modcache_get(struct modcache *mc, const char *path, struct elfmod **o
 
 	if (r < 0)
 		return r;
-	mc->path[mc->n] = path;
+	mc->path[mc->n] = strdup(path);
+	if (!mc->path[mc->n]) {
+		elfmod__close(*out);
+		return ptap_err_set(err, -1, -ENOMEM, "out of memory");
+	}
 	mc->mod[mc->n++] = *out;
 	return 0;
 }
 
 static void modcache_exit(struct modcache *mc)
 {
-	for (int i = 0; i < mc->n; i++)
+	for (int i = 0; i < mc->n; i++) {
 		elfmod__close(mc->mod[i]);
+		free(mc->path[i]);
+	}
 	mc->n = 0;
 	dbg_cache__free(mc->dbgs);	/* the probes keep copies of what they need */
 	mc->dbgs = NULL;
@@ -757,6 +763,63 @@ static int distinct_events(struct session *s, int first)
 }
 
 /* Resolve one -e into as many probes as it has sites, appended to S->probes. */
+#define NEEDED_MAX	64
+
+/*
+ * FUNC of SPEC, not in the command's executable EXE, in the libraries it
+ * links, as ltrace and uftrace look: DT_NEEDED, breadth first (libc's
+ * malloc, fsync).  The probes from the first library that has it, said once,
+ * into S.  0; -ENOENT with ERR (the command's) also naming the libraries
+ * looked in and -x; or another -errno with ERR.
+ */
+static int resolve_in_needed(struct session *s, struct modcache *mc, const struct record_opts *o,
+			     const struct probe_spec *spec, struct elfmod *exe,
+			     const struct resolve_opts *ro, struct ptap_err *err)
+{
+	const char *names[NEEDED_MAX], *more[NEEDED_MAX];
+	char seen[512] = "";
+	int n = elfmod__needed(exe, names, NEEDED_MAX), r = -ENOENT;
+
+	for (int i = 0; i < n && r == -ENOENT; i++) {
+		struct ptap_err e2 = { .pos = -1 };
+		char path[PATH_MAX];
+		struct elfmod *lib;
+		int m;
+
+		if (libpath_find(names[i], o->pids, o->npids, path, sizeof(path)) < 0 ||
+		    modcache_get(mc, path, &lib, &e2) < 0)
+			continue;
+		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s", *seen ? ", " : "",
+			 names[i]);
+		/* and the ones it links in turn, after the command's own */
+		m = elfmod__needed(lib, more, NEEDED_MAX);
+		for (int k = 0; k < m && n < NEEDED_MAX; k++) {
+			bool dup = false;
+
+			for (int j = 0; j < n && !dup; j++)
+				dup = !strcmp(names[j], more[k]);
+			if (!dup)
+				names[n++] = more[k];
+		}
+		r = add_probes(s, lib, spec, ro, false, &e2);
+		if (r == 0) {
+			pr_warn("'%s' is not in %s: probed in %s, a library it links (-x LIB "
+				"names the binary)\n", spec->point.func, elfmod__path(exe), path);
+			return 0;
+		}
+		if (r != -ENOENT) {
+			*err = e2;
+			return r;
+		}
+	}
+	/* the command's own message (its nearest names), and where else it was looked for */
+	if (*seen)
+		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+			 " (nor in the libraries it links: %s; a library loaded later, with "
+			 "dlopen, is named with -x LIB)", seen);
+	return -ENOENT;
+}
+
 static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
 		       const struct probe_req *req, const char *cmd_path)
 {
@@ -784,6 +847,10 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		int first = s->nprobes;
 
 		r = add_probes(s, mod, spec, &ro, false, &err);
+		/* malloc, fsync: not the command's own, its libraries' */
+		if (r == -ENOENT && !req->module && spec->point.kind == PP_FUNC &&
+		    !spec->point.src && !is_glob(spec) && s->nprobes == first)
+			r = resolve_in_needed(s, mc, o, spec, mod, &ro, &err);
 		for (int i = first; i < s->nprobes; i++) {
 			s->probes[i].req = (int)(req - o->reqs);
 			if (is_glob(spec))

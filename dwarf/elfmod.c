@@ -782,3 +782,29 @@ bool elfmod__copy_reloc(const struct elfmod *mod, const char *name)
 	}
 	return false;
 }
+
+int elfmod__needed(const struct elfmod *mod, const char **names, int max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int n = 0;
+
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && n < max; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_NEEDED &&
+			    (s = elf_strptr(mod->elf, sh.sh_link, dyn.d_un.d_val)))
+				names[n++] = s;
+		}
+	}
+	return n;
+}

@@ -91,6 +91,9 @@ int elfmod__build_id(const struct elfmod *mod, const uint8_t **id, size_t *len);
  * Then the live object is MOD's copy, not the library's that defines it.
  */
 bool elfmod__copy_reloc(const struct elfmod *mod, const char *name);
+/* The libraries MOD names to be loaded with it (DT_NEEDED, in order), at most
+ * MAX into NAMES (MOD's strings): how many. */
+int elfmod__needed(const struct elfmod *mod, const char **names, int max);
 
 /*
  * The language runtime MOD holds, told from the file alone, for functions

@@ -73,3 +73,18 @@ test_bad_cli_forms() {
 	expect_grep 'a text record file: ptap report reads JSON lines; record with `ptap record --format json`' \
 		"$TMP/err"
 }
+
+# A libc function without -x: found in the libraries the command links
+# (DT_NEEDED), probed there and said once; a name that is nowhere says
+# where it was looked for and names -x.
+test_bad_libc_function_without_x() {
+	echo hello >"$TMP/hostfile"
+	run_ptap record -o "$TMP/rec" -e '__libc_open64 file:string' -- cat "$TMP/hostfile" \
+		>"$TMP/out" 2>"$TMP/err" || fail "ptap failed: $(cat "$TMP/err")"
+	expect_eq "cat's output" hello "$(cat "$TMP/out")"
+	expect_grep "^ptap: '__libc_open64' is not in .*cat: probed in .*/libc\.so\.6, a library it links" \
+		"$TMP/err"
+	expect_grep "^cat .*: __libc_open64: .* file=\"$TMP/hostfile\"\$" "$TMP/rec"
+	expect_refused 2 "no function 'nosuchfunc' in .*query_server .*(nor in the libraries it links: libc\.so\.6.*-x LIB)" \
+		record -e nosuchfunc -- "$S/query_server" samples/queries.txt
+}
