@@ -784,13 +784,16 @@ static int resolve_in_needed(struct session *s, struct modcache *mc, const struc
 		struct ptap_err e2 = { .pos = -1 };
 		char path[PATH_MAX];
 		struct elfmod *lib;
+		size_t used;
 		int m;
 
 		if (libpath_find(names[i], o->pids, o->npids, path, sizeof(path)) < 0 ||
 		    modcache_get(mc, path, &lib, &e2) < 0)
 			continue;
-		snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s", *seen ? ", " : "",
-			 names[i]);
+		used = strlen(seen);
+		if (snprintf(seen + used, sizeof(seen) - used, "%s%s", used ? ", " : "",
+			     names[i]) >= (int)(sizeof(seen) - used))
+			pr_debug("the list of libraries looked in was cut\n");
 		/* and the ones it links in turn, after the command's own */
 		m = elfmod__needed(lib, more, NEEDED_MAX);
 		for (int k = 0; k < m && n < NEEDED_MAX; k++) {
@@ -813,10 +816,13 @@ static int resolve_in_needed(struct session *s, struct modcache *mc, const struc
 		}
 	}
 	/* the command's own message (its nearest names), and where else it was looked for */
-	if (*seen)
-		snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-			 " (nor in the libraries it links: %s; a library loaded later, with "
-			 "dlopen, is named with -x LIB)", seen);
+	if (*seen) {
+		size_t used = strlen(err->msg), room = sizeof(err->msg) - used;
+
+		if (snprintf(err->msg + used, room, " (nor in the libraries it links: %s; a library "
+			     "loaded later, with dlopen, is named with -x LIB)", seen) >= (int)room)
+			pr_debug("the message was cut: %s\n", err->msg);
+	}
 	return -ENOENT;
 }
 
