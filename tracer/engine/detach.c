@@ -331,9 +331,15 @@ static void clear_pushed_tf(const struct thread *t, uint64_t sp)
 }
 
 /*
- * Does T's stack, from SP up, hold a return address into code of ours: a
- * signal handler running on top of the agent or a trampoline, which would
- * return into it once the handler is done?  Then that code stays mapped.
+ * Does T's stack, from SP up, hold a signal frame whose saved pc is in code
+ * of ours: a signal handler running on top of the agent or a trampoline,
+ * which would return into it once the handler is done?  Then that code
+ * stays mapped.  A saved pc is told from a stale word that merely points
+ * there (a return address into a trampoline left in a live frame's unused
+ * slot, which kept the agent mapped in a fork server after 1 detach in 3)
+ * by its neighbours in the kernel's sigcontext: the saved stack pointer
+ * before it, in a writable mapping, and the flags after it (bit 1 always
+ * set, nothing above bit 21).
  */
 static bool returns_into_ours(const struct thread *t, uint64_t sp)
 {
@@ -344,20 +350,25 @@ static bool returns_into_ours(const struct thread *t, uint64_t sp)
 	for (sp &= ~7ull; sp < end;) {
 		size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
 		ssize_t got = mem_read(t->tid, sp, buf, len);
+		size_t n = got > 0 ? (size_t)got / 8 : 0;
 
-		if (got <= 0)
+		if (n < 3)
 			return false;
-		for (size_t i = 0; i < (size_t)got / 8; i++)
+		for (size_t i = 1; i + 1 < n; i++)
 			for (size_t k = 0; k < t->as->nscratch; k++) {
-				const struct map_entry *c;
+				const struct map_entry *c, *st;
 
 				if (buf[i] - t->as->scratch[k].start >= t->as->scratch[k].len)
 					continue;
 				c = maptab__find(t->as->mt, buf[i]);
-				if (c && (c->prot & PROT_EXEC))
+				st = maptab__find(t->as->mt, buf[i - 1]);
+				if (c && (c->prot & PROT_EXEC) && st && (st->prot & PROT_WRITE) &&
+				    (buf[i + 1] & 0x2) && buf[i + 1] < (1ull << 22))
 					return true;
 			}
-		sp += (uint64_t)got & ~7ull;
+		if (len < sizeof(buf))
+			return false;
+		sp += (n - 2) * 8;	/* the next read overlaps: a frame across the two */
 	}
 	return false;
 }
@@ -509,10 +520,18 @@ static void moved_clear(struct session *s, struct thread *t, void *arg)
 		t->as->moving = false;
 }
 
+/*
+ * How many times a thread is moved on to a stop where it can run the munmap:
+ * each time a signal may stop it first (a fork server's SIGCHLD every few
+ * ms); with 3, racy_attach_fork_server_cycles left the agent mapped in the
+ * server in about 1 run of 3 on a slow host.
+ */
+#define UNMAP_ROUNDS	64
+
 /* Unmap the scratch pages no stopped thread could unmap where it stood. */
 static void unmap_moved(struct session *s)
 {
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < UNMAP_ROUNDS; round++) {
 		int n = 0;
 
 		thread__for_each(s, move_to_inject, &n);
