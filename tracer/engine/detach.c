@@ -520,18 +520,10 @@ static void moved_clear(struct session *s, struct thread *t, void *arg)
 		t->as->moving = false;
 }
 
-/*
- * How many times a thread is moved on to a stop where it can run the munmap:
- * each time a signal may stop it first (a fork server's SIGCHLD every few
- * ms); with 3, racy_attach_fork_server_cycles left the agent mapped in the
- * server in about 1 run of 3 on a slow host.
- */
-#define UNMAP_ROUNDS	64
-
 /* Unmap the scratch pages no stopped thread could unmap where it stood. */
 static void unmap_moved(struct session *s)
 {
-	for (int round = 0; round < UNMAP_ROUNDS; round++) {
+	for (int round = 0; round < 3; round++) {
 		int n = 0;
 
 		thread__for_each(s, move_to_inject, &n);
