@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/summary.h"
 #include "dwarf/demangle.h"
 #include "dwarf/debuginfo.h"
 #include "dwarf/elfmod.h"
@@ -117,6 +118,8 @@ static const char record_usage[] =
 	"                        (DIR/.build-id/NN/REST.debug, DIR/PATH, .gnu_debuglink)\n"
 	"      --max-probes N    at most N sites per probe (default 128)\n"
 	"      --no-inlines      probe only out-of-line copies of functions\n"
+	"  -q, --quiet           say nothing but warnings and errors: no line naming the\n"
+	"                        probes at the start, no summary of the records at the end\n"
 	"  -v, --verbose         more messages (repeat for more)\n";
 
 /* Print ERR for the probe TEXT, with a caret under the column when known. */
@@ -373,6 +376,9 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 	case 'v':
 		log_more_verbose();
 		return 0;
+	case 'q':
+		log_set_level(LOG_WARN);
+		return 0;
 	case 'h':
 		fputs(record_usage, stdout);
 		exit(0);
@@ -457,12 +463,13 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "no-agent", no_argument, NULL, OPT_NO_AGENT },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vqh", longopts, NULL)) != -1)
 		if ((ret = parse_opt(s, o, c, optarg)))
 			return ret;
 	ret = check_opts(s, o, argc, argv);
@@ -1187,9 +1194,17 @@ static int exit_status(const struct session *s)
 	return 128 + WTERMSIG(s->cmd_status);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static int run(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
-	uint64_t lost;
+	uint64_t lost, total, t0 = mono_ns();
 	int r, err = 0;
 
 	r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
@@ -1228,6 +1243,7 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	placement_fini(s);
 	if (r < 0)
 		pr_err("tracing stopped: %s\n", strerror(-r));
+	total = output__records(s->out);
 	lost = output__close(s->out, &err);
 	mmapev__free(s->mmapev);
 	s->mmapev = NULL;
@@ -1236,6 +1252,7 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 		       s->out_path ? s->out_path : "stdout", strerror(err));
 	report_unplanted(s);
 	report_returns(s);
+	summary_records(s, total, mono_ns() - t0);
 	if (s->attach)
 		return r < 0 ? 1 : 0;
 	return exit_status(s);
@@ -1285,7 +1302,11 @@ int cmd_record(int argc, char **argv)
 			     .inproc_on = true };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];
-	int r = parse_args(&s, &o, argc, argv);
+	int r;
+
+	if (log_get_level() == LOG_WARN)
+		log_set_level(LOG_NOTICE);	/* the start line and the summary; -q: not */
+	r = parse_args(&s, &o, argc, argv);
 
 	if (r)
 		goto out;
@@ -1310,7 +1331,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (r)
 		goto out;
-	r = resolve_all(&s, &o, cmd_path) < 0 ? 2 : run(&s, &o, cmd_path);
+	r = resolve_all(&s, &o, cmd_path);
+	if (r < 0) {
+		r = 2;
+		goto out;
+	}
+	summary_probes(&s, o.nreqs);
+	r = run(&s, &o, cmd_path);
 out:
 	probes_free(&s);
 	for (int i = 0; i < o.nreqs; i++)

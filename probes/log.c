@@ -27,7 +27,9 @@ enum log_level log_get_level(void)
 
 void log_more_verbose(void)
 {
-	if (log_level < LOG_DEBUG2)
+	if (log_level < LOG_INFO)
+		log_level = LOG_INFO;	/* -v: from the default, WARN or NOTICE, to INFO */
+	else if (log_level < LOG_DEBUG2)
 		log_level++;
 }
 

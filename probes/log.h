@@ -5,7 +5,12 @@
 
 #include <stdarg.h>
 
-enum log_level { LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG, LOG_DEBUG2 };
+/*
+ * LOG_NOTICE: what a run of `ptap record` says by default and `-q` silences
+ * (the probes planted, the summary at the end); the other commands stay at
+ * LOG_WARN.
+ */
+enum log_level { LOG_ERR, LOG_WARN, LOG_NOTICE, LOG_INFO, LOG_DEBUG, LOG_DEBUG2 };
 
 typedef void (*log_sink_fn)(enum log_level lvl, const char *fmt, va_list ap);
 
@@ -18,6 +23,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 
 #define pr_err(...)	log_msg(LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)
+#define pr_notice(...)	log_msg(LOG_NOTICE, __VA_ARGS__)
 #define pr_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define pr_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
 #define pr_debug2(...)	log_msg(LOG_DEBUG2, __VA_ARGS__)

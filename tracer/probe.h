@@ -24,6 +24,8 @@ struct probe {
 	char **bufs;			/* NARGS: each one's fetch_prog__buflen() bytes */
 	struct fetch_type *types;	/* NARGS, for records */
 	uint64_t planted;		/* sites planted, over all address spaces */
+	uint64_t nrec;			/* records written (return probes: their returns) */
+	uint64_t nrec_err;		/* of those, with an argument that could not be read */
 	bool said_stop;			/* -v said once why its hits stop (plant.c) */
 	char why[160];			/* why the last planting failed, for the summary */
 	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */

@@ -88,7 +88,7 @@ test_args_offsets_and_addresses() {
 
 # Two probes on one address: both record every hit.
 test_args_two_probes_one_site() {
-	run_ptap record -o "$TMP/rec" -e 'exec_query %di:string' -e 'q2=exec_query %si:u32' \
+	run_ptap record -q -o "$TMP/rec" -e 'exec_query %di:string' -e 'q2=exec_query %si:u32' \
 		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/err"
 	normalize "$TMP/rec" >"$TMP/got"
 	expect_eq "exec_query records" 7 "$(grep -c '^exec_query: arg1="' "$TMP/got")"

@@ -249,6 +249,9 @@ test_attach_duration() {
 	untraced "$TARGET"
 	finish_target "$TMP/out"
 	records "$TMP/rec" | grep -q . || fail "no records"
+	# the summary after --duration, its count the file's
+	expect_grep "^ptap: probe_me: $(records "$TMP/rec" | wc -l) records\$" "$TMP/err"
+	expect_grep '^ptap: 1 probe at 1 site in attach_load$' "$TMP/err"
 }
 
 # Probes named by their executable without -x; the records end when the

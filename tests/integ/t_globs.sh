@@ -45,7 +45,7 @@ test_glob_skips_unprobeable_site_attached() {
 	pid=$!
 	wait_for grep -q READY "$TMP/out"
 	# glob_lock_ready (never called): the target starts once it is planted
-	run_ptap record -o "$TMP/rec" -e glob_lock_ready -x "$GL_LIB" -e 'gl_* x=%di:s64' \
+	run_ptap record -q -o "$TMP/rec" -e glob_lock_ready -x "$GL_LIB" -e 'gl_* x=%di:s64' \
 		-p "$pid" 2>"$TMP/err" || rc=$?
 	expect_eq "ptap exit status" 0 "$rc"
 	rc=0

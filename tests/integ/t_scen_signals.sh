@@ -198,7 +198,7 @@ test_scen_dlopen_cycle() {
 	cp "$a" "$b"
 	sum=$(cksum <"$a")
 	want=$(sig_status "$SC/dlopen_cycle" "$a" "$b" "$fill")
-	run_ptap record -o "$TMP/rec" -x "$a" -e 'pa=lib_probe n' -x "$b" -e 'pb=lib_probe n' \
+	run_ptap record -q -o "$TMP/rec" -x "$a" -e 'pa=lib_probe n' -x "$b" -e 'pb=lib_probe n' \
 		-- "$SC/dlopen_cycle" "$a" "$b" "$fill" 3>"$TMP/stated" >"$TMP/tout" 2>"$TMP/err" ||
 		rc=$?
 	expect_eq "exit status (untraced: $want)" "$want" "$rc"

@@ -21,7 +21,7 @@ scen_record() {
 	local probe=$1 rc=0
 	shift
 	rm -f "$TMP/sc_rec" "$TMP/sc_stated" "$TMP/sc_out" "$TMP/sc_err"
-	run_ptap record "${SCEN_OPTS[@]}" -o "$TMP/sc_rec" -e "$probe" -- "$@" 3>"$TMP/sc_stated" \
+	run_ptap record -q "${SCEN_OPTS[@]}" -o "$TMP/sc_rec" -e "$probe" -- "$@" 3>"$TMP/sc_stated" \
 		>"$TMP/sc_out" 2>"$TMP/sc_err" || rc=$?
 	echo "$rc" >"$TMP/sc_rc"
 }

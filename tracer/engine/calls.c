@@ -13,8 +13,7 @@
 #include "probes/record.h"
 #include "tracer/engine/calls.h"
 #include "tracer/engine/shadow.h"
-#include "tracer/events/output.h"
-#include "tracer/events/syscall.h"
+#include "tracer/events/hitrec.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
@@ -149,8 +148,7 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 		else
 			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
 	}
-	output__record(s->out, &rec);
-	syscall_ctx_note(s, t, p, p->vals);
+	hitrec_write(s, t, p, &rec);
 }
 
 /* Where else the frame of a call may be: a thread that ran the coroutine (or goroutine) before. */

@@ -21,8 +21,7 @@
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/shadow.h"
-#include "tracer/events/output.h"
-#include "tracer/events/syscall.h"
+#include "tracer/events/hitrec.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
@@ -145,8 +144,7 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], ctx, &p->vals[i], p->bufs[i], s->string_max);
-	output__record(s->out, &rec);
-	syscall_ctx_note(s, t, p, p->vals);
+	hitrec_write(s, t, p, &rec);
 }
 
 /*

@@ -40,8 +40,7 @@
 #include "tracer/engine/inject.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/ptrace.h"
-#include "tracer/events/output.h"
-#include "tracer/events/syscall.h"
+#include "tracer/events/hitrec.h"
 #include "tracer/host/libctid.h"
 #include "tracer/host/procstatus.h"
 #include "tracer/host/vdso.h"
@@ -1022,11 +1021,10 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 			calls_enter_made(s, t, p, &m);
 		return;
 	}
-	output__record(s->out, &(struct record){
+	hitrec_write(s, t, p, &(struct record){
 		.ts = h.ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm, .event = p->event,
 		.kind = REC_KIND_ENTRY, .addr = h.addr, .nargs = (unsigned int)p->rp.nargs,
 		.names = (const char *const *)p->rp.names, .types = p->types, .vals = vals });
-	syscall_ctx_note(s, t, p, vals);
 	return;
 bad:
 	s->inproc_bad++;

@@ -296,6 +296,11 @@ void output__flush(struct output *o)
 		flush(o);
 }
 
+uint64_t output__records(const struct output *o)
+{
+	return o ? o->records : 0;
+}
+
 int output__error(const struct output *o)
 {
 	return o ? o->err : 0;

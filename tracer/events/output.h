@@ -37,6 +37,8 @@ void output__record(struct output *o, const struct record *rec);
  * quiet shows its last records.  Perfetto: they go to the spool.
  */
 void output__flush(struct output *o);
+/* The records given to output__record() so far. */
+uint64_t output__records(const struct output *o);
 /* The errno of the first failed write (EPIPE: the reader went away), or 0. */
 int output__error(const struct output *o);
 /*

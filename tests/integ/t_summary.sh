@@ -1,0 +1,90 @@
+# What `ptap record` says on stderr: the probes at the start, and at the end
+# (the command's exit, Ctrl-C, --duration) each event's records, those with
+# an argument not read, and the run's total; -q says none of it.
+
+QS=$O/samples/query_server
+
+# The records of a text record file, without its clock line.
+nrecs() {
+	grep -vc '^# ptap clock=' "$1" || true
+}
+
+test_summary_launched() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query %di:string' -- "$QS" samples/queries.txt \
+		>"$TMP/out" 2>"$TMP/err" || fail "ptap failed: $(cat "$TMP/err")"
+	# the sample's own count of the queries it ran
+	expect_grep '^query_server: 7 queries' "$TMP/out"
+	expect_eq "records in the file" 7 "$(nrecs "$TMP/rec")"
+	sed -E 's/in [0-9]+\.[0-9]{3} s$/in T s/' "$TMP/err" >"$TMP/got"
+	printf '%s\n' 'ptap: 1 probe at 1 site in query_server' \
+		'ptap: exec_query: 7 records' 'ptap: 7 records in T s' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+}
+
+test_summary_quiet() {
+	run_ptap record -q -o "$TMP/rec" -e 'exec_query %di:string' -- "$QS" samples/queries.txt \
+		>"$TMP/out" 2>"$TMP/err" || fail "ptap -q failed"
+	[ ! -s "$TMP/err" ] || fail "-q, yet stderr: $(cat "$TMP/err")"
+	expect_eq "records in the file" 7 "$(nrecs "$TMP/rec")"
+	# --quiet is -q; a warning still comes through (a probe never planted)
+	run_ptap record --quiet -o "$TMP/rec" -x "$O/samples/libplugin.so" -e plugin_handle \
+		-- "$QS" samples/queries.txt >"$TMP/out" 2>"$TMP/err" || fail "ptap --quiet failed"
+	expect_eq "stderr lines" 1 "$(wc -l <"$TMP/err")"
+	expect_grep '^ptap: plugin_handle: never planted: .*libplugin.so was not mapped' "$TMP/err"
+}
+
+# Several probes and files; a probe whose argument cannot be read: the count
+# of such records is that of the records holding an error.
+test_summary_events_and_errors() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query %di:string' -e 'exec_query +0(+0(%di)):u64' \
+		-x /lib/x86_64-linux-gnu/libc.so.6 -e 'fsync' --syscalls fsync \
+		-- "$QS" samples/queries.txt "$TMP/results" >"$TMP/out" 2>"$TMP/err" ||
+		fail "ptap failed: $(cat "$TMP/err")"
+	expect_grep '^ptap: 3 probes at 3 sites in 2 files: query_server, libc.so.6$' "$TMP/err"
+	local bad fsyncs
+	bad=$(grep -c 'exec_query_1: .*error' "$TMP/rec")
+	[ "$bad" -gt 0 ] || fail "no record with an error: $(grep exec_query_1 "$TMP/rec" | head -2)"
+	expect_grep "^ptap: exec_query_1: 7 records, $bad with an argument not read" "$TMP/err"
+	expect_grep '^ptap: exec_query: 7 records$' "$TMP/err"
+	fsyncs=$(grep -c ': fsync: (' "$TMP/rec")
+	expect_grep "^ptap: fsync: $fsyncs records\$" "$TMP/err"
+	# the syscall records: the rest of the file
+	expect_grep "^ptap: syscalls and other events: $(( $(nrecs "$TMP/rec") - 14 - fsyncs )) records\$" \
+		"$TMP/err"
+	expect_grep "^ptap: $(nrecs "$TMP/rec") records in [0-9.]* s\$" "$TMP/err"
+}
+
+# A glob of more than ten events: ten by name, most records first, the rest together.
+test_summary_many_events() {
+	run_ptap record -o "$TMP/rec" -e '*' -- "$QS" samples/queries.txt \
+		>"$TMP/out" 2>"$TMP/err" || fail "ptap failed: $(cat "$TMP/err")"
+	grep -E '^ptap: [A-Za-z_0-9.]+: [0-9]+ records?$' "$TMP/err" >"$TMP/named"
+	expect_eq "events named" 10 "$(wc -l <"$TMP/named")"
+	sort -t: -k3 -n -r -s "$TMP/named" | cmp -s - "$TMP/named" ||
+		fail "not most first: $(cat "$TMP/named")"
+	# each named count is the file's, and all of them add up to the total
+	local ev n sum=0 rest
+	while IFS=': ' read -r _ ev n _; do
+		expect_eq "records of $ev" "$(grep -c ": $ev: (" "$TMP/rec")" "$n"
+		sum=$((sum + n))
+	done <"$TMP/named"
+	rest=$(sed -n 's/^ptap: [0-9]* more events: \([0-9]*\) records (.*never hit)$/\1/p' "$TMP/err")
+	[ -n "$rest" ] || fail "no 'more events' line: $(cat "$TMP/err")"
+	expect_eq "total" "$(nrecs "$TMP/rec")" "$((sum + rest))"
+	expect_grep "^ptap: $((sum + rest)) records in " "$TMP/err"
+}
+
+# Ctrl-C of a launched run: the command ends (SIGINT), the summary comes.
+test_summary_after_sigint() {
+	local p rc=0
+	(cat samples/queries.txt; sleep 30 & echo $! >"$TMP/sleep.pid"; wait) |
+		"$PTAP" record -o "$TMP/rec" -e 'exec_query %di:string' -- "$QS" >"$TMP/out" 2>"$TMP/err" &
+	p=$!
+	wait_for grep -q 'DELETE FROM sessions' "$TMP/rec" || return
+	kill -INT "$p"
+	wait "$p" || rc=$?
+	kill "$(cat "$TMP/sleep.pid")" 2>/dev/null || true
+	expect_eq "exit status (the command's: SIGINT)" 130 "$rc"
+	expect_grep '^ptap: exec_query: 7 records$' "$TMP/err"
+	expect_grep '^ptap: 7 records in ' "$TMP/err"
+}
