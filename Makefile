@@ -33,7 +33,7 @@ all: $(O)/ptap
 deps:
 	$(Q)scripts/deps.sh
 
-.PHONY: all deps test unit integ demo bench samples lint clean soak
+.PHONY: all deps test unit integ demo bench samples lint clean soak install
 
 $(O)/%.o: %.c | deps
 	@mkdir -p $(@D)
@@ -394,6 +394,12 @@ fuzz-replay: $(patsubst %,$(O)/fuzz/replay_%,$(FUZZ_NAMES))
 soak: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap samples
 	RACY_RUNS=100 tests/integ/run.sh $(O) '^test_racy_'
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: the program and its man page.
+PREFIX ?= /usr/local
+install: $(O)/ptap
+	install -D -m 0755 $(O)/ptap $(DESTDIR)$(PREFIX)/bin/ptap
+	install -D -m 0644 man/ptap.1 $(DESTDIR)$(PREFIX)/share/man/man1/ptap.1
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory $(O)/ptap $(S)/query_server

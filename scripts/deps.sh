@@ -41,6 +41,8 @@ need cmd:python3 python3
 need cmd:valgrind valgrind
 # t_maps reads gdb's gcore cores back (gdb also runs in make bench)
 need cmd:gdb gdb
+# the man page is checked as man renders it (tests/integ/t_install.sh)
+need cmd:man man-db
 # the privilege tests give a copy of ptap cap_sys_ptrace+ep (tests/integ/t_privs.sh)
 need cmd:setcap libcap2-bin
 # the tests act as another user (setpriv, useradd), lower RLIMIT_NICE
