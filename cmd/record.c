@@ -22,6 +22,7 @@
 #include "dwarf/points.h"
 #include "dwarf/resolve.h"
 #include "probes/err.h"
+#include "probes/filter.h"
 #include "probes/log.h"
 #include "probes/record.h"
 #include "probes/spec.h"
@@ -45,6 +46,7 @@
 struct probe_req {
 	const char *text;	/* -e PROBE */
 	const char *module;	/* the -x before it, or NULL: the command */
+	const char *filter;	/* the --filter after it, or NULL */
 	char *path;		/* MODULE found (libpath_find()), owned; NULL: none */
 };
 
@@ -75,6 +77,10 @@ static const char record_usage[] =
 	"                             $params | $vars | %REG | $argN | +OFF(ARG) | @SYMBOL,\n"
 	"                             then [:TYPE]  (TYPE: s8..s64 u8..u64 x8..x64 string;\n"
 	"                             DWARF variables print by their type without one)\n"
+	"      --filter EXPR     write only the hits of the -e before it that match EXPR:\n"
+	"                        ARG OP VALUE (OP: == != < <= > >=, ~ a glob on strings;\n"
+	"                        ARG: its argument names, pid, tid, comm), joined with\n"
+	"                        && || ! and ( ), e.g. 'q ~ \"*pg_class*\" && len > 10'\n"
 	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND,\n"
 	"                        or the first PID's executable)\n"
 	"  -p, --pid PID[,PID]   attach to running processes (all their threads); detach\n"
@@ -198,7 +204,7 @@ static int add_req(struct record_opts *o, const char *text)
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
-       OPT_NO_JUMPS, OPT_NO_AGENT };
+       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -302,6 +308,15 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		return add_req(o, arg) < 0 ? 1 : 0;
 	case 'x':
 		o->cur_module = arg;
+		return 0;
+	case OPT_FILTER:
+		if (!o->nreqs)
+			return usage_error("--filter %s: give it after the -e whose hits it filters",
+					   arg);
+		if (o->reqs[o->nreqs - 1].filter)
+			return usage_error("--filter %s: one --filter for each -e (join them with &&)",
+					   arg);
+		o->reqs[o->nreqs - 1].filter = arg;
 		return 0;
 	case 'p':
 		if (parse_pids(o, arg) < 0)
@@ -461,6 +476,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "context", required_argument, NULL, OPT_CONTEXT },
 		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
 		{ "no-agent", no_argument, NULL, OPT_NO_AGENT },
+		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -896,6 +912,7 @@ static void probes_free(struct session *s)
 		free(p->strbuf);
 		free(p->ent_off);
 		free(p->ctx_sel);
+		filter__free(p->filter);
 	}
 	for (int i = 0; i < s->nctxs; i++) {
 		free(s->ctxs[i].event);
@@ -1185,6 +1202,32 @@ static void report_returns(const struct session *s)
 			(unsigned long)s->ret_unmatched);
 }
 
+/*
+ * Each --filter compiled for every probe of its -e (the names of a glob's
+ * sites may differ).  0, or -EINVAL / -ENOMEM, said with a caret.
+ */
+static int setup_filters(struct session *s, const struct record_opts *o)
+{
+	for (int i = 0; i < s->nprobes; i++) {
+		struct probe *p = &s->probes[i];
+		const char *text = o->reqs[p->req].filter;
+		struct ptap_err err = { .pos = -1 };
+		int r;
+
+		if (!text || p->hidden || p->exit_of || p->rbrk)
+			continue;
+		r = filter__compile(text, (const char *const *)p->rp.names, p->types,
+				    (unsigned int)p->rp.nargs, &p->filter, &err);
+		if (r < 0) {
+			pr_err("--filter '%s' of %s: %s\n", text, p->event, err.msg);
+			if (err.pos >= 0 && (size_t)err.pos <= strlen(text))
+				fprintf(stderr, "  %s\n  %*s^\n", text, err.pos, "");
+			return r;
+		}
+	}
+	return 0;
+}
+
 static int exit_status(const struct session *s)
 {
 	if (!s->cmd_exited)
@@ -1333,6 +1376,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	r = resolve_all(&s, &o, cmd_path);
 	if (r < 0) {
+		r = 2;
+		goto out;
+	}
+	if (setup_filters(&s, &o) < 0) {
 		r = 2;
 		goto out;
 	}

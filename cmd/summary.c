@@ -67,7 +67,7 @@ void summary_probes(const struct session *s, int nreqs)
 
 struct ev_count {
 	const char *event;
-	uint64_t nrec, nerr;
+	uint64_t nrec, nerr, nfilt;
 	int first;		/* the index of its first probe: ties keep the order of -e */
 };
 
@@ -82,13 +82,16 @@ static int by_records(const void *a, const void *b)
 
 static void say_event(const struct ev_count *e)
 {
+	char filt[64] = "", err[96] = "";
+
+	if (e->nfilt)
+		snprintf(filt, sizeof(filt), " (%lu more hits left out by --filter)",
+			 (unsigned long)e->nfilt);
 	if (e->nerr)
-		pr_notice("%s: %lu record%s, %lu with an argument not read (its error is in the "
-			  "record)\n", e->event, (unsigned long)e->nrec, e->nrec == 1 ? "" : "s",
-			  (unsigned long)e->nerr);
-	else
-		pr_notice("%s: %lu record%s\n", e->event, (unsigned long)e->nrec,
-			  e->nrec == 1 ? "" : "s");
+		snprintf(err, sizeof(err), ", %lu with an argument not read (its error is in the "
+			 "record)", (unsigned long)e->nerr);
+	pr_notice("%s: %lu record%s%s%s\n", e->event, (unsigned long)e->nrec,
+		  e->nrec == 1 ? "" : "s", err, filt);
 }
 
 void summary_records(const struct session *s, uint64_t total, uint64_t ns)
@@ -111,6 +114,7 @@ void summary_records(const struct session *s, uint64_t total, uint64_t ns)
 			ev[n++] = (struct ev_count){ .event = p->event, .first = i };
 		ev[k].nrec += p->nrec;
 		ev[k].nerr += p->nrec_err;
+		ev[k].nfilt += p->nfiltered;
 		ours += p->nrec;
 	}
 	if (ev)

@@ -13,6 +13,8 @@
 #include "probes/fetch.h"
 
 /* One resolved probe (one -e, one site in its module). */
+struct filter;
+
 struct probe {
 	char *event;			/* record name */
 	char *module;			/* path of the ELF file it lives in */
@@ -26,6 +28,8 @@ struct probe {
 	uint64_t planted;		/* sites planted, over all address spaces */
 	uint64_t nrec;			/* records written (return probes: their returns) */
 	uint64_t nrec_err;		/* of those, with an argument that could not be read */
+	struct filter *filter;		/* --filter: only matching hits are written; NULL: all */
+	uint64_t nfiltered;		/* hits --filter left out */
 	bool said_stop;			/* -v said once why its hits stop (plant.c) */
 	char why[160];			/* why the last planting failed, for the summary */
 	uint64_t fail_addr;		/* a glob's site: where it failed in this plant_range() */

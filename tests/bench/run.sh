@@ -215,6 +215,37 @@ else
 	echo "  no figures: the pinned 1-thread row failed"
 fi
 
+# ---- --filter: a hit the filter leaves out against one written (pinned, 1 thread)
+echo "bench filter: 1 thread, pinned, best of $REPS runs; --filter 'arg1 == \"nope\"' leaves every hit out"
+if [ -n "${U[pinned_1]:-}" ]; then
+	u=${U[pinned_1]}
+	read -r sw sf iw if_ <<<"$(best_each \
+		taskset -c 0 "$O/ptap" record -q --no-agent -o /dev/null -e 'bench_fn %di:string' \
+			-- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -q --no-agent -o /dev/null -e 'bench_fn %di:string' \
+			--filter 'arg1 == "nope"' -- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -q -o /dev/null -e 'bench_fn %di:string' -- "$T" "$NF" :: \
+		taskset -c 0 "$O/ptap" record -q -o /dev/null -e 'bench_fn %di:string' \
+			--filter 'arg1 == "nope"' -- "$T" "$NF")"
+	nodash sw sf iw if_
+	awk -v n="$N" -v nf="$NF" -v u="$u" -v sw="$sw" -v sf="$sf" -v iw="$iw" -v if_="$if_" '
+	function ns(t, c) { return t / c - u }
+	BEGIN {
+		if (sw == "" || sf == "")
+			print "  at a stop (--no-agent)       failed"
+		else
+			printf "  at a stop (--no-agent)       written %6.0f ns/hit | left out %6.0f ns/hit | left out/written %.2fx\n",
+				ns(sw, n), ns(sf, n), ns(sf, n) / ns(sw, n)
+		if (iw == "" || if_ == "")
+			print "  in the process               failed"
+		else
+			printf "  in the process               written %6.0f ns/hit | left out %6.0f ns/hit | left out/written %.2fx (the filter runs in ptap, as it drains the ring)\n",
+				ns(iw, nf), ns(if_, nf), ns(if_, nf) / ns(iw, nf)
+	}'
+else
+	echo "  no figures: the pinned 1-thread row failed"
+fi
+
 # ---- the same hits under other tracers ---------------------------------------
 # tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
 # and its arguments included), pinned and unpinned (each interleaved with the

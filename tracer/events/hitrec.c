@@ -1,5 +1,6 @@
 /* tracer/events/hitrec.c: a probe's record written and counted (hitrec.h). */
 #include "probes/fetch.h"
+#include "probes/filter.h"
 #include "probes/record.h"
 #include "tracer/events/hitrec.h"
 #include "tracer/events/output.h"
@@ -9,6 +10,10 @@
 
 void hitrec_write(struct session *s, struct thread *t, struct probe *p, const struct record *rec)
 {
+	if (p->filter && !filter__match(p->filter, rec)) {
+		p->nfiltered++;
+		return;
+	}
 	output__record(s->out, rec);
 	p->nrec++;
 	for (unsigned int i = 0; i < rec->nargs; i++)

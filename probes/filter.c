@@ -1,0 +1,564 @@
+/* probes/filter.c: --filter expressions (filter.h): a recursive-descent
+ * parser into a small tree of nodes, and its evaluation on a record.  Pure. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/err.h"
+#include "probes/fetch.h"
+#include "probes/filter.h"
+#include "probes/record.h"
+
+#define FILTER_NODES	64	/* comparisons and operators in one expression */
+#define FILTER_DEPTH	32	/* nested "(" and "!" */
+
+enum node_kind { N_OR, N_AND, N_NOT, N_CMP };
+enum cmp_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_GLOB };
+enum field { F_PID = -1, F_TID = -2, F_COMM = -3 };	/* else an argument's index */
+enum vclass { V_INT, V_FLOAT, V_STR };
+
+struct fnode {
+	enum node_kind kind;
+	int a, b;			/* children (N_OR, N_AND: both; N_NOT: a) */
+	/* N_CMP */
+	enum cmp_op op;
+	int field;			/* enum field, or an argument's index */
+	enum vclass cls;		/* how the field compares */
+	__int128 num;			/* V_INT's literal */
+	double dbl;			/* V_FLOAT's literal */
+	char *str;			/* V_STR's literal (STRLEN bytes) */
+	size_t strlen;
+};
+
+struct filter {
+	struct fnode node[FILTER_NODES];
+	int n, root;
+};
+
+struct parser {
+	const char *text, *at;
+	const char *const *names;
+	const struct fetch_type *types;
+	unsigned int nargs;
+	struct filter *f;
+	struct ptap_err *err;
+	int depth;
+};
+
+static int fail(struct parser *ps, const char *at, const char *msg)
+{
+	return ptap_err_set(ps->err, (int)(at - ps->text), -EINVAL, "%s", msg);
+}
+
+static void skip_space(struct parser *ps)
+{
+	while (isspace((unsigned char)*ps->at))
+		ps->at++;
+}
+
+/* Take TOK (and the blanks before it) when it comes next. */
+static bool take(struct parser *ps, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_space(ps);
+	if (strncmp(ps->at, tok, n))
+		return false;
+	ps->at += n;
+	return true;
+}
+
+static int new_node(struct parser *ps, enum node_kind kind, int a, int b)
+{
+	struct filter *f = ps->f;
+
+	if (f->n == FILTER_NODES)
+		return ptap_err_set(ps->err, (int)(ps->at - ps->text), -EINVAL,
+				    "more than %d comparisons and operators", FILTER_NODES);
+	f->node[f->n] = (struct fnode){ .kind = kind, .a = a, .b = b };
+	return f->n++;
+}
+
+static bool name_char(const char *s)
+{
+	return isalnum((unsigned char)*s) || *s == '_' || *s == '$' || *s == '~' || *s == '.' ||
+	       *s == '[' || *s == ']' || (s[0] == '-' && s[1] == '>');
+}
+
+/* How a value of type T compares; -1: it cannot (a struct, a slice ...). */
+static int type_class(const struct fetch_type *t)
+{
+	switch (t->kind) {
+	case FT_STRING:
+	case FT_USTRING:
+	case FT_CHARS:
+	case FT_STRN:
+		return V_STR;
+	case FT_FLOAT:
+		return V_FLOAT;
+	case FT_DEFAULT:
+	case FT_SIGNED:
+	case FT_UNSIGNED:
+	case FT_HEX:
+	case FT_SYMBOL:
+	case FT_BITFIELD:
+	case FT_BOOL:
+	case FT_ENUM:
+		return V_INT;
+	default:
+		return -1;
+	}
+}
+
+/* The names a filter may use, for a message: "query_string, len (and pid, tid, comm)". */
+static void list_names(const struct parser *ps, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < ps->nargs && used < len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", ps->names[i]);
+
+		if (w < 0)
+			return;
+		used += (size_t)w;
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, "%spid, tid, comm", ps->nargs ? "; and " : "");
+}
+
+static int parse_field(struct parser *ps, struct fnode *nd)
+{
+	const char *start, *name;
+	size_t len;
+	char names[400];
+
+	skip_space(ps);
+	start = ps->at;
+	while (name_char(ps->at))
+		ps->at += ps->at[0] == '-' ? 2 : 1;
+	if (ps->at == start)
+		return fail(ps, start, "expected an argument's name (or pid, tid, comm)");
+	name = start;
+	len = (size_t)(ps->at - start);
+	if (len == 7 && !strncmp(name, "$retval", 7)) {
+		name++;
+		len--;
+	}
+	for (unsigned int i = 0; i < ps->nargs; i++) {
+		int cls;
+
+		if (strlen(ps->names[i]) != len || strncmp(ps->names[i], name, len))
+			continue;
+		cls = type_class(&ps->types[i]);
+		if (cls < 0)
+			return ptap_err_set(ps->err, (int)(start - ps->text), -EINVAL,
+					    "'%.*s' is not a number or a string: filter on one "
+					    "of its members (VAR->M, VAR.M) instead", (int)len, name);
+		nd->field = (int)i;
+		nd->cls = (enum vclass)cls;
+		return 0;
+	}
+	if (len == 3 && !strncmp(name, "pid", 3)) {
+		nd->field = F_PID;
+		nd->cls = V_INT;
+	} else if (len == 3 && !strncmp(name, "tid", 3)) {
+		nd->field = F_TID;
+		nd->cls = V_INT;
+	} else if (len == 4 && !strncmp(name, "comm", 4)) {
+		nd->field = F_COMM;
+		nd->cls = V_STR;
+	} else {
+		list_names(ps, names, sizeof(names));
+		return ptap_err_set(ps->err, (int)(start - ps->text), -EINVAL,
+				    "no argument '%.*s' in this probe's records: it has %s", (int)len,
+				    name, names);
+	}
+	return 0;
+}
+
+static int parse_op(struct parser *ps, struct fnode *nd)
+{
+	static const struct {
+		const char *tok;
+		enum cmp_op op;
+	} ops[] = {	/* two-character ones first */
+		{ "==", OP_EQ }, { "!=", OP_NE }, { "<=", OP_LE }, { ">=", OP_GE },
+		{ "<", OP_LT }, { ">", OP_GT }, { "~", OP_GLOB },
+	};
+
+	skip_space(ps);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (take(ps, ops[i].tok)) {
+			nd->op = ops[i].op;
+			return 0;
+		}
+	return fail(ps, ps->at, "expected a comparison: == != < <= > >= or ~ (a glob)");
+}
+
+static int hexval(char c)
+{
+	return isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10);
+}
+
+/* A quoted string literal at ps->at into ND (its own copy). */
+static int parse_string(struct parser *ps, struct fnode *nd)
+{
+	const char *start = ps->at;
+	char q = *ps->at++, *out = malloc(strlen(ps->at) + 1);
+	size_t n = 0;
+
+	if (!out)
+		return ptap_err_set(ps->err, -1, -ENOMEM, "out of memory");
+	for (;; ps->at++) {
+		char c = *ps->at;
+
+		if (!c) {
+			free(out);
+			return fail(ps, start, "a string without its closing quote");
+		}
+		if (c == q)
+			break;
+		if (c == '\\') {
+			c = *++ps->at;
+			if (c == 'n')
+				c = '\n';
+			else if (c == 't')
+				c = '\t';
+			else if (c == 'x' && isxdigit((unsigned char)ps->at[1]) &&
+				 isxdigit((unsigned char)ps->at[2])) {
+				c = (char)(hexval(ps->at[1]) << 4 | hexval(ps->at[2]));
+				ps->at += 2;
+			} else if (c != '\\' && c != '"' && c != '\'') {
+				free(out);
+				return fail(ps, ps->at - 1, "unknown escape: use \\\" \\\\ \\n \\t or \\xNN");
+			}
+		}
+		out[n++] = c;
+	}
+	ps->at++;
+	out[n] = '\0';
+	nd->str = out;
+	nd->strlen = n;
+	return 0;
+}
+
+static int parse_number(struct parser *ps, struct fnode *nd)
+{
+	const char *start = ps->at;
+	bool neg = *ps->at == '-';
+	const char *digits = start + (neg || *start == '+');
+	char *end;
+
+	if (!isdigit((unsigned char)*digits))
+		return fail(ps, start, "expected a number or a quoted string");
+	if (nd->cls == V_FLOAT) {
+		nd->dbl = strtod(start, &end);
+	} else {
+		unsigned long long mag;
+
+		errno = 0;
+		mag = strtoull(digits, &end, 0);
+		if (errno == ERANGE)
+			return fail(ps, start, "a number beyond 64 bits");
+		if (*end == '.' || *end == 'e' || *end == 'E')
+			return fail(ps, start, "a number with a point: this argument is an integer");
+		nd->num = neg ? -(__int128)mag : (__int128)mag;
+	}
+	if (end == digits || isalnum((unsigned char)*end) || *end == '_')
+		return fail(ps, start, "not a number");
+	ps->at = end;
+	return 0;
+}
+
+static int parse_or(struct parser *ps);
+
+static int parse_cmp(struct parser *ps)
+{
+	int i = new_node(ps, N_CMP, -1, -1), r;
+	struct fnode *nd;
+	const char *lit;
+
+	if (i < 0)
+		return i;
+	nd = &ps->f->node[i];
+	r = parse_field(ps, nd);
+	if (!r)
+		r = parse_op(ps, nd);
+	if (r)
+		return r;
+	skip_space(ps);
+	lit = ps->at;
+	if (nd->cls == V_STR) {
+		if (*lit != '"' && *lit != '\'')
+			return fail(ps, lit, "this argument is a string: compare it with a quoted string");
+		r = parse_string(ps, nd);
+	} else {
+		if (nd->op == OP_GLOB)
+			return fail(ps, lit, "~ matches strings; this argument is a number");
+		if (*lit == '"' || *lit == '\'')
+			return fail(ps, lit, "this argument is a number: compare it with a number");
+		r = parse_number(ps, nd);
+	}
+	return r ? r : i;
+}
+
+static int parse_not(struct parser *ps)
+{
+	int i;
+
+	if (++ps->depth > FILTER_DEPTH)
+		return fail(ps, ps->at, "nested too deep");
+	if (take(ps, "!")) {
+		if (*ps->at == '=')
+			return fail(ps, ps->at - 1, "expected an argument's name before !=");
+		i = parse_not(ps);
+		i = i < 0 ? i : new_node(ps, N_NOT, i, -1);
+	} else if (take(ps, "(")) {
+		i = parse_or(ps);
+		if (i >= 0 && !take(ps, ")"))
+			i = fail(ps, ps->at, "expected ')'");
+	} else {
+		i = parse_cmp(ps);
+	}
+	ps->depth--;
+	return i;
+}
+
+static int parse_and(struct parser *ps)
+{
+	int i = parse_not(ps);
+
+	while (i >= 0 && take(ps, "&&")) {
+		int j = parse_not(ps);
+
+		i = j < 0 ? j : new_node(ps, N_AND, i, j);
+	}
+	return i;
+}
+
+static int parse_or(struct parser *ps)
+{
+	int i = parse_and(ps);
+
+	while (i >= 0 && take(ps, "||")) {
+		int j = parse_and(ps);
+
+		i = j < 0 ? j : new_node(ps, N_OR, i, j);
+	}
+	return i;
+}
+
+int filter__compile(const char *text, const char *const *names,
+		    const struct fetch_type *types, unsigned int n, struct filter **out,
+		    struct ptap_err *err)
+{
+	struct filter *f = calloc(1, sizeof(*f));
+	struct parser ps = { .text = text, .at = text, .names = names, .types = types,
+			     .nargs = n, .f = f, .err = err };
+	int r;
+
+	*out = NULL;
+	if (!f)
+		return ptap_err_set(err, -1, -ENOMEM, "out of memory");
+	r = parse_or(&ps);
+	skip_space(&ps);
+	if (r >= 0 && *ps.at)
+		r = fail(&ps, ps.at, *ps.at == '&' || *ps.at == '|' ? "expected && or ||" :
+				     "expected && or || or the end");
+	if (r < 0) {
+		filter__free(f);
+		return r;
+	}
+	f->root = r;
+	*out = f;
+	return 0;
+}
+
+void filter__free(struct filter *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->n; i++)
+		free(f->node[i].str);
+	free(f);
+}
+
+/*
+ * The class at PAT[P] ('['), PLEN: its closing ']' (the first byte after
+ * "[" or "[!" may be a ']' of the class), or 0 when it has none (then '['
+ * is a plain byte).  *HIT: whether C is in it.
+ */
+static size_t glob_class(const char *pat, size_t p, size_t plen, unsigned char c, bool *hit)
+{
+	size_t q = p + 1, close;
+	bool neg = q < plen && (pat[q] == '!' || pat[q] == '^'), in = false;
+
+	q += neg;
+	for (close = q + 1; close < plen && pat[close] != ']'; close++)
+		;
+	if (close >= plen)
+		return 0;
+	for (; q < close; q++) {
+		unsigned char lo = (unsigned char)pat[q], hi = lo;
+
+		if (q + 2 < close && pat[q + 1] == '-') {
+			hi = (unsigned char)pat[q + 2];
+			q += 2;
+		}
+		in |= c >= lo && c <= hi;
+	}
+	*hit = in != neg;
+	return close;
+}
+
+bool filter__glob(const char *pat, size_t plen, const char *s, size_t len)
+{
+	size_t p = 0, i = 0, star_p = (size_t)-1, star_i = 0;
+
+	while (i < len) {
+		size_t close = 0;
+		bool hit = false;
+
+		if (p < plen && pat[p] == '*') {
+			star_p = ++p;	/* match nothing first, then one byte more at each retry */
+			star_i = i;
+			continue;
+		}
+		if (p < plen && pat[p] == '[')
+			close = glob_class(pat, p, plen, (unsigned char)s[i], &hit);
+		if (close ? hit : p < plen && (pat[p] == '?' || pat[p] == s[i])) {
+			p = close ? close + 1 : p + 1;
+			i++;
+			continue;
+		}
+		if (star_p == (size_t)-1)
+			return false;
+		p = star_p;
+		i = ++star_i;
+	}
+	while (p < plen && pat[p] == '*')
+		p++;
+	return p == plen;
+}
+
+/* The value of an integer argument, signed where its type is. */
+static __int128 int_value(const struct fetch_val *v, const struct fetch_type *t)
+{
+	unsigned int bits = t->size && t->size < 8 ? t->size * 8u : 64;
+	bool sign = t->kind == FT_SIGNED || (t->kind == FT_ENUM && (t->flags & FTF_SIGNED));
+	uint64_t u = v->u;
+
+	if (t->kind == FT_BITFIELD)
+		return (t->flags & FTF_SIGNED) ? (__int128)(int64_t)u : (__int128)u;
+	if (bits < 64)
+		u &= (1ULL << bits) - 1;
+	if (sign && bits < 64 && (u >> (bits - 1)) & 1)
+		return (__int128)(int64_t)(u | ~((1ULL << bits) - 1));
+	if (sign)
+		return (__int128)(int64_t)u;
+	return (__int128)u;
+}
+
+static double float_value(const struct fetch_val *v, const struct fetch_type *t)
+{
+	if (t->size == 4) {
+		float f;
+		uint32_t w = (uint32_t)v->u;
+
+		memcpy(&f, &w, sizeof(f));
+		return f;
+	}
+	double d;
+
+	memcpy(&d, &v->u, sizeof(d));
+	return d;
+}
+
+/* <0, 0, >0 as in memcmp, for byte strings of their lengths. */
+static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	return c ? c : (alen > blen) - (alen < blen);
+}
+
+static bool ordered(enum cmp_op op, int c)
+{
+	switch (op) {
+	case OP_EQ:
+		return c == 0;
+	case OP_NE:
+		return c != 0;
+	case OP_LT:
+		return c < 0;
+	case OP_LE:
+		return c <= 0;
+	case OP_GT:
+		return c > 0;
+	case OP_GE:
+		return c >= 0;
+	default:
+		return false;
+	}
+}
+
+static bool cmp_match(const struct fnode *nd, const struct record *rec)
+{
+	const struct fetch_val *v = NULL;
+	const struct fetch_type *t = NULL;
+
+	if (nd->field >= 0) {
+		if ((unsigned int)nd->field >= rec->nargs)
+			return false;
+		v = &rec->vals[nd->field];
+		t = &rec->types[nd->field];
+		if (v->err)
+			return false;
+	}
+	if (nd->cls == V_STR) {
+		const char *s = nd->field == F_COMM ? rec->comm : v->str;
+		size_t len = nd->field == F_COMM ? (s ? strlen(s) : 0) : v->len;
+
+		if (!s || (v && v->null))
+			return false;
+		if (nd->op == OP_GLOB)
+			return filter__glob(nd->str, nd->strlen, s, len);
+		return ordered(nd->op, bytes_cmp(s, len, nd->str, nd->strlen));
+	}
+	if (nd->cls == V_FLOAT) {
+		double d = float_value(v, t);
+
+		if (d != d)	/* NaN: unordered, equal to nothing */
+			return nd->op == OP_NE;
+		return ordered(nd->op, (d > nd->dbl) - (d < nd->dbl));
+	}
+	__int128 x = nd->field == F_PID ? rec->pid : nd->field == F_TID ? rec->tid :
+		     int_value(v, t);
+
+	return ordered(nd->op, (x > nd->num) - (x < nd->num));
+}
+
+static bool eval(const struct filter *f, int i, const struct record *rec)
+{
+	const struct fnode *nd = &f->node[i];
+
+	switch (nd->kind) {
+	case N_OR:
+		return eval(f, nd->a, rec) || eval(f, nd->b, rec);
+	case N_AND:
+		return eval(f, nd->a, rec) && eval(f, nd->b, rec);
+	case N_NOT:
+		return !eval(f, nd->a, rec);
+	default:
+		return cmp_match(nd, rec);
+	}
+}
+
+bool filter__match(const struct filter *f, const struct record *rec)
+{
+	return eval(f, f->root, rec);
+}

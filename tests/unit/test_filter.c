@@ -1,0 +1,171 @@
+/* tests/unit/test_filter.c: --filter expressions (probes/filter.h) --
+ * comparisons on numbers (signed by their type), floats and strings, globs,
+ * && || ! and parentheses, pid/tid/comm, values that could not be read, and
+ * the errors a bad expression gets (with the column). */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "probes/err.h"
+#include "probes/fetch.h"
+#include "probes/filter.h"
+#include "probes/record.h"
+
+static const char *const names[] = { "q", "len", "neg", "ratio", "desc->n", "retval", "s" };
+static struct fetch_type types[] = {
+	{ .kind = FT_STRING },
+	{ .kind = FT_UNSIGNED, .size = 4 },
+	{ .kind = FT_SIGNED, .size = 2 },
+	{ .kind = FT_FLOAT, .size = 8 },
+	{ .kind = FT_SIGNED, .size = 8 },
+	{ .kind = FT_DEFAULT, .size = 8 },
+	{ .kind = FT_STRUCT, .len = 16 },
+};
+#define NARGS	(sizeof(names) / sizeof(names[0]))
+
+/* A record: q the string Q (NULL: a NULL pointer), len LEN, neg -5 as a
+ * 16-bit value, ratio 2.5, desc->n 7, retval 0xffffffffffffffff. */
+struct rec {
+	struct fetch_val vals[NARGS];
+	struct record r;
+};
+
+static void make(struct rec *x, const char *q, unsigned int len)
+{
+	double ratio = 2.5;
+
+	memset(x, 0, sizeof(*x));
+	x->vals[0] = (struct fetch_val){ .str = (char *)q, .len = q ? strlen(q) : 0, .null = !q };
+	x->vals[1].u = len;
+	x->vals[2].u = 0xfffb;	/* -5 in 16 bits */
+	memcpy(&x->vals[3].u, &ratio, sizeof(ratio));
+	x->vals[4].u = 7;
+	x->vals[5].u = ~0ULL;
+	x->r = (struct record){ .pid = 100, .tid = 101, .comm = "postgres", .event = "e",
+				.nargs = NARGS, .names = names, .types = types, .vals = x->vals };
+}
+
+/* Does EXPR match the record of Q and LEN?  The expression must compile. */
+static bool matches(const char *expr, const char *q, unsigned int len)
+{
+	struct ptap_err err = { .pos = -1 };
+	struct filter *f;
+	struct rec x;
+	bool m;
+
+	cr_assert(eq(int, filter__compile(expr, names, types, NARGS, &f, &err), 0),
+		  "'%s': %s", expr, err.msg);
+	make(&x, q, len);
+	m = filter__match(f, &x.r);
+	filter__free(f);
+	return m;
+}
+
+Test(filter, numbers)
+{
+	cr_assert(matches("len > 10", "x", 11));
+	cr_assert(not(matches("len > 10", "x", 10)));
+	cr_assert(matches("len >= 10 && len <= 10 && len == 10", "x", 10));
+	cr_assert(matches("len != 0x0a", "x", 11));
+	cr_assert(not(matches("len != 0x0a", "x", 10)));
+	/* signed by the type: a 16-bit -5 */
+	cr_assert(matches("neg == -5", "x", 0));
+	cr_assert(matches("neg < 0", "x", 0));
+	cr_assert(matches("desc->n == 7", "x", 0));
+	/* unsigned 64 bits: the largest value, not -1 */
+	cr_assert(matches("retval == 18446744073709551615", "x", 0));
+	cr_assert(matches("$retval > 0", "x", 0));
+	cr_assert(not(matches("retval == -1", "x", 0)));
+	/* an unsigned value against a negative number: mathematically */
+	cr_assert(matches("len > -1", "x", 0));
+	cr_assert(matches("ratio > 2 && ratio < 2.6 && ratio != 2.4", "x", 0));
+}
+
+Test(filter, strings)
+{
+	cr_assert(matches("q == \"SELECT 1\"", "SELECT 1", 0));
+	cr_assert(not(matches("q == 'SELECT'", "SELECT 1", 0)));
+	cr_assert(matches("q ~ \"*pg_class*\"", "select * from pg_class where x", 0));
+	cr_assert(not(matches("q ~ \"*pg_class*\"", "select 1", 0)));
+	cr_assert(matches("q ~ 'SEL?CT [0-9]'", "SELECT 1", 0));
+	cr_assert(matches("q ~ '[!a-z]*'", "SELECT 1", 0));
+	cr_assert(not(matches("q ~ '[!A-Z]*'", "SELECT 1", 0)));
+	cr_assert(matches("q < \"b\" && q >= \"a\"", "abc", 0));
+	cr_assert(matches("q == \"tab\\there\\x21\"", "tab\there!", 0));
+	cr_assert(matches("q == \"\"", "", 0));
+	/* a NULL string equals nothing, not even "" */
+	cr_assert(not(matches("q == \"\"", NULL, 0)));
+	cr_assert(not(matches("q ~ \"*\"", NULL, 0)));
+	cr_assert(matches("!(q == \"\")", NULL, 0));
+	cr_assert(matches("comm == 'postgres' && pid == 100 && tid == 101", "x", 0));
+}
+
+Test(filter, logic)
+{
+	cr_assert(matches("len == 1 || len == 2 && q == 'no'", "x", 1));
+	/* && binds tighter than || */
+	cr_assert(not(matches("(len == 1 || len == 2) && q == 'no'", "x", 1)));
+	cr_assert(matches("!len == 2", "x", 1));
+	cr_assert(matches("!!(len == 1)", "x", 1));
+}
+
+Test(filter, unreadable_matches_nothing)
+{
+	struct ptap_err err = { .pos = -1 };
+	struct filter *f, *g;
+	struct rec x;
+
+	cr_assert(eq(int, filter__compile("q ~ '*'", names, types, NARGS, &f, &err), 0));
+	cr_assert(eq(int, filter__compile("!(q == 'a')", names, types, NARGS, &g, &err), 0));
+	make(&x, "abc", 0);
+	x.vals[0].err = -EFAULT;
+	cr_assert(not(filter__match(f, &x.r)));
+	cr_assert(filter__match(g, &x.r));
+	filter__free(f);
+	filter__free(g);
+}
+
+/* EXPR is refused at column POS with a message containing WHAT. */
+static void refused(const char *expr, int pos, const char *what)
+{
+	struct ptap_err err = { .pos = -1 };
+	struct filter *f = (struct filter *)1;
+
+	cr_assert(eq(int, filter__compile(expr, names, types, NARGS, &f, &err), -EINVAL),
+		  "'%s' compiled", expr);
+	cr_assert(eq(ptr, f, NULL));
+	cr_assert(eq(int, err.pos, pos), "'%s': %s", expr, err.msg);
+	cr_assert(not(eq(ptr, strstr(err.msg, what), NULL)), "'%s': '%s' lacks '%s'", expr,
+		  err.msg, what);
+}
+
+Test(filter, errors)
+{
+	refused("lenn > 3", 0, "no argument 'lenn' in this probe's records: it has q, len, neg");
+	refused("len > 3 && nope == 1", 11, "pid, tid, comm");
+	refused("len > \"x\"", 6, "compare it with a number");
+	refused("q > 3", 4, "compare it with a quoted string");
+	refused("len ~ 3", 6, "~ matches strings");
+	refused("s == 1", 0, "is not a number or a string");
+	refused("len = 3", 4, "expected a comparison");
+	refused("len > 3 &", 8, "expected && or ||");
+	refused("(len > 3", 8, "expected ')'");
+	refused("q == 'abc", 5, "closing quote");
+	refused("len > 1.5", 6, "with a point");
+	refused("len > 99999999999999999999", 6, "beyond 64 bits");
+	refused("", 0, "expected an argument's name");
+	refused("q == '\\q'", 6, "unknown escape");
+}
+
+Test(filter, glob)
+{
+	cr_assert(filter__glob("a*b*c", 5, "aXXbYYc", 7));
+	cr_assert(not(filter__glob("a*b*c", 5, "aXXbYY", 6)));
+	cr_assert(filter__glob("*", 1, "", 0));
+	cr_assert(filter__glob("[]]x", 4, "]x", 2));
+	cr_assert(filter__glob("[x", 2, "[x", 2));
+	/* bytes, NULs included */
+	cr_assert(filter__glob("a?b", 3, "a\0b", 3));
+	cr_assert(not(filter__glob("a?b", 3, "ab", 2)));
+}
