@@ -59,6 +59,8 @@ struct record_opts {
 	int max_probes;
 	bool no_inlines;
 	bool no_jumps;		/* --no-jumps: every site an int3 */
+	bool summary;		/* --summary: ptap report's statistics instead of records */
+	bool quiet;		/* -q: no start line, no summary of the records at the end */
 	pid_t *pids;		/* -p */
 	int npids;
 	double duration;	/* --duration, 0: none */
@@ -107,6 +109,9 @@ static const char record_usage[] =
 	"                        dlclose) or syscall (at every mmap: slower)\n"
 	"  -o, --output FILE     write records to FILE (default: stdout)\n"
 	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
+	"      --summary         no records: at the end, what `ptap report` would print for\n"
+	"                        them (per event: count, rate, top values, durations), in\n"
+	"                        bounded memory; --format json: its JSON document\n"
 	"      --string-max N    read at most N bytes of a string (default 256)\n"
 	"      --cpu POLICY      where ptap runs: follow (default: on the CPU of the thread\n"
 	"                        it stopped, so hits cost about what they do pinned to one\n"
@@ -204,7 +209,7 @@ static int add_req(struct record_opts *o, const char *text)
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
-       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER };
+       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -335,6 +340,9 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 	case OPT_NO_AGENT:
 		s->inproc_on = false;
 		return 0;
+	case OPT_SUMMARY:
+		o->summary = true;
+		return 0;
 	case OPT_NO_FOLLOW:
 		s->no_follow = true;
 		return 0;
@@ -392,7 +400,7 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		log_more_verbose();
 		return 0;
 	case 'q':
-		log_set_level(LOG_WARN);
+		o->quiet = true;
 		return 0;
 	case 'h':
 		fputs(record_usage, stdout);
@@ -417,6 +425,9 @@ static int check_opts(const struct session *s, const struct record_opts *o, int 
 		return usage_error("%sno probes: give at least one -e PROBE, or --syscalls", "");
 	if (s->nctxs && !s->nsc)
 		return usage_error("%s--context tags syscall records: give --syscalls too", "");
+	if (o->summary && s->format == OUT_PERFETTO)
+		return usage_error("%s--summary writes ptap report's text or JSON (--format json), "
+				   "not a trace", "");
 	if (s->format == OUT_PERFETTO && !s->out_path && !s->attach)
 		return usage_error("%s--format perfetto writes one JSON document: give -o FILE "
 				   "(on stdout, the command's own output would mix into it)", "");
@@ -477,6 +488,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "no-jumps", no_argument, NULL, OPT_NO_JUMPS },
 		{ "no-agent", no_argument, NULL, OPT_NO_AGENT },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -1248,9 +1260,22 @@ static uint64_t mono_ns(void)
 static int run(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
 	uint64_t lost, total, t0 = mono_ns();
-	int r, err = 0;
+	struct summary_run *sr = NULL;
+	char sumpath[64];
+	int r, err = 0, st;
 
-	r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
+	if (o->summary) {	/* JSON lines to the thread that sums them up */
+		int w = summary_run_start(&sr, sumpath, sizeof(sumpath));
+
+		if (w < 0) {
+			pr_err("--summary: %s\n", strerror(-w));
+			return 2;
+		}
+		r = output__open(sumpath, OUT_JSON, record_buflen(s), &s->out);
+		close(w);
+	} else {
+		r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
+	}
 	if (r < 0) {
 		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
 		return 2;
@@ -1293,9 +1318,13 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	if (lost && err != EPIPE)
 		pr_err("%lu records could not be written to %s: %s\n", (unsigned long)lost,
 		       s->out_path ? s->out_path : "stdout", strerror(err));
+	st = sr ? summary_run_finish(sr, s->out_path, s->format == OUT_JSON) : 0;
 	report_unplanted(s);
 	report_returns(s);
-	summary_records(s, total, mono_ns() - t0);
+	if (!o->quiet)
+		summary_records(s, total, lost && err == EPIPE ? lost : 0, mono_ns() - t0);
+	if (st)
+		return st;
 	if (s->attach)
 		return r < 0 ? 1 : 0;
 	return exit_status(s);
@@ -1348,7 +1377,7 @@ int cmd_record(int argc, char **argv)
 	int r;
 
 	if (log_get_level() == LOG_WARN)
-		log_set_level(LOG_NOTICE);	/* the start line and the summary; -q: not */
+		log_set_level(LOG_NOTICE);	/* the start line and the summary (-q: not them) */
 	r = parse_args(&s, &o, argc, argv);
 
 	if (r)
@@ -1383,7 +1412,8 @@ int cmd_record(int argc, char **argv)
 		r = 2;
 		goto out;
 	}
-	summary_probes(&s, o.nreqs);
+	if (!o.quiet)
+		summary_probes(&s, o.nreqs);
 	r = run(&s, &o, cmd_path);
 out:
 	probes_free(&s);

@@ -55,7 +55,7 @@ static const char report_usage[] =
 	"  not a JSON object (its line number is given).  An empty file: \"no records\".\n";
 
 /* Feed each line of F (named NAME) to REP; 0, or 2 after saying what is wrong where. */
-static int read_records(FILE *f, const char *name, struct report *rep)
+int report_read_records(FILE *f, const char *name, struct report *rep)
 {
 	struct ptap_err err = { .pos = -1 };
 	const struct json_val *rec;
@@ -174,7 +174,7 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 	} else {
 		report__set_mode(rep, mode);
-		status = read_records(f, name, rep);
+		status = report_read_records(f, name, rep);
 	}
 	if (f != stdin)
 		fclose(f);

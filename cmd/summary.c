@@ -1,10 +1,18 @@
 /* cmd/summary.c: the start line and the summary of a record run (summary.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "cmd/summary.h"
+#include "probes/report.h"
 #include "probes/log.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
@@ -38,11 +46,19 @@ void summary_probes(const struct session *s, int nreqs)
 		const struct probe *p = &s->probes[i];
 		bool seen = false;
 
+		bool same_site = false;
+
 		if (!asked(p))
 			continue;
-		nsites++;
-		for (int k = 0; k < i && !seen; k++)
-			seen = asked(&s->probes[k]) && !strcmp(s->probes[k].module, p->module);
+		for (int k = 0; k < i && !same_site; k++) {
+			const struct probe *q = &s->probes[k];
+
+			if (!asked(q) || strcmp(q->module, p->module))
+				continue;
+			seen = true;
+			same_site = q->rp.vaddr == p->rp.vaddr;
+		}
+		nsites += !same_site;
 		if (seen)
 			continue;
 		if (nfiles < SUMMARY_FILES)
@@ -61,8 +77,8 @@ void summary_probes(const struct session *s, int nreqs)
 		pr_notice("%d probe%s at %d site%s in %s\n", nreqs, nreqs == 1 ? "" : "s", nsites,
 			  nsites == 1 ? "" : "s", list);
 	else
-		pr_notice("%d probes at %d sites in %d files: %s%s\n", nreqs, nsites, nfiles,
-			  list, nfiles > SUMMARY_FILES ? ", ..." : "");
+		pr_notice("%d probe%s at %d sites in %d files: %s%s\n", nreqs, nreqs == 1 ? "" : "s",
+			  nsites, nfiles, list, nfiles > SUMMARY_FILES ? ", ..." : "");
 }
 
 struct ev_count {
@@ -94,15 +110,15 @@ static void say_event(const struct ev_count *e)
 		  e->nrec == 1 ? "" : "s", err, filt);
 }
 
-void summary_records(const struct session *s, uint64_t total, uint64_t ns)
+void summary_records(const struct session *s, uint64_t total, uint64_t unwritten, uint64_t ns)
 {
 	struct ev_count *ev = calloc(s->nprobes ? s->nprobes : 1, sizeof(*ev));
 	uint64_t ours = 0, rest_rec = 0;
 	int n = 0, rest = 0, rest_none = 0;
 
-	if (log_get_level() < LOG_NOTICE)
-		goto out;
-	for (int i = 0; ev && i < s->nprobes; i++) {
+	if (!ev)
+		goto total;	/* no room to sort them: the total alone */
+	for (int i = 0; i < s->nprobes; i++) {
 		const struct probe *p = &s->probes[i];
 		int k;
 
@@ -117,9 +133,8 @@ void summary_records(const struct session *s, uint64_t total, uint64_t ns)
 		ev[k].nfilt += p->nfiltered;
 		ours += p->nrec;
 	}
-	if (ev)
-		qsort(ev, n, sizeof(*ev), by_records);
-	for (int k = 0; ev && k < n; k++) {
+	qsort(ev, n, sizeof(*ev), by_records);
+	for (int k = 0; k < n; k++) {
 		if (k < SUMMARY_EVENTS || n == SUMMARY_EVENTS + 1) {
 			say_event(&ev[k]);
 			continue;
@@ -133,8 +148,114 @@ void summary_records(const struct session *s, uint64_t total, uint64_t ns)
 			  (unsigned long)rest_rec, rest_none);
 	if (total > ours)
 		pr_notice("syscalls and other events: %lu records\n", (unsigned long)(total - ours));
+total:
 	pr_notice("%lu records in %lu.%03lu s\n", (unsigned long)total,
 		  (unsigned long)(ns / 1000000000ULL), (unsigned long)(ns / 1000000ULL % 1000));
-out:
+	if (unwritten)
+		pr_notice("%lu of them not written: the output's reader went away\n",
+			  (unsigned long)unwritten);
 	free(ev);
+}
+
+struct summary_run {
+	int rfd;		/* the pipe's read end: the thread's */
+	pthread_t thread;
+	struct report *rep;
+	int status;		/* the thread's: 0, or 2 after it said why */
+};
+
+static void *summary_reader(void *arg)
+{
+	struct summary_run *sr = arg;
+	FILE *f = fdopen(sr->rfd, "r");
+	char sink[4096];
+
+	if (!f) {
+		pr_err("--summary: %s\n", strerror(errno));
+		sr->status = 2;
+		while (read(sr->rfd, sink, sizeof(sink)) > 0)	/* never hold the writer up */
+			;
+		close(sr->rfd);
+		return NULL;
+	}
+	/*
+	 * Not locked by stdio: a fflush(NULL) of the main thread (before it forks
+	 * the command) would otherwise wait for this stream's lock, held here in
+	 * a read that waits for that thread's records.
+	 */
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
+	sr->status = report_read_records(f, "--summary", sr->rep);
+	while (fread(sink, 1, sizeof(sink), f) > 0)	/* the rest, after an error */
+		;
+	fclose(f);
+	return NULL;
+}
+
+int summary_run_start(struct summary_run **out, char *path, size_t pathlen)
+{
+	struct summary_run *sr = calloc(1, sizeof(*sr));
+	sigset_t all, old;
+	int fds[2], r;
+
+	*out = NULL;
+	if (!sr)
+		return -ENOMEM;
+	if (report__new(&sr->rep) < 0) {
+		free(sr);
+		return -ENOMEM;
+	}
+	report__set_bounded(sr->rep);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		r = -errno;
+		report__free(sr->rep);
+		free(sr);
+		return r;
+	}
+	sr->rfd = fds[0];
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with all blocked */
+	r = -pthread_create(&sr->thread, NULL, summary_reader, sr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		report__free(sr->rep);
+		free(sr);
+		return r;
+	}
+	snprintf(path, pathlen, "/proc/self/fd/%d", fds[1]);
+	*out = sr;
+	return fds[1];
+}
+
+int summary_run_finish(struct summary_run *sr, const char *out_path, bool json)
+{
+	FILE *f = stdout;
+	int status, r;
+
+	pthread_join(sr->thread, NULL);
+	status = sr->status;
+	if (!status && out_path && !(f = fopen(out_path, "w"))) {
+		pr_err("cannot open %s: %s\n", out_path, strerror(errno));
+		status = 2;
+	}
+	if (!status && !json && report__records(sr->rep) == 0) {
+		fputs("no records\n", f);
+	} else if (!status) {
+		r = json ? report__write_json(sr->rep, f) : report__write_text(sr->rep, f);
+		if (r < 0) {
+			pr_err("--summary: cannot write it: %s\n", strerror(-r));
+			status = 2;
+		}
+	}
+	if (f && f != stdout && fclose(f) != 0 && !status) {
+		pr_err("cannot write %s: %s\n", out_path, strerror(errno));
+		status = 2;
+	} else if (f == stdout && fflush(stdout) != 0 && !status) {
+		pr_err("cannot write the summary: %s\n", strerror(errno));
+		status = 2;
+	}
+	report__free(sr->rep);
+	free(sr);
+	return status;
 }

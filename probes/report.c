@@ -89,6 +89,8 @@ struct counter {
 	size_t n, cap;
 	size_t *slots;		/* open addressing, linear probing: 0 empty, else index + 1 */
 	size_t nslots;		/* a power of two, at least twice N */
+	size_t max;		/* entries kept at most (0: no limit); then new keys are */
+	uint64_t not_kept;	/* counted here, not kept */
 };
 
 /* FNV-1a, 64 bits. */
@@ -153,6 +155,11 @@ static int counter__add(struct counter *c, const char *key, size_t len, size_t *
 			return 0;
 		}
 	}
+	if (c->max && c->n >= c->max) {
+		c->not_kept++;
+		*idx = (size_t)-1;
+		return 0;
+	}
 	if (array_grow_zeroed((void **)&c->ent, &c->cap, sizeof(*c->ent), c->n + 1))
 		return -ENOMEM;
 	e = &c->ent[c->n];
@@ -174,10 +181,12 @@ static int counter__add(struct counter *c, const char *key, size_t len, size_t *
 #define NBUCKETS	65	/* [0, 1), then [2^(k-1), 2^k) for k = 1..64 */
 
 struct durations {
-	uint64_t *v;
-	size_t n, cap;
+	uint64_t *v;			/* all of them; bounded: a uniform sample of at most */
+	size_t n, cap;			/* REPORT_KEEP_DURATIONS (reservoir sampling) */
+	uint64_t count, min, max;	/* exact, as SUM and HIST are */
 	unsigned __int128 sum;
 	uint64_t hist[NBUCKETS];
+	uint64_t rng;			/* the sampling's xorshift state */
 };
 
 struct event_stats {
@@ -209,6 +218,7 @@ struct ctx_group {
 
 struct report {
 	enum report_mode mode;
+	bool bounded;			/* report__set_bounded() */
 	struct counter events;		/* event names; count: records */
 	struct event_stats *ev;		/* per event (the index in EVENTS) */
 	size_t capev;
@@ -235,6 +245,11 @@ int report__new(struct report **out)
 void report__set_mode(struct report *rep, enum report_mode mode)
 {
 	rep->mode = mode;
+}
+
+void report__set_bounded(struct report *rep)
+{
+	rep->bounded = true;
 }
 
 static void ctx_group__exit(struct ctx_group *g)
@@ -295,13 +310,30 @@ static unsigned int bucket_of(uint64_t ns)
 	return ns ? 64 - __builtin_clzll(ns) : 0;
 }
 
-static int durations__add(struct durations *d, uint64_t ns)
+/* Keep NS in D; BOUNDED: D->v stays a uniform sample of REPORT_KEEP_DURATIONS. */
+static int durations__add(struct durations *d, uint64_t ns, bool bounded)
 {
+	d->min = !d->count || ns < d->min ? ns : d->min;
+	d->max = !d->count || ns > d->max ? ns : d->max;
+	d->count++;
+	d->sum += ns;
+	d->hist[bucket_of(ns)]++;
+	if (bounded && d->n == REPORT_KEEP_DURATIONS) {
+		uint64_t j;
+
+		d->rng ^= d->rng << 13;
+		d->rng ^= d->rng >> 7;
+		d->rng ^= d->rng << 17;
+		j = d->rng % d->count;	/* the new one replaces one kept with P = n / count */
+		if (j < d->n)
+			d->v[j] = ns;
+		return 0;
+	}
 	if (array_grow_zeroed((void **)&d->v, &d->cap, sizeof(*d->v), d->n + 1))
 		return -ENOMEM;
 	d->v[d->n++] = ns;
-	d->sum += ns;
-	d->hist[bucket_of(ns)]++;
+	if (!d->rng)
+		d->rng = 0x9e3779b97f4a7c15ULL;
 	return 0;
 }
 
@@ -330,6 +362,8 @@ static int add_args(struct report *rep, struct event_stats *ev, const struct jso
 		    array_grow_zeroed((void **)&ev->values, &ev->capvalues, sizeof(*ev->values), ev->args.n))
 			return -ENOMEM;
 		n = format_value(rep, &m->val);
+		if (rep->bounded)
+			ev->values[a].max = REPORT_KEEP_VALUES;
 		if (n < 0 || counter__add(&ev->values[a], rep->fmt, n, &idx))
 			return -ENOMEM;
 	}
@@ -383,7 +417,7 @@ int report__add(struct report *rep, const struct json_val *rec)
 		return -ENOMEM;
 	if (trunc && trunc->type == JSON_BOOL && trunc->b)
 		ev->truncated++;
-	if (json_u64(json_get(rec, "duration_ns"), &ns) && durations__add(&ev->dur, ns))
+	if (json_u64(json_get(rec, "duration_ns"), &ns) && durations__add(&ev->dur, ns, rep->bounded))
 		return -ENOMEM;
 	return add_args(rep, ev, json_get(rec, "args"));
 }
@@ -787,18 +821,20 @@ static void text_durations(const struct durations *d, FILE *f)
 	static const unsigned int pcts[] = { 50, 90, 99 };
 	char buf[32];
 
-	fprintf(f, "  duration: %zu %s\n", d->n, plural(d->n, "record", "records"));
+	fprintf(f, "  duration: %llu %s%s\n", (unsigned long long)d->count,
+		plural(d->count, "record", "records"),
+		d->count > d->n ? " (percentiles from a uniform sample of them)" : "");
 	text_hist(d, f);
 	fputs("    ", f);
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		fmt_ns((double)percentile(d, pcts[i]), buf, sizeof(buf));
 		fprintf(f, "p%u %s  ", pcts[i], buf);
 	}
-	fmt_ns((double)d->v[0], buf, sizeof(buf));
+	fmt_ns((double)d->min, buf, sizeof(buf));
 	fprintf(f, "min %s  ", buf);
-	fmt_ns((double)d->v[d->n - 1], buf, sizeof(buf));
+	fmt_ns((double)d->max, buf, sizeof(buf));
 	fprintf(f, "max %s  ", buf);
-	fmt_ns((double)d->sum / d->n, buf, sizeof(buf));
+	fmt_ns((double)d->sum / d->count, buf, sizeof(buf));
 	fprintf(f, "mean %s\n", buf);
 }
 
@@ -814,6 +850,9 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 	fputs("  ", f);
 	put_escaped(f, arg->key, arg->len, ESC_TEXT);
 	fprintf(f, ": %zu distinct %s", vals->n, plural(vals->n, "value", "values"));
+	if (vals->not_kept)
+		fprintf(f, " kept (then %llu records of values not kept)",
+			(unsigned long long)vals->not_kept);
 	if (arg->count != records)
 		fprintf(f, " in %llu of %llu records", (unsigned long long)arg->count,
 			(unsigned long long)records);
@@ -1100,11 +1139,11 @@ static void json_durations(const struct durations *d, FILE *f)
 {
 	unsigned int lo, hi;
 
-	fprintf(f, "      \"duration\": {\n        \"count\": %zu,\n", d->n);
-	fprintf(f, "        \"min_ns\": %llu,\n", (unsigned long long)d->v[0]);
-	fprintf(f, "        \"max_ns\": %llu,\n", (unsigned long long)d->v[d->n - 1]);
+	fprintf(f, "      \"duration\": {\n        \"count\": %llu,\n", (unsigned long long)d->count);
+	fprintf(f, "        \"min_ns\": %llu,\n", (unsigned long long)d->min);
+	fprintf(f, "        \"max_ns\": %llu,\n", (unsigned long long)d->max);
 	fputs("        \"mean_ns\": ", f);
-	json_double(f, (double)d->sum / d->n);
+	json_double(f, (double)d->sum / d->count);
 	fprintf(f, ",\n        \"p50_ns\": %llu,\n", (unsigned long long)percentile(d, 50));
 	fprintf(f, "        \"p90_ns\": %llu,\n", (unsigned long long)percentile(d, 90));
 	fprintf(f, "        \"p99_ns\": %llu,\n", (unsigned long long)percentile(d, 99));
@@ -1135,7 +1174,10 @@ static int json_arg(const struct centry *arg, struct counter *vals, bool last, F
 	fputs("        {\n          \"name\": ", f);
 	put_json_str(f, arg->key, arg->len);
 	fprintf(f, ",\n          \"records\": %llu,\n", (unsigned long long)arg->count);
-	fprintf(f, "          \"distinct\": %zu,\n          \"top\": [", vals->n);
+	fprintf(f, "          \"distinct\": %zu,\n", vals->n);
+	if (vals->not_kept)
+		fprintf(f, "          \"not_kept\": %llu,\n", (unsigned long long)vals->not_kept);
+	fputs("          \"top\": [", f);
 	for (size_t i = 0; i < shown; i++) {
 		const struct centry *v = &vals->ent[idx[i]];
 

@@ -33,6 +33,21 @@ enum report_mode {
 /* What REP accounts and renders; set before the first report__add(). */
 void report__set_mode(struct report *rep, enum report_mode mode);
 
+/* Distinct values kept per argument, and durations kept per event, with report__set_bounded(). */
+#define REPORT_KEEP_VALUES	4096
+#define REPORT_KEEP_DURATIONS	65536
+
+/*
+ * Bounded memory, for a stream of any length (`record --summary`), set
+ * before the first report__add(): an argument's values past its first
+ * REPORT_KEEP_VALUES distinct ones are counted, not kept (text: "N distinct
+ * values kept (then M records of values not kept)", JSON "not_kept": M),
+ * and an event's durations beyond REPORT_KEEP_DURATIONS are kept as a
+ * uniform sample of that many (reservoir sampling) for the percentiles;
+ * the count, min, max, mean and histogram stay exact.  REPORT_EVENTS only.
+ */
+void report__set_bounded(struct report *rep);
+
 /*
  * Account one record: REC is one line of `ptap record --format json`
  * (probes/record.h, record__format_json).  Keys read: "ts" (ns, the span of

@@ -6,9 +6,10 @@ the lines the README shows for it.
 The examples are the indented code blocks that run ptap:
   - a transcript: `$ COMMAND` lines (a line ending in `\\` goes on), each
     followed by the lines it prints;
-  - a command block: commands (`./build/ptap ...`, and the shell lines
-    they need), `#` comments; when the prose right after it says "prints"
-    and the next code block follows it, that block is what it prints.
+  - a command block: any other block with a `./build/ptap` command in it
+    (with the shell lines it needs, `#` comments); when the prose right
+    after it says "prints" and the next code block follows it, that block
+    is what it prints.
 A shown line matches a printed one when they are equal but for what
 varies from run to run (VARIES: pids, times, addresses, durations ...),
 the width of runs of blanks, and `...`, which stands for anything (a line
@@ -78,6 +79,8 @@ VARIES = [
     (r"\d+\.\d+", r"\d+\.\d+"),
     (r"(?:duration|goid|inode)=\d+", None),
     (r"build_id=[0-9a-f]+", "build_id=[0-9a-f]+"),
+    (r"\bpid \d+", r"pid \d+"),
+    (r"\b[0-9a-f]{8,}\b", "[0-9a-f]+"),  # addresses and build-ids in tables
     (r"\s+", r"\s+"),
 ]
 
@@ -133,7 +136,7 @@ def examples(lines):
                 elif line.strip():
                     shown.append(line)
             out.append((start + 1, cmds, shown))
-        elif first.startswith("./build/ptap") or first.startswith("("):
+        elif any("./build/ptap" in l and not l.lstrip().startswith("#") for l in body):
             shown = []
             text = " ".join(l.strip() for l in prose if l.strip())
             if k + 1 < len(bl) and "prints" in text and len(text) < 400:

@@ -424,6 +424,40 @@ Test(report, many_distinct_values)
 	free(out);
 }
 
+/*
+ * Bounded (record --summary): values past the first REPORT_KEEP_VALUES
+ * distinct ones counted, not kept; durations past REPORT_KEEP_DURATIONS a
+ * sample, with count, min, max, mean and histogram exact.
+ */
+Test(report, bounded)
+{
+	char line[160], *out;
+	int n = REPORT_KEEP_DURATIONS + 1000;
+
+	report__set_bounded(rep);
+	/* value i % 5000; duration 1000 ns, but the last call's 1 s and one of 5 ns */
+	for (int i = 0; i < n; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"ts\":%d,\"event\":\"e\",\"duration_ns\":%d,\"args\":{\"v\":%d}}", i,
+			 i == n - 1 ? 1000000000 : i == 7 ? 5 : 1000, i % 5000);
+		add(line);
+	}
+	out = render(false);
+	/* the first 4096 values kept (54784 records); the other 904 counted (11752) */
+	cr_expect_not_null(strstr(out, "  v: 4096 distinct values kept (then 11752 records of "
+				       "values not kept)\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "  duration: 66536 records (percentiles from a uniform "
+				       "sample of them)\n"), "%s", out);
+	cr_expect_not_null(strstr(out, "min 5ns  max 1.00s  mean "), "%s", out);
+	cr_expect_not_null(strstr(out, "p50 1.00us  p90 1.00us  p99 1.00us"), "%s", out);
+	free(out);
+	out = render(true);
+	cr_expect_not_null(strstr(out, "\"distinct\": 4096,\n          \"not_kept\": 11752,"),
+			   "%s", out);
+	cr_expect_not_null(strstr(out, "\"count\": 66536,"), "%s", out);
+	free(out);
+}
+
 /* ---- --by-context -------------------------------------------------------- */
 
 #define CTX_A	"{\"exec_query\":{\"query_string\":\"INSERT INTO t VALUES (1)\"}}"
