@@ -1222,11 +1222,15 @@ static int setup_filters(struct session *s, const struct record_opts *o)
 {
 	for (int i = 0; i < s->nprobes; i++) {
 		struct probe *p = &s->probes[i];
-		const char *text = o->reqs[p->req].filter;
 		struct ptap_err err = { .pos = -1 };
+		const char *text;
 		int r;
 
-		if (!text || p->hidden || p->exit_of || p->rbrk)
+		/* ptap's own probes (r_brk, --context scopes, exits) come from no -e */
+		if (p->hidden || p->exit_of || p->rbrk || p->req >= o->nreqs)
+			continue;
+		text = o->reqs[p->req].filter;
+		if (!text)
 			continue;
 		r = filter__compile(text, (const char *const *)p->rp.names, p->types,
 				    (unsigned int)p->rp.nargs, &p->filter, &err);
@@ -1257,6 +1261,17 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Nothing was traced: the output closed, a --summary thread ended; returns STATUS. */
+static int not_run(struct session *s, struct summary_run *sr, int status)
+{
+	int err;
+
+	output__close(s->out, &err);
+	s->out = NULL;
+	summary_run_abort(sr);
+	return status;
+}
+
 static int run(struct session *s, const struct record_opts *o, const char *cmd_path)
 {
 	uint64_t lost, total, t0 = mono_ns();
@@ -1265,44 +1280,45 @@ static int run(struct session *s, const struct record_opts *o, const char *cmd_p
 	int r, err = 0, st;
 
 	if (o->summary) {	/* JSON lines to the thread that sums them up */
-		int w = summary_run_start(&sr, sumpath, sizeof(sumpath));
+		int w = summary_run_start(&sr, s->out_path, sumpath, sizeof(sumpath));
 
 		if (w < 0) {
-			pr_err("--summary: %s\n", strerror(-w));
+			pr_err("--summary: %s%s%s\n", s->out_path ? s->out_path : "",
+			       s->out_path ? ": " : "", strerror(-w));
 			return 2;
 		}
 		r = output__open(sumpath, OUT_JSON, record_buflen(s), &s->out);
 		close(w);
+		if (r < 0) {
+			pr_err("--summary: %s\n", strerror(-r));
+			summary_run_abort(sr);	/* the pipe's last writer is gone: EOF */
+			return 2;
+		}
 	} else {
 		r = output__open(s->out_path, s->format, record_buflen(s), &s->out);
-	}
-	if (r < 0) {
-		pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout", strerror(-r));
-		return 2;
+		if (r < 0) {
+			pr_err("cannot open %s: %s\n", s->out_path ? s->out_path : "stdout",
+			       strerror(-r));
+			return 2;
+		}
 	}
 	output__header(s->out, s->clock_name);
 	if (s->events_mmap && mmapev__new(&s->mmapev) < 0) {
 		pr_err("out of memory\n");
-		output__close(s->out, &err);
-		return 2;
+		return not_run(s, sr, 2);
 	}
 	signals_setup(s->attach, o->duration);
 	if (s->attach) {
 		r = attach_pids(s, o->pids, o->npids);
-		if (r < 0) {
-			output__close(s->out, &err);
-			return 2;
-		}
+		if (r < 0)
+			return not_run(s, sr, 2);
 	} else {
 		r = launch_command_as(s, cmd_path, o->cmd, o->user ? &o->run_as : NULL);
-		if (r == -ECHILD) {		/* it exited before exec: it said why */
-			output__close(s->out, &err);
-			return exit_status(s);
-		}
+		if (r == -ECHILD)		/* it exited before exec: it said why */
+			return not_run(s, sr, exit_status(s));
 		if (r < 0) {
 			pr_err("cannot start %s: %s\n", o->cmd[0], strerror(-r));
-			output__close(s->out, &err);
-			return 1;
+			return not_run(s, sr, 1);
 		}
 		loop_forward_pid = forward_cmd_pid = s->cmd_pid;
 	}

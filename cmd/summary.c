@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -157,12 +156,25 @@ total:
 	free(ev);
 }
 
+struct summary_run;
+
+static void summary_run_free(struct summary_run *sr);
+
 struct summary_run {
 	int rfd;		/* the pipe's read end: the thread's */
+	FILE *out;		/* where the report goes: -o FILE, opened at the start, or stdout */
 	pthread_t thread;
 	struct report *rep;
 	int status;		/* the thread's: 0, or 2 after it said why */
 };
+
+static void summary_run_free(struct summary_run *sr)
+{
+	if (sr->out && sr->out != stdout)
+		fclose(sr->out);
+	report__free(sr->rep);
+	free(sr);
+}
 
 static void *summary_reader(void *arg)
 {
@@ -178,12 +190,6 @@ static void *summary_reader(void *arg)
 		close(sr->rfd);
 		return NULL;
 	}
-	/*
-	 * Not locked by stdio: a fflush(NULL) of the main thread (before it forks
-	 * the command) would otherwise wait for this stream's lock, held here in
-	 * a read that waits for that thread's records.
-	 */
-	__fsetlocking(f, FSETLOCKING_BYCALLER);
 	sr->status = report_read_records(f, "--summary", sr->rep);
 	while (fread(sink, 1, sizeof(sink), f) > 0)	/* the rest, after an error */
 		;
@@ -191,7 +197,8 @@ static void *summary_reader(void *arg)
 	return NULL;
 }
 
-int summary_run_start(struct summary_run **out, char *path, size_t pathlen)
+int summary_run_start(struct summary_run **out, const char *out_path, char *path,
+		      size_t pathlen)
 {
 	struct summary_run *sr = calloc(1, sizeof(*sr));
 	sigset_t all, old;
@@ -200,15 +207,22 @@ int summary_run_start(struct summary_run **out, char *path, size_t pathlen)
 	*out = NULL;
 	if (!sr)
 		return -ENOMEM;
+	sr->out = stdout;
+	if (out_path && !(sr->out = fopen(out_path, "we"))) {	/* now: not after the run */
+		r = -errno;
+		free(sr);
+		return r;
+	}
 	if (report__new(&sr->rep) < 0) {
+		if (sr->out != stdout)
+			fclose(sr->out);
 		free(sr);
 		return -ENOMEM;
 	}
 	report__set_bounded(sr->rep);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		r = -errno;
-		report__free(sr->rep);
-		free(sr);
+		summary_run_free(sr);
 		return r;
 	}
 	sr->rfd = fds[0];
@@ -219,8 +233,7 @@ int summary_run_start(struct summary_run **out, char *path, size_t pathlen)
 	if (r < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		report__free(sr->rep);
-		free(sr);
+		summary_run_free(sr);
 		return r;
 	}
 	snprintf(path, pathlen, "/proc/self/fd/%d", fds[1]);
@@ -230,15 +243,11 @@ int summary_run_start(struct summary_run **out, char *path, size_t pathlen)
 
 int summary_run_finish(struct summary_run *sr, const char *out_path, bool json)
 {
-	FILE *f = stdout;
+	FILE *f = sr->out;
 	int status, r;
 
 	pthread_join(sr->thread, NULL);
 	status = sr->status;
-	if (!status && out_path && !(f = fopen(out_path, "w"))) {
-		pr_err("cannot open %s: %s\n", out_path, strerror(errno));
-		status = 2;
-	}
 	if (!status && !json && report__records(sr->rep) == 0) {
 		fputs("no records\n", f);
 	} else if (!status) {
@@ -248,14 +257,22 @@ int summary_run_finish(struct summary_run *sr, const char *out_path, bool json)
 			status = 2;
 		}
 	}
-	if (f && f != stdout && fclose(f) != 0 && !status) {
+	if (f != stdout && fclose(f) != 0 && !status) {
 		pr_err("cannot write %s: %s\n", out_path, strerror(errno));
 		status = 2;
 	} else if (f == stdout && fflush(stdout) != 0 && !status) {
 		pr_err("cannot write the summary: %s\n", strerror(errno));
 		status = 2;
 	}
-	report__free(sr->rep);
-	free(sr);
+	sr->out = stdout;	/* closed */
+	summary_run_free(sr);
 	return status;
+}
+
+void summary_run_abort(struct summary_run *sr)
+{
+	if (!sr)
+		return;
+	pthread_join(sr->thread, NULL);
+	summary_run_free(sr);
 }

@@ -82,10 +82,11 @@ static int new_node(struct parser *ps, enum node_kind kind, int a, int b)
 	return f->n++;
 }
 
-static bool name_char(const char *s)
+/* Whether S starts a name's next character (FIRST: its first: Go's ~r0, a *VAR). */
+static bool name_char(const char *s, bool first)
 {
-	return isalnum((unsigned char)*s) || *s == '_' || *s == '$' || *s == '~' || *s == '.' ||
-	       *s == '[' || *s == ']' || (s[0] == '-' && s[1] == '>');
+	return isalnum((unsigned char)*s) || *s == '_' || *s == '$' || *s == '.' || *s == '[' ||
+	       *s == ']' || (s[0] == '-' && s[1] == '>') || (first && (*s == '~' || *s == '*'));
 }
 
 /* How a value of type T compares; -1: it cannot (a struct, a slice ...). */
@@ -98,7 +99,7 @@ static int type_class(const struct fetch_type *t)
 	case FT_STRN:
 		return V_STR;
 	case FT_FLOAT:
-		return V_FLOAT;
+		return t->size == 4 || t->size == 8 ? V_FLOAT : -1;
 	case FT_DEFAULT:
 	case FT_SIGNED:
 	case FT_UNSIGNED:
@@ -138,7 +139,7 @@ static int parse_field(struct parser *ps, struct fnode *nd)
 
 	skip_space(ps);
 	start = ps->at;
-	while (name_char(ps->at))
+	while (name_char(ps->at, ps->at == start))
 		ps->at += ps->at[0] == '-' ? 2 : 1;
 	if (ps->at == start)
 		return fail(ps, start, "expected an argument's name (or pid, tid, comm)");
@@ -246,22 +247,58 @@ static int parse_string(struct parser *ps, struct fnode *nd)
 	return 0;
 }
 
+/*
+ * A word for a number: true, false, or an enumerator of the field's enum
+ * type (T).  0 with *V, or -1.
+ */
+static int number_word(const char *w, size_t len, const struct fetch_type *t, int64_t *v)
+{
+	if ((len == 4 && !strncmp(w, "true", 4)) || (len == 5 && !strncmp(w, "false", 5))) {
+		*v = len == 4;
+		return 0;
+	}
+	for (unsigned int i = 0; t && t->kind == FT_ENUM && t->desc && i < t->desc->n; i++)
+		if (strlen(t->desc->enums[i].name) == len && !strncmp(t->desc->enums[i].name, w, len)) {
+			*v = t->desc->enums[i].value;
+			return 0;
+		}
+	return -1;
+}
+
 static int parse_number(struct parser *ps, struct fnode *nd)
 {
 	const char *start = ps->at;
 	bool neg = *ps->at == '-';
 	const char *digits = start + (neg || *start == '+');
+	const struct fetch_type *t = nd->field >= 0 ? &ps->types[nd->field] : NULL;
 	char *end;
 
+	if (isalpha((unsigned char)*start) || *start == '_') {
+		const char *w = start;
+		int64_t v;
+
+		while (isalnum((unsigned char)*ps->at) || *ps->at == '_')
+			ps->at++;
+		if (number_word(w, (size_t)(ps->at - w), t, &v) < 0)
+			return fail(ps, w, t && t->kind == FT_ENUM ?
+				    "not a number, true, false or a name of this enum" :
+				    "expected a number (or true, false) or a quoted string");
+		nd->num = v;
+		nd->dbl = (double)v;
+		return 0;
+	}
 	if (!isdigit((unsigned char)*digits))
 		return fail(ps, start, "expected a number or a quoted string");
 	if (nd->cls == V_FLOAT) {
 		nd->dbl = strtod(start, &end);
+		if (t && t->size == 4)	/* as the field holds it: 0.1 is 0.1f's double */
+			nd->dbl = (double)(float)nd->dbl;
 	} else {
 		unsigned long long mag;
+		bool hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
 
 		errno = 0;
-		mag = strtoull(digits, &end, 0);
+		mag = strtoull(digits, &end, hex ? 16 : 10);	/* a leading 0 is no octal */
 		if (errno == ERANGE)
 			return fail(ps, start, "a number beyond 64 bits");
 		if (*end == '.' || *end == 'e' || *end == 'E')
@@ -328,28 +365,28 @@ static int parse_not(struct parser *ps)
 	return i;
 }
 
-static int parse_and(struct parser *ps)
+/* OPERAND { TOK OPERAND }, left to right, into KIND nodes. */
+static int parse_chain(struct parser *ps, const char *tok, enum node_kind kind,
+		       int (*operand)(struct parser *))
 {
-	int i = parse_not(ps);
+	int i = operand(ps);
 
-	while (i >= 0 && take(ps, "&&")) {
-		int j = parse_not(ps);
+	while (i >= 0 && take(ps, tok)) {
+		int j = operand(ps);
 
-		i = j < 0 ? j : new_node(ps, N_AND, i, j);
+		i = j < 0 ? j : new_node(ps, kind, i, j);
 	}
 	return i;
 }
 
+static int parse_and(struct parser *ps)
+{
+	return parse_chain(ps, "&&", N_AND, parse_not);
+}
+
 static int parse_or(struct parser *ps)
 {
-	int i = parse_and(ps);
-
-	while (i >= 0 && take(ps, "||")) {
-		int j = parse_and(ps);
-
-		i = j < 0 ? j : new_node(ps, N_OR, i, j);
-	}
-	return i;
+	return parse_chain(ps, "||", N_OR, parse_and);
 }
 
 int filter__compile(const char *text, const char *const *names,
@@ -523,8 +560,8 @@ static bool cmp_match(const struct fnode *nd, const struct record *rec)
 		const char *s = nd->field == F_COMM ? rec->comm : v->str;
 		size_t len = nd->field == F_COMM ? (s ? strlen(s) : 0) : v->len;
 
-		if (!s || (v && v->null))
-			return false;
+		if (!s || (v && v->null))	/* a NULL is no string: != holds */
+			return nd->op == OP_NE;
 		if (nd->op == OP_GLOB)
 			return filter__glob(nd->str, nd->strlen, s, len);
 		return ordered(nd->op, bytes_cmp(s, len, nd->str, nd->strlen));

@@ -9,12 +9,14 @@
  *          comm (an argument of that name wins)
  *   OP: == != < <= > >= on numbers; == != ~ (a glob: * ? [...]) and the
  *       same orderings (bytewise) on strings
- *   LITERAL: a number (-12, 4096, 0x1f, 1.5 for a float) or a string in
- *       double or single quotes (\" \\ \n \t \xNN)
+ *   LITERAL: a number (-12, 4096, 0x1f; 1.5 for a float; true, false; a
+ *       name of the field's enum) or a string in double or single quotes
+ *       (\" \\ \n \t \xNN)
  *
  * A value that could not be read (an error in the record) satisfies no
- * comparison ("!" of one is true); a NULL string equals nothing, not even
- * "".  A string cut at --string-max compares by the bytes read.
+ * comparison ("!" of one is true); a NULL string is no string: only !=
+ * holds (as for a NaN).  A string cut at --string-max compares by the
+ * bytes read; a 4-byte float with the literal rounded to a float.
  */
 #ifndef PTAP_PROBES_FILTER_H
 #define PTAP_PROBES_FILTER_H

@@ -34,7 +34,8 @@
  *         {
  *           "name": "NAME",
  *           "records": N,          records that have the argument
- *           "distinct": N,         distinct values
+ *           "distinct": N,         distinct values (kept: report__set_bounded())
+ *           "not_kept": N,         bounded, and values were not kept: their records
  *           "top": [ {"count": N, "value": VALUE}, ... ]
  *                                  REPORT_TOP at most, most frequent first;
  *                                  VALUE is the value itself, compact JSON

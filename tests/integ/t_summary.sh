@@ -78,6 +78,7 @@ test_summary_many_events() {
 # Ctrl-C of a launched run: the command ends (SIGINT), the summary comes.
 test_summary_after_sigint() {
 	local p rc=0
+	rm -f "$TMP/rec"	# an earlier test's must not count
 	(cat samples/queries.txt; sleep 30 & echo $! >"$TMP/sleep.pid"; wait) |
 		"$PTAP" record -o "$TMP/rec" -e 'exec_query %di:string' -- "$QS" >"$TMP/out" 2>"$TMP/err" &
 	p=$!
@@ -168,4 +169,11 @@ test_summary_option_refused() {
 		-- "$QS" samples/queries.txt >"$TMP/out" 2>"$TMP/err" || rc=$?
 	expect_eq "exit status" 2 "$rc"
 	expect_grep '^ptap: record: --summary writes ptap report.s text or JSON' "$TMP/err"
+	# a -o that cannot be written fails before the command runs, not after
+	rc=0
+	run_ptap record --summary -o "$TMP/no/such/dir/sum.txt" -e exec_query \
+		-- "$QS" samples/queries.txt >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	[ ! -s "$TMP/out" ] || fail "the command ran: $(cat "$TMP/out")"
+	expect_grep "^ptap: --summary: $TMP/no/such/dir/sum.txt: No such file or directory\$" "$TMP/err"
 }

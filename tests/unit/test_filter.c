@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "probes/err.h"
@@ -12,7 +13,10 @@
 #include "probes/filter.h"
 #include "probes/record.h"
 
-static const char *const names[] = { "q", "len", "neg", "ratio", "desc->n", "retval", "s" };
+static const char *const names[] = { "q", "len", "neg", "ratio", "desc->n", "retval", "s",
+				       "f32", "color", "*pp", "~r1" };
+static const struct type_enumerator colors[] = { { 0, "RED" }, { 5, "BLUE" } };
+static const struct type_desc color_desc = { .name = "enum color", .n = 2, .enums = colors };
 static struct fetch_type types[] = {
 	{ .kind = FT_STRING },
 	{ .kind = FT_UNSIGNED, .size = 4 },
@@ -21,6 +25,10 @@ static struct fetch_type types[] = {
 	{ .kind = FT_SIGNED, .size = 8 },
 	{ .kind = FT_DEFAULT, .size = 8 },
 	{ .kind = FT_STRUCT, .len = 16 },
+	{ .kind = FT_FLOAT, .size = 4 },
+	{ .kind = FT_ENUM, .size = 4, .desc = &color_desc },
+	{ .kind = FT_UNSIGNED, .size = 8 },
+	{ .kind = FT_SIGNED, .size = 8 },
 };
 #define NARGS	(sizeof(names) / sizeof(names[0]))
 
@@ -42,6 +50,16 @@ static void make(struct rec *x, const char *q, unsigned int len)
 	memcpy(&x->vals[3].u, &ratio, sizeof(ratio));
 	x->vals[4].u = 7;
 	x->vals[5].u = ~0ULL;
+	{
+		float f = 0.1f;
+		uint32_t w;
+
+		memcpy(&w, &f, sizeof(w));
+		x->vals[7].u = w;
+	}
+	x->vals[8].u = 5;	/* BLUE */
+	x->vals[9].u = 1;
+	x->vals[10].u = (uint64_t)-3;
 	x->r = (struct record){ .pid = 100, .tid = 101, .comm = "postgres", .event = "e",
 				.nargs = NARGS, .names = names, .types = types, .vals = x->vals };
 }
@@ -80,6 +98,12 @@ Test(filter, numbers)
 	/* an unsigned value against a negative number: mathematically */
 	cr_assert(matches("len > -1", "x", 0));
 	cr_assert(matches("ratio > 2 && ratio < 2.6 && ratio != 2.4", "x", 0));
+	/* a float as it prints: 0.1f equals 0.1 */
+	cr_assert(matches("f32 == 0.1 && f32 <= 0.1 && f32 >= 0.1", "x", 0));
+	/* enums by name, true and false, names starting with * and ~ */
+	cr_assert(matches("color == BLUE && color != RED && color > 0", "x", 0));
+	cr_assert(matches("*pp == true && *pp != false", "x", 0));
+	cr_assert(matches("~r1 == -3", "x", 0));
 }
 
 Test(filter, strings)
@@ -94,10 +118,15 @@ Test(filter, strings)
 	cr_assert(matches("q < \"b\" && q >= \"a\"", "abc", 0));
 	cr_assert(matches("q == \"tab\\there\\x21\"", "tab\there!", 0));
 	cr_assert(matches("q == \"\"", "", 0));
-	/* a NULL string equals nothing, not even "" */
+	/* a NULL string is no string: equals nothing, not even "", and != holds */
 	cr_assert(not(matches("q == \"\"", NULL, 0)));
 	cr_assert(not(matches("q ~ \"*\"", NULL, 0)));
+	cr_assert(not(matches("q < \"z\"", NULL, 0)));
+	cr_assert(matches("q != \"\"", NULL, 0));
 	cr_assert(matches("!(q == \"\")", NULL, 0));
+	/* no space before ~; a leading 0 is decimal */
+	cr_assert(matches("q~'SEL*'", "SELECT 1", 0));
+	cr_assert(matches("len == 036 && len == 0x24", "x", 36));
 	cr_assert(matches("comm == 'postgres' && pid == 100 && tid == 101", "x", 0));
 }
 
@@ -156,6 +185,8 @@ Test(filter, errors)
 	refused("len > 99999999999999999999", 6, "beyond 64 bits");
 	refused("", 0, "expected an argument's name");
 	refused("q == '\\q'", 6, "unknown escape");
+	refused("color == GREEN", 9, "a name of this enum");
+	refused("len == maybe", 7, "expected a number (or true, false)");
 }
 
 Test(filter, glob)

@@ -271,7 +271,9 @@ int launch_command_as(struct session *s, const char *path, char *const argv[],
 	if (n < 0)
 		return n;
 	prog.len = (unsigned short)n;
-	fflush(NULL);
+	/* ptap's own streams only: a --summary thread may be reading a stream of its own */
+	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0)
 		return -errno;

@@ -10,6 +10,8 @@
 
 void hitrec_write(struct session *s, struct thread *t, struct probe *p, const struct record *rec)
 {
+	/* a hit --filter leaves out still made its call: it is the context */
+	syscall_ctx_note(s, t, p, rec->vals);
 	if (p->filter && !filter__match(p->filter, rec)) {
 		p->nfiltered++;
 		return;
@@ -21,5 +23,4 @@ void hitrec_write(struct session *s, struct thread *t, struct probe *p, const st
 			p->nrec_err++;
 			break;
 		}
-	syscall_ctx_note(s, t, p, rec->vals);
 }
