@@ -670,6 +670,7 @@ static int add_probes(struct session *s, struct elfmod *mod, const struct probe_
 		struct probe *p = &s->probes[s->nprobes++];
 
 		memset(p, 0, sizeof(*p));
+		p->req = -1;	/* ptap's own, until resolve_one() says which -e */
 		p->rp = rps[done];
 		p->rbrk = rbrk;
 		r = probe_setup(s, p, spec, mod);
@@ -987,7 +988,7 @@ static int add_scope(struct session *s, const char *event, void *arg)
 	int r, first = s->nprobes;
 
 	for (int i = 0; i < s->nprobes && !req; i++)
-		if (!strcmp(s->probes[i].event, event) && !s->probes[i].rbrk)
+		if (!strcmp(s->probes[i].event, event) && s->probes[i].req >= 0)
 			req = &sa->o->reqs[s->probes[i].req];
 	if (!req)
 		return -ENOENT;
@@ -1188,11 +1189,11 @@ static void report_unplanted(const struct session *s)
 			report_unplanted_glob(s, i, j);
 			continue;
 		}
-		if (p->hidden || p->exit_of)
+		if (!probe__asked(p))
 			continue;
-		if (!p->planted && p->why[0] && !p->rbrk)
+		if (!p->planted && p->why[0])
 			pr_warn("%s: never planted: %s\n", p->event, p->why);
-		else if (!p->planted && !p->rbrk)
+		else if (!p->planted)
 			pr_warn("%s: never planted: %s was not mapped executable by the %s\n",
 				p->event, p->module, s->attach ? "process" : "command");
 	}
@@ -1226,8 +1227,7 @@ static int setup_filters(struct session *s, const struct record_opts *o)
 		const char *text;
 		int r;
 
-		/* ptap's own probes (r_brk, --context scopes, exits) come from no -e */
-		if (p->hidden || p->exit_of || p->rbrk || p->req >= o->nreqs)
+		if (!probe__asked(p))	/* ptap's own, or an exit: its owner filters */
 			continue;
 		text = o->reqs[p->req].filter;
 		if (!text)

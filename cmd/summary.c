@@ -19,12 +19,6 @@
 #define SUMMARY_EVENTS	10	/* events named one a line; the rest are told together */
 #define SUMMARY_FILES	3	/* files named in the start line */
 
-/* The probes of S a user asked for: not ptap's own, not the exits of a return probe. */
-static bool asked(const struct probe *p)
-{
-	return !p->hidden && !p->exit_of && !p->rbrk;
-}
-
 static const char *base(const char *path)
 {
 	const char *sl = strrchr(path, '/');
@@ -43,16 +37,14 @@ void summary_probes(const struct session *s, int nreqs)
 		return;
 	for (int i = 0; i < s->nprobes; i++) {
 		const struct probe *p = &s->probes[i];
-		bool seen = false;
+		bool seen = false, same_site = false;
 
-		bool same_site = false;
-
-		if (!asked(p))
+		if (!probe__asked(p))
 			continue;
 		for (int k = 0; k < i && !same_site; k++) {
 			const struct probe *q = &s->probes[k];
 
-			if (!asked(q) || strcmp(q->module, p->module))
+			if (!probe__asked(q) || strcmp(q->module, p->module))
 				continue;
 			seen = true;
 			same_site = q->rp.vaddr == p->rp.vaddr;
@@ -121,7 +113,7 @@ void summary_records(const struct session *s, uint64_t total, uint64_t unwritten
 		const struct probe *p = &s->probes[i];
 		int k;
 
-		if (!asked(p))
+		if (!probe__asked(p))
 			continue;
 		for (k = 0; k < n && strcmp(ev[k].event, p->event); k++)
 			;
@@ -155,10 +147,6 @@ total:
 			  (unsigned long)unwritten);
 	free(ev);
 }
-
-struct summary_run;
-
-static void summary_run_free(struct summary_run *sr);
 
 struct summary_run {
 	int rfd;		/* the pipe's read end: the thread's */
@@ -214,9 +202,7 @@ int summary_run_start(struct summary_run **out, const char *out_path, char *path
 		return r;
 	}
 	if (report__new(&sr->rep) < 0) {
-		if (sr->out != stdout)
-			fclose(sr->out);
-		free(sr);
+		summary_run_free(sr);
 		return -ENOMEM;
 	}
 	report__set_bounded(sr->rep);

@@ -1,5 +1,5 @@
 /* cmd/summary.h: what `ptap record` says on stderr at the start and at the
- * end of a run (LOG_NOTICE: `-q` silences both). */
+ * end of a run (LOG_NOTICE; with -q, record calls neither), and --summary. */
 #ifndef PTAP_CMD_SUMMARY_H
 #define PTAP_CMD_SUMMARY_H
 

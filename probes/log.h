@@ -6,9 +6,9 @@
 #include <stdarg.h>
 
 /*
- * LOG_NOTICE: what a run of `ptap record` says by default and `-q` silences
- * (the probes planted, the summary at the end); the other commands stay at
- * LOG_WARN.
+ * LOG_NOTICE: what a run of `ptap record` says by default (the probes
+ * resolved, the summary at the end; -q: record does not say them); the other
+ * commands stay at LOG_WARN.
  */
 enum log_level { LOG_ERR, LOG_WARN, LOG_NOTICE, LOG_INFO, LOG_DEBUG, LOG_DEBUG2 };
 

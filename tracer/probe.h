@@ -47,12 +47,19 @@ struct probe {
 	size_t ent_len;			/* bytes of one frame's entry arguments */
 	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
-	int req;			/* the -e it comes from (cmd/record.c) */
+	int req;			/* the -e it comes from (cmd/record.c); -1: ptap's
+					 * own (r_brk, a --context scope) */
 	const char *glob;		/* that -e as written when its point is a glob (its
 					 * sites' failures are told together), else NULL */
 	int ctx1;			/* 1 + the context it feeds (a scope probe, or an
 					 * unscoped context's event), 0: none */
 	int *ctx_sel;			/* that context's NSEL argument indexes */
 };
+
+/* A probe the user asked for (an -e's, not an exit of its function): its records are told. */
+static inline bool probe__asked(const struct probe *p)
+{
+	return p->req >= 0 && !p->exit_of;
+}
 
 #endif

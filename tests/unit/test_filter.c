@@ -80,63 +80,91 @@ static bool matches(const char *expr, const char *q, unsigned int len)
 	return m;
 }
 
+/* One expression on one record: EXPR on the record of Q and LEN (make()) gives WANT. */
+struct mcase {
+	const char *expr, *q;
+	unsigned int len;
+	bool want;
+};
+
+static void check_cases(const struct mcase *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		cr_expect(eq(int, matches(c[i].expr, c[i].q, c[i].len), c[i].want), "'%s' on \"%s\"",
+			  c[i].expr, c[i].q ? c[i].q : "(NULL)");
+}
+
+#define CHECK(cases)	check_cases(cases, sizeof(cases) / sizeof(cases[0]))
+
 Test(filter, numbers)
 {
-	cr_assert(matches("len > 10", "x", 11));
-	cr_assert(not(matches("len > 10", "x", 10)));
-	cr_assert(matches("len >= 10 && len <= 10 && len == 10", "x", 10));
-	cr_assert(matches("len != 0x0a", "x", 11));
-	cr_assert(not(matches("len != 0x0a", "x", 10)));
-	/* signed by the type: a 16-bit -5 */
-	cr_assert(matches("neg == -5", "x", 0));
-	cr_assert(matches("neg < 0", "x", 0));
-	cr_assert(matches("desc->n == 7", "x", 0));
-	/* unsigned 64 bits: the largest value, not -1 */
-	cr_assert(matches("retval == 18446744073709551615", "x", 0));
-	cr_assert(matches("$retval > 0", "x", 0));
-	cr_assert(not(matches("retval == -1", "x", 0)));
-	/* an unsigned value against a negative number: mathematically */
-	cr_assert(matches("len > -1", "x", 0));
-	cr_assert(matches("ratio > 2 && ratio < 2.6 && ratio != 2.4", "x", 0));
-	/* a float as it prints: 0.1f equals 0.1 */
-	cr_assert(matches("f32 == 0.1 && f32 <= 0.1 && f32 >= 0.1", "x", 0));
-	/* enums by name, true and false, names starting with * and ~ */
-	cr_assert(matches("color == BLUE && color != RED && color > 0", "x", 0));
-	cr_assert(matches("*pp == true && *pp != false", "x", 0));
-	cr_assert(matches("~r1 == -3", "x", 0));
+	static const struct mcase cases[] = {
+		{ "len > 10", "x", 11, true },
+		{ "len > 10", "x", 10, false },
+		{ "len >= 10 && len <= 10 && len == 10", "x", 10, true },
+		{ "len != 0x0a", "x", 11, true },
+		{ "len != 0x0a", "x", 10, false },
+		/* signed by the type: a 16-bit -5 */
+		{ "neg == -5", "x", 0, true },
+		{ "neg < 0", "x", 0, true },
+		{ "desc->n == 7", "x", 0, true },
+		/* unsigned 64 bits: the largest value, not -1 */
+		{ "retval == 18446744073709551615", "x", 0, true },
+		{ "$retval > 0", "x", 0, true },
+		{ "retval == -1", "x", 0, false },
+		/* an unsigned value against a negative number: mathematically */
+		{ "len > -1", "x", 0, true },
+		{ "ratio > 2 && ratio < 2.6 && ratio != 2.4", "x", 0, true },
+		/* a float as it prints: 0.1f equals 0.1 */
+		{ "f32 == 0.1 && f32 <= 0.1 && f32 >= 0.1", "x", 0, true },
+		/* enums by name, true and false, names starting with * and ~ */
+		{ "color == BLUE && color != RED && color > 0", "x", 0, true },
+		{ "*pp == true && *pp != false", "x", 0, true },
+		{ "~r1 == -3", "x", 0, true },
+	};
+
+	CHECK(cases);
 }
 
 Test(filter, strings)
 {
-	cr_assert(matches("q == \"SELECT 1\"", "SELECT 1", 0));
-	cr_assert(not(matches("q == 'SELECT'", "SELECT 1", 0)));
-	cr_assert(matches("q ~ \"*pg_class*\"", "select * from pg_class where x", 0));
-	cr_assert(not(matches("q ~ \"*pg_class*\"", "select 1", 0)));
-	cr_assert(matches("q ~ 'SEL?CT [0-9]'", "SELECT 1", 0));
-	cr_assert(matches("q ~ '[!a-z]*'", "SELECT 1", 0));
-	cr_assert(not(matches("q ~ '[!A-Z]*'", "SELECT 1", 0)));
-	cr_assert(matches("q < \"b\" && q >= \"a\"", "abc", 0));
-	cr_assert(matches("q == \"tab\\there\\x21\"", "tab\there!", 0));
-	cr_assert(matches("q == \"\"", "", 0));
-	/* a NULL string is no string: equals nothing, not even "", and != holds */
-	cr_assert(not(matches("q == \"\"", NULL, 0)));
-	cr_assert(not(matches("q ~ \"*\"", NULL, 0)));
-	cr_assert(not(matches("q < \"z\"", NULL, 0)));
-	cr_assert(matches("q != \"\"", NULL, 0));
-	cr_assert(matches("!(q == \"\")", NULL, 0));
-	/* no space before ~; a leading 0 is decimal */
-	cr_assert(matches("q~'SEL*'", "SELECT 1", 0));
-	cr_assert(matches("len == 036 && len == 0x24", "x", 36));
-	cr_assert(matches("comm == 'postgres' && pid == 100 && tid == 101", "x", 0));
+	static const struct mcase cases[] = {
+		{ "q == \"SELECT 1\"", "SELECT 1", 0, true },
+		{ "q == 'SELECT'", "SELECT 1", 0, false },
+		{ "q ~ \"*pg_class*\"", "select * from pg_class where x", 0, true },
+		{ "q ~ \"*pg_class*\"", "select 1", 0, false },
+		{ "q ~ 'SEL?CT [0-9]'", "SELECT 1", 0, true },
+		{ "q ~ '[!a-z]*'", "SELECT 1", 0, true },
+		{ "q ~ '[!A-Z]*'", "SELECT 1", 0, false },
+		{ "q < \"b\" && q >= \"a\"", "abc", 0, true },
+		{ "q == \"tab\\there\\x21\"", "tab\there!", 0, true },
+		{ "q == \"\"", "", 0, true },
+		/* a NULL string is no string: equals nothing, not even "", and != holds */
+		{ "q == \"\"", NULL, 0, false },
+		{ "q ~ \"*\"", NULL, 0, false },
+		{ "q < \"z\"", NULL, 0, false },
+		{ "q != \"\"", NULL, 0, true },
+		{ "!(q == \"\")", NULL, 0, true },
+		/* no space before ~; a leading 0 is decimal */
+		{ "q~'SEL*'", "SELECT 1", 0, true },
+		{ "len == 036 && len == 0x24", "x", 36, true },
+		{ "comm == 'postgres' && pid == 100 && tid == 101", "x", 0, true },
+	};
+
+	CHECK(cases);
 }
 
 Test(filter, logic)
 {
-	cr_assert(matches("len == 1 || len == 2 && q == 'no'", "x", 1));
-	/* && binds tighter than || */
-	cr_assert(not(matches("(len == 1 || len == 2) && q == 'no'", "x", 1)));
-	cr_assert(matches("!len == 2", "x", 1));
-	cr_assert(matches("!!(len == 1)", "x", 1));
+	static const struct mcase cases[] = {
+		{ "len == 1 || len == 2 && q == 'no'", "x", 1, true },
+		/* && binds tighter than || */
+		{ "(len == 1 || len == 2) && q == 'no'", "x", 1, false },
+		{ "!len == 2", "x", 1, true },
+		{ "!!(len == 1)", "x", 1, true },
+	};
+
+	CHECK(cases);
 }
 
 Test(filter, unreadable_matches_nothing)
