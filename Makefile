@@ -91,9 +91,25 @@ LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/u
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
 		$(S)/rust/unwind-v0-nomark $(S)/go/strs $(S)/rust/strs
 IFUNC_SAMPLES := $(S)/ifunc-O2 $(S)/ifunc-O0 $(S)/ifunc-pick2
+STACK_SAMPLES := $(S)/stacks-O0 $(S)/stacks-O2 $(S)/stacks-O2-nofp $(S)/libstacks.so
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
-	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES)
+	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES) \
+	   $(STACK_SAMPLES)
 samples: $(SAMPLES)
+
+# record -g: -O0 and -O2 with frame pointers, -O2 without (CFI only)
+$(S)/stacks-O0: samples/stacks.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O0 -g -o $@ $< -ldl
+$(S)/stacks-O2: samples/stacks.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -ldl
+$(S)/stacks-O2-nofp: samples/stacks.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -fomit-frame-pointer -O2 -g -o $@ $< -ldl
+$(S)/libstacks.so: samples/libstacks.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<
 
 $(S)/query_server $(S)/query_server-O2: samples/query_server.c samples/expect.h | deps
 	@mkdir -p $(@D)

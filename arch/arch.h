@@ -320,6 +320,15 @@ int arch_ifunc_targets(const uint8_t *fn, size_t fnlen, uint64_t fn_pc, uint64_t
  * writes the return address below the stack pointer through WRITE_MEM; RET
  * reads it through READ_MEM.  Both return 0 or -errno.  0 or -errno.
  */
+/*
+ * Frame pointers at INSN, a probe's instruction not run yet: where the
+ * function's return address is relative to the stack pointer when the
+ * function has not set its frame up there (0: at its first instruction, a
+ * push of the frame pointer or an endbr, and at a ret; 8: just after the
+ * push), or -1: the frame is set up (the return address is next to the
+ * saved frame pointer).
+ */
+int arch_insn_ra_at_sp(const struct arch_insn *insn);
 /* Does INSN, at REGS, go to its target?  A conditional jump by the flags; anything else: true. */
 bool arch_branch_taken(const struct arch_insn *insn, const arch_regs_t *regs);
 int arch_emulate(const struct arch_insn *insn, arch_regs_t *regs,

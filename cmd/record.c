@@ -33,6 +33,7 @@
 #include "tracer/engine/shadow.h"
 #include "tracer/events/mmapev.h"
 #include "tracer/events/output.h"
+#include "tracer/events/stack.h"
 #include "tracer/events/syscall.h"
 #include "tracer/host/libpath.h"
 #include "tracer/host/placement.h"
@@ -41,6 +42,9 @@
 #include "tracer/session.h"
 
 #define STRING_MAX_DEFAULT	256
+#define STACK_MAX_DEFAULT	64	/* -g: frames a stack */
+#define STACK_MAX_LIMIT		1024
+#define STACK_FRAME_ROOM	2048	/* bytes of one frame's text, escaped */
 #define STRING_MAX_LIMIT	(1 << 20)
 
 struct probe_req {
@@ -83,6 +87,13 @@ static const char record_usage[] =
 	"                        ARG OP VALUE (OP: == != < <= > >=, ~ a glob on strings;\n"
 	"                        ARG: its argument names, pid, tid, comm), joined with\n"
 	"                        && || ! and ( ), e.g. 'q ~ \"*pg_class*\" && len > 10'\n"
+	"  -g                    record each hit's call stack, by frame pointers (as\n"
+	"                        --call-graph fp)\n"
+	"      --call-graph MODE fp (frame pointers: cheap, stops at code built without\n"
+	"                        them) or dwarf (CFI: .eh_frame, .debug_frame); each\n"
+	"                        record shows its stack, deepest first: function+offset,\n"
+	"                        FILE:LINE, inlined functions; every hit then stops\n"
+	"      --stack-max N     at most N frames a stack (default 64)\n"
 	"  -x, --exec BINARY     the following probes live in BINARY (default: COMMAND,\n"
 	"                        or the first PID's executable)\n"
 	"  -p, --pid PID[,PID]   attach to running processes (all their threads); detach\n"
@@ -209,7 +220,7 @@ static int add_req(struct record_opts *o, const char *text)
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
-       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY };
+       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY, OPT_CALL_GRAPH, OPT_STACK_MAX };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -299,6 +310,9 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 	static const struct choice cpus[] = {
 		{ "follow", CPU_FOLLOW }, { "free", CPU_FREE }, { NULL, 0 }
 	};
+	static const struct choice call_graphs[] = {
+		{ "fp", STACK_FP }, { "dwarf", STACK_DWARF }, { NULL, 0 }
+	};
 	static const struct choice trackings[] = {
 		{ "rbrk", MMAP_RBRK }, { "syscall", MMAP_SYSCALL }, { NULL, 0 }
 	};
@@ -342,6 +356,20 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		return 0;
 	case OPT_SUMMARY:
 		o->summary = true;
+		return 0;
+	case 'g':
+		s->stack_mode = STACK_FP;
+		return 0;
+	case OPT_CALL_GRAPH:
+		if ((v = choose(call_graphs, arg)) < 0)
+			return usage_error("--call-graph %s: use fp (frame pointers) or dwarf (CFI)",
+					   arg);
+		s->stack_mode = v;
+		return 0;
+	case OPT_STACK_MAX:
+		if (parse_long(arg, 1, STACK_MAX_LIMIT, &n) < 0)
+			return usage_error("--stack-max %s: give a number from 1 to 1024", arg);
+		s->stack_max = (int)n;
 		return 0;
 	case OPT_NO_FOLLOW:
 		s->no_follow = true;
@@ -489,6 +517,8 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "no-agent", no_argument, NULL, OPT_NO_AGENT },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "stack-max", required_argument, NULL, OPT_STACK_MAX },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -497,7 +527,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	};
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:vqh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:gvqh", longopts, NULL)) != -1)
 		if ((ret = parse_opt(s, o, c, optarg)))
 			return ret;
 	ret = check_opts(s, o, argc, argv);
@@ -1074,6 +1104,8 @@ static size_t record_buflen(const struct session *s)
 	}
 	if (s->events_mmap && mmapev_max_len() > max)
 		max = mmapev_max_len();
+	if (s->stack_mode)	/* a frame's names and paths: a longer one cuts the stack there */
+		max += (size_t)s->stack_max * STACK_FRAME_ROOM;
 	return max + 1024;
 }
 
@@ -1387,7 +1419,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct session s = { .format = OUT_TEXT, .clock = CLOCK_MONOTONIC, .cpu = CPU_FOLLOW,
 			     .clock_name = "monotonic", .string_max = STRING_MAX_DEFAULT,
-			     .inproc_on = true };
+			     .inproc_on = true, .stack_max = STACK_MAX_DEFAULT };
 	struct record_opts o = { 0 };
 	char cmd_path[4096];
 	int r;
@@ -1428,10 +1460,16 @@ int cmd_record(int argc, char **argv)
 		r = 2;
 		goto out;
 	}
+	if (stack_setup(&s) < 0) {
+		pr_err("-g: out of memory\n");
+		r = 2;
+		goto out;
+	}
 	if (!o.quiet)
 		summary_probes(&s, o.nreqs);
 	r = run(&s, &o, cmd_path);
 out:
+	stack_fini(&s);
 	probes_free(&s);
 	for (int i = 0; i < o.nreqs; i++)
 		free(o.reqs[i].path);

@@ -702,6 +702,90 @@ static void text_who(const struct record *rec, struct obuf *ob)
 	ob_write(ob, who.text, who.len);
 }
 
+void ob_stack_frame(struct obuf *ob, const struct stack_frame *f, enum esc_mode mode)
+{
+	if (f->func) {
+		ob_escape_str(ob, f->func, mode);
+		if (f->inlined) {
+			ob_puts(ob, " (inlined)");
+		} else {
+			ob_puts(ob, "+");
+			ob_hex(ob, f->off);
+		}
+	} else {
+		ob_puts(ob, "[unknown]");
+	}
+	if (f->file) {
+		ob_putc(ob, ' ');
+		ob_escape_str(ob, f->file, mode);
+		ob_putc(ob, ':');
+		ob_u64(ob, f->line);
+	}
+	if (f->module) {
+		ob_puts(ob, " (");
+		ob_escape_str(ob, f->module, mode);
+		ob_putc(ob, ')');
+	}
+}
+
+/* The stack (-g), a frame a line under the record's, as perf script shows one; the frames that fit. */
+static bool stack_text(const struct record *rec, struct obuf *ob)
+{
+	for (unsigned int i = 0; i < rec->nframes; i++) {
+		size_t mark = ob->pos;
+
+		ob_puts(ob, "\n\t");
+		ob_hex(ob, rec->frames[i].addr);
+		ob_putc(ob, ' ');
+		ob_stack_frame(ob, &rec->frames[i], ESC_TEXT);
+		if (ob->over) {
+			ob_rollback(ob, mark);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The stack (-g) in JSON: ,"stack":[{"addr":..,"func":..,"off":N,"file":..,"line":N,"module":..},...] */
+static void stack_json(const struct record *rec, struct obuf *ob)
+{
+	if (!rec->frames)
+		return;
+	ob_puts(ob, ",\"stack\":[");
+	for (unsigned int i = 0; i < rec->nframes; i++) {
+		const struct stack_frame *f = &rec->frames[i];
+
+		ob_json_hex(ob, i ? ",{\"addr\":\"" : "{\"addr\":\"", f->addr);
+		ob_puts(ob, ",\"func\":");
+		if (f->func) {
+			ob_putc(ob, '"');
+			ob_escape_str(ob, f->func, ESC_JSON);
+			ob_putc(ob, '"');
+		} else {
+			ob_puts(ob, "null");
+		}
+		if (f->inlined) {
+			ob_puts(ob, ",\"inlined\":true");
+		} else if (f->func) {
+			ob_puts(ob, ",\"off\":");
+			ob_u64(ob, f->off);
+		}
+		if (f->file) {
+			ob_puts(ob, ",\"file\":\"");
+			ob_escape_str(ob, f->file, ESC_JSON);
+			ob_puts(ob, "\",\"line\":");
+			ob_u64(ob, f->line);
+		}
+		if (f->module) {
+			ob_puts(ob, ",\"module\":\"");
+			ob_escape_str(ob, f->module, ESC_JSON);
+			ob_putc(ob, '"');
+		}
+		ob_putc(ob, '}');
+	}
+	ob_putc(ob, ']');
+}
+
 /*
  * The text line without its end into OB.  True when all of it fit; else the
  * arguments that fit (none if the header did not) and false.
@@ -743,7 +827,7 @@ static bool text_body(const struct record *rec, struct obuf *ob)
 			return false;
 		}
 	}
-	return ctx_text(rec, ob);
+	return ctx_text(rec, ob) && stack_text(rec, ob);
 }
 
 size_t record__format_text(const struct record *rec, char *buf, size_t len)
@@ -817,6 +901,7 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 		ob_puts(ob, ",\"duration_ns\":");
 		ob_u64(ob, rec->duration);
 	}
+	stack_json(rec, ob);
 	ob_puts(ob, ",\"args\":{");
 	if (ob->over) {
 		ob_rollback(ob, 0);

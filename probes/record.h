@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/escape.h"
 #include "probes/fetch.h"
 
 enum rec_kind {
@@ -30,6 +31,20 @@ struct record_ctx {
 	const struct fetch_val *vals;
 };
 
+/*
+ * A frame of a call stack (record -g), deepest first.  A function inlined
+ * at ADDR is a frame of its own (INLINED), before the one it is inlined in.
+ */
+struct stack_frame {
+	uint64_t addr;			/* the pc; a caller's: its return address */
+	const char *func;		/* NULL: no symbol covers ADDR */
+	uint64_t off;			/* ADDR - FUNC's start (0 for an inlined frame) */
+	const char *file;		/* NULL: no line information */
+	unsigned int line;
+	const char *module;		/* the file mapped at ADDR; NULL: none */
+	bool inlined;
+};
+
 struct record {
 	uint64_t ts;			/* ns, of the session's clock */
 	int pid, tid;
@@ -48,6 +63,9 @@ struct record {
 	/* REC_KIND_SYSCALL: the contexts current on the thread (only those set) */
 	unsigned int nctx;
 	const struct record_ctx *ctx;
+	/* record -g: the call stack when the hit was made */
+	unsigned int nframes;
+	const struct stack_frame *frames;
 };
 
 /*
@@ -93,6 +111,19 @@ struct record {
  */
 size_t record__format_text(const struct record *rec, char *buf, size_t len);
 size_t record__format_json(const struct record *rec, char *buf, size_t len);
+
+/*
+ * A stack frame (record -g) as text into OB, its strings escaped for MODE
+ * (escape.h): FUNC+0xOFF, or FUNC (inlined), or [unknown]; then FILE:LINE
+ * and (MODULE) when known.  A record's stack prints, in text, a frame a
+ * line under the record's line (a tab, the address, this); in JSON as
+ * "stack":[{"addr":"0x..","func":"f","off":N,"file":"..","line":N,
+ * "module":".."},...] before "args" ("inlined":true in place of "off" for
+ * an inlined function; "func":null when not known; file, line and module
+ * only when known), absent without -g.
+ */
+struct obuf;
+void ob_stack_frame(struct obuf *ob, const struct stack_frame *f, enum esc_mode mode);
 
 /*
  * The first line of a text or JSON stream, naming the clock of every TS

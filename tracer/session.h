@@ -21,6 +21,7 @@ struct output;
 struct mmapev;
 struct inproc_ghost;
 struct inproc_region;
+struct stacks;
 
 /* How map changes are seen (README.md, "How it works"). */
 enum mmap_tracking {
@@ -80,6 +81,13 @@ struct session {
 	struct record_ctx *ctx_rec;	/* NCTXS, scratch for one record */
 
 	struct output *out;
+
+	/* record -g (tracer/events/stack.h) */
+	enum stack_mode { STACK_NONE, STACK_FP, STACK_DWARF } stack_mode;
+	int stack_max;			/* --stack-max: frames a record shows */
+	struct stacks *stacks;		/* the hit's scratch and the symbols known */
+	const struct stack_frame *hit_frames;	/* the stack of the hit at hand, at a stop */
+	unsigned int hit_nframes;
 
 	/* the traced world */
 	struct thread **threads;	/* open hash by tid */

@@ -1325,6 +1325,21 @@ static bool x86_64_cond(uint8_t cc, unsigned long flags)
 	return (cc & 1) ? !r : r;		/* odd codes negate */
 }
 
+int arch_insn_ra_at_sp(const struct arch_insn *insn)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t mov_rsp_rbp[][3] = { { 0x48, 0x89, 0xe5 }, { 0x48, 0x8b, 0xec } };
+	const uint8_t *b = insn->bytes;
+
+	if (insn->step == ARCH_STEP_RET || (insn->len == 1 && b[0] == 0x55) ||
+	    (insn->len == sizeof(endbr64) && !memcmp(b, endbr64, sizeof(endbr64))))
+		return 0;
+	for (size_t i = 0; i < sizeof(mov_rsp_rbp) / sizeof(mov_rsp_rbp[0]); i++)
+		if (insn->len == 3 && !memcmp(b, mov_rsp_rbp[i], 3))
+			return 8;
+	return -1;
+}
+
 bool arch_branch_taken(const struct arch_insn *insn, const arch_regs_t *regs)
 {
 	return insn->step != ARCH_STEP_JCC || x86_64_cond(insn->cond, regs->eflags);

@@ -135,8 +135,11 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
-	if (ctx)
+	if (ctx) {
 		fctx.bias = f->bias;
+		rec.nframes = s->hit_nframes;	/* -g: the stack at this exit's stop */
+		rec.frames = s->hit_frames;
+	}
 	for (int i = 0; i < p->rp.nargs; i++) {
 		if (p->rp.at_return[i] && tail)
 			p->vals[i] = (struct fetch_val){ .err = FETCH_ERR_TAIL_CALL };

@@ -22,6 +22,7 @@
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/shadow.h"
 #include "tracer/events/hitrec.h"
+#include "tracer/events/stack.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
@@ -140,7 +141,8 @@ static void emit_record(struct session *s, struct thread *t, const struct site *
 			      .event = p->event, .kind = REC_KIND_ENTRY, .addr = st->addr,
 			      .nargs = (unsigned int)p->rp.nargs,
 			      .names = (const char *const *)p->rp.names, .types = p->types,
-			      .vals = p->vals };
+			      .vals = p->vals, .nframes = s->hit_nframes,
+			      .frames = s->hit_frames };
 
 	for (int i = 0; i < p->rp.nargs; i++)
 		fetch_prog__run(&p->rp.progs[i], ctx, &p->vals[i], p->bufs[i], s->string_max);
@@ -213,6 +215,18 @@ static struct probe *hit_probe(const struct session *s, const struct site *st, i
 	return p;
 }
 
+/* Does a hit of ST write a record here (-g: its stack is taken), not only a return probe's entry? */
+static bool site_records(const struct session *s, const struct site *st)
+{
+	for (int k = 0; k < 2 * st->nprobes; k++) {
+		const struct probe *p = hit_probe(s, st, k);
+
+		if (p && (p->exit_of || !p->rp.retprobe))
+			return true;
+	}
+	return false;
+}
+
 static void record_hit(struct session *s, struct thread *t, const struct site *st,
 		       const arch_regs_t *regs)
 {
@@ -258,6 +272,8 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 	}
 	hit_batch_read(&hb);
 	ctx.nregs = ARCH_DWARF_NREGS;
+	if (s->stacks && site_records(s, st))
+		s->hit_nframes = stack_take(s, t, st, dregs, &s->hit_frames);
 	for (int k = 0; k < 2 * st->nprobes; k++) {
 		struct probe *p = hit_probe(s, st, k);
 
@@ -272,6 +288,7 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 		else
 			emit_record(s, t, st, p, &ctx, ts);
 	}
+	s->hit_nframes = 0;
 }
 
 static bool site_is_rbrk(const struct site *st)

@@ -153,6 +153,8 @@ const char *inproc_why_not(const struct session *s, const struct probe *p)
 
 	if (!s->inproc_on)
 		return "--no-agent";
+	if (s->stack_mode)	/* unwound by ptap, from the stopped thread */
+		return "-g records the stack at a stop";
 	if (s->mmap_tracking == MMAP_SYSCALL)	/* the agent's own calls would cost more */
 		return "--mmap-tracking=syscall stops at every system call";
 	if (!p->rp.jump.len)

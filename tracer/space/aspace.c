@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dwarf/unwind.h"
 #include "probes/array.h"
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
@@ -99,6 +100,9 @@ static void aspace__clear(struct aspace *as)
 	as->agent_lo = as->agent_hi = 0;
 	as->inproc_failed = false;
 	as->rings_warm = 0;
+	unwinder__free(as->unw);	/* record -g: the modules of the image gone */
+	as->unw = NULL;
+	as->unw_gen = 0;
 	if (as->mt)
 		maptab__clear(as->mt);
 	if (as->memfd >= 0)

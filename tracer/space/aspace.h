@@ -14,6 +14,7 @@
 struct probe;
 struct maptab;
 struct inproc_region;
+struct unwinder;
 
 #define SITE_MAX_PROBES	8
 #define ASPACE_MAX_DEAD	256
@@ -84,6 +85,9 @@ struct aspace {
 	uint64_t agent_lo, agent_hi;
 	bool inproc_failed;
 	uint32_t rings_warm;	/* the rings of INPROC whose pages are mapped here (a bit each) */
+	/* record -g (tracer/events/stack.h): the modules for CFI and symbols, as of map gen UNW_GEN */
+	struct unwinder *unw;
+	uint64_t unw_gen;
 };
 
 /* A new, empty address space for PID.  0 or -errno. */

@@ -391,6 +391,11 @@ const struct map_entry *maptab__find_near(const struct maptab *mt, uint64_t addr
 	return NULL;
 }
 
+uint64_t maptab__gen(const struct maptab *mt)
+{
+	return mt->next_gen;
+}
+
 size_t maptab__count(const struct maptab *mt)
 {
 	return mt->n;

@@ -80,6 +80,8 @@ const struct map_entry *maptab__find(const struct maptab *mt, uint64_t addr);
  */
 const struct map_entry *maptab__find_near(const struct maptab *mt, uint64_t addr, size_t *hint);
 size_t maptab__count(const struct maptab *mt);
+/* The last gen handed out: a table whose gen is unchanged has not changed. */
+uint64_t maptab__gen(const struct maptab *mt);
 /* The I-th entry in address order.  Borrowed: valid until the next change. */
 const struct map_entry *maptab__at(const struct maptab *mt, size_t i);
 
