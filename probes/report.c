@@ -41,6 +41,11 @@
  *                                  VALUE is the value itself, compact JSON
  *         }, ...
  *       ],
+ *       "stacks": {                only with record -g's "stack"s: each stack, its
+ *         "distinct": N,           frames as FUNC+0xOFF, FUNC (inlined) or [unknown]
+ *         "not_kept": N,           (bounded, as for values)
+ *         "top": [ {"count": N, "frames": ["leaf+0x0", ...]}, ... ]
+ *       },                         REPORT_TOP_STACKS at most, most frequent first
  *       "duration": null | {       the records with "duration_ns"
  *         "count": N, "min_ns": N, "max_ns": N, "mean_ns": X,
  *         "p50_ns": N, "p90_ns": N, "p99_ns": N,   (nearest rank)
@@ -197,6 +202,7 @@ struct event_stats {
 	size_t capvalues;
 	uint64_t truncated;
 	struct durations dur;
+	struct counter stacks;		/* record -g: each stack, its frames a line each */
 };
 
 /* The calls of one syscall under one context (REPORT_BY_CONTEXT); how many: its name's count. */
@@ -278,6 +284,7 @@ void report__free(struct report *rep)
 		free(ev->values);
 		counter__exit(&ev->args);
 		counter__exit(&ev->kinds);
+		counter__exit(&ev->stacks);
 		free(ev->dur.v);
 	}
 	free(rep->ev);
@@ -371,6 +378,49 @@ static int add_args(struct report *rep, struct event_stats *ev, const struct jso
 	return 0;
 }
 
+/* Append "FUNC+0xOFF", "FUNC (inlined)" or "[unknown]" of frame F to REP's scratch at *LEN. */
+static int stack_frame_key(struct report *rep, const struct json_val *f, size_t *len)
+{
+	const struct json_val *func = json_get(f, "func"), *inl = json_get(f, "inlined");
+	uint64_t off = 0;
+	char tail[40];
+	size_t n = func && func->type == JSON_STRING ? func->str.len : strlen("[unknown]");
+
+	if (func && func->type == JSON_STRING && inl && inl->type == JSON_BOOL && inl->b)
+		snprintf(tail, sizeof(tail), " (inlined)");
+	else if (func && func->type == JSON_STRING && json_u64(json_get(f, "off"), &off))
+		snprintf(tail, sizeof(tail), "+0x%llx", (unsigned long long)off);
+	else
+		tail[0] = '\0';
+	if (array_grow_zeroed((void **)&rep->fmt, &rep->fmtcap, 1, *len + n + strlen(tail) + 2))
+		return -ENOMEM;
+	memcpy(rep->fmt + *len, func && func->type == JSON_STRING ? func->str.s : "[unknown]", n);
+	memcpy(rep->fmt + *len + n, tail, strlen(tail));
+	*len += n + strlen(tail);
+	return 0;
+}
+
+/* Count STACK (a record's "stack" array) under EV: its frames, a line each, are the key. */
+static int add_stack(struct report *rep, struct event_stats *ev, const struct json_val *stack)
+{
+	size_t len = 0, idx;
+
+	if (!stack || stack->type != JSON_ARRAY)
+		return 0;
+	for (size_t i = 0; i < stack->arr.n; i++) {
+		if (i) {
+			if (array_grow_zeroed((void **)&rep->fmt, &rep->fmtcap, 1, len + 2))
+				return -ENOMEM;
+			rep->fmt[len++] = '\n';
+		}
+		if (stack_frame_key(rep, &stack->arr.v[i], &len))
+			return -ENOMEM;
+	}
+	if (rep->bounded)
+		ev->stacks.max = REPORT_KEEP_VALUES;
+	return counter__add(&ev->stacks, rep->fmt, len, &idx) ? -ENOMEM : 0;
+}
+
 /* V is the string S. */
 static bool json_is(const struct json_val *v, const char *s)
 {
@@ -419,6 +469,8 @@ int report__add(struct report *rep, const struct json_val *rec)
 	if (trunc && trunc->type == JSON_BOOL && trunc->b)
 		ev->truncated++;
 	if (json_u64(json_get(rec, "duration_ns"), &ns) && durations__add(&ev->dur, ns, rep->bounded))
+		return -ENOMEM;
+	if (add_stack(rep, ev, json_get(rec, "stack")))
 		return -ENOMEM;
 	return add_args(rep, ev, json_get(rec, "args"));
 }
@@ -876,6 +928,42 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 	return 0;
 }
 
+/* record -g's stacks: the REPORT_TOP_STACKS most frequent, a frame a line under each count. */
+static int text_stacks(struct counter *st, FILE *f)
+{
+	size_t *idx, shown = st->n < REPORT_TOP_STACKS ? st->n : REPORT_TOP_STACKS;
+
+	if (!st->n)
+		return 0;
+	if (!(idx = top_order(st)))
+		return -ENOMEM;
+	fprintf(f, "  stacks: %zu distinct", st->n);
+	if (st->not_kept)
+		fprintf(f, " kept (then %llu records of stacks not kept)",
+			(unsigned long long)st->not_kept);
+	fputs("\n", f);
+	for (size_t i = 0; i < shown; i++) {
+		const struct centry *v = &st->ent[idx[i]];
+		const char *p = v->key, *end = v->key + v->len;
+
+		fprintf(f, "    %llu %s\n", (unsigned long long)v->count,
+			plural(v->count, "record", "records"));
+		while (p <= end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			fputs("      ", f);
+			put_escaped(f, p, n, ESC_TEXT);
+			fputs("\n", f);
+			p += n + 1;
+		}
+	}
+	if (st->n > shown)
+		fprintf(f, "    ... %zu more\n", st->n - shown);
+	free(idx);
+	return 0;
+}
+
 /* "R/s" for N records over the file's span; "n/a" for a span of 0 or no ts. */
 static void fmt_rate(const struct report *rep, uint64_t n, char *buf, size_t len)
 {
@@ -917,7 +1005,7 @@ static int text_event(struct report *rep, size_t e, FILE *f)
 	}
 	if (ev->dur.n)
 		text_durations(&ev->dur, f);
-	return 0;
+	return text_stacks(&ev->stacks, f);
 }
 
 /* "clock: monotonic" when the file named its clock. */
@@ -1192,6 +1280,38 @@ static int json_arg(const struct centry *arg, struct counter *vals, bool last, F
 	return 0;
 }
 
+/* "stacks": {"distinct": N, ["not_kept": N,] "top": [{"count": N, "frames": [..]}, ...]}, */
+static int json_stacks(struct counter *st, FILE *f)
+{
+	size_t *idx = top_order(st), shown = st->n < REPORT_TOP_STACKS ? st->n : REPORT_TOP_STACKS;
+
+	if (!idx)
+		return -ENOMEM;
+	fprintf(f, "      \"stacks\": {\"distinct\": %zu, ", st->n);
+	if (st->not_kept)
+		fprintf(f, "\"not_kept\": %llu, ", (unsigned long long)st->not_kept);
+	fputs("\"top\": [", f);
+	for (size_t i = 0; i < shown; i++) {
+		const struct centry *v = &st->ent[idx[i]];
+		const char *p = v->key, *end = v->key + v->len;
+
+		fprintf(f, "%s\n        {\"count\": %llu, \"frames\": [", i ? "," : "",
+			(unsigned long long)v->count);
+		for (bool first = true; p <= end; first = false) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+			fputs(first ? "" : ", ", f);
+			put_json_str(f, p, n);
+			p += n + 1;
+		}
+		fputs("]}", f);
+	}
+	fputs("\n      ]},\n", f);
+	free(idx);
+	return 0;
+}
+
 static int json_event(struct report *rep, size_t e, bool last, FILE *f)
 {
 	const struct centry *name = &rep->events.ent[e];
@@ -1220,6 +1340,8 @@ static int json_event(struct report *rep, size_t e, bool last, FILE *f)
 			return r;
 	}
 	fprintf(f, "%s],\n", ev->args.n ? "      " : "");
+	if (ev->stacks.n && json_stacks(&ev->stacks, f))
+		return -ENOMEM;
 	if (ev->dur.n)
 		json_durations(&ev->dur, f);
 	else

@@ -14,6 +14,8 @@ struct json_val;		/* probes/json.h */
 
 /* Values listed per argument, most frequent first (ties: the first seen first). */
 #define REPORT_TOP	10
+/* Stacks (record -g) listed per event, most frequent first. */
+#define REPORT_TOP_STACKS	5
 /* Width of the histogram bars, in '@', for the biggest bucket. */
 #define REPORT_BAR	40
 /* Columns of a context value (or a syscall name) shown in text before it is cut with "...". */
@@ -101,6 +103,11 @@ uint64_t report__records(const struct report *rep);
  *     duration: N records
  *       [LO, HI)  COUNT |@@@@   |     (log2 buckets of ns, bpftrace's hist())
  *       p50 X  p90 X  p99 X  min X  max X  mean X
+ *     stacks: D distinct                    (records with a "stack": record -g)
+ *       COUNT records                       (the top REPORT_TOP_STACKS)
+ *         FUNC+0xOFF                        (a frame a line, deepest first;
+ *         FUNC (inlined)                     [unknown] when not known)
+ *       ... D more
  *
  * Durations are shown as 3 significant digits of ns, us, ms or s; buckets
  * run from the lowest to the highest non-empty one, [0, 1) then

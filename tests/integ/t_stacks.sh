@@ -119,3 +119,20 @@ for l in sys.stdin:
 print("records", n > 0, "bad", bad)' >"$TMP/got" 2>&1
 	expect_eq "attached stacks" "records True bad 0" "$(tail -1 "$TMP/got")"
 }
+
+# ptap report's most frequent stacks per event, and record --summary's the same
+test_stack_report_and_summary() {
+	run_ptap record -q --call-graph dwarf --format json -o "$TMP/rec.json" -e leaf \
+		-- "$S/stacks-O2" "$S/libstacks.so" >/dev/null 2>"$TMP/err" ||
+		{ fail "ptap: $(cat "$TMP/err")"; return; }
+	run_ptap report "$TMP/rec.json" >"$TMP/report" 2>&1 || { fail "report failed"; return; }
+	run_ptap record -q --summary --call-graph dwarf -e leaf \
+		-- "$S/stacks-O2" "$S/libstacks.so" >"$TMP/summary" 2>"$TMP/err" ||
+		{ fail "summary: $(cat "$TMP/err")"; return; }
+	sed -n '/^  stacks:/,$p' "$TMP/report" >"$TMP/want"
+	sed -n '/^  stacks:/,$p' "$TMP/summary" | grep -v '^stacks: ' >"$TMP/got"
+	expect_eq "report's stacks" "  stacks: 4 distinct" "$(head -1 "$TMP/want")"
+	expect_grep '^      helper (inlined)$' "$TMP/want"
+	expect_grep '^      plug_call+0x[0-9a-f]*$' "$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+}

@@ -860,3 +860,41 @@ Test(report, syscalls_as_events)
 	cr_expect_null(strstr(out, "exec_query query_string="), "%s", out);
 	free(out);
 }
+
+/* record -g: each event's stacks, most frequent first, a frame a line */
+Test(report, stacks_text_and_json)
+{
+	static const char golden[] =
+		"3 records of 1 event over 0.000000002 s\n"
+		"\n"
+		"leaf: 3 records, 1500000000.00/s (entry 3)\n"
+		"  stacks: 2 distinct\n"
+		"    2 records\n"
+		"      leaf+0x0\n"
+		"      helper (inlined)\n"
+		"      main+0x1a\n"
+		"    1 record\n"
+		"      leaf+0x0\n"
+		"      [unknown]\n";
+	const char *a = "\"stack\":[{\"addr\":\"0x1\",\"func\":\"leaf\",\"off\":0},"
+			"{\"addr\":\"0x2\",\"func\":\"helper\",\"inlined\":true},"
+			"{\"addr\":\"0x2\",\"func\":\"main\",\"off\":26}]";
+	char line[512], *text, *json;
+
+	snprintf(line, sizeof(line), "{\"ts\":1,\"event\":\"leaf\",\"kind\":\"entry\",%s}", a);
+	add(line);
+	add("{\"ts\":2,\"event\":\"leaf\",\"kind\":\"entry\",\"stack\":[{\"addr\":\"0x1\","
+	    "\"func\":\"leaf\",\"off\":0},{\"addr\":\"0x9\",\"func\":null}]}");
+	snprintf(line, sizeof(line), "{\"ts\":3,\"event\":\"leaf\",\"kind\":\"entry\",%s}", a);
+	add(line);
+	text = render(false);
+	cr_expect(eq(str, text, (char *)golden));
+	json = render(true);
+	cr_expect(ne(ptr, strstr(json, "\"stacks\": {\"distinct\": 2, \"top\": [\n"
+				       "        {\"count\": 2, \"frames\": [\"leaf+0x0\", "
+				       "\"helper (inlined)\", \"main+0x1a\"]},\n"
+				       "        {\"count\": 1, \"frames\": [\"leaf+0x0\", "
+				       "\"[unknown]\"]}\n      ]},\n"), NULL), "%s", json);
+	free(text);
+	free(json);
+}
