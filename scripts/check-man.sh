@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/check-man.sh PTAP MANPAGE: the man page and `ptap CMD --help` name
 # the same options, command by command, so that the two cannot drift apart.
-# An option is one the help lists on a line of its own ("  -x, --exec ..."),
+# An option is one the help lists on a line of its own ("  -x, --exec ...",
+# "  -g    ..."),
 # and one the man page gives a .TP paragraph under `.SS "ptap CMD"`.  Exit 0,
 # or 1 saying each option one has and the other has not.
 set -eu
@@ -12,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 bad=0
 for cmd in record list vars maps report; do
 	"$ptap" "$cmd" --help |
-		sed -n 's/^ \{1,8\}\(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\1\2/p' |
+		sed -n -e 's/^ \{1,8\}\(-[A-Za-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\1\2/p' \
+			-e 's/^ \{1,8\}\(-[A-Za-z]\)  .*/\1/p' |
 		sed 's/, / /' | tr ' ' '\n' | sort -u >"$tmp/help"
 	awk -v sec="ptap $cmd" '
 		/^\.S[SH] / { on = index($0, "\"" sec "\"") > 0; next }

@@ -2,6 +2,8 @@
  * nanoseconds that took.  usage: bench_target [N [THREADS [wait]]]
  * With "wait", it says "ready" on stderr and waits for a SIGUSR1 before the
  * calls (and the clock): a tracer attaches meanwhile (tests/bench/run.sh).
+ * With "deep", each call is made 8 calls down (down()), so that a stack at
+ * bench_fn has 10 frames and more (record -g's row).
  * With THREADS > 1, each of THREADS threads makes N / THREADS of the calls
  * and the time is that of the whole run: from before the first thread is
  * created to after the last one is joined.  bench_fn begins with a one-byte
@@ -29,11 +31,30 @@ __asm__(".text\n"
 	"	ret\n"
 	".size bench_fn, .-bench_fn\n");
 
+static int depth;	/* "deep": 8 */
+
+/* bench_fn(S) D calls down; not a tail call (the frames stay). */
+__attribute__((noinline)) static int down(int d, const char *s)
+{
+	int r;
+
+	if (!d)
+		return bench_fn(s);
+	r = down(d - 1, s);
+	__asm__ volatile("" ::: "memory");
+	return r + 1;
+}
+
 /* One thread's share of the calls; ARG points to its count. */
 static void *calls(void *arg)
 {
 	long n = *(long *)arg;
 
+	if (depth) {
+		for (long i = 0; i < n; i++)
+			down(depth, "SELECT * FROM bench WHERE id = 42");
+		return NULL;
+	}
 	for (long i = 0; i < n; i++)
 		bench_fn("SELECT * FROM bench WHERE id = 42");
 	return NULL;
@@ -52,6 +73,8 @@ int main(int argc, char **argv)
 	if (!th)
 		return 1;
 	n /= nt;
+	if (argc > 3 && !strcmp(argv[3], "deep"))
+		depth = 8;
 	if (argc > 3 && !strcmp(argv[3], "wait")) {
 		sigset_t usr1;
 		int sig;

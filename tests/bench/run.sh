@@ -246,6 +246,33 @@ else
 	echo "  no figures: the pinned 1-thread row failed"
 fi
 
+# ---- -g: a stack of 10 frames against a hit without one (pinned, 1 thread) ----
+echo "bench stacks: 1 thread, pinned, best of $REPS runs; $N hits 8 calls down (bench_target deep),"
+echo "       at a stop each (-g records at a stop); --stack-max 10: a stack of 10 frames"
+if [ -n "${U[pinned_1]:-}" ]; then
+	u=${U[pinned_1]}
+	read -r kn kf kd <<<"$(best_each \
+		taskset -c 0 "$O/ptap" record -q --no-agent -o /dev/null -e 'bench_fn %di:string' \
+			-- "$T" "$N" 1 deep :: \
+		taskset -c 0 "$O/ptap" record -q -g --stack-max 10 -o /dev/null \
+			-e 'bench_fn %di:string' -- "$T" "$N" 1 deep :: \
+		taskset -c 0 "$O/ptap" record -q --call-graph dwarf --stack-max 10 -o /dev/null \
+			-e 'bench_fn %di:string' -- "$T" "$N" 1 deep)"
+	nodash kn kf kd
+	awk -v n="$N" -v u="$u" -v kn="$kn" -v kf="$kf" -v kd="$kd" '
+	function ns(t) { return t / n - u }
+	BEGIN {
+		if (kn == "" || kf == "" || kd == "") {
+			printf "  failed: no stack \"%s\", fp \"%s\", dwarf \"%s\" ns\n", kn, kf, kd
+			exit
+		}
+		printf "  no stack %6.0f ns/hit | -g (fp) %6.0f ns/hit, %.2fx (goal <= 2x) | --call-graph dwarf %6.0f ns/hit, %.2fx (goal <= 5x)\n",
+			ns(kn), ns(kf), ns(kf) / ns(kn), ns(kd), ns(kd) / ns(kn)
+	}'
+else
+	echo "  no figures: the pinned 1-thread row failed"
+fi
+
 # ---- the same hits under other tracers ---------------------------------------
 # tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
 # and its arguments included), pinned and unpinned (each interleaved with the
