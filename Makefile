@@ -51,7 +51,7 @@ $(O)/libptap.a: $(LIBOBJS) $(O)/agent/agent_blob.o
 # inside targets, with no runtime of its own.  No loop made a call of
 # memset or memcpy (the agent's own are such loops).
 AGENT_CC := $(firstword $(CC))
-AGENT_SRCS := agent/agent.c probes/fetch_eval.c probes/ring.c
+AGENT_SRCS := agent/agent.c probes/fetch_eval.c probes/filter_eval.c probes/ring.c
 AGENT_OBJS := $(patsubst %.c,$(O)/agent-obj/%.o,$(AGENT_SRCS))
 AGENT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -iquote . -O2 -ffreestanding \
 	-fno-tree-loop-distribute-patterns -fPIC -fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
@@ -466,7 +466,7 @@ lint: $(O)/libptap.a $(O)/cmd/main.o
 	$(Q)perl scripts/lint-asserts.pl tests/unit/*.c
 	$(Q)perl scripts/lint-layers.pl --selftest
 	$(Q)perl scripts/lint-layers.pl --objdir $(O)
-	$(Q)scripts/lint-freestanding.sh '$(CC)' probes/fetch_eval.c probes/ring.c
+	$(Q)scripts/lint-freestanding.sh '$(CC)' probes/fetch_eval.c probes/filter_eval.c probes/ring.c
 
 clean:
 	rm -rf $(O)

@@ -10,33 +10,8 @@
 #include "probes/err.h"
 #include "probes/fetch.h"
 #include "probes/filter.h"
+#include "probes/filter_int.h"
 #include "probes/record.h"
-
-#define FILTER_NODES	64	/* comparisons and operators in one expression */
-#define FILTER_DEPTH	32	/* nested "(" and "!" */
-
-enum node_kind { N_OR, N_AND, N_NOT, N_CMP };
-enum cmp_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_GLOB };
-enum field { F_PID = -1, F_TID = -2, F_COMM = -3 };	/* else an argument's index */
-enum vclass { V_INT, V_FLOAT, V_STR };
-
-struct fnode {
-	enum node_kind kind;
-	int a, b;			/* children (N_OR, N_AND: both; N_NOT: a) */
-	/* N_CMP */
-	enum cmp_op op;
-	int field;			/* enum field, or an argument's index */
-	enum vclass cls;		/* how the field compares */
-	__int128 num;			/* V_INT's literal */
-	double dbl;			/* V_FLOAT's literal */
-	char *str;			/* V_STR's literal (STRLEN bytes) */
-	size_t strlen;
-};
-
-struct filter {
-	struct fnode node[FILTER_NODES];
-	int n, root;
-};
 
 struct parser {
 	const char *text, *at;
@@ -78,7 +53,7 @@ static int new_node(struct parser *ps, enum node_kind kind, int a, int b)
 	if (f->n == FILTER_NODES)
 		return ptap_err_set(ps->err, (int)(ps->at - ps->text), -EINVAL,
 				    "more than %d comparisons and operators", FILTER_NODES);
-	f->node[f->n] = (struct fnode){ .kind = kind, .a = a, .b = b };
+	f->node[f->n] = (struct fnode){ .kind = (uint8_t)kind, .a = (int16_t)a, .b = (int16_t)b };
 	return f->n++;
 }
 
@@ -160,7 +135,10 @@ static int parse_field(struct parser *ps, struct fnode *nd)
 					    "'%.*s' is not a number or a string: filter on one "
 					    "of its members (VAR->M, VAR.M) instead", (int)len, name);
 		nd->field = (int)i;
-		nd->cls = (enum vclass)cls;
+		nd->cls = (uint8_t)cls;
+		nd->tkind = ps->types[i].kind;
+		nd->tsize = ps->types[i].size;
+		nd->tflags = ps->types[i].flags;
 		return 0;
 	}
 	if (len == 3 && !strncmp(name, "pid", 3)) {
@@ -194,7 +172,7 @@ static int parse_op(struct parser *ps, struct fnode *nd)
 	skip_space(ps);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (take(ps, ops[i].tok)) {
-			nd->op = ops[i].op;
+			nd->op = (uint8_t)ops[i].op;
 			return 0;
 		}
 	return fail(ps, ps->at, "expected a comparison: == != < <= > >= or ~ (a glob)");
@@ -205,22 +183,20 @@ static int hexval(char c)
 	return isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10);
 }
 
-/* A quoted string literal at ps->at into ND (its own copy). */
+/* A quoted string literal at ps->at into ND (its bytes in the filter's pool). */
 static int parse_string(struct parser *ps, struct fnode *nd)
 {
+	struct filter *f = ps->f;
 	const char *start = ps->at;
-	char q = *ps->at++, *out = malloc(strlen(ps->at) + 1);
+	char q = *ps->at++;
 	size_t n = 0;
 
-	if (!out)
-		return ptap_err_set(ps->err, -1, -ENOMEM, "out of memory");
+	nd->str = f->pool_used;
 	for (;; ps->at++) {
 		char c = *ps->at;
 
-		if (!c) {
-			free(out);
+		if (!c)
 			return fail(ps, start, "a string without its closing quote");
-		}
 		if (c == q)
 			break;
 		if (c == '\\') {
@@ -234,16 +210,18 @@ static int parse_string(struct parser *ps, struct fnode *nd)
 				c = (char)(hexval(ps->at[1]) << 4 | hexval(ps->at[2]));
 				ps->at += 2;
 			} else if (c != '\\' && c != '"' && c != '\'') {
-				free(out);
 				return fail(ps, ps->at - 1, "unknown escape: use \\\" \\\\ \\n \\t or \\xNN");
 			}
 		}
-		out[n++] = c;
+		if (f->pool_used + n == FILTER_POOL)
+			return ptap_err_set(ps->err, (int)(start - ps->text), -EINVAL,
+					    "the strings of one filter are more than %d bytes",
+					    FILTER_POOL);
+		f->pool[f->pool_used + n++] = c;
 	}
 	ps->at++;
-	out[n] = '\0';
-	nd->str = out;
-	nd->strlen = n;
+	nd->strlen = (uint32_t)n;
+	f->pool_used += (uint32_t)n;
 	return 0;
 }
 
@@ -265,6 +243,14 @@ static int number_word(const char *w, size_t len, const struct fetch_type *t, in
 	return -1;
 }
 
+static int64_t fkey_of(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return filter_fkey(bits);
+}
+
 static int parse_number(struct parser *ps, struct fnode *nd)
 {
 	const char *start = ps->at;
@@ -284,15 +270,17 @@ static int parse_number(struct parser *ps, struct fnode *nd)
 				    "not a number, true, false or a name of this enum" :
 				    "expected a number (or true, false) or a quoted string");
 		nd->num = v;
-		nd->dbl = (double)v;
+		nd->fkey = fkey_of((double)v);
 		return 0;
 	}
 	if (!isdigit((unsigned char)*digits))
 		return fail(ps, start, "expected a number or a quoted string");
 	if (nd->cls == V_FLOAT) {
-		nd->dbl = strtod(start, &end);
+		double d = strtod(start, &end);
+
 		if (t && t->size == 4)	/* as the field holds it: 0.1 is 0.1f's double */
-			nd->dbl = (double)(float)nd->dbl;
+			d = (double)(float)d;
+		nd->fkey = fkey_of(d);
 	} else {
 		unsigned long long mag;
 		bool hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
@@ -417,185 +405,20 @@ int filter__compile(const char *text, const char *const *names,
 
 void filter__free(struct filter *f)
 {
-	if (!f)
-		return;
-	for (int i = 0; i < f->n; i++)
-		free(f->node[i].str);
 	free(f);
 }
 
-/*
- * The class at PAT[P] ('['), PLEN: its closing ']' (the first byte after
- * "[" or "[!" may be a ']' of the class), or 0 when it has none (then '['
- * is a plain byte).  *HIT: whether C is in it.
- */
-static size_t glob_class(const char *pat, size_t p, size_t plen, unsigned char c, bool *hit)
+size_t filter__size(void)
 {
-	size_t q = p + 1, close;
-	bool neg = q < plen && (pat[q] == '!' || pat[q] == '^'), in = false;
-
-	q += neg;
-	for (close = q + 1; close < plen && pat[close] != ']'; close++)
-		;
-	if (close >= plen)
-		return 0;
-	for (; q < close; q++) {
-		unsigned char lo = (unsigned char)pat[q], hi = lo;
-
-		if (q + 2 < close && pat[q + 1] == '-') {
-			hi = (unsigned char)pat[q + 2];
-			q += 2;
-		}
-		in |= c >= lo && c <= hi;
-	}
-	*hit = in != neg;
-	return close;
+	return sizeof(struct filter);
 }
 
-bool filter__glob(const char *pat, size_t plen, const char *s, size_t len)
+bool filter__agent_ok(const struct filter *f)
 {
-	size_t p = 0, i = 0, star_p = (size_t)-1, star_i = 0;
-
-	while (i < len) {
-		size_t close = 0;
-		bool hit = false;
-
-		if (p < plen && pat[p] == '*') {
-			star_p = ++p;	/* match nothing first, then one byte more at each retry */
-			star_i = i;
-			continue;
-		}
-		if (p < plen && pat[p] == '[')
-			close = glob_class(pat, p, plen, (unsigned char)s[i], &hit);
-		if (close ? hit : p < plen && (pat[p] == '?' || pat[p] == s[i])) {
-			p = close ? close + 1 : p + 1;
-			i++;
-			continue;
-		}
-		if (star_p == (size_t)-1)
+	for (int i = 0; i < f->n; i++)
+		if (f->node[i].kind == N_CMP &&
+		    (f->node[i].field == F_PID || f->node[i].field == F_COMM))
 			return false;
-		p = star_p;
-		i = ++star_i;
-	}
-	while (p < plen && pat[p] == '*')
-		p++;
-	return p == plen;
+	return true;
 }
 
-/* The value of an integer argument, signed where its type is. */
-static __int128 int_value(const struct fetch_val *v, const struct fetch_type *t)
-{
-	unsigned int bits = t->size && t->size < 8 ? t->size * 8u : 64;
-	bool sign = t->kind == FT_SIGNED || (t->kind == FT_ENUM && (t->flags & FTF_SIGNED));
-	uint64_t u = v->u;
-
-	if (t->kind == FT_BITFIELD)
-		return (t->flags & FTF_SIGNED) ? (__int128)(int64_t)u : (__int128)u;
-	if (bits < 64)
-		u &= (1ULL << bits) - 1;
-	if (sign && bits < 64 && (u >> (bits - 1)) & 1)
-		return (__int128)(int64_t)(u | ~((1ULL << bits) - 1));
-	if (sign)
-		return (__int128)(int64_t)u;
-	return (__int128)u;
-}
-
-static double float_value(const struct fetch_val *v, const struct fetch_type *t)
-{
-	if (t->size == 4) {
-		float f;
-		uint32_t w = (uint32_t)v->u;
-
-		memcpy(&f, &w, sizeof(f));
-		return f;
-	}
-	double d;
-
-	memcpy(&d, &v->u, sizeof(d));
-	return d;
-}
-
-/* <0, 0, >0 as in memcmp, for byte strings of their lengths. */
-static int bytes_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	return c ? c : (alen > blen) - (alen < blen);
-}
-
-static bool ordered(enum cmp_op op, int c)
-{
-	switch (op) {
-	case OP_EQ:
-		return c == 0;
-	case OP_NE:
-		return c != 0;
-	case OP_LT:
-		return c < 0;
-	case OP_LE:
-		return c <= 0;
-	case OP_GT:
-		return c > 0;
-	case OP_GE:
-		return c >= 0;
-	default:
-		return false;
-	}
-}
-
-static bool cmp_match(const struct fnode *nd, const struct record *rec)
-{
-	const struct fetch_val *v = NULL;
-	const struct fetch_type *t = NULL;
-
-	if (nd->field >= 0) {
-		if ((unsigned int)nd->field >= rec->nargs)
-			return false;
-		v = &rec->vals[nd->field];
-		t = &rec->types[nd->field];
-		if (v->err)
-			return false;
-	}
-	if (nd->cls == V_STR) {
-		const char *s = nd->field == F_COMM ? rec->comm : v->str;
-		size_t len = nd->field == F_COMM ? (s ? strlen(s) : 0) : v->len;
-
-		if (!s || (v && v->null))	/* a NULL is no string: != holds */
-			return nd->op == OP_NE;
-		if (nd->op == OP_GLOB)
-			return filter__glob(nd->str, nd->strlen, s, len);
-		return ordered(nd->op, bytes_cmp(s, len, nd->str, nd->strlen));
-	}
-	if (nd->cls == V_FLOAT) {
-		double d = float_value(v, t);
-
-		if (d != d)	/* NaN: unordered, equal to nothing */
-			return nd->op == OP_NE;
-		return ordered(nd->op, (d > nd->dbl) - (d < nd->dbl));
-	}
-	__int128 x = nd->field == F_PID ? rec->pid : nd->field == F_TID ? rec->tid :
-		     int_value(v, t);
-
-	return ordered(nd->op, (x > nd->num) - (x < nd->num));
-}
-
-static bool eval(const struct filter *f, int i, const struct record *rec)
-{
-	const struct fnode *nd = &f->node[i];
-
-	switch (nd->kind) {
-	case N_OR:
-		return eval(f, nd->a, rec) || eval(f, nd->b, rec);
-	case N_AND:
-		return eval(f, nd->a, rec) && eval(f, nd->b, rec);
-	case N_NOT:
-		return !eval(f, nd->a, rec);
-	default:
-		return cmp_match(nd, rec);
-	}
-}
-
-bool filter__match(const struct filter *f, const struct record *rec)
-{
-	return eval(f, f->root, rec);
-}

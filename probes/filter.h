@@ -23,8 +23,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fetch_type;
+struct fetch_val;
 struct ptap_err;
 struct record;
 struct filter;
@@ -41,6 +43,28 @@ void filter__free(struct filter *f);
 
 /* Does REC (of the names and types F was compiled for) match F?  Allocates nothing. */
 bool filter__match(const struct filter *f, const struct record *rec);
+
+/* A hit's values to match: NVALS of the probe's arguments, and who made it. */
+struct filter_in {
+	const struct fetch_val *vals;
+	unsigned int nvals;
+	long pid, tid;
+	const char *comm;		/* NUL-terminated; NULL: not known */
+};
+
+/*
+ * The same from IN (probes/filter_eval.c: freestanding, as the agent runs
+ * it in a target).  F is flat, filter__size() bytes with no pointer: a copy
+ * anywhere matches as F does.
+ */
+bool filter__eval(const struct filter *f, const struct filter_in *in);
+size_t filter__size(void);
+
+/*
+ * Can F be matched in the target, by the agent, which knows neither the
+ * pid nor the comm of the thread it runs on?
+ */
+bool filter__agent_ok(const struct filter *f);
 
 /* Does S[0..LEN) match the glob PAT[0..PLEN) (* ? [abc] [a-z] [!x])?  Bytes, no locale. */
 bool filter__glob(const char *pat, size_t plen, const char *s, size_t len);

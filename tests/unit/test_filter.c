@@ -6,6 +6,8 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/err.h"
@@ -227,4 +229,51 @@ Test(filter, glob)
 	/* bytes, NULs included */
 	cr_assert(filter__glob("a?b", 3, "a\0b", 3));
 	cr_assert(not(filter__glob("a?b", 3, "ab", 2)));
+}
+
+/*
+ * Floats compare by their bits (the evaluator runs where no floating-point
+ * register may be used, in the agent): the same answers as C's comparisons,
+ * for negative values, -0 against 0, a float32 subnormal, infinities.
+ */
+Test(filter, floats_by_bits)
+{
+	static const double dv[] = { -2.5, -0.0, 0.0, 1e-310, 0.1, 3.0, 1e300, -1e300 };
+	static const float fv[] = { -2.5f, -0.0f, 0.0f, 1e-40f, 0.1f, 3.0f, 1e30f, -1e30f };
+	static const char *const lits[] = { "-2.5", "0", "0.1", "3", "-1e301", "1e-45", "1e30" };
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=" };
+
+	for (size_t i = 0; i < sizeof(dv) / sizeof(dv[0]); i++)
+		for (size_t l = 0; l < sizeof(lits) / sizeof(lits[0]); l++)
+			for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+				struct ptap_err err = { .pos = -1 };
+				double lit = strtod(lits[l], NULL), flit = (double)(float)lit;
+				char e64[64], e32[64];
+				struct filter *f64, *f32;
+				struct rec x;
+				bool w64, w32;
+				uint32_t w;
+
+				snprintf(e64, sizeof(e64), "ratio %s %s", ops[o], lits[l]);
+				snprintf(e32, sizeof(e32), "f32 %s %s", ops[o], lits[l]);
+				cr_assert(eq(int, filter__compile(e64, names, types, NARGS, &f64, &err), 0));
+				cr_assert(eq(int, filter__compile(e32, names, types, NARGS, &f32, &err), 0));
+				make(&x, "x", 0);
+				memcpy(&x.vals[3].u, &dv[i], sizeof(dv[i]));
+				memcpy(&w, &fv[i], sizeof(w));
+				x.vals[7].u = w;
+				switch (o) {
+				case 0: w64 = dv[i] == lit; w32 = fv[i] == flit; break;
+				case 1: w64 = dv[i] != lit; w32 = fv[i] != flit; break;
+				case 2: w64 = dv[i] < lit; w32 = fv[i] < flit; break;
+				case 3: w64 = dv[i] <= lit; w32 = fv[i] <= flit; break;
+				case 4: w64 = dv[i] > lit; w32 = fv[i] > flit; break;
+				default: w64 = dv[i] >= lit; w32 = fv[i] >= flit; break;
+				}
+				cr_expect(eq(int, filter__match(f64, &x.r), w64), "%g: '%s'", dv[i], e64);
+				cr_expect(eq(int, filter__match(f32, &x.r), w32), "%g: '%s'",
+					  (double)fv[i], e32);
+				filter__free(f64);
+				filter__free(f32);
+			}
 }
