@@ -10,6 +10,7 @@
 #include "agent/agent.h"
 #include "arch/arch.h"
 #include "probes/fetch.h"
+#include "probes/filter.h"
 #include "probes/ring.h"
 
 #define SYS_GETTID		186
@@ -188,8 +189,11 @@ static uint64_t now_ns(const struct agent_site *site)
 	return (uint64_t)now.sec * 1000000000u + (uint64_t)now.nsec;
 }
 
-/* The record of a hit at REGS at time TS, into REC. */
-static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t *regs, long tid,
+/*
+ * The record of a hit at REGS at time TS, into REC.  False when SITE's
+ * --filter leaves it out (counted there; REC is then marked so).
+ */
+static bool make(struct agent_rec *rec, const struct agent_site *site, uint64_t *regs, long tid,
 		 uint64_t ts)
 {
 	const struct fetch_prog *progs = (const struct fetch_prog *)(uintptr_t)site->progs;
@@ -224,14 +228,28 @@ static void make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	for (uint32_t i = 0; i < site->nprogs; i++) {
 		struct fetch_val *v = &rec->vals[i];
 
-		if (i < AGENT_PROGS_MAX && (site->run >> i & 1)) {
+		if (i < AGENT_PROGS_MAX && (site->run >> i & 1))
 			fetch_prog__run(&progs[i], &ctx, v, bytes, site->string_max);
-			v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
-		} else {
+		else
 			memset(v, 0, sizeof(*v));
-		}
 		bytes += fetch_prog__buflen(&progs[i], site->string_max);
 	}
+	if (site->filter) {	/* matched as ptap would at a stop: the values as fetched */
+		struct agent_filter *af = (struct agent_filter *)(uintptr_t)site->filter;
+		const struct filter_in in = { .vals = rec->vals, .nvals = site->nprogs, .tid = tid };
+
+		if (!filter__eval((const struct filter *)af->filter, &in)) {
+			__atomic_fetch_add(&af->left_out, 1, __ATOMIC_RELAXED);
+			rec->flags |= AGENT_REC_LEFT_OUT;
+		}
+	}
+	/* the strings' places in the record: ptap maps the ring elsewhere */
+	for (uint32_t i = 0; i < site->nprogs; i++) {
+		struct fetch_val *v = &rec->vals[i];
+
+		v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
+	}
+	return !(rec->flags & AGENT_REC_LEFT_OUT);
 }
 
 /* The site after SITE in its chain. */
@@ -258,7 +276,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 	const struct agent_site *s = site;
 	struct ts wait_max = { 0, 50000000 };
 	uint32_t slot, seen;
-	int n = 0, err = 0;
+	int n = 0, err = 0, kept = 0;
 	bool alive;
 	char *rec;
 
@@ -304,11 +322,13 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 	for (int i = 0; i < n; i++, s = next_site(s)) {
 		struct agent_rec *r = (struct agent_rec *)(rec + off);
 
-		make(r, s, regs, tid, ts);
+		kept += make(r, s, regs, tid, ts);
 		off += AGENT_REC_ALIGN(s->rec_len);
 		r->next = i + 1 < n ? (uint32_t)off : 0;
 	}
-	if (ring_publish(ring, slot, (uint32_t)len))
+	if (!kept)		/* --filter left every one out: nothing to write */
+		ring_slot_drop(ring, slot);
+	else if (ring_publish(ring, slot, (uint32_t)len))
 		bell(first);
 	return n;
 }

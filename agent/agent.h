@@ -68,6 +68,18 @@ struct agent_site {
 				 * each program's fetch_prog__buflen() */
 	uint64_t next;		/* the site of the next probe at this address, 0: none (the
 				 * agent makes a record for each, in this order) */
+	uint64_t filter;	/* AGENT_ENTRY: its probe's struct agent_filter, 0: none */
+};
+
+/*
+ * A probe's --filter, matched by the agent (probes/filter.h's
+ * filter__eval(), on the values it fetched): a hit it leaves out is not
+ * written to the ring, only counted here.  One per probe and region.
+ */
+struct agent_filter {
+	uint64_t left_out;	/* hits left out, added to atomically */
+	uint64_t pad;
+	_Alignas(16) unsigned char filter[];	/* the struct filter, filter__size() bytes */
 };
 
 /* At most this many programs a site (struct agent_site's run) */
@@ -103,6 +115,8 @@ struct agent_rec {
 #define AGENT_REC_ALIGN(len)	(((len) + 7) & ~(uint64_t)7)
 
 #define AGENT_REC_RA	1u	/* the return address was read */
+#define AGENT_REC_LEFT_OUT 2u	/* --filter left it out (counted in its agent_filter): a record
+				 * in a slot with others, skipped */
 
 /* The entry: REGS as arch_agent_tramp_build() passes them, SITE a struct agent_site *. */
 void agent_hit(uint64_t *regs, uint64_t site);

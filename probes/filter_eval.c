@@ -176,10 +176,21 @@ static bool cmp_match(const struct filter *f, const struct fnode *nd, const stru
 	return ordered(op, (x > nd->num) - (x < nd->num));
 }
 
+/*
+ * Node I.  A node's operands come before it (the parser makes them first):
+ * a filter the target wrote over (the agent's copy is in its memory) that
+ * says otherwise, or a string past the pool, matches nothing rather than
+ * loop or read astray.
+ */
 static bool eval(const struct filter *f, int i, const struct filter_in *in)
 {
 	const struct fnode *nd = &f->node[i];
 
+	if ((nd->kind != N_CMP && (nd->a < 0 || nd->a >= i)) ||
+	    ((nd->kind == N_OR || nd->kind == N_AND) && (nd->b < 0 || nd->b >= i)) ||
+	    (nd->kind == N_CMP && nd->cls == V_STR &&
+	     (nd->str > FILTER_POOL || nd->strlen > FILTER_POOL - nd->str)))
+		return false;
 	switch (nd->kind) {
 	case N_OR:
 		return eval(f, nd->a, in) || eval(f, nd->b, in);
@@ -194,7 +205,7 @@ static bool eval(const struct filter *f, int i, const struct filter_in *in)
 
 bool filter__eval(const struct filter *f, const struct filter_in *in)
 {
-	return eval(f, f->root, in);
+	return f->root >= 0 && f->root < FILTER_NODES && eval(f, f->root, in);
 }
 
 bool filter__match(const struct filter *f, const struct record *rec)

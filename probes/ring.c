@@ -218,6 +218,12 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	}
 }
 
+void ring_slot_drop(struct ring *r, uint32_t k)
+{
+	/* ours, not published: no one else writes its owner word (ring_publish()) */
+	__atomic_store_n(&slot_at(r, k)->owner, 0, __ATOMIC_RELEASE);
+}
+
 uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
 {
 	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);

@@ -111,6 +111,8 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
  * bell (ring_bell(), then a futex wake on r->bell).
  */
 bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
+/* Give back SLOT, taken and not published: its record is not to be written after all. */
+void ring_slot_drop(struct ring *r, uint32_t slot);
 /* The reader is about to read: a writer that finds the ring half full rings again. */
 void ring_rearm(struct ring *r);
 /* Bump r->bell (the caller then wakes the reader waiting on it). */

@@ -239,7 +239,7 @@ if [ -n "${U[pinned_1]:-}" ]; then
 		if (iw == "" || if_ == "")
 			print "  in the process               failed"
 		else
-			printf "  in the process               written %6.0f ns/hit | left out %6.0f ns/hit | left out/written %.2fx (the filter runs in ptap, as it drains the ring)\n",
+			printf "  in the process               written %6.0f ns/hit | left out %6.0f ns/hit | left out/written %.2fx (the agent matches it in the target)\n",
 				ns(iw, nf), ns(if_, nf), ns(if_, nf) / ns(iw, nf)
 	}'
 else

@@ -66,3 +66,31 @@ test_filter_refused() {
 	expect_grep "^ptap: record: --filter len > 1: give it after the -e whose hits it filters\$" \
 		"$TMP/err"
 }
+
+# In the process, the agent matches the filter in the target: a hit left out
+# is not written to the ring, and counted there (-vv says where it is matched).
+# One naming comm is matched by ptap, which knows it.
+test_filter_in_the_agent() {
+	run_ptap record -vv -o "$TMP/rec" -e 'exec_query query_string len' \
+		--filter 'query_string ~ "*FROM*" && len > 30' \
+		-- "$QS" samples/queries.txt >/dev/null 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	expect_grep "exec_query's --filter is matched in the process$" "$TMP/err"
+	expect_grep '^ptap: exec_query: 2 records (5 more hits left out by --filter)$' "$TMP/err"
+	expect_eq "records" 2 "$(records "$TMP/rec" | wc -l)"
+	run_ptap record -vv -o "$TMP/rec" -e 'exec_query len' --filter 'comm == "query_server" && len > 30' \
+		-- "$QS" samples/queries.txt >/dev/null 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	! grep -q "matched in the process" "$TMP/err" || fail "a filter on comm matched in the agent"
+	expect_eq "records (comm)" 3 "$(records "$TMP/rec" | wc -l)"
+}
+
+# Two probes at one site share a slot of the ring: the one the filter leaves
+# out is skipped, the other written; none of the first's hits is lost.
+test_filter_in_the_agent_shared_slot() {
+	run_ptap record -o "$TMP/rec" -e 'all=exec_query len' -e 'some=exec_query query_string len' \
+		--filter 'len == 8' -- "$QS" samples/queries.txt >/dev/null 2>"$TMP/err" ||
+		{ fail "$(cat "$TMP/err")"; return; }
+	expect_eq "all" 7 "$(records "$TMP/rec" | grep -c ': all: ')"
+	expect_eq "some" 1 "$(records "$TMP/rec" | grep -c ': some: .* len=8$')"
+	expect_eq "some, others" 0 "$(records "$TMP/rec" | grep ': some: ' | grep -vc ' len=8$')"
+	expect_grep '^ptap: some: 1 record (6 more hits left out by --filter)$' "$TMP/err"
+}

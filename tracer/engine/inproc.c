@@ -33,6 +33,7 @@
 #include "agent/agent_blob.h"
 #include "arch/arch.h"
 #include "probes/array.h"
+#include "probes/filter.h"
 #include "probes/log.h"
 #include "probes/record.h"
 #include "probes/ring.h"
@@ -81,6 +82,7 @@ struct inproc_region {
 	uint64_t len;		/* of the region: RING_OFF + NRINGS * RING_LEN */
 	uint64_t used;		/* bytes of the sites' area handed out */
 	uint64_t *progs;	/* per probe: where its programs are in the region, 0: not yet */
+	uint64_t *filt;		/* per probe: where its struct agent_filter is, 0: none yet */
 	struct ring_shape shape;	/* the rings', as ptap laid them out (the headers' can
 					 * be written by the process) */
 	uint32_t nrings;	/* a power of two, at most RINGS_MAX */
@@ -678,6 +680,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	int r, lfd = -1;
 
 	if (!rg || !(rg->progs = calloc((size_t)s->nprobes, sizeof(*rg->progs))) ||
+	    !(rg->filt = calloc((size_t)s->nprobes, sizeof(*rg->filt))) ||
 	    array_grow((void **)&s->inproc, &s->inproc_cap, sizeof(*s->inproc), s->ninproc + 1)) {
 		r = -ENOMEM;
 		goto fail;
@@ -780,8 +783,10 @@ fail:
 		munmap(rg->local, len);
 	if (lfd >= 0)
 		close(lfd);
-	if (rg)
+	if (rg) {
 		free(rg->progs);
+		free(rg->filt);
+	}
 	free(rg);
 	return r;
 }
@@ -820,16 +825,53 @@ static uint64_t progs_in(const struct session *s, struct inproc_region *rg, int 
 	return off;
 }
 
+/*
+ * Where P's --filter is in RG for the agent to match (struct agent_filter):
+ * its offset, 0 when the agent does not match it -- none, one naming pid or
+ * comm (which the agent does not know), a probe whose hits are --context
+ * (a hit left out is still the context of its syscalls: ptap must see it) --
+ * or there is no room.  Its hits are then matched by ptap, as it drains.
+ */
+static uint64_t filter_in(const struct session *s, struct inproc_region *rg, int idx)
+{
+	const struct probe *p = &s->probes[idx];
+	uint64_t off;
+
+	if (!p->filter || p->ctx1 || !filter__agent_ok(p->filter))
+		return 0;
+	if (rg->filt[idx])
+		return rg->filt[idx];
+	off = sites_alloc(rg, sizeof(struct agent_filter) + filter__size());
+	if (!off)
+		return 0;
+	memcpy(((struct agent_filter *)(rg->local + off))->filter, p->filter, filter__size());
+	rg->filt[idx] = off;
+	pr_debug("pid %d: %s's --filter is matched in the process\n", rg->pid, p->event);
+	return off;
+}
+
+/* The hits left out by the agent's --filter in RG, to their probes' counts (the region goes). */
+static void filter_counts(struct session *s, const struct inproc_region *rg)
+{
+	for (int i = 0; i < s->nprobes; i++)
+		if (rg->filt[i])
+			s->probes[i].nfiltered += __atomic_load_n(
+				&((struct agent_filter *)(rg->local + rg->filt[i]))->left_out,
+				__ATOMIC_ACQUIRE);
+}
+
 /* P's struct agent_site at ST, in RG: its offset in RG, 0 when there is no room. */
 static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg,
 			       const struct site *st, const struct probe *p)
 {
 	const struct probe *o = prog_owner(s, p);
 	uint32_t kind = p->exit_of ? AGENT_EXIT : o->rp.retprobe ? AGENT_RET_ENTRY : AGENT_ENTRY;
-	uint64_t off, progs = progs_in(s, rg, (int)(o - s->probes)), run = 0;
+	uint64_t off, progs = progs_in(s, rg, (int)(o - s->probes)), run = 0, filt = 0;
 
 	if (!progs)
 		return 0;
+	if (kind == AGENT_ENTRY)	/* a return probe's record is made by ptap: filtered there */
+		filt = filter_in(s, rg, (int)(p - s->probes));
 	/* a return probe's arguments: each at the entry or at the exit, as at a stop */
 	for (int i = 0; i < o->rp.nargs; i++)
 		/* a tail call's exit: no $retval yet, nothing fetched at it (calls.c) */
@@ -846,7 +888,7 @@ static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg
 		.run = run, .kind = kind, .nprogs = (uint32_t)o->rp.nargs,
 		.rec_len = (uint32_t)record_len(s, o),
 		.probe = (uint32_t)(p - s->probes), .string_max = (uint32_t)s->string_max,
-		.clock = s->clock };
+		.clock = s->clock, .filter = filt ? rg->base + filt : 0 };
 	return off;
 }
 
@@ -1002,6 +1044,8 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 		return;
 	}
 	if (t->quiet)		/* --no-follow: a CLONE_VM child runs its parent's code */
+		return;
+	if (h.flags & AGENT_REC_LEFT_OUT)	/* the agent's --filter: counted there */
 		return;
 	for (int i = 0; i < o->rp.nargs; i++) {
 		struct fetch_val *v = &vals[i];
@@ -1166,9 +1210,11 @@ static void region_free(struct session *s, size_t i)
 		pr_info("pid %d: %lu hits after tracing ended not recorded\n", rg->pid,
 			(unsigned long)lost);
 	ghosts_trim(s, rg);
+	filter_counts(s, rg);
 	munmap(rg->local, rg->len);
 	close(rg->fd);
 	free(rg->progs);
+	free(rg->filt);
 	free(rg);
 	s->inproc[i] = s->inproc[--s->ninproc];
 }
