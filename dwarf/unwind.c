@@ -268,6 +268,22 @@ static int inlined_frames(Dwarf_Die *cu, Dwarf_Addr look, uint64_t pc, struct st
 	return n;
 }
 
+/*
+ * The CU whose code LOOK is: through .debug_aranges, else (Go writes none)
+ * the first CU whose ranges hold it.
+ */
+static Dwarf_Die *cu_of(Dwfl_Module *mod, Dwarf_Addr look, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, look, bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+		if (dwarf_haspc(cu, look - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
 int unwinder__symbolize(struct unwinder *u, uint64_t pc, bool call, struct stack_frame *out,
 			int max)
 {
@@ -278,6 +294,7 @@ int unwinder__symbolize(struct unwinder *u, uint64_t pc, bool call, struct stack
 	GElf_Off off = 0;
 	GElf_Sym es;
 	Dwfl_Line *ln;
+	Dwarf_Line *dl;
 	Dwarf_Die *cu;
 	int n = 0;
 	char *func = NULL;
@@ -287,13 +304,19 @@ int unwinder__symbolize(struct unwinder *u, uint64_t pc, bool call, struct stack
 	if (mod) {
 		modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 		sym = dwfl_module_addrinfo(mod, look, &off, &es, NULL, NULL, NULL);
+		cu = cu_of(mod, look, &bias);
 		if ((ln = dwfl_module_getsrc(mod, look))) {
 			int l = 0;
 
 			file = dwfl_lineinfo(ln, NULL, &l, NULL, NULL, NULL);
 			line = l > 0 ? (unsigned int)l : 0;
+		} else if (cu && (dl = dwarf_getsrc_die(cu, look - bias))) {
+			int l = 0;
+
+			file = dwarf_linesrc(dl, NULL, NULL);
+			line = dwarf_lineno(dl, &l) == 0 && l > 0 ? (unsigned int)l : 0;
 		}
-		if ((cu = dwfl_module_addrdie(mod, look, &bias)))
+		if (cu)
 			n = inlined_frames(cu, look - bias, pc, out, max, &file, &line, &func);
 	}
 	/* DWARF's name where it has one (as gdb shows it), else the symbol's, no @VERSION */

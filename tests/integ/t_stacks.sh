@@ -136,3 +136,29 @@ test_stack_report_and_summary() {
 	expect_grep '^      plug_call+0x[0-9a-f]*$' "$TMP/want"
 	expect_diff "$TMP/want" "$TMP/got"
 }
+
+# C++ (demangled), Go (no .debug_aranges: the CU found by its ranges) and Rust
+# stacks by CFI, their lines those of the calls in the sources
+test_stack_langs() {
+	run_ptap record -q --call-graph dwarf --format json -o "$TMP/rec" -e 'ns::Db::query' \
+		-- "$S/cxx_names" >/dev/null 2>"$TMP/err" || { fail "c++: $(cat "$TMP/err")"; return; }
+	expect_eq "c++" "ns::Db::query cxx_names.cc:41 | main cxx_names.cc:125" \
+		"$(records "$TMP/rec" | head -1 | stack_line 2)"
+	run_ptap record -q --call-graph dwarf --format json -o "$TMP/rec" -e 'main.handle i' \
+		-- "$S/go/app" 2 >/dev/null 2>"$TMP/err" || { fail "go: $(cat "$TMP/err")"; return; }
+	expect_eq "go" "main.handle app.go:82 | main.serial app.go:185 | main.main.func2 app.go:132" \
+		"$(records "$TMP/rec" | head -1 | stack_line 3)"
+	run_ptap record -q --call-graph dwarf --format json -o "$TMP/rec" -e 'strs::lookup' \
+		-- "$S/rust/strs" >/dev/null 2>"$TMP/err" || { fail "rust: $(cat "$TMP/err")"; return; }
+	expect_eq "rust" "strs::lookup strs.rs:23 | strs::main strs.rs:84" \
+		"$(records "$TMP/rec" | head -1 | stack_line 2)"
+}
+
+# stack_line N: the first N frames of the JSON record on stdin, "FUNC FILE:LINE | ..."
+stack_line() {
+	python3 -c '
+import json, os, sys
+r = json.loads(sys.stdin.readline())
+print(" | ".join("%s %s:%d" % (f["func"], os.path.basename(f.get("file", "?")), f.get("line", 0))
+                 for f in r["stack"][:int(sys.argv[1])]))' "$1"
+}
