@@ -12,13 +12,6 @@ CFLAGS	+= -std=gnu11 -Wall -Wextra -Wshadow -Werror -D_GNU_SOURCE -iquote .
 # ptap --version: the commit it was built from (git describe), else "unknown"
 PTAP_VERSION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 %/cmd/main.o: CFLAGS += -DPTAP_VERSION='"$(PTAP_VERSION)"'
-# rebuilt when the version changes (a commit, a dirty tree), not only its sources
-$(O)/cmd/main.o: $(O)/.version
-$(O)/.version: FORCE
-	@mkdir -p $(@D)
-	@echo '$(PTAP_VERSION)' | cmp -s - $@ || echo '$(PTAP_VERSION)' >$@
-.PHONY: FORCE
-FORCE:
 ALL_CFLAGS = $(CFLAGS) $(PKG_CFLAGS)
 
 # arch/common/: what every architecture shares; arch/$(ARCH)/: the native one.
@@ -78,6 +71,14 @@ $(O)/agent/agent_blob.c: $(O)/agent/agent.elf scripts/agent-blob.sh
 
 $(O)/agent/agent_blob.o: $(O)/agent/agent_blob.c
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# rebuilt when the version changes (a commit, a dirty tree), not only its sources
+$(O)/cmd/main.o: $(O)/.version
+$(O)/.version: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PTAP_VERSION)' | cmp -s - $@ || echo '$(PTAP_VERSION)' >$@
+.PHONY: FORCE
+FORCE:
 
 $(O)/ptap: $(O)/cmd/main.o $(O)/libptap.a
 	$(Q_LD)$(CC) -o $@ $^ $(PKG_LIBS)
