@@ -326,9 +326,11 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		off += AGENT_REC_ALIGN(s->rec_len);
 		r->next = i + 1 < n ? (uint32_t)off : 0;
 	}
-	if (!kept)		/* --filter left every one out: nothing to write */
+	if (!kept) {		/* --filter left every one out: nothing to write */
 		ring_slot_drop(ring, slot);
-	else if (ring_publish(ring, slot, (uint32_t)len))
+		if (ring_released(ring))	/* a thread waits for a slot: this one */
+			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAKE, 1, 0, 0, 0);
+	} else if (ring_publish(ring, slot, (uint32_t)len))
 		bell(first);
 	return n;
 }

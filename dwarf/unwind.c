@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -49,6 +50,8 @@ int stack_unwind_fp(const uint64_t *regs, int ra_at_sp, const struct stack_mem *
 struct unwinder {
 	Dwfl *dwfl;
 	pid_t pid;
+	int (*open_file)(void *priv, uint64_t addr);	/* the file mapped at ADDR, as an fd */
+	void *priv;
 	bool attached;		/* the state callbacks are attached (once a module is there) */
 	/* the unwind under way */
 	pid_t tid;
@@ -60,8 +63,38 @@ struct unwinder {
 
 static char *debuginfo_path;
 
+/* The unwinder whose Dwfl calls back (libdwfl passes no argument of ours to find_elf). */
+static struct unwinder *cur;
+
+/*
+ * A module's file, opened through the caller's OPEN_FILE (the file the
+ * process maps, not whatever its path names to ptap: another mount
+ * namespace, a file replaced since), read through mmap, its descriptor
+ * closed at once: a process costs no descriptor per module.  What is not
+ * a file ([vdso]) is libdwfl's to find, in the process's memory.
+ */
+static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	Dwarf_Addr start = 0;
+	int fd;
+
+	if (!cur || name[0] != '/')
+		return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	fd = cur->open_file(cur->priv, start);
+	if (fd < 0)
+		return -1;
+	*elfp = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (*elfp)
+		elf_cntl(*elfp, ELF_C_FDDONE);
+	close(fd);
+	*file_name = *elfp ? strdup(name) : NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = cb_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -114,7 +147,8 @@ static const Dwfl_Thread_Callbacks state_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
-int unwinder__new(pid_t pid, struct unwinder **out)
+int unwinder__new(pid_t pid, int (*open_file)(void *priv, uint64_t addr), void *priv,
+		  struct unwinder **out)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
@@ -126,6 +160,8 @@ int unwinder__new(pid_t pid, struct unwinder **out)
 		return -ENOMEM;
 	}
 	u->pid = pid;
+	u->open_file = open_file;
+	u->priv = priv;
 	*out = u;
 	return 0;
 }
@@ -142,6 +178,7 @@ int unwinder__report(struct unwinder *u, FILE *maps)
 {
 	int r;
 
+	cur = u;
 	dwfl_report_begin(u->dwfl);
 	r = dwfl_linux_proc_maps_report(u->dwfl, maps);
 	if (dwfl_report_end(u->dwfl, NULL, NULL) != 0 || r < 0)
@@ -178,6 +215,7 @@ int unwinder__unwind(struct unwinder *u, pid_t tid, const uint64_t *regs,
 		pcs[0] = regs[DW_RA];
 		return 1;
 	}
+	cur = u;
 	u->tid = tid;
 	u->regs = regs;
 	u->mem = m;
@@ -239,10 +277,11 @@ void stack_frames_free(struct stack_frame *f, int n)
  * it was called from, the innermost with LINE/FILE.  Returns the count; *FILE
  * and *LINE become where the outermost inlined one was called from (the
  * physical function's own line there), *HOST the name DWARF gives the
- * function whose code it is (malloc'd), when it does.
+ * function whose code it is (malloc'd), when it does, and *HOST_LO its entry.
  */
 static int inlined_frames(Dwarf_Die *cu, Dwarf_Addr look, uint64_t pc, struct stack_frame *out,
-			  int max, const char **file, unsigned int *line, char **host)
+			  int max, const char **file, unsigned int *line, char **host,
+			  Dwarf_Addr *host_lo)
 {
 	Dwarf_Die *scopes = NULL;
 	int ns = dwarf_getscopes(cu, look, &scopes), n = 0;
@@ -251,7 +290,8 @@ static int inlined_frames(Dwarf_Die *cu, Dwarf_Addr look, uint64_t pc, struct st
 		Dwarf_Attribute a;
 		Dwarf_Word cf = 0, cl = 0;
 
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && !*host)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram && !*host &&
+		    dwarf_entrypc(&scopes[i], host_lo) == 0)
 			*host = die_func_name(&scopes[i]);
 		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 			continue;
@@ -287,8 +327,8 @@ static Dwarf_Die *cu_of(Dwfl_Module *mod, Dwarf_Addr look, Dwarf_Addr *bias)
 int unwinder__symbolize(struct unwinder *u, uint64_t pc, bool call, struct stack_frame *out,
 			int max)
 {
-	Dwarf_Addr look = call && pc ? pc - 1 : pc, bias = 0;
-	Dwfl_Module *mod = dwfl_addrmodule(u->dwfl, look);
+	Dwarf_Addr look = call && pc ? pc - 1 : pc, bias = 0, host_lo = 0;
+	Dwfl_Module *mod = (cur = u, dwfl_addrmodule(u->dwfl, look));
 	const char *modname = NULL, *sym = NULL, *file = NULL;
 	unsigned int line = 0;
 	GElf_Off off = 0;
@@ -317,13 +357,15 @@ int unwinder__symbolize(struct unwinder *u, uint64_t pc, bool call, struct stack
 			line = dwarf_lineno(dl, &l) == 0 && l > 0 ? (unsigned int)l : 0;
 		}
 		if (cu)
-			n = inlined_frames(cu, look - bias, pc, out, max, &file, &line, &func);
+			n = inlined_frames(cu, look - bias, pc, out, max, &file, &line, &func, &host_lo);
 	}
 	/* DWARF's name where it has one (as gdb shows it), else the symbol's, no @VERSION */
 	if (sym && !func && !(func = demangle(sym, false)))
 		func = strndup(sym, strcspn(sym, "@"));
+	if (!sym && func)	/* no symbol: the offset from DWARF's entry of the function */
+		off = look - bias - host_lo;
 	out[n] = (struct stack_frame){ .addr = pc, .func = func,
-				       .off = sym ? off + (look != pc) : 0,
+				       .off = func ? off + (look != pc) : 0,
 				       .file = dup_or_null(file), .line = line,
 				       .module = dup_or_null(modname) };
 	bool oom = (sym && !func) || (file && !out[n].file) || (modname && !out[n].module);

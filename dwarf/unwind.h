@@ -33,7 +33,12 @@ int stack_unwind_fp(const uint64_t *regs, int ra_at_sp, const struct stack_mem *
 
 struct unwinder;	/* one process: its modules, for CFI and for symbols */
 
-int unwinder__new(pid_t pid, struct unwinder **out);	/* 0 or -errno */
+/*
+ * For process PID, whose files OPEN_FILE(PRIV, ADDR) opens (the file mapped
+ * at ADDR, read-only: an fd the unwinder closes, or -errno).  0 or -errno.
+ */
+int unwinder__new(pid_t pid, int (*open_file)(void *priv, uint64_t addr), void *priv,
+		  struct unwinder **out);
 void unwinder__free(struct unwinder *u);		/* NULL is fine */
 /* (Re)read the process's modules from MAPS, /proc/PID/maps text.  0 or -errno. */
 int unwinder__report(struct unwinder *u, FILE *maps);

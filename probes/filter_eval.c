@@ -144,6 +144,9 @@ static bool cmp_match(const struct filter *f, const struct fnode *nd, const stru
 		v = &in->vals[nd->field];
 		if (v->err)
 			return false;
+	} else if (!(nd->field == F_COMM && nd->cls == V_STR) &&
+		   !((nd->field == F_PID || nd->field == F_TID) && nd->cls == V_INT)) {
+		return false;	/* no such field: a filter written over */
 	}
 	if (nd->cls == V_STR) {
 		const char *s = nd->field == F_COMM ? in->comm : v->str;

@@ -199,15 +199,9 @@ static bool event_body(const struct record *rec, struct obuf *pb)
 		ob_json_hex(pb, ",\"addr\":\"", rec->addr);
 	if (rec->ret_addr)
 		ob_json_hex(pb, ",\"ret_addr\":\"", rec->ret_addr);
-	if (rec->frames) {	/* -g: the slice's stack, deepest first, a string a frame */
-		ob_puts(pb, ",\"stack\":[");
-		for (unsigned int i = 0; i < rec->nframes; i++) {
-			ob_puts(pb, i ? ",\"" : "\"");
-			ob_stack_frame(pb, &rec->frames[i], ESC_JSON);
-			ob_putc(pb, '"');
-		}
-		ob_putc(pb, ']');
-	}
+	/* -g: the slice's stack, deepest first, a string a frame; cut: no argument after it */
+	if (rec->frames && !record__stack_strings(rec, pb) && !pb->over)
+		return false;
 	if (pb->over)
 		return false;
 	for (unsigned int i = 0; i < nargs; i++) {

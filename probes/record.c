@@ -14,6 +14,8 @@
 #define TEXT_CUT	" ...(truncated)\n"
 #define JSON_END	"}}\n"
 #define JSON_CUT	"},\"truncated\":true}\n"
+/* Kept free after a stack's frames (JSON, Perfetto): its "]", what follows, the cut's end */
+#define STACK_CLOSE_ROOM	64
 #define JSON_ONLY_CUT	"{\"truncated\":true}\n"
 
 const char *rec_kind__name(enum rec_kind kind)
@@ -728,62 +730,112 @@ void ob_stack_frame(struct obuf *ob, const struct stack_frame *f, enum esc_mode 
 	}
 }
 
-/* The stack (-g), a frame a line under the record's, as perf script shows one; the frames that fit. */
-static bool stack_text(const struct record *rec, struct obuf *ob)
+/*
+ * Frames of REC into OB, each by WRITE, while they fit with ROOM bytes to
+ * spare (what must follow them); those that do not are left out.  True
+ * when all fit.
+ */
+static bool stack_frames(const struct record *rec, struct obuf *ob, size_t room,
+			 void (*write)(struct obuf *, const struct stack_frame *, bool))
 {
+	size_t cap = ob->cap;
+	bool all = true;
+
+	if (ob->pos + room >= cap)
+		return rec->nframes == 0;
+	ob->cap = cap - room;
 	for (unsigned int i = 0; i < rec->nframes; i++) {
 		size_t mark = ob->pos;
 
-		ob_puts(ob, "\n\t");
-		ob_hex(ob, rec->frames[i].addr);
-		ob_putc(ob, ' ');
-		ob_stack_frame(ob, &rec->frames[i], ESC_TEXT);
+		write(ob, &rec->frames[i], i == 0);
 		if (ob->over) {
 			ob_rollback(ob, mark);
-			return false;
+			all = false;
+			break;
 		}
 	}
-	return true;
+	ob->cap = cap;
+	return all;
 }
 
-/* The stack (-g) in JSON: ,"stack":[{"addr":..,"func":..,"off":N,"file":..,"line":N,"module":..},...] */
-static void stack_json(const struct record *rec, struct obuf *ob)
+static void frame_json(struct obuf *ob, const struct stack_frame *f, bool first)
 {
-	if (!rec->frames)
-		return;
-	ob_puts(ob, ",\"stack\":[");
-	for (unsigned int i = 0; i < rec->nframes; i++) {
-		const struct stack_frame *f = &rec->frames[i];
-
-		ob_json_hex(ob, i ? ",{\"addr\":\"" : "{\"addr\":\"", f->addr);
-		ob_puts(ob, ",\"func\":");
-		if (f->func) {
-			ob_putc(ob, '"');
-			ob_escape_str(ob, f->func, ESC_JSON);
-			ob_putc(ob, '"');
-		} else {
-			ob_puts(ob, "null");
-		}
-		if (f->inlined) {
-			ob_puts(ob, ",\"inlined\":true");
-		} else if (f->func) {
-			ob_puts(ob, ",\"off\":");
-			ob_u64(ob, f->off);
-		}
-		if (f->file) {
-			ob_puts(ob, ",\"file\":\"");
-			ob_escape_str(ob, f->file, ESC_JSON);
-			ob_puts(ob, "\",\"line\":");
-			ob_u64(ob, f->line);
-		}
-		if (f->module) {
-			ob_puts(ob, ",\"module\":\"");
-			ob_escape_str(ob, f->module, ESC_JSON);
-			ob_putc(ob, '"');
-		}
-		ob_putc(ob, '}');
+	ob_json_hex(ob, first ? "{\"addr\":\"" : ",{\"addr\":\"", f->addr);
+	ob_puts(ob, ",\"func\":");
+	if (f->func) {
+		ob_putc(ob, '"');
+		ob_escape_str(ob, f->func, ESC_JSON);
+		ob_putc(ob, '"');
+	} else {
+		ob_puts(ob, "null");
 	}
+	if (f->inlined) {
+		ob_puts(ob, ",\"inlined\":true");
+	} else if (f->func) {
+		ob_puts(ob, ",\"off\":");
+		ob_u64(ob, f->off);
+	}
+	if (f->file) {
+		ob_puts(ob, ",\"file\":\"");
+		ob_escape_str(ob, f->file, ESC_JSON);
+		ob_puts(ob, "\",\"line\":");
+		ob_u64(ob, f->line);
+	}
+	if (f->module) {
+		ob_puts(ob, ",\"module\":\"");
+		ob_escape_str(ob, f->module, ESC_JSON);
+		ob_putc(ob, '"');
+	}
+	ob_putc(ob, '}');
+}
+
+/*
+ * The stack (-g) in JSON: ,"stack":[{"addr":..,"func":..,"off":N,"file":..,
+ * "line":N,"module":..},...], before "args": the frames that fit, with room
+ * kept for what closes the record.  False when some did not.
+ */
+static bool stack_json(const struct record *rec, struct obuf *ob)
+{
+	bool all;
+
+	if (!rec->frames)
+		return true;
+	ob_puts(ob, ",\"stack\":[");
+	all = stack_frames(rec, ob, STACK_CLOSE_ROOM, frame_json);
 	ob_putc(ob, ']');
+	return all;
+}
+
+static void frame_text(struct obuf *ob, const struct stack_frame *f, bool first)
+{
+	(void)first;
+	ob_puts(ob, "\n\t");
+	ob_hex(ob, f->addr);
+	ob_putc(ob, ' ');
+	ob_stack_frame(ob, f, ESC_TEXT);
+}
+
+/* The stack (-g), a frame a line under the record's, as perf script shows one; the frames that fit. */
+static bool stack_text(const struct record *rec, struct obuf *ob)
+{
+	return stack_frames(rec, ob, 0, frame_text);
+}
+
+static void frame_string(struct obuf *ob, const struct stack_frame *f, bool first)
+{
+	ob_puts(ob, first ? "\"" : ",\"");
+	ob_stack_frame(ob, f, ESC_JSON);
+	ob_putc(ob, '"');
+}
+
+bool record__stack_strings(const struct record *rec, struct obuf *ob)
+{
+	bool all;
+
+	ob_puts(ob, ",\"stack\":[");
+	all = stack_frames(rec, ob, STACK_CLOSE_ROOM, frame_string);
+	ob_putc(ob, ']');
+	return all;
 }
 
 /*
@@ -880,6 +932,8 @@ static bool ctx_json(const struct record *rec, struct obuf *ob)
 /* As text_body(), for JSON: everything up to the closing "}}". */
 static bool json_body(const struct record *rec, struct obuf *ob)
 {
+	bool stack_all;
+
 	ob_puts(ob, "{\"ts\":");
 	ob_u64(ob, rec->ts);
 	ob_puts(ob, ",\"pid\":");
@@ -901,12 +955,14 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 		ob_puts(ob, ",\"duration_ns\":");
 		ob_u64(ob, rec->duration);
 	}
-	stack_json(rec, ob);
+	stack_all = stack_json(rec, ob);
 	ob_puts(ob, ",\"args\":{");
 	if (ob->over) {
 		ob_rollback(ob, 0);
 		return false;
 	}
+	if (!stack_all)		/* a stack cut: no argument after it */
+		return false;
 	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
 		size_t mark = ob->pos;
 

@@ -124,6 +124,12 @@ size_t record__format_json(const struct record *rec, char *buf, size_t len);
  */
 struct obuf;
 void ob_stack_frame(struct obuf *ob, const struct stack_frame *f, enum esc_mode mode);
+/*
+ * ,"stack":["FRAME",...] (each as ob_stack_frame() writes it, for JSON) into
+ * OB: the frames that fit with room kept for what closes the record.  False
+ * when some did not (the caller then marks the record cut).
+ */
+bool record__stack_strings(const struct record *rec, struct obuf *ob);
 
 /*
  * The first line of a text or JSON stream, naming the clock of every TS

@@ -162,3 +162,35 @@ r = json.loads(sys.stdin.readline())
 print(" | ".join("%s %s:%d" % (f["func"], os.path.basename(f.get("file", "?")), f.get("line", 0))
                  for f in r["stack"][:int(sys.argv[1])]))' "$1"
 }
+
+# At a return probe's exit by a tail call (a jmp: the frame already gone, the return
+# address at sp), the caller is the record's: its return address is the stack's second frame
+test_stack_tail_call_exit() {
+	local mode
+	for mode in fp dwarf; do
+		run_ptap record -q --call-graph $mode --format json -o "$TMP/rec" \
+			-e 'tail_a%return $retval' -- "$S/retprobe" tail >/dev/null 2>"$TMP/err" ||
+			{ fail "$mode: $(cat "$TMP/err")"; return; }
+		expect_eq "$mode: callers" "3 ok" "$(records "$TMP/rec" | python3 -c '
+import json, sys
+n = ok = 0
+for l in sys.stdin:
+    r = json.loads(l)
+    n += 1
+    ok += r["stack"][1]["addr"] == r["ret_addr"] and r["stack"][0]["func"] == "tail_a"
+print(n, "ok" if ok == n else "bad %d" % (n - ok))')"
+	done
+}
+
+# The symbols are those of the file the process maps, not of what its path names to
+# ptap: in a mount namespace of its own, stacks-O2 is mounted over a copy of stacks-O0
+test_stack_file_the_process_maps() {
+	[ "$(id -u)" = 0 ] || skip "unshare -m needs root"
+	cp "$S/stacks-O0" "$TMP/prog"
+	run_ptap record -q --call-graph dwarf --format json -o "$TMP/rec" -x "$S/stacks-O2" -e leaf \
+		-- unshare -m sh -c "mount --bind '$S/stacks-O2' '$TMP/prog' && exec '$TMP/prog' '$S/libstacks.so'" \
+		>"$TMP/out" 2>"$TMP/err" || { fail "$(cat "$TMP/err")"; return; }
+	expect_grep '^stacks: 19 1 2$' "$TMP/out"
+	expect_eq "stack" "leaf stacks.c:13 | helper stacks.c:18 | middle stacks.c:23" \
+		"$(records "$TMP/rec" | head -1 | stack_line 3)"
+}

@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "dwarf/unwind.h"
+#include "probes/err.h"
+#include "probes/json.h"
+#include "probes/perfetto.h"
 #include "probes/record.h"
 
 /* ---- frame pointers ---------------------------------------------------- */
@@ -153,4 +156,38 @@ Test(stack_format, text_cut_keeps_whole_frames)
 	cr_expect(eq(ptr, strstr(buf, "helper"), NULL), "%s", buf);
 	cr_expect(ne(ptr, strstr(buf, "\t0x401000 leaf+0x0 s.c:13 (/bin/s) ...(truncated)"), NULL),
 		  "%s", buf);
+}
+
+/* A stack longer than the buffer, in JSON and Perfetto: the header kept, the frames
+ * that fit, one valid JSON object marked cut (a long demangled name) */
+Test(stack_format, json_and_perfetto_cut_stay_valid)
+{
+	static char longname[3000];
+	struct stack_frame fr[3] = { frames[0], frames[2], frames[0] };
+	struct record r = rec;
+	struct ptap_err err = { .pos = -1 };
+	struct json_doc *doc;
+	const struct json_val *v, *st;
+	char buf[1024];
+	size_t n;
+
+	memset(longname, 'x', sizeof(longname) - 1);
+	fr[1].func = longname;
+	r.frames = fr;
+	r.nframes = 3;
+	cr_assert(eq(int, json_doc__new(&doc), 0));
+	n = record__format_json(&r, buf, sizeof(buf));
+	cr_assert(eq(int, json_doc__parse(doc, buf, n, &v, &err), 0), "%s: %s", buf, err.msg);
+	cr_expect(eq(u64, (uint64_t)json_get(v, "ts")->i, 12345678901ULL), "%s", buf);
+	cr_expect(json_get(v, "truncated") && json_get(v, "truncated")->b, "%s", buf);
+	st = json_get(v, "stack");
+	cr_assert_not_null(st, "%s", buf);
+	cr_assert(eq(int, st->type, JSON_ARRAY), "%s", buf);
+	cr_expect(eq(sz, st->arr.n, 1), "%s", buf);	/* leaf; not the long one, nor after it */
+	n = perfetto__format_event(&r, buf, sizeof(buf));
+	cr_assert(gt(sz, n, 0));
+	cr_assert(eq(int, json_doc__parse(doc, buf, n, &v, &err), 0), "%s: %s", buf, err.msg);
+	cr_expect_not_null(json_get(json_get(v, "args"), "truncated"), "%s", buf);
+	cr_expect(eq(sz, json_get(json_get(v, "args"), "stack")->arr.n, 1), "%s", buf);
+	json_doc__free(doc);
 }

@@ -14,7 +14,9 @@
 #include "tracer/events/stack.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
+#include "tracer/probe.h"
 #include "tracer/space/maptab.h"
+#include "tracer/space/mapview.h"
 #include "tracer/space/mem.h"
 #include "tracer/thread.h"
 
@@ -95,6 +97,17 @@ static ssize_t stack_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return mem_read(k->tid, addr, buf, len);
 }
 
+/* The unwinder's OPEN_FILE: the file the process maps at ADDR (tracer/space/mapview.h). */
+static int open_mapped(void *priv, uint64_t addr)
+{
+	const struct aspace *as = priv;
+	const struct map_entry *e = maptab__find(as->mt, addr);
+
+	if (!e || !e->path)
+		return -ENOENT;
+	return mapview__open_file(as->pid, e->start, e->end, e->path, e->dev, e->ino);
+}
+
 /* The modules of T's process as they are now mapped: for CFI, and symbols not known yet. */
 static struct unwinder *unwinder_of(struct stacks *k, struct thread *t)
 {
@@ -106,7 +119,7 @@ static struct unwinder *unwinder_of(struct stacks *k, struct thread *t)
 
 	if (as->unw && as->unw_gen == gen)
 		return as->unw;
-	if (!as->unw && (r = unwinder__new(as->pid, &as->unw)) < 0) {
+	if (!as->unw && (r = unwinder__new(as->pid, open_mapped, as, &as->unw)) < 0) {
 		if (!k->said)
 			pr_warn("-g: no unwinder for pid %d: %s\n", as->pid, strerror(-r));
 		k->said = true;
@@ -120,10 +133,12 @@ static struct unwinder *unwinder_of(struct stacks *k, struct thread *t)
 	} else {
 		r = -errno;
 	}
-	if (r < 0 && !k->said) {
-		pr_warn("-g: the modules of pid %d not read (%s): stacks stop at the first frame "
-			"ptap cannot place\n", as->pid, strerror(-r));
+	if (r < 0) {	/* read again at the next hit */
+		if (!k->said)
+			pr_warn("-g: the modules of pid %d not read (%s): stacks stop at the first "
+				"frame ptap cannot place\n", as->pid, strerror(-r));
 		k->said = true;
+		return as->unw;
 	}
 	as->unw_gen = gen;
 	return as->unw;
@@ -165,6 +180,12 @@ static int sym_grow(struct stacks *k)
 	return 0;
 }
 
+/* The modules of T's process were not read as its map table now is (a failure): no symbol is kept. */
+static bool as_stale(const struct thread *t)
+{
+	return t->as->unw_gen != maptab__gen(t->as->mt);
+}
+
 /*
  * What PC is in T's process: the table's frames (1 or more), or *ONE for an
  * address no file is mapped at, or one not looked up (memory ran out).
@@ -195,8 +216,12 @@ static int sym_of(struct stacks *k, struct thread *t, uint64_t pc, bool call,
 		se = sym_slot(k->tab, k->cap, e->dev, e->ino, off, call);
 	}
 	u = unwinder_of(k, t);
-	if (!u || (n = unwinder__symbolize(u, pc, call, tmp, INLINE_MAX)) < 0)
+	if (!u || as_stale(t) || (n = unwinder__symbolize(u, pc, call, tmp, INLINE_MAX)) < 0)
 		return 1;
+	if (!tmp[n - 1].module) {	/* no module there (yet): not what the file is, not kept */
+		stack_frames_free(tmp, n);
+		return 1;
+	}
 	se->f = malloc((size_t)n * sizeof(*se->f));
 	if (!se->f) {
 		stack_frames_free(tmp, n);
@@ -208,6 +233,15 @@ static int sym_of(struct stacks *k, struct thread *t, uint64_t pc, bool call,
 	k->n++;
 	*out = se->f;
 	return n;
+}
+
+/* Is ST a return probe's exit by a tail call (its frame gone, the return address at sp)? */
+static bool tail_exit(const struct site *st)
+{
+	for (int i = 0; i < st->nprobes; i++)
+		if (st->probes[i]->exit_of && st->probes[i]->exit_kind == ARCH_EXIT_TAIL)
+			return true;
+	return false;
 }
 
 unsigned int stack_take(struct session *s, struct thread *t, const struct site *st,
@@ -239,7 +273,7 @@ unsigned int stack_take(struct session *s, struct thread *t, const struct site *
 			npc = 1;
 		}
 	} else {
-		int ra_at = arch_insn_ra_at_sp(&st->insn);
+		int ra_at = tail_exit(st) ? 0 : arch_insn_ra_at_sp(&st->insn);
 
 		/* at a function's first byte nothing is pushed yet, whatever the instruction */
 		if (ra_at < 0 && (n = sym_of(k, t, regs[16], false, &f, &one)) > 0 &&

@@ -20,7 +20,10 @@ void stack_fini(struct session *s);
 /*
  * The stack of T at a hit of site ST, REGS its registers (DWARF numbering):
  * *FRAMES (valid until the next call) and their count, at most
- * S->stack_max.  Allocates only what the symbol cache learns.
+ * S->stack_max.  With frame pointers, allocates only what the symbol cache
+ * learns; libdwfl's unwinder (dwarf) allocates as it unwinds.  A process's
+ * modules are read again (its /proc/PID/maps) at its first hit after its
+ * map table changed.
  */
 unsigned int stack_take(struct session *s, struct thread *t, const struct site *st,
 			const uint64_t *regs, const struct stack_frame **frames);
