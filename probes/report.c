@@ -928,6 +928,18 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 	return 0;
 }
 
+/* A stack's key (add_stack()) frame by frame: the one at *P, N bytes; false past the last. */
+static bool next_frame(const char **p, const char *end, size_t *n)
+{
+	const char *nl;
+
+	if (*p > end)
+		return false;
+	nl = memchr(*p, '\n', (size_t)(end - *p));
+	*n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
+	return true;
+}
+
 /* record -g's stacks: the REPORT_TOP_STACKS most frequent, a frame a line under each count. */
 static int text_stacks(struct counter *st, FILE *f)
 {
@@ -948,14 +960,10 @@ static int text_stacks(struct counter *st, FILE *f)
 
 		fprintf(f, "    %llu %s\n", (unsigned long long)v->count,
 			plural(v->count, "record", "records"));
-		while (p <= end) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
+		for (size_t n; next_frame(&p, end, &n); p += n + 1) {
 			fputs("      ", f);
 			put_escaped(f, p, n, ESC_TEXT);
 			fputs("\n", f);
-			p += n + 1;
 		}
 	}
 	if (st->n > shown)
@@ -1297,13 +1305,9 @@ static int json_stacks(struct counter *st, FILE *f)
 
 		fprintf(f, "%s\n        {\"count\": %llu, \"frames\": [", i ? "," : "",
 			(unsigned long long)v->count);
-		for (bool first = true; p <= end; first = false) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-			fputs(first ? "" : ", ", f);
+		for (size_t n; next_frame(&p, end, &n); p += n + 1) {
+			fputs(p == v->key ? "" : ", ", f);
 			put_json_str(f, p, n);
-			p += n + 1;
 		}
 		fputs("]}", f);
 	}
