@@ -99,7 +99,8 @@ LANG_SAMPLES := $(S)/go/app $(S)/go/app-nodwarf $(S)/go/app-stripped $(S)/rust/u
 		$(S)/rust/unwind-nodwarf $(S)/rust/unwind-v0 $(S)/rust/unwind-nomark \
 		$(S)/rust/unwind-v0-nomark $(S)/go/strs $(S)/rust/strs
 IFUNC_SAMPLES := $(S)/ifunc-O2 $(S)/ifunc-O0 $(S)/ifunc-pick2
-STACK_SAMPLES := $(S)/stacks-O0 $(S)/stacks-O2 $(S)/stacks-O2-nofp $(S)/libstacks.so
+STACK_SAMPLES := $(S)/stacks-O0 $(S)/stacks-O2 $(S)/stacks-O2-nofp $(S)/libstacks.so \
+		 $(S)/account
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
 	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES) \
 	   $(STACK_SAMPLES)
@@ -115,6 +116,10 @@ $(S)/stacks-O2: samples/stacks.c | deps
 $(S)/stacks-O2-nofp: samples/stacks.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -fomit-frame-pointer -O2 -g -o $@ $< -ldl
+# no sibling calls: each function's return comes after the work it calls for
+$(S)/account: samples/account.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -fno-optimize-sibling-calls -g -o $@ $<
 $(S)/libstacks.so: samples/libstacks.c | deps
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -fPIC -shared -o $@ $<

@@ -31,6 +31,7 @@
 #include "tracer/engine/loop.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/shadow.h"
+#include "tracer/events/account.h"
 #include "tracer/events/mmapev.h"
 #include "tracer/events/output.h"
 #include "tracer/events/stack.h"
@@ -65,6 +66,8 @@ struct record_opts {
 	bool no_jumps;		/* --no-jumps: every site an int3 */
 	bool summary;		/* --summary: ptap report's statistics instead of records */
 	bool quiet;		/* -q: no start line, no summary of the records at the end */
+	const char **accounts;	/* --account EVENT, each (tracer/events/account.h) */
+	int naccounts;
 	pid_t *pids;		/* -p */
 	int npids;
 	double duration;	/* --duration, 0: none */
@@ -134,6 +137,11 @@ static const char record_usage[] =
 	"      --context EVENT[:ARG,...]  every syscall record carries what EVENT (an -e\n"
 	"                        probe) recorded last on its thread, while EVENT's function\n"
 	"                        is on the stack (repeatable)\n"
+	"      --account EVENT   what each call of EVENT (a return probe's) cost its thread:\n"
+	"                        storage bytes read and written, CPU and run-queue time,\n"
+	"                        page faults, context switches, from /proc/PID/task/TID\n"
+	"                        at its entry and return; on the return record\n"
+	"                        (repeatable; every hit then stops)\n"
 	"      --clock CLOCK     monotonic (default), realtime, boottime or tai; the output's\n"
 	"                        first line names it\n"
 	"      --debuginfo-dir DIR  look for separate debug files in DIR first\n"
@@ -220,7 +228,8 @@ static int add_req(struct record_opts *o, const char *text)
 enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
-       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY, OPT_CALL_GRAPH, OPT_STACK_MAX };
+       OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY, OPT_CALL_GRAPH, OPT_STACK_MAX,
+       OPT_ACCOUNT };
 
 /* -p 12,34: the pids, appended to O's list.  0 or -EINVAL. */
 static int parse_pids(struct record_opts *o, const char *arg)
@@ -376,6 +385,15 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		return 0;
 	case OPT_SYSCALLS:
 		return syscall_select(s, arg) < 0 ? 2 : 0;
+	case OPT_ACCOUNT: {
+		const char **a = realloc(o->accounts, (o->naccounts + 1) * sizeof(*a));
+
+		if (!a)
+			return usage_error("%sout of memory", "");
+		o->accounts = a;
+		a[o->naccounts++] = arg;
+		return 0;
+	}
 	case OPT_CONTEXT:
 		if (add_context(s, arg) < 0)
 			return usage_error("--context %s: give EVENT or EVENT:ARG[,ARG...]", arg);
@@ -518,6 +536,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "account", required_argument, NULL, OPT_ACCOUNT },
 		{ "stack-max", required_argument, NULL, OPT_STACK_MAX },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -954,6 +973,7 @@ static void probes_free(struct session *s)
 		free(p->bufs);
 		free(p->strbuf);
 		free(p->ent_off);
+		free(p->rec_names);
 		free(p->ctx_sel);
 		filter__free(p->filter);
 	}
@@ -1069,6 +1089,9 @@ static int resolve_all(struct session *s, const struct record_opts *o, const cha
 		r = syscall_contexts_setup(s, add_scope, &sa);
 	if (r == 0 && (r = add_exit_probes(s)) < 0)
 		pr_err("cannot resolve the probes: %s\n", strerror(-r));
+	/* before the jumps are decided: an accounted probe is never in the process */
+	if (r == 0 && account_setup(s, o->accounts, o->naccounts))
+		r = -EINVAL;
 	if (r == 0)
 		plant_decide_jumps(s, !o->no_jumps);
 	modcache_exit(&mc);
@@ -1088,6 +1111,8 @@ static size_t record_buflen(const struct session *s)
 		for (int j = 0; j < p->rp.nargs; j++)
 			n += strlen(p->rp.names[j]) * 6 + 16 +
 			     value__max_len(&p->types[j], s->string_max);
+		if (p->account)	/* --account's counters: a name and a number, or an error */
+			n += ACCT_N * 128;
 		max = n > max ? n : max;
 	}
 	if (s->nsc) {	/* a syscall: 7 values of up to sc_buflen bytes, then the contexts */
@@ -1264,8 +1289,11 @@ static int setup_filters(struct session *s, const struct record_opts *o)
 		text = o->reqs[p->req].filter;
 		if (!text)
 			continue;
-		r = filter__compile(text, (const char *const *)p->rp.names, p->types,
-				    (unsigned int)p->rp.nargs, &p->filter, &err);
+		/* an accounted probe's counters are arguments of its records too */
+		r = filter__compile(text, p->rec_names ? p->rec_names :
+					  (const char *const *)p->rp.names, p->types,
+				    (unsigned int)p->rp.nargs + (p->account ? ACCT_N : 0),
+				    &p->filter, &err);
 		if (r < 0) {
 			pr_err("--filter '%s' of %s: %s\n", text, p->event, err.msg);
 			if (err.pos >= 0 && (size_t)err.pos <= strlen(text))
@@ -1474,6 +1502,7 @@ out:
 	for (int i = 0; i < o.nreqs; i++)
 		free(o.reqs[i].path);
 	free(o.reqs);
+	free(o.accounts);
 	free(o.pids);
 	launch_user_free(&o.run_as);
 	free(s.threads);

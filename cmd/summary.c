@@ -92,8 +92,8 @@ static void say_event(const struct ev_count *e)
 	char filt[64] = "", err[96] = "";
 
 	if (e->nfilt)
-		snprintf(filt, sizeof(filt), " (%lu more hits left out by --filter)",
-			 (unsigned long)e->nfilt);
+		snprintf(filt, sizeof(filt), " (%lu more hit%s left out by --filter)",
+			 (unsigned long)e->nfilt, e->nfilt == 1 ? "" : "s");
 	if (e->nerr)
 		snprintf(err, sizeof(err), ", %lu with an argument not read (its error is in the "
 			 "record)", (unsigned long)e->nerr);
@@ -138,9 +138,10 @@ void summary_records(const struct session *s, uint64_t total, uint64_t unwritten
 		pr_notice("%d more events: %lu records (%d of them never hit)\n", rest,
 			  (unsigned long)rest_rec, rest_none);
 	if (total > ours)
-		pr_notice("syscalls and other events: %lu records\n", (unsigned long)(total - ours));
+		pr_notice("syscalls and other events: %lu record%s\n", (unsigned long)(total - ours),
+			  total - ours == 1 ? "" : "s");
 total:
-	pr_notice("%lu records in %lu.%03lu s\n", (unsigned long)total,
+	pr_notice("%lu record%s in %lu.%03lu s\n", (unsigned long)total, total == 1 ? "" : "s",
 		  (unsigned long)(ns / 1000000000ULL), (unsigned long)(ns / 1000000ULL % 1000));
 	if (unwritten)
 		pr_notice("%lu of them not written: the output's reader went away\n",

@@ -192,10 +192,12 @@ struct fetch_ctx {
 
 /* A return value at a tail call: the callee that makes it has not run yet. */
 #define FETCH_ERR_TAIL_CALL	(-4096)
+/* A per-thread count of a call that returned on another thread than it began (--account). */
+#define FETCH_ERR_MOVED		(-4097)
 
 struct fetch_val {
 	int err;		/* 0, or -errno: -EFAULT bad address, -EINVAL bad program;
-				 * FETCH_ERR_TAIL_CALL */
+				 * FETCH_ERR_TAIL_CALL, FETCH_ERR_MOVED */
 	uint64_t addr;		/* on -EFAULT: the address that failed; strings: their address */
 	uint64_t u;		/* integers: the raw value, truncated to the type's size */
 	char *str;		/* strings: bytes read (not NUL-terminated), in the caller's buffer */

@@ -124,6 +124,10 @@ static void value_error(struct obuf *ob, const struct fetch_val *v, enum esc_mod
 		ob_puts(ob, "not known: left by a tail call");
 		return;
 	}
+	if (v->err == FETCH_ERR_MOVED) {
+		ob_puts(ob, "not known: the call moved to another thread");
+		return;
+	}
 	if (v->err == -EFAULT) {
 		ob_puts(ob, "bad address ");
 		ob_hex(ob, v->addr);

@@ -45,6 +45,10 @@ struct probe {
 	/* a return probe (rp.retprobe): where each entry argument goes in a shadow frame */
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
 	size_t ent_len;			/* bytes of one frame's entry arguments */
+	/* --account (tracer/events/account.h): a return probe's calls' cost */
+	bool account;			/* its records end with ACCT_N counters */
+	size_t acct_off;		/* where a frame's entry counters are in its data */
+	const char **rec_names;		/* NARGS + ACCT_N: its records' names, or NULL */
 	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
 	int req;			/* the -e it comes from (cmd/record.c); -1: ptap's

@@ -117,6 +117,9 @@ void thread__remove(struct session *s, struct thread *t)
 		}
 	}
 	s->nthreads--;
+	for (int k = 0; t->acct_open && k < 4; k++)
+		if (t->acct_fd[k] >= 0)
+			close(t->acct_fd[k]);
 	aspace__put(t->as);
 	shadow__free(t->shadow);
 	free(t);

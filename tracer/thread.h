@@ -53,6 +53,10 @@ struct thread {
 				 * top of its stack); 0: not looked up yet, 1: none */
 	struct sc_call *sc;	/* --syscalls: the listed call in flight (NULL: none listed) */
 	char **ctx_slot;	/* unscoped --context values, one slot each (syscall.c) */
+	/* --account (tracer/events/account.h): its counter files, once it called EVENT */
+	int acct_fd[4];		/* io, schedstat, stat, status */
+	uint64_t nstops;	/* ptrace stops seen: the voluntary switches that are ptap's */
+	bool acct_open;
 	siginfo_t held[THREAD_MAX_HELD];	/* signals held while ptap ran a syscall in it */
 	int nheld;
 };

@@ -70,14 +70,15 @@ def joined(body):
 
 # What varies from run to run, and matches any value of its kind: a pid/tid,
 # a time or rate (any number with a point), an address, a duration, a
-# goroutine id, an inode, a build-id; `...` stands for anything.  Other
+# goroutine id, an inode, a build-id, --account's times, minor faults and
+# switches; `...` stands for anything.  Other
 # numbers (counts, argument values, return values) must be as shown.
 VARIES = [
     (r"\.\.\.", ".*"),
     (r"0x[0-9a-f]+", "0x[0-9a-f]+"),
     (r"\d+/\d+", r"\d+/\d+"),
     (r"\d+\.\d+", r"\d+\.\d+"),
-    (r"(?:duration|goid|inode)=\d+", None),
+    (r"(?:duration|goid|inode|cpu_ns|runq_ns|minflt|nvcsw|nivcsw)=\d+", None),
     (r"build_id=[0-9a-f]+", "build_id=[0-9a-f]+"),
     (r"\bpid \d+", r"pid \d+"),
     (r"\b[0-9a-f]{8,}\b", "[0-9a-f]+"),  # addresses and build-ids in tables

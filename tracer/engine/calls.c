@@ -13,6 +13,7 @@
 #include "probes/record.h"
 #include "tracer/engine/calls.h"
 #include "tracer/engine/shadow.h"
+#include "tracer/events/account.h"
 #include "tracer/events/hitrec.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
@@ -113,6 +114,8 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 		if (!p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], data + p->ent_off[i],
 					s->string_max);
+	if (p->account)		/* last: the counters as the call begins */
+		account_read(t, (struct acct *)(data + p->acct_off));
 }
 
 /*
@@ -139,6 +142,12 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 		fctx.bias = f->bias;
 		rec.nframes = s->hit_nframes;	/* -g: the stack at this exit's stop */
 		rec.frames = s->hit_frames;
+	}
+	if (p->account) {	/* first: the counters as the call ends */
+		account_diff(t, (const struct acct *)((const char *)ent + p->acct_off),
+			     &p->vals[p->rp.nargs]);
+		rec.nargs += ACCT_N;
+		rec.names = p->rec_names;
 	}
 	for (int i = 0; i < p->rp.nargs; i++) {
 		if (p->rp.at_return[i] && tail)

@@ -155,6 +155,8 @@ const char *inproc_why_not(const struct session *s, const struct probe *p)
 
 	if (!s->inproc_on)
 		return "--no-agent";
+	if (o->account)		/* the thread's counters, read by ptap in /proc */
+		return "--account reads the thread's counters at a stop";
 	if (s->stack_mode)	/* unwound by ptap, from the stopped thread */
 		return "-g records the stack at a stop";
 	if (s->mmap_tracking == MMAP_SYSCALL)	/* the agent's own calls would cost more */

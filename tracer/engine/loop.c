@@ -421,6 +421,8 @@ static int loop_events(struct session *s)
 		}
 		t = thread__find(s, pid);
 		placement_note_stop(s, t);
+		if (t)
+			t->nstops++;	/* each a voluntary context switch of its (--account) */
 		if (!t)
 			tasks_unknown(s, pid, st);
 		else

@@ -1,0 +1,89 @@
+# record --account EVENT: each call's storage I/O, CPU time, faults and
+# switches from the thread's own counters, checked on samples/account.c's
+# calls, each of known work.  The bounds are what the kernel's accounting
+# guarantees for that work (proc(5)): read_bytes counts reads that reached
+# storage (the page cache's misses), write_bytes the bytes dirtied, cpu_ns the
+# time on a CPU (schedstat), majflt faults that read from storage.
+
+ACCT_PROBES=(-e 'cold_read%return $retval' -e 'warm_read%return $retval'
+	     -e 'write_sync%return $retval' -e 'burn%return' -e 'touch_pages%return $retval'
+	     --account cold_read__return --account warm_read__return
+	     --account write_sync__return --account burn__return --account touch_pages__return)
+
+test_account_known_work() {
+	# on a disk: the build tree (a tmpfs /tmp has no storage to count)
+	local dir
+	dir=$(mktemp -d "$O/account.XXXXXX")
+	run_ptap record -q --format json -o "$TMP/rec" "${ACCT_PROBES[@]}" -- "$S/account" "$dir" \
+		>"$TMP/out" 2>"$TMP/err" || { rm -rf "$dir"; fail "$(cat "$TMP/err")"; return; }
+	rm -rf "$dir"
+	expect_grep '^touch_pages 64$' "$TMP/out"
+	records "$TMP/rec" | python3 -c '
+import json, sys
+N = 1 << 20
+want = {
+    # a file of N bytes out of the page cache, read: N from storage (it has no more)
+    "cold_read__return": lambda a: a["read_bytes"] == N and a["majflt"] == 0,
+    # the same again: all from the page cache
+    "warm_read__return": lambda a: a["read_bytes"] == 0 and a["write_bytes"] == 0,
+    # N written and fsynced: N dirtied (and some of the file system'"'"'s own, at most 64 KiB)
+    "write_sync__return": lambda a: N <= a["write_bytes"] <= N + 65536 and a["read_bytes"] == 0,
+    # 50 ms of its own CPU time (the loop stops past it by one clock read)
+    "burn__return": lambda a: 50e6 <= a["cpu_ns"] <= 70e6 and a["read_bytes"] == 0,
+    # 64 pages of a file mapping out of the page cache: faults that read from storage
+    "touch_pages__return": lambda a: a["majflt"] >= 1 and a["read_bytes"] >= 64 * 4096,
+}
+seen = set()
+for line in sys.stdin:
+    r = json.loads(line)
+    ev, a = r["event"], r["args"]
+    seen.add(ev)
+    ok = want[ev](a)
+    print(ev, "ok" if ok else "WRONG " + json.dumps(a))
+print("events", len(seen))' >"$TMP/got" 2>&1
+	printf '%s\n' 'cold_read__return ok' 'warm_read__return ok' 'write_sync__return ok' \
+		'burn__return ok' 'touch_pages__return ok' 'events 5' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+}
+
+# Typed numbers in JSON, a name=value each in text; a voluntary switch of a ptrace stop
+# (ptap's) is not the call's: a call that never blocks has none
+test_account_forms_and_stops() {
+	local dir
+	dir=$(mktemp -d "$O/account.XXXXXX")
+	run_ptap record -q -o "$TMP/rec" "${ACCT_PROBES[@]}" -- "$S/account" "$dir" \
+		>/dev/null 2>"$TMP/err" || { rm -rf "$dir"; fail "$(cat "$TMP/err")"; return; }
+	rm -rf "$dir"
+	expect_grep ' warm_read__return: .* read_bytes=0 write_bytes=0 cancelled_write_bytes=0 cpu_ns=[0-9]* runq_ns=[0-9]* minflt=[0-9]* majflt=0 nvcsw=0 nivcsw=[0-9]*$' \
+		"$TMP/rec"
+}
+
+# Refused: an event that is not a return probe's, one that does not exist (exit 2)
+test_account_refused() {
+	local rc=0
+	run_ptap record -e 'burn' --account burn -- "$S/account" /nonexistent >"$TMP/out" 2>"$TMP/err" ||
+		rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "^ptap: --account burn: not a return probe: the cost of a call is known at its return (-e 'burn%return ...')\$" \
+		"$TMP/err"
+	rc=0
+	run_ptap record -e 'burn%return' --account nope -- "$S/account" /nonexistent >"$TMP/out" \
+		2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep '^ptap: --account nope: no such event' "$TMP/err"
+	[ ! -s "$TMP/out" ] || fail "the command ran"
+}
+
+# --filter on a counter: only the calls that read from storage
+test_account_filter() {
+	local dir
+	dir=$(mktemp -d "$O/account.XXXXXX")
+	run_ptap record -o "$TMP/rec" -e 'cold=cold_read%return' --filter 'read_bytes > 0' \
+		-e 'warm=warm_read%return' --filter 'read_bytes > 0' --account cold --account warm \
+		-- "$S/account" "$dir" >/dev/null 2>"$TMP/err" ||
+		{ rm -rf "$dir"; fail "$(cat "$TMP/err")"; return; }
+	rm -rf "$dir"
+	expect_eq "records" 1 "$(records "$TMP/rec" | grep -c ' cold: .* read_bytes=1048576 ')"
+	expect_eq "warm records" 0 "$(records "$TMP/rec" | grep -c ' warm: ')"
+	expect_grep '^ptap: warm: 0 records (1 more hit left out by --filter)$' "$TMP/err"
+}
