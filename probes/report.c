@@ -195,6 +195,25 @@ struct durations {
 	uint64_t rng;			/* the sampling's xorshift state */
 };
 
+/* The --account counters of an event's records: their sums, and the calls that made most. */
+#define ACCT_TOPS	3		/* read_bytes, write_bytes, cpu_ns: the calls by each */
+static const char *const acct_names[REPORT_ACCT_N] = {
+	"read_bytes", "write_bytes", "cancelled_write_bytes", "cpu_ns", "runq_ns",
+	"minflt", "majflt", "nvcsw", "nivcsw",
+};
+static const int acct_tops[ACCT_TOPS] = { 0, 1, 3 };
+
+struct acct_call {
+	uint64_t v;
+	char *call;			/* its other arguments, NAME=VALUE ... (compact JSON values) */
+};
+
+struct acct_stats {
+	uint64_t sum[REPORT_ACCT_N];
+	uint64_t records;
+	struct acct_call top[ACCT_TOPS][REPORT_TOP_CALLS];	/* most first; call NULL: none */
+};
+
 struct event_stats {
 	struct counter kinds;		/* "entry", "return", ... */
 	struct counter args;		/* argument names; count: records that have it */
@@ -203,6 +222,7 @@ struct event_stats {
 	uint64_t truncated;
 	struct durations dur;
 	struct counter stacks;		/* record -g: each stack, its frames a line each */
+	struct acct_stats *acct;	/* record --account's counters, NULL: none seen */
 };
 
 /* The calls of one syscall under one context (REPORT_BY_CONTEXT); how many: its name's count. */
@@ -285,6 +305,10 @@ void report__free(struct report *rep)
 		counter__exit(&ev->args);
 		counter__exit(&ev->kinds);
 		counter__exit(&ev->stacks);
+		for (int k = 0; ev->acct && k < ACCT_TOPS; k++)
+			for (int j = 0; j < REPORT_TOP_CALLS; j++)
+				free(ev->acct->top[k][j].call);
+		free(ev->acct);
 		free(ev->dur.v);
 	}
 	free(rep->ev);
@@ -358,14 +382,100 @@ static long format_value(struct report *rep, const struct json_val *v)
 	return (long)n;
 }
 
-/* Count each member of ARGS (an object) under EV's arguments. */
-static int add_args(struct report *rep, struct event_stats *ev, const struct json_val *args)
+static uint64_t add_sat(uint64_t a, uint64_t b);
+
+/* The --account counter NAME (KEY[0..LEN)) is, or -1. */
+static int acct_index(const char *key, size_t len)
+{
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		if (strlen(acct_names[k]) == len && !memcmp(acct_names[k], key, len))
+			return k;
+	return -1;
+}
+
+/* The call a record of ARGS is, without its counters: NAME=VALUE ..., malloc'd. */
+static char *acct_call(struct report *rep, const struct json_val *args)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < args->obj.n; i++) {
+		const struct json_member *m = &args->obj.m[i];
+		long n;
+
+		if (acct_index(m->key, m->key_len) >= 0)
+			continue;
+		n = format_value(rep, &m->val);
+		if (n < 0)
+			break;
+		fprintf(f, "%s%.*s=", len ? " " : "", (int)m->key_len, m->key);
+		fwrite(rep->fmt, 1, (size_t)n, f);
+		fflush(f);
+	}
+	if (fclose(f))
+		return NULL;
+	return out;
+}
+
+/* Put CALL with V among TOP's most (most first, ties: the first seen first). */
+static int acct_top(struct report *rep, struct acct_call *top, uint64_t v,
+		    const struct json_val *args)
+{
+	int at = REPORT_TOP_CALLS;
+
+	while (at > 0 && (!top[at - 1].call || top[at - 1].v < v))
+		at--;
+	if (at == REPORT_TOP_CALLS)
+		return 0;
+	char *call = acct_call(rep, args);
+
+	if (!call)
+		return -ENOMEM;
+	free(top[REPORT_TOP_CALLS - 1].call);
+	memmove(&top[at + 1], &top[at], (REPORT_TOP_CALLS - 1 - at) * sizeof(*top));
+	top[at] = (struct acct_call){ .v = v, .call = call };
+	return 0;
+}
+
+/*
+ * ARGS' --account counters (all of them there: a record --account made),
+ * into EV's.  1 when they were, 0 when ARGS has not all of them, -ENOMEM.
+ */
+static int add_acct(struct report *rep, struct event_stats *ev, const struct json_val *args)
+{
+	uint64_t v[REPORT_ACCT_N];
+
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		if (!json_u64(json_get(args, acct_names[k]), &v[k]))
+			return 0;	/* not accounted, or a counter not known (an error) */
+	if (!ev->acct && !(ev->acct = calloc(1, sizeof(*ev->acct))))
+		return -ENOMEM;
+	ev->acct->records++;
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		ev->acct->sum[k] = add_sat(ev->acct->sum[k], v[k]);
+	for (int t = 0; t < ACCT_TOPS; t++)
+		if (v[acct_tops[t]] && acct_top(rep, ev->acct->top[t], v[acct_tops[t]], args))
+			return -ENOMEM;
+	return 1;
+}
+
+/*
+ * Count each member of ARGS (an object) under EV's arguments; not the
+ * --account counters when ACCT (they are summed: add_acct()).
+ */
+static int add_args(struct report *rep, struct event_stats *ev, const struct json_val *args,
+		    bool acct)
 {
 	for (size_t i = 0; args && args->type == JSON_OBJECT && i < args->obj.n; i++) {
 		const struct json_member *m = &args->obj.m[i];
 		size_t a, idx;
 		long n;
 
+		if (acct && acct_index(m->key, m->key_len) >= 0)
+			continue;
 		if (counter__add(&ev->args, m->key, m->key_len, &a) ||
 		    array_grow_zeroed((void **)&ev->values, &ev->capvalues, sizeof(*ev->values), ev->args.n))
 			return -ENOMEM;
@@ -433,8 +543,9 @@ static int add_syscall(struct report *rep, const struct json_val *rec);
 int report__add(struct report *rep, const struct json_val *rec)
 {
 	const struct json_val *event = json_get(rec, "event"), *kind = json_get(rec, "kind");
-	const struct json_val *trunc = json_get(rec, "truncated"), *clock;
+	const struct json_val *trunc = json_get(rec, "truncated"), *clock, *args;
 	struct event_stats *ev;
+	int acct;
 	uint64_t ts, ns;
 	size_t e, k;
 
@@ -472,7 +583,11 @@ int report__add(struct report *rep, const struct json_val *rec)
 		return -ENOMEM;
 	if (add_stack(rep, ev, json_get(rec, "stack")))
 		return -ENOMEM;
-	return add_args(rep, ev, json_get(rec, "args"));
+	args = json_get(rec, "args");
+	acct = args && args->type == JSON_OBJECT ? add_acct(rep, ev, args) : 0;
+	if (acct < 0)
+		return acct;
+	return add_args(rep, ev, args, acct == 1);
 }
 
 /* ---- what the renderings share ------------------------------------------- */
@@ -928,6 +1043,25 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 	return 0;
 }
 
+/* --account's sums, then the calls that read, wrote and ran most. */
+static void text_acct(const struct acct_stats *a, FILE *f)
+{
+	fprintf(f, "  cost (--account), the sums of %llu %s:\n", (unsigned long long)a->records,
+		plural(a->records, "call", "calls"));
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		fprintf(f, "%s%s %llu", k % 5 ? ", " : k ? "\n    " : "    ", acct_names[k],
+			(unsigned long long)a->sum[k]);
+	fputs("\n", f);
+	for (int t = 0; t < ACCT_TOPS; t++) {
+		if (!a->top[t][0].call)
+			continue;
+		fprintf(f, "    most %s:\n", acct_names[acct_tops[t]]);
+		for (int j = 0; j < REPORT_TOP_CALLS && a->top[t][j].call; j++)
+			fprintf(f, "      %*llu  %s\n", digits(a->top[t][0].v),
+				(unsigned long long)a->top[t][j].v, a->top[t][j].call);
+	}
+}
+
 /* A stack's key (add_stack()) frame by frame: the one at *P, N bytes; false past the last. */
 static bool next_frame(const char **p, const char *end, size_t *n)
 {
@@ -1013,6 +1147,8 @@ static int text_event(struct report *rep, size_t e, FILE *f)
 	}
 	if (ev->dur.n)
 		text_durations(&ev->dur, f);
+	if (ev->acct)
+		text_acct(ev->acct, f);
 	return text_stacks(&ev->stacks, f);
 }
 
@@ -1288,6 +1424,28 @@ static int json_arg(const struct centry *arg, struct counter *vals, bool last, F
 	return 0;
 }
 
+/* "account": {"calls": N, "sums": {NAME: N, ...}, "top": {NAME: [{"value": N, "call": ".."}]}}, */
+static void json_acct(const struct acct_stats *a, FILE *f)
+{
+	fprintf(f, "      \"account\": {\"calls\": %llu, \"sums\": {",
+		(unsigned long long)a->records);
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", acct_names[k],
+			(unsigned long long)a->sum[k]);
+	fputs("}, \"top\": {", f);
+	for (int t = 0; t < ACCT_TOPS; t++) {
+		fprintf(f, "%s\"%s\": [", t ? ", " : "", acct_names[acct_tops[t]]);
+		for (int j = 0; j < REPORT_TOP_CALLS && a->top[t][j].call; j++) {
+			fprintf(f, "%s{\"value\": %llu, \"call\": ", j ? ", " : "",
+				(unsigned long long)a->top[t][j].v);
+			put_json_str(f, a->top[t][j].call, strlen(a->top[t][j].call));
+			fputs("}", f);
+		}
+		fputs("]", f);
+	}
+	fputs("}},\n", f);
+}
+
 /* "stacks": {"distinct": N, ["not_kept": N,] "top": [{"count": N, "frames": [..]}, ...]}, */
 static int json_stacks(struct counter *st, FILE *f)
 {
@@ -1346,6 +1504,8 @@ static int json_event(struct report *rep, size_t e, bool last, FILE *f)
 	fprintf(f, "%s],\n", ev->args.n ? "      " : "");
 	if (ev->stacks.n && json_stacks(&ev->stacks, f))
 		return -ENOMEM;
+	if (ev->acct)
+		json_acct(ev->acct, f);
 	if (ev->dur.n)
 		json_durations(&ev->dur, f);
 	else

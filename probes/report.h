@@ -14,6 +14,10 @@ struct json_val;		/* probes/json.h */
 
 /* Values listed per argument, most frequent first (ties: the first seen first). */
 #define REPORT_TOP	10
+/* record --account's counters (tracer/events/account.h), by these names in a record's args */
+#define REPORT_ACCT_N		9
+/* Calls listed per event by each of read_bytes, write_bytes and cpu_ns, most first. */
+#define REPORT_TOP_CALLS	5
 /* Stacks (record -g) listed per event, most frequent first. */
 #define REPORT_TOP_STACKS	5
 /* Width of the histogram bars, in '@', for the biggest bucket. */
@@ -103,6 +107,11 @@ uint64_t report__records(const struct report *rep);
  *     duration: N records
  *       [LO, HI)  COUNT |@@@@   |     (log2 buckets of ns, bpftrace's hist())
  *       p50 X  p90 X  p99 X  min X  max X  mean X
+ *     cost (--account), the sums of N calls:   (records with all of record --account's
+ *       read_bytes N, write_bytes N, ...       counters among their args, as numbers)
+ *       most read_bytes:                    (and write_bytes, cpu_ns: the
+ *         VALUE  NAME=VALUE ...              REPORT_TOP_CALLS calls of most, by
+ *                                            their other arguments)
  *     stacks: D distinct                    (records with a "stack": record -g)
  *       COUNT records                       (the top REPORT_TOP_STACKS)
  *         FUNC+0xOFF                        (a frame a line, deepest first;

@@ -87,3 +87,29 @@ test_account_filter() {
 	expect_eq "warm records" 0 "$(records "$TMP/rec" | grep -c ' warm: ')"
 	expect_grep '^ptap: warm: 0 records (1 more hit left out by --filter)$' "$TMP/err"
 }
+
+# ptap report: per event the counters' sums and the calls that read, wrote and ran most
+# (by their other arguments), in text and JSON; the counters are not listed as values
+test_account_report() {
+	local dir
+	dir=$(mktemp -d "$O/account.XXXXXX")
+	run_ptap record -q --format json -o "$TMP/rec.json" "${ACCT_PROBES[@]}" -- "$S/account" "$dir" \
+		>/dev/null 2>"$TMP/err" || { rm -rf "$dir"; fail "$(cat "$TMP/err")"; return; }
+	rm -rf "$dir"
+	run_ptap report "$TMP/rec.json" >"$TMP/report" 2>&1 || { fail "report failed"; return; }
+	sed -n '/^cold_read__return:/,/^$/p' "$TMP/report" | grep --no-group-separator -A1 -e '^  cost' -e 'most read_bytes' \
+		| sed 's/cpu_ns [0-9]*, runq_ns [0-9]*/cpu_ns N, runq_ns N/' >"$TMP/got"
+	printf '%s\n' '  cost (--account), the sums of 1 call:' \
+		'    read_bytes 1048576, write_bytes 0, cancelled_write_bytes 0, cpu_ns N, runq_ns N' \
+		'    most read_bytes:' '      1048576  retval=1048576' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+	! grep -q '^  read_bytes: ' "$TMP/report" || fail "the counters listed as values"
+	run_ptap report -F json "$TMP/rec.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ev = {e["event"]: e for e in d["events"]}
+a = ev["write_sync__return"]["account"]
+print(a["calls"], a["sums"]["write_bytes"] >= 1 << 20, a["top"]["write_bytes"][0]["call"],
+      ev["warm_read__return"]["account"]["sums"]["read_bytes"])' >"$TMP/got" 2>&1
+	expect_eq "json" "1 True retval=1048576 0" "$(cat "$TMP/got")"
+}
