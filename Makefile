@@ -442,6 +442,10 @@ demo: deps
 		--context exec_query --syscalls pread64,pwrite64,fsync,openat \
 		-- ./$(S)/query_server samples/queries.txt $(O)/demo-results.txt
 	./$(O)/ptap report --by-context $(O)/demo-io.json
+	@echo '--- what each query cost (--account): the first to read the table big read it from storage'
+	QS_TABLE=$(O)/demo-table ./$(O)/ptap record -q -e 'exec_query%return query_string' \
+		--account exec_query__return -- ./$(S)/query_server samples/queries-cache.txt \
+		$(O)/demo-results.txt
 
 $(O)/bench/bench_target: tests/bench/bench_target.c | deps
 	@mkdir -p $(@D)

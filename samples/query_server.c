@@ -55,6 +55,11 @@
  *   {} pread64=0/0 pwrite64=0/0 fsync=0/0 openat=2/0
  * as SYSCALL=CALLS/BYTES, BYTES the sum of the byte counts returned (0 for
  * fsync and openat).
+ *
+ * With QS_TABLE=PATH in the environment (record --account's demo), a query
+ * naming "FROM big" also reads the table PATH, 1 MiB written, fsync'd and
+ * dropped from the page cache (POSIX_FADV_DONTNEED) at the start: the first
+ * such query reads it from storage, the next ones from the page cache.
  */
 #define _GNU_SOURCE		/* strerrorname_np */
 #include <errno.h>
@@ -77,6 +82,9 @@ const char *debug_query_string;		/* what the server is running now */
 struct query_desc last_desc;
 static int results_fd = -1;
 static off_t results_off;		/* the bytes of results written so far */
+#define TABLE_LEN	(1 << 20)
+static int table_fd = -1;		/* QS_TABLE */
+static char table_buf[TABLE_LEN];
 
 /* The syscalls of QS_EXPECT=syscalls, in the order of the totals. */
 enum io_sys { IO_PREAD64, IO_PWRITE64, IO_FSYNC, IO_OPENAT, IO_NSYS };
@@ -129,6 +137,9 @@ __attribute__((noinline, noclone)) int exec_query(const char *query_string, unsi
 	else if (is_kind(query_string, "INSERT") || is_kind(query_string, "UPDATE") ||
 		 is_kind(query_string, "DELETE"))
 		io_note(IO_FSYNC, results_fd, NULL, 0, 0, fsync(results_fd));
+	if (table_fd >= 0 && strstr(query_string, "FROM big") &&
+	    pread(table_fd, table_buf, TABLE_LEN, 0) != TABLE_LEN)
+		nrows = -1;
 	results_off += n;
 	return nrows;
 }
@@ -261,6 +272,15 @@ int main(int argc, char **argv)
 		in = qfd >= 0 ? fdopen(qfd, "r") : NULL;
 		if (!in) {
 			perror(argv[1]);
+			return 2;
+		}
+	}
+	if (getenv("QS_TABLE")) {	/* on the disk, not in the page cache */
+		table_fd = open(getenv("QS_TABLE"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+		memset(table_buf, 't', sizeof(table_buf));
+		if (table_fd < 0 || pwrite(table_fd, table_buf, TABLE_LEN, 0) != TABLE_LEN ||
+		    fsync(table_fd) || posix_fadvise(table_fd, 0, 0, POSIX_FADV_DONTNEED)) {
+			perror(getenv("QS_TABLE"));
 			return 2;
 		}
 	}

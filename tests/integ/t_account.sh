@@ -113,3 +113,17 @@ print(a["calls"], a["sums"]["write_bytes"] >= 1 << 20, a["top"]["write_bytes"][0
       ev["warm_read__return"]["account"]["sums"]["read_bytes"])' >"$TMP/got" 2>&1
 	expect_eq "json" "1 True retval=1048576 0" "$(cat "$TMP/got")"
 }
+
+# query_server with QS_TABLE (make demo): the first query of the table reads it from
+# storage, the next one from the page cache
+test_account_query_server_cache() {
+	QS_TABLE="$O/qs-table.$$" run_ptap record -q -o "$TMP/rec" \
+		-e 'exec_query%return query_string' --account exec_query__return \
+		-- "$S/query_server" samples/queries-cache.txt >/dev/null 2>"$TMP/err" ||
+		{ rm -f "$O/qs-table.$$"; fail "$(cat "$TMP/err")"; return; }
+	rm -f "$O/qs-table.$$"
+	records "$TMP/rec" | sed -E 's/.*query_string="([^"]*)" read_bytes=([0-9]+) .*/\1: \2/' >"$TMP/got"
+	printf '%s\n' 'SELECT 1: 0' 'SELECT * FROM big WHERE id = 1: 1048576' \
+		'SELECT * FROM big WHERE id = 2: 0' 'UPDATE big SET n = n + 1: 0' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+}
