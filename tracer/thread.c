@@ -99,6 +99,13 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	return t;
 }
 
+void thread__acct_close(struct thread *t)
+{
+	for (int k = 0; t->acct_open && k < 4; k++)
+		close(t->acct_fd[k]);
+	t->acct_open = false;
+}
+
 void thread__remove(struct session *s, struct thread *t)
 {
 	size_t mask = s->threads_cap - 1, i = slot_of(s, t->tid), j;
@@ -117,9 +124,7 @@ void thread__remove(struct session *s, struct thread *t)
 		}
 	}
 	s->nthreads--;
-	for (int k = 0; t->acct_open && k < 4; k++)
-		if (t->acct_fd[k] >= 0)
-			close(t->acct_fd[k]);
+	thread__acct_close(t);
 	aspace__put(t->as);
 	shadow__free(t->shadow);
 	free(t);
