@@ -273,6 +273,30 @@ else
 	echo "  no figures: the pinned 1-thread row failed"
 fi
 
+# ---- --account: a call's counters read at its entry and return (pinned, 1 thread)
+echo "bench account: 1 thread, pinned, best of $REPS runs; $N calls of bench_fn, a return probe at a stop"
+if [ -n "${U[pinned_1]:-}" ]; then
+	u=${U[pinned_1]}
+	# shellcheck disable=SC2016 # $retval is ptap's
+	read -r an aa <<<"$(best_each \
+		taskset -c 0 "$O/ptap" record -q --no-agent -o /dev/null -e 'bench_fn%return $retval' \
+			-- "$T" "$N" :: \
+		taskset -c 0 "$O/ptap" record -q -o /dev/null -e 'bench_fn%return $retval' \
+			--account bench_fn__return -- "$T" "$N")"
+	nodash an aa
+	awk -v n="$N" -v u="$u" -v an="$an" -v aa="$aa" '
+	function ns(t) { return t / n - u }
+	BEGIN {
+		if (an == "" || aa == "")
+			printf "  failed: without \"%s\", with --account \"%s\" ns\n", an, aa
+		else
+			printf "  return probe %6.0f ns/call | with --account %6.0f ns/call (+%.0f ns: 8 preads of /proc) | %.2fx\n",
+				ns(an), ns(aa), ns(aa) - ns(an), ns(aa) / ns(an)
+	}'
+else
+	echo "  no figures: the pinned 1-thread row failed"
+fi
+
 # ---- the same hits under other tracers ---------------------------------------
 # tool_row NAME NOTE HITS COUNT CMD...: best of REPS runs of CMD (the target
 # and its arguments included), pinned and unpinned (each interleaved with the
