@@ -41,6 +41,12 @@
  *                                  VALUE is the value itself, compact JSON
  *         }, ...
  *       ],
+ *       "account": {               only with record --account's counters in args:
+ *         "calls": N, "not_known": N,   summed; and those with a counter not read
+ *         "sums": {"read_bytes": N, ...},
+ *         "top": {"read_bytes": [{"value": N, "call": "NAME=VALUE ..."}, ...],
+ *                 "write_bytes": [...], "cpu_ns": [...]}   REPORT_TOP_CALLS most
+ *       },
  *       "stacks": {                only with record -g's "stack"s: each stack, its
  *         "distinct": N,           frames as FUNC+0xOFF, FUNC (inlined) or [unknown]
  *         "not_kept": N,           (bounded, as for values)
@@ -211,6 +217,7 @@ struct acct_call {
 struct acct_stats {
 	uint64_t sum[REPORT_ACCT_N];
 	uint64_t records;
+	uint64_t unknown;		/* calls whose counters could not all be read */
 	struct acct_call top[ACCT_TOPS][REPORT_TOP_CALLS];	/* most first; call NULL: none */
 };
 
@@ -441,18 +448,30 @@ static int acct_top(struct report *rep, struct acct_call *top, uint64_t v,
 }
 
 /*
- * ARGS' --account counters (all of them there: a record --account made),
- * into EV's.  1 when they were, 0 when ARGS has not all of them, -ENOMEM.
+ * ARGS' --account counters (a record --account made: all nine there), into
+ * EV's: summed when all are numbers, else the call counted as not known (a
+ * counter's file could not be read).  1 when ARGS had them, 0 when not,
+ * -ENOMEM.
  */
 static int add_acct(struct report *rep, struct event_stats *ev, const struct json_val *args)
 {
 	uint64_t v[REPORT_ACCT_N];
+	int have = 0, known = 0;
 
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		if (!json_u64(json_get(args, acct_names[k]), &v[k]))
-			return 0;	/* not accounted, or a counter not known (an error) */
+	for (int k = 0; k < REPORT_ACCT_N; k++) {
+		const struct json_val *c = json_get(args, acct_names[k]);
+
+		have += c != NULL;
+		known += json_u64(c, &v[k]);
+	}
+	if (have < REPORT_ACCT_N)
+		return 0;	/* not accounted */
 	if (!ev->acct && !(ev->acct = calloc(1, sizeof(*ev->acct))))
 		return -ENOMEM;
+	if (known < REPORT_ACCT_N) {
+		ev->acct->unknown++;
+		return 1;
+	}
 	ev->acct->records++;
 	for (int k = 0; k < REPORT_ACCT_N; k++)
 		ev->acct->sum[k] = add_sat(ev->acct->sum[k], v[k]);
@@ -1046,8 +1065,12 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 /* --account's sums, then the calls that read, wrote and ran most. */
 static void text_acct(const struct acct_stats *a, FILE *f)
 {
-	fprintf(f, "  cost (--account), the sums of %llu %s:\n", (unsigned long long)a->records,
+	fprintf(f, "  cost (--account), the sums of %llu %s", (unsigned long long)a->records,
 		plural(a->records, "call", "calls"));
+	if (a->unknown)
+		fprintf(f, " (%llu more whose counters are not known)",
+			(unsigned long long)a->unknown);
+	fputs(":\n", f);
 	for (int k = 0; k < REPORT_ACCT_N; k++)
 		fprintf(f, "%s%s %llu", k % 5 ? ", " : k ? "\n    " : "    ", acct_names[k],
 			(unsigned long long)a->sum[k]);
@@ -1427,8 +1450,8 @@ static int json_arg(const struct centry *arg, struct counter *vals, bool last, F
 /* "account": {"calls": N, "sums": {NAME: N, ...}, "top": {NAME: [{"value": N, "call": ".."}]}}, */
 static void json_acct(const struct acct_stats *a, FILE *f)
 {
-	fprintf(f, "      \"account\": {\"calls\": %llu, \"sums\": {",
-		(unsigned long long)a->records);
+	fprintf(f, "      \"account\": {\"calls\": %llu, \"not_known\": %llu, \"sums\": {",
+		(unsigned long long)a->records, (unsigned long long)a->unknown);
 	for (int k = 0; k < REPORT_ACCT_N; k++)
 		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", acct_names[k],
 			(unsigned long long)a->sum[k]);

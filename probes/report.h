@@ -107,8 +107,10 @@ uint64_t report__records(const struct report *rep);
  *     duration: N records
  *       [LO, HI)  COUNT |@@@@   |     (log2 buckets of ns, bpftrace's hist())
  *       p50 X  p90 X  p99 X  min X  max X  mean X
- *     cost (--account), the sums of N calls:   (records with all of record --account's
- *       read_bytes N, write_bytes N, ...       counters among their args, as numbers)
+ *     cost (--account), the sums of N calls[ (M more whose counters are not known)]:
+ *       read_bytes N, write_bytes N, ...    (records with record --account's nine
+ *                                            counters among their args; not known:
+ *                                            one is an error)
  *       most read_bytes:                    (and write_bytes, cpu_ns: the
  *         VALUE  NAME=VALUE ...              REPORT_TOP_CALLS calls of most, by
  *                                            their other arguments)

@@ -86,6 +86,7 @@ struct session {
 	enum stack_mode { STACK_NONE, STACK_FP, STACK_DWARF } stack_mode;
 	int stack_max;			/* --stack-max: frames a record shows */
 	struct stacks *stacks;		/* the hit's scratch and the symbols known */
+	int acct_kept;			/* --account: threads whose counter files are open */
 	const struct stack_frame *hit_frames;	/* the stack of the hit at hand, at a stop */
 	unsigned int hit_nframes;
 

@@ -99,11 +99,15 @@ struct thread *thread__add(struct session *s, pid_t tid, pid_t tgid, struct aspa
 	return t;
 }
 
-void thread__acct_close(struct thread *t)
+void thread__acct_close(struct session *s, struct thread *t)
 {
-	for (int k = 0; t->acct_open && k < 4; k++)
-		close(t->acct_fd[k]);
+	if (!t->acct_open)
+		return;
+	for (int k = 0; k < 4; k++)
+		if (t->acct_fd[k] >= 0)
+			close(t->acct_fd[k]);
 	t->acct_open = false;
+	s->acct_kept--;
 }
 
 void thread__remove(struct session *s, struct thread *t)
@@ -124,7 +128,7 @@ void thread__remove(struct session *s, struct thread *t)
 		}
 	}
 	s->nthreads--;
-	thread__acct_close(t);
+	thread__acct_close(s, t);
 	aspace__put(t->as);
 	shadow__free(t->shadow);
 	free(t);

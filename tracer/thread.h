@@ -63,7 +63,7 @@ struct thread {
 
 struct thread *thread__find(const struct session *s, pid_t tid);
 /* Close T's --account counter files (it went, or exec'd): opened again at its next read. */
-void thread__acct_close(struct thread *t);
+void thread__acct_close(struct session *s, struct thread *t);
 /*
  * The table alone: a new thread in S's table (AS referenced when not NULL;
  * NULL on ENOMEM), and a thread out of it, freed.  The engine adds and

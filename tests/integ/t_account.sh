@@ -72,6 +72,19 @@ test_account_refused() {
 	expect_eq "exit status" 2 "$rc"
 	expect_grep '^ptap: --account nope: no such event' "$TMP/err"
 	[ ! -s "$TMP/out" ] || fail "the command ran"
+	# an argument named as a counter is: the two would be one name in the records
+	rc=0
+	run_ptap record -e 'warm_read%return cpu_ns=n' --account warm_read__return \
+		-- "$S/account" /nonexistent >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status" 2 "$rc"
+	expect_grep "^ptap: --account warm_read__return: its probe records an argument named cpu_ns" \
+		"$TMP/err"
+	# Go: a goroutine runs on many threads
+	rc=0
+	run_ptap record -e 'main.handle%return' --account main_handle__return \
+		-- "$S/go/app" 2 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status (go)" 2 "$rc"
+	expect_grep '^ptap: --account main_handle__return: Go code' "$TMP/err"
 }
 
 # --filter on a counter: only the calls that read from storage

@@ -898,3 +898,41 @@ Test(report, stacks_text_and_json)
 	free(text);
 	free(json);
 }
+
+/* record --account: sums and the calls of most; a call whose counters are not all known is
+ * counted apart, and the counters are never listed as values */
+Test(report, account_sums_and_top_calls)
+{
+	static const char *const recs[] = {
+		"{\"ts\":1,\"event\":\"q\",\"kind\":\"return\",\"args\":{\"s\":\"a\",\"read_bytes\":10,"
+		"\"write_bytes\":0,\"cancelled_write_bytes\":0,\"cpu_ns\":5,\"runq_ns\":1,\"minflt\":0,"
+		"\"majflt\":1,\"nvcsw\":0,\"nivcsw\":0}}",
+		"{\"ts\":2,\"event\":\"q\",\"kind\":\"return\",\"args\":{\"s\":\"b\",\"read_bytes\":30,"
+		"\"write_bytes\":4,\"cancelled_write_bytes\":0,\"cpu_ns\":2,\"runq_ns\":1,\"minflt\":3,"
+		"\"majflt\":0,\"nvcsw\":1,\"nivcsw\":0}}",
+		"{\"ts\":3,\"event\":\"q\",\"kind\":\"return\",\"args\":{\"s\":\"c\",\"read_bytes\":"
+		"{\"error\":\"Too many open files\"},\"write_bytes\":{\"error\":\"x\"},"
+		"\"cancelled_write_bytes\":{\"error\":\"x\"},\"cpu_ns\":9,\"runq_ns\":1,\"minflt\":0,"
+		"\"majflt\":0,\"nvcsw\":0,\"nivcsw\":0}}",
+	};
+	char *text;
+
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		add(recs[i]);
+	text = render(false);
+	cr_expect_not_null(strstr(text,
+		"  cost (--account), the sums of 2 calls (1 more whose counters are not known):\n"
+		"    read_bytes 40, write_bytes 4, cancelled_write_bytes 0, cpu_ns 7, runq_ns 2\n"
+		"    minflt 3, majflt 1, nvcsw 1, nivcsw 0\n"
+		"    most read_bytes:\n"
+		"      30  s=\"b\"\n"
+		"      10  s=\"a\"\n"
+		"    most write_bytes:\n"
+		"      4  s=\"b\"\n"
+		"    most cpu_ns:\n"
+		"      5  s=\"a\"\n"
+		"      2  s=\"b\"\n"), "%s", text);
+	cr_expect_null(strstr(text, "  read_bytes:"), "%s", text);
+	cr_expect_not_null(strstr(text, "  s: 3 distinct values"), "%s", text);
+	free(text);
+}

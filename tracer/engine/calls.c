@@ -115,7 +115,7 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], data + p->ent_off[i],
 					s->string_max);
 	if (p->account)		/* last: the counters as the call begins */
-		account_read(t, (struct acct *)(data + p->acct_off));
+		account_read(s, t, (struct acct *)(data + p->acct_off));
 }
 
 /*
@@ -144,7 +144,7 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 		rec.frames = s->hit_frames;
 	}
 	if (p->account) {	/* first: the counters as the call ends */
-		account_diff(t, (const struct acct *)((const char *)ent + p->acct_off),
+		account_diff(s, t, (const struct acct *)((const char *)ent + p->acct_off),
 			     &p->vals[p->rp.nargs]);
 		rec.nargs += ACCT_N;
 		rec.names = p->rec_names;

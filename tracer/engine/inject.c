@@ -80,8 +80,10 @@ static int run_to_syscall_exit(struct session *s, struct thread *t)
 			r = session__defer(s, pid, status);
 			continue;
 		}
-		if (WIFSTOPPED(status))
+		if (WIFSTOPPED(status)) {
 			stop_classify(t->tid, status, &st);
+			t->nstops++;	/* a voluntary switch of ptap's (--account) */
+		}
 		if (!WIFSTOPPED(status) || st.kind == STOP_EXEC) {
 			session__defer(s, pid, status);
 			return -ESRCH;

@@ -132,7 +132,7 @@ void tasks_exec(struct session *s, struct thread *t)
 	t->sc_nr = -1;
 	if (t->shadow)			/* the old image's stack is gone */
 		shadow__clear(t->shadow);
-	thread__acct_close(t);		/* its tid may be the leader's now: opened again */
+	thread__acct_close(s, t);		/* its tid may be the leader's now: opened again */
 	taskrec_exec(s, t);
 	if (r == 0)
 		mmapev_table(s, t);	/* the new image's mappings */

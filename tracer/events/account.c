@@ -42,6 +42,21 @@ int account_setup(struct session *s, const char *const *events, int n)
 			}
 			if (p->account)
 				continue;
+			if (p->rp.go_stack) {
+				pr_err("--account %s: Go code: a goroutine runs on many threads, and a "
+				       "thread's counters are not one call's\n", events[e]);
+				return 2;
+			}
+			for (int k = 0; k < nargs; k++)
+				for (int c = 0; c < ACCT_N; c++)
+					if (!strcmp(p->rp.names[k], account_names[c])) {
+						pr_err("--account %s: its probe records an argument "
+						       "named %s, as a counter is: name it otherwise "
+						       "(-e '...%%return my_%s=%s')\n", events[e],
+						       account_names[c], account_names[c],
+						       account_names[c]);
+						return 2;
+					}
 			p->rec_names = calloc((size_t)nargs + ACCT_N, sizeof(*p->rec_names));
 			if (!p->rec_names ||
 			    !(p->vals = realloc(p->vals, ((size_t)nargs + ACCT_N) * sizeof(*p->vals))) ||
@@ -69,39 +84,36 @@ int account_setup(struct session *s, const char *const *events, int n)
 	return 0;
 }
 
-/* Open T's four files.  0 or -errno (none left open). */
-static int acct_open(struct thread *t)
+/* Threads whose files are kept open, at most: past them, a read opens and closes them. */
+#define ACCT_KEEP_MAX	128
+
+/* Open T's four files, each -1 when it cannot be (its counters then say why). */
+static void acct_open(struct thread *t, int *err)
 {
 	char path[64];
 
 	for (int k = 0; k < 4; k++) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", t->tgid, t->tid, files[k]);
 		t->acct_fd[k] = open(path, O_RDONLY | O_CLOEXEC);
-		if (t->acct_fd[k] < 0) {
-			int err = -errno;
-
-			while (k--)
-				close(t->acct_fd[k]);
-			return err;
-		}
+		err[k] = t->acct_fd[k] < 0 ? -errno : 0;
 	}
-	t->acct_open = true;
-	return 0;
 }
 
-/* The number after KEY at the start of a line of TEXT, or 0 when there is none. */
-static uint64_t keyed(const char *text, const char *key)
+/* The number after KEY at the start of a line of TEXT into *V: 0, or -ENODATA. */
+static int keyed(const char *text, const char *key, uint64_t *v)
 {
 	size_t n = strlen(key);
 
 	for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, key, n))
-			return strtoull(l + n, NULL, 10);
-	return 0;
+		if (!strncmp(l, key, n)) {
+			*v = strtoull(l + n, NULL, 10);
+			return 0;
+		}
+	return -ENODATA;
 }
 
-/* Field N (1-based, as proc(5) counts them) of /proc/.../stat TEXT, or 0. */
-static uint64_t stat_field(const char *text, int n)
+/* Field N (1-based, as proc(5) counts them) of /proc/.../stat TEXT into *V: 0, or -ENODATA. */
+static int stat_field(const char *text, int n, uint64_t *v)
 {
 	const char *p = strrchr(text, ')');	/* the comm may hold spaces and parentheses */
 	int f = 2;
@@ -110,52 +122,87 @@ static uint64_t stat_field(const char *text, int n)
 		p = strchr(p + 1, ' ');
 		f++;
 	}
-	return p ? strtoull(p + 1, NULL, 10) : 0;
+	if (!p)
+		return -ENODATA;
+	*v = strtoull(p + 1, NULL, 10);
+	return 0;
 }
 
-void account_read(struct thread *t, struct acct *a)
+/* What file K gives, from TEXT, into A (an error: its counters'). */
+static void parse(int k, const char *text, struct acct *a)
 {
-	char buf[4][2048];
-	int r;
+	int *e = a->ferr;
+
+	switch (k) {
+	case 0:
+		e[0] = keyed(text, "read_bytes:", &a->v[ACCT_READ_BYTES]) ?:
+		       keyed(text, "write_bytes:", &a->v[ACCT_WRITE_BYTES]) ?:
+		       keyed(text, "cancelled_write_bytes:", &a->v[ACCT_CANCELLED]);
+		break;
+	case 1:
+		if (sscanf(text, "%lu %lu", (unsigned long *)&a->v[ACCT_CPU_NS],
+			   (unsigned long *)&a->v[ACCT_RUNQ_NS]) != 2)
+			e[1] = -ENODATA;
+		break;
+	case 2:
+		e[2] = stat_field(text, 10, &a->v[ACCT_MINFLT]) ?:
+		       stat_field(text, 12, &a->v[ACCT_MAJFLT]);
+		break;
+	default:
+		e[3] = keyed(text, "voluntary_ctxt_switches:", &a->v[ACCT_NVCSW]) ?:
+		       keyed(text, "nonvoluntary_ctxt_switches:", &a->v[ACCT_NIVCSW]);
+		break;
+	}
+}
+
+void account_read(struct session *s, struct thread *t, struct acct *a)
+{
+	char buf[8192];		/* status grows with groups and CPUs: its switches come last */
+	bool keep = t->acct_open || s->acct_kept < ACCT_KEEP_MAX;
 
 	memset(a, 0, sizeof(*a));
 	a->tid = t->tid;
 	a->nstops = t->nstops;
-	if (!t->acct_open && (r = acct_open(t)) < 0) {
-		a->err = r;
-		return;
+	if (!t->acct_open) {
+		acct_open(t, a->ferr);
+		t->acct_open = true;
+		s->acct_kept++;
 	}
 	for (int k = 0; k < 4; k++) {
-		ssize_t n = pread(t->acct_fd[k], buf[k], sizeof(buf[k]) - 1, 0);
+		ssize_t n;
 
-		if (n < 0) {
-			a->err = -errno;
-			return;
+		if (t->acct_fd[k] < 0) {
+			a->ferr[k] = a->ferr[k] ?: -ENOENT;
+			continue;
 		}
-		buf[k][n] = '\0';
+		n = pread(t->acct_fd[k], buf, sizeof(buf) - 1, 0);
+		if (n < 0) {
+			a->ferr[k] = -errno;
+			continue;
+		}
+		buf[n] = '\0';
+		parse(k, buf, a);
 	}
-	a->v[ACCT_READ_BYTES] = keyed(buf[0], "read_bytes:");
-	a->v[ACCT_WRITE_BYTES] = keyed(buf[0], "write_bytes:");
-	a->v[ACCT_CANCELLED] = keyed(buf[0], "cancelled_write_bytes:");
-	if (sscanf(buf[1], "%lu %lu", (unsigned long *)&a->v[ACCT_CPU_NS],
-		   (unsigned long *)&a->v[ACCT_RUNQ_NS]) != 2)
-		a->err = -EINVAL;
-	a->v[ACCT_MINFLT] = stat_field(buf[2], 10);
-	a->v[ACCT_MAJFLT] = stat_field(buf[2], 12);
-	a->v[ACCT_NVCSW] = keyed(buf[3], "voluntary_ctxt_switches:");
-	a->v[ACCT_NIVCSW] = keyed(buf[3], "nonvoluntary_ctxt_switches:");
+	if (!keep)	/* many threads: not a descriptor each, kept */
+		thread__acct_close(s, t);
 }
 
-void account_diff(struct thread *t, const struct acct *entry, struct fetch_val *vals)
+/* The file each counter comes from. */
+static const int file_of[ACCT_N] = { 0, 0, 0, 1, 1, 2, 2, 3, 3 };
+
+void account_diff(struct session *s, struct thread *t, const struct acct *entry,
+		  struct fetch_val *vals)
 {
 	struct acct now;
 
-	account_read(t, &now);
+	account_read(s, t, &now);
 	/* a ptrace stop is a voluntary switch: those ptap made in the call are not the call's */
 	now.v[ACCT_NVCSW] -= now.nstops - entry->nstops < now.v[ACCT_NVCSW] ?
 			     now.nstops - entry->nstops : now.v[ACCT_NVCSW];
 	for (int k = 0; k < ACCT_N; k++) {
-		int err = entry->tid != t->tid ? FETCH_ERR_MOVED : entry->err ? entry->err : now.err;
+		int f = file_of[k];
+		int err = entry->tid != t->tid ? FETCH_ERR_MOVED :
+			  entry->ferr[f] ? entry->ferr[f] : now.ferr[f];
 
 		vals[k] = err ? (struct fetch_val){ .err = err } :
 			(struct fetch_val){ .u = now.v[k] >= entry->v[k] ? now.v[k] - entry->v[k] : 0 };

@@ -34,7 +34,7 @@ extern const char *const account_names[ACCT_N];
 /* A snapshot of a thread's counters; ERR: why it could not be read (-errno), else 0. */
 struct acct {
 	uint64_t v[ACCT_N];
-	int err;
+	int ferr[4];		/* per file (io, schedstat, stat, status): -errno, or 0 */
 	int tid;		/* whose */
 	uint64_t nstops;	/* its stops then (thread.h): ptap's part of ACCT_NVCSW */
 };
@@ -46,14 +46,20 @@ struct acct {
  */
 int account_setup(struct session *s, const char *const *events, int n);
 
-/* T's counters now into A (their files opened at T's first read, kept open until it goes). */
-void account_read(struct thread *t, struct acct *a);
+/*
+ * T's counters now into A: its files opened at its first read and kept
+ * open (for the first threads: past ACCT_KEEP_MAX of them, opened and
+ * closed at each read, so that many threads do not use up ptap's
+ * descriptors).  A file that cannot be read fails its counters alone.
+ */
+void account_read(struct session *s, struct thread *t, struct acct *a);
 
 /*
  * The differences from ENTRY to now on T, into VALS[0..ACCT_N): errors when
- * either read failed, or when ENTRY was another thread's (FETCH_ERR_MOVED:
+ * either read of a counter's file failed, or when ENTRY was another thread's (FETCH_ERR_MOVED:
  * a goroutine, a coroutine resumed elsewhere).
  */
-void account_diff(struct thread *t, const struct acct *entry, struct fetch_val *vals);
+void account_diff(struct session *s, struct thread *t, const struct acct *entry,
+		  struct fetch_val *vals);
 
 #endif
