@@ -245,6 +245,8 @@ struct sc_row {
 struct ctx_group {
 	char *label;			/* the text heading, escaped, values cut */
 	size_t label_len;
+	struct acct_stats *acct;	/* the --account counters of the calls that are the
+					 * context, NULL: none (add_ctx_acct()) */
 	struct counter calls;		/* syscall names, in the order first seen; count: calls */
 	struct sc_row *rows;		/* per name (the index in CALLS) */
 	size_t caprows;
@@ -266,6 +268,7 @@ struct report {
 	size_t capgroups;
 	struct ctx_group nocontext;	/* the syscall records without a context */
 	uint64_t syscalls, sc_truncated;
+	uint64_t acct_calls;		/* return records with --account's counters */
 	char *fmt;			/* json_format() scratch */
 	size_t fmtcap;
 };
@@ -288,6 +291,7 @@ void report__set_bounded(struct report *rep)
 
 static void ctx_group__exit(struct ctx_group *g)
 {
+	free(g->acct);
 	free(g->label);
 	counter__exit(&g->calls);
 	free(g->rows);
@@ -891,6 +895,56 @@ static int ctx_group(struct report *rep, const struct json_val *ctx, struct ctx_
 	return 0;
 }
 
+/*
+ * A return record with --account's counters, under the context it is: the
+ * object {"EVENT":{ARGS}} (EVENT without its "__return", ARGS without the
+ * counters) that --context EVENT puts on the syscall records made in the
+ * call, so the call's cost and its syscalls are one group.
+ */
+static int add_ctx_acct(struct report *rep, const struct json_val *rec)
+{
+	const struct json_val *event = json_get(rec, "event"), *args = json_get(rec, "args");
+	struct json_member inner[64], outer;
+	struct json_val in, ctx;
+	struct ctx_group *g;
+	uint64_t v[REPORT_ACCT_N];
+	int have = 0, known = 0;
+	size_t n = 0, elen;
+
+	if (!event || event->type != JSON_STRING || !args || args->type != JSON_OBJECT)
+		return 0;
+	for (int k = 0; k < REPORT_ACCT_N; k++) {
+		const struct json_val *c = json_get(args, acct_names[k]);
+
+		have += c != NULL;
+		known += json_u64(c, &v[k]);
+	}
+	if (have < REPORT_ACCT_N)
+		return 0;
+	for (size_t i = 0; i < args->obj.n && n < sizeof(inner) / sizeof(inner[0]); i++)
+		if (acct_index(args->obj.m[i].key, args->obj.m[i].key_len) < 0)
+			inner[n++] = args->obj.m[i];
+	elen = event->str.len;
+	if (elen > 8 && !memcmp(event->str.s + elen - 8, "__return", 8))
+		elen -= 8;
+	in = (struct json_val){ .type = JSON_OBJECT, .obj = { inner, n } };
+	outer = (struct json_member){ .key = event->str.s, .key_len = elen, .val = in };
+	ctx = (struct json_val){ .type = JSON_OBJECT, .obj = { &outer, 1 } };
+	if (ctx_group(rep, &ctx, &g))
+		return -ENOMEM;
+	if (!g->acct && !(g->acct = calloc(1, sizeof(*g->acct))))
+		return -ENOMEM;
+	rep->acct_calls++;
+	if (known < REPORT_ACCT_N) {
+		g->acct->unknown++;
+		return 0;
+	}
+	g->acct->records++;
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		g->acct->sum[k] = add_sat(g->acct->sum[k], v[k]);
+	return 0;
+}
+
 /* Account one syscall record under its context (REPORT_BY_CONTEXT); others are skipped. */
 static int add_syscall(struct report *rep, const struct json_val *rec)
 {
@@ -901,6 +955,8 @@ static int add_syscall(struct report *rep, const struct json_val *rec)
 	uint64_t bytes, ns;
 	size_t k;
 
+	if (json_is(json_get(rec, "kind"), "return"))
+		return add_ctx_acct(rep, rec);
 	if (!json_is(json_get(rec, "kind"), "syscall") || !event || event->type != JSON_STRING)
 		return 0;
 	rep->syscalls++;
@@ -1062,8 +1118,8 @@ static int text_arg(const struct centry *arg, struct counter *vals, uint64_t rec
 	return 0;
 }
 
-/* --account's sums, then the calls that read, wrote and ran most. */
-static void text_acct(const struct acct_stats *a, FILE *f)
+/* "  cost (--account), the sums of N calls:" and the sums, on two lines. */
+static void text_acct_sums(const struct acct_stats *a, FILE *f)
 {
 	fprintf(f, "  cost (--account), the sums of %llu %s", (unsigned long long)a->records,
 		plural(a->records, "call", "calls"));
@@ -1075,6 +1131,12 @@ static void text_acct(const struct acct_stats *a, FILE *f)
 		fprintf(f, "%s%s %llu", k % 5 ? ", " : k ? "\n    " : "    ", acct_names[k],
 			(unsigned long long)a->sum[k]);
 	fputs("\n", f);
+}
+
+/* --account's sums, then the calls that read, wrote and ran most. */
+static void text_acct(const struct acct_stats *a, FILE *f)
+{
+	text_acct_sums(a, f);
 	for (int t = 0; t < ACCT_TOPS; t++) {
 		if (!a->top[t][0].call)
 			continue;
@@ -1352,7 +1414,7 @@ static int text_by_context(struct report *rep, FILE *f)
 		fprintf(f, ", %llu truncated", (unsigned long long)rep->sc_truncated);
 	fputs("\n", f);
 	text_clocks(rep, f);
-	if (!rep->syscalls)
+	if (!rep->syscalls && !rep->acct_calls)
 		fputs("(no syscall records: `ptap record --syscalls LIST` writes them)\n", f);
 	for (int i = 0; i < NCOLS; i++)
 		w[i] = strlen(col_heads[i]);
@@ -1367,6 +1429,10 @@ static int text_by_context(struct report *rep, FILE *f)
 		else
 			fwrite(g->label, 1, g->label_len, f);
 		fputs("\n", f);
+		if (g->acct)
+			text_acct_sums(g->acct, f);
+		if (!g->calls.n)
+			continue;
 		put_row(col_heads[COL_NAME], strlen(col_heads[COL_NAME]), col_heads, w, f);
 		group_rows(g, print_cells, &o);
 	}
@@ -1575,6 +1641,14 @@ static void json_group(struct report *rep, size_t i, bool last, FILE *f)
 		fputs("null", f);
 	else	/* compact JSON, as json_format() wrote it */
 		fwrite(rep->ctxs.ent[i].key, 1, rep->ctxs.ent[i].len, f);
+	if (g->acct) {	/* the calls that are the context: their --account counters */
+		fprintf(f, ",\n      \"account\": {\"calls\": %llu, \"not_known\": %llu, \"sums\": {",
+			(unsigned long long)g->acct->records, (unsigned long long)g->acct->unknown);
+		for (int k = 0; k < REPORT_ACCT_N; k++)
+			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", acct_names[k],
+				(unsigned long long)g->acct->sum[k]);
+		fputs("}}", f);
+	}
 	fputs(",\n      \"syscalls\": [\n", f);
 	for (size_t k = 0; k < g->calls.n; k++) {
 		fputs("        {\"name\": ", f);

@@ -72,8 +72,11 @@ void report__set_bounded(struct report *rep);
  * shown, nothing else is counted (one clock per file is expected; several
  * are all shown, as a file concatenated from others would have).
  *
- * REPORT_BY_CONTEXT accounts only the records of kind "syscall" with an
- * "event" (the call's name), grouped by their whole "context" object (its
+ * REPORT_BY_CONTEXT accounts the records of kind "syscall" with an
+ * "event" (the call's name), and the return records with record
+ * --account's nine counters in their args: each in the group of the
+ * context {"EVENT":{ARGS}} (EVENT its event without "__return", ARGS its
+ * args without the counters), the counters summed there; otherwise grouped by their whole "context" object (its
  * compact JSON text: two contexts on one record make one group), records
  * without a (non-empty object) "context" in a group of their own.  Per group
  * and call: the calls; the errors ("ret" a string starting with '-', such as

@@ -140,3 +140,30 @@ test_account_query_server_cache() {
 		'SELECT * FROM big WHERE id = 2: 0' 'UPDATE big SET n = n + 1: 0' >"$TMP/want"
 	expect_diff "$TMP/want" "$TMP/got"
 }
+
+# report --by-context: a call's counters in the group of its context, with the syscalls
+# made in it: the same 1 MiB pread64 from storage in one query, from the page cache in the next
+test_account_by_context() {
+	QS_TABLE="$O/qs-table.$$" run_ptap record -q --format json -o "$TMP/rec.json" \
+		-e 'exec_query query_string:string' --context exec_query --syscalls pread64 \
+		-e 'exec_query%return query_string' --account exec_query__return \
+		-- "$S/query_server" samples/queries-cache.txt "$TMP/results" >/dev/null 2>"$TMP/err" ||
+		{ rm -f "$O/qs-table.$$"; fail "$(cat "$TMP/err")"; return; }
+	rm -f "$O/qs-table.$$"
+	run_ptap report --by-context "$TMP/rec.json" >"$TMP/report" 2>&1 || { fail "report"; return; }
+	for id in 1 2; do
+		sed -n "/^exec_query query_string=\"SELECT \\* FROM big WHERE id = $id\"\$/,/^\$/p" \
+			"$TMP/report" | grep -e '^    read_bytes' -e '^  pread64' |
+			sed -E 's/, write_bytes.*//; s/ +[0-9.]+[mu]?s$//; s/  +/ /g'
+	done >"$TMP/got"
+	printf '%s\n' ' read_bytes 1048576' ' pread64 2 0 1048612' \
+		' read_bytes 0' ' pread64 2 0 1048612' >"$TMP/want"
+	expect_diff "$TMP/want" "$TMP/got"
+	run_ptap report --by-context -F json "$TMP/rec.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+g = [c for c in d["contexts"] if c["context"] and
+     c["context"]["exec_query"]["query_string"] == "SELECT * FROM big WHERE id = 1"]
+print(g[0]["account"]["calls"], g[0]["account"]["sums"]["read_bytes"])' >"$TMP/got" 2>&1
+	expect_eq "json" "1 1048576" "$(cat "$TMP/got")"
+}
