@@ -451,34 +451,50 @@ static int acct_top(struct report *rep, struct acct_call *top, uint64_t v,
 	return 0;
 }
 
+/* Has ARGS all of --account's counters (as a record --account made)? */
+static bool acct_present(const struct json_val *args)
+{
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		if (!json_get(args, acct_names[k]))
+			return false;
+	return true;
+}
+
 /*
- * ARGS' --account counters (a record --account made: all nine there), into
- * EV's: summed when all are numbers, else the call counted as not known (a
- * counter's file could not be read).  1 when ARGS had them, 0 when not,
- * -ENOMEM.
+ * ARGS' --account counters (a record --account made: all nine there) into
+ * *AP (made at the first), their values in V: 2 when summed, 1 when one is
+ * not a number (an error: the call counted as not known), 0 when ARGS has
+ * not all of them, -ENOMEM.
  */
+static int acct_sum(struct acct_stats **ap, const struct json_val *args,
+		    uint64_t v[REPORT_ACCT_N])
+{
+	int known = 0;
+
+	if (!acct_present(args))
+		return 0;
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		known += json_u64(json_get(args, acct_names[k]), &v[k]);
+	if (!*ap && !(*ap = calloc(1, sizeof(**ap))))
+		return -ENOMEM;
+	if (known < REPORT_ACCT_N) {
+		(*ap)->unknown++;
+		return 1;
+	}
+	(*ap)->records++;
+	for (int k = 0; k < REPORT_ACCT_N; k++)
+		(*ap)->sum[k] = add_sat((*ap)->sum[k], v[k]);
+	return 2;
+}
+
+/* EV's --account sums and top calls from ARGS: 1 when ARGS had the counters, 0, -ENOMEM. */
 static int add_acct(struct report *rep, struct event_stats *ev, const struct json_val *args)
 {
 	uint64_t v[REPORT_ACCT_N];
-	int have = 0, known = 0;
+	int r = acct_sum(&ev->acct, args, v);
 
-	for (int k = 0; k < REPORT_ACCT_N; k++) {
-		const struct json_val *c = json_get(args, acct_names[k]);
-
-		have += c != NULL;
-		known += json_u64(c, &v[k]);
-	}
-	if (have < REPORT_ACCT_N)
-		return 0;	/* not accounted */
-	if (!ev->acct && !(ev->acct = calloc(1, sizeof(*ev->acct))))
-		return -ENOMEM;
-	if (known < REPORT_ACCT_N) {
-		ev->acct->unknown++;
-		return 1;
-	}
-	ev->acct->records++;
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		ev->acct->sum[k] = add_sat(ev->acct->sum[k], v[k]);
+	if (r < 2)
+		return r;
 	for (int t = 0; t < ACCT_TOPS; t++)
 		if (v[acct_tops[t]] && acct_top(rep, ev->acct->top[t], v[acct_tops[t]], args))
 			return -ENOMEM;
@@ -908,18 +924,11 @@ static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 	struct json_val in, ctx;
 	struct ctx_group *g;
 	uint64_t v[REPORT_ACCT_N];
-	int have = 0, known = 0;
 	size_t n = 0, elen;
+	int r;
 
-	if (!event || event->type != JSON_STRING || !args || args->type != JSON_OBJECT)
-		return 0;
-	for (int k = 0; k < REPORT_ACCT_N; k++) {
-		const struct json_val *c = json_get(args, acct_names[k]);
-
-		have += c != NULL;
-		known += json_u64(c, &v[k]);
-	}
-	if (have < REPORT_ACCT_N)
+	if (!event || event->type != JSON_STRING || !args || args->type != JSON_OBJECT ||
+	    !acct_present(args))
 		return 0;
 	for (size_t i = 0; i < args->obj.n && n < sizeof(inner) / sizeof(inner[0]); i++)
 		if (acct_index(args->obj.m[i].key, args->obj.m[i].key_len) < 0)
@@ -932,17 +941,10 @@ static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 	ctx = (struct json_val){ .type = JSON_OBJECT, .obj = { &outer, 1 } };
 	if (ctx_group(rep, &ctx, &g))
 		return -ENOMEM;
-	if (!g->acct && !(g->acct = calloc(1, sizeof(*g->acct))))
-		return -ENOMEM;
-	rep->acct_calls++;
-	if (known < REPORT_ACCT_N) {
-		g->acct->unknown++;
-		return 0;
-	}
-	g->acct->records++;
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		g->acct->sum[k] = add_sat(g->acct->sum[k], v[k]);
-	return 0;
+	r = acct_sum(&g->acct, args, v);
+	if (r > 0)
+		rep->acct_calls++;
+	return r < 0 ? r : 0;
 }
 
 /* Account one syscall record under its context (REPORT_BY_CONTEXT); others are skipped. */
