@@ -920,7 +920,7 @@ static int ctx_group(struct report *rep, const struct json_val *ctx, struct ctx_
 static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 {
 	const struct json_val *event = json_get(rec, "event"), *args = json_get(rec, "args");
-	struct json_member inner[64], outer;
+	struct json_member *inner, outer;
 	struct json_val in, ctx;
 	struct ctx_group *g;
 	uint64_t v[REPORT_ACCT_N];
@@ -930,7 +930,10 @@ static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 	if (!event || event->type != JSON_STRING || !args || args->type != JSON_OBJECT ||
 	    !acct_present(args))
 		return 0;
-	for (size_t i = 0; i < args->obj.n && n < sizeof(inner) / sizeof(inner[0]); i++)
+	inner = malloc(args->obj.n * sizeof(*inner));
+	if (!inner)
+		return -ENOMEM;
+	for (size_t i = 0; i < args->obj.n; i++)
 		if (acct_index(args->obj.m[i].key, args->obj.m[i].key_len) < 0)
 			inner[n++] = args->obj.m[i];
 	elen = event->str.len;
@@ -939,7 +942,9 @@ static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 	in = (struct json_val){ .type = JSON_OBJECT, .obj = { inner, n } };
 	outer = (struct json_member){ .key = event->str.s, .key_len = elen, .val = in };
 	ctx = (struct json_val){ .type = JSON_OBJECT, .obj = { &outer, 1 } };
-	if (ctx_group(rep, &ctx, &g))
+	r = ctx_group(rep, &ctx, &g);
+	free(inner);
+	if (r)
 		return -ENOMEM;
 	r = acct_sum(&g->acct, args, v);
 	if (r > 0)
@@ -1405,10 +1410,16 @@ static int text_by_context(struct report *rep, FILE *f)
 	struct sc_row tot;
 	uint64_t noctx;
 
+	size_t nsc = 0;		/* the contexts syscalls were made in */
+
+	for (size_t i = 0; i < rep->ctxs.n; i++)
+		nsc += rep->groups[i].calls.n > 0;
 	fprintf(f, "%llu syscall %s of %llu %s, in %zu %s", (unsigned long long)rep->syscalls,
 		plural(rep->syscalls, "record", "records"), (unsigned long long)rep->records,
-		plural(rep->records, "record", "records"), rep->ctxs.n,
-		plural(rep->ctxs.n, "context", "contexts"));
+		plural(rep->records, "record", "records"), nsc, plural(nsc, "context", "contexts"));
+	if (rep->acct_calls)
+		fprintf(f, ", %llu %s with --account's counters", (unsigned long long)rep->acct_calls,
+			plural(rep->acct_calls, "call", "calls"));
 	group_total(&rep->nocontext, &tot, &noctx);
 	if (noctx)
 		fprintf(f, ", %llu without a context", (unsigned long long)noctx);
@@ -1416,7 +1427,7 @@ static int text_by_context(struct report *rep, FILE *f)
 		fprintf(f, ", %llu truncated", (unsigned long long)rep->sc_truncated);
 	fputs("\n", f);
 	text_clocks(rep, f);
-	if (!rep->syscalls && !rep->acct_calls)
+	if (!rep->syscalls)
 		fputs("(no syscall records: `ptap record --syscalls LIST` writes them)\n", f);
 	for (int i = 0; i < NCOLS; i++)
 		w[i] = strlen(col_heads[i]);
