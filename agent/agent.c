@@ -224,6 +224,10 @@ static bool make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	} else if (site->kind == AGENT_EXIT) {
 		rec->slot = regs[ARCH_DWARF_SP];
 	}
+	/* read once: the region is the process's to write too */
+	struct agent_filter *af = (struct agent_filter *)(uintptr_t)
+		__atomic_load_n(&site->filter, __ATOMIC_RELAXED);
+
 	bytes = (char *)&rec->vals[site->nprogs];
 	for (uint32_t i = 0; i < site->nprogs; i++) {
 		struct fetch_val *v = &rec->vals[i];
@@ -233,17 +237,18 @@ static bool make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 		else
 			memset(v, 0, sizeof(*v));
 		bytes += fetch_prog__buflen(&progs[i], site->string_max);
+		if (!af)	/* its string's place in the record: ptap maps it elsewhere */
+			v->str = v->str ? (char *)(uintptr_t)(v->str - (char *)rec) : NULL;
 	}
-	if (site->filter) {	/* matched as ptap would at a stop: the values as fetched */
-		struct agent_filter *af = (struct agent_filter *)(uintptr_t)site->filter;
-		const struct filter_in in = { .vals = rec->vals, .nvals = site->nprogs, .tid = tid };
+	if (!af)
+		return true;
+	/* matched as ptap would at a stop, on the values as fetched; then their strings' places */
+	const struct filter_in in = { .vals = rec->vals, .nvals = site->nprogs, .tid = tid };
 
-		if (!filter__eval((const struct filter *)af->filter, &in)) {
-			__atomic_fetch_add(&af->left_out, 1, __ATOMIC_RELAXED);
-			rec->flags |= AGENT_REC_LEFT_OUT;
-		}
+	if (!filter__eval((const struct filter *)af->filter, &in)) {
+		__atomic_fetch_add(&af->left_out, 1, __ATOMIC_RELAXED);
+		rec->flags |= AGENT_REC_LEFT_OUT;
 	}
-	/* the strings' places in the record: ptap maps the ring elsewhere */
 	for (uint32_t i = 0; i < site->nprogs; i++) {
 		struct fetch_val *v = &rec->vals[i];
 

@@ -1111,7 +1111,7 @@ static size_t record_buflen(const struct session *s)
 		for (int j = 0; j < p->rp.nargs; j++)
 			n += strlen(p->rp.names[j]) * 6 + 16 +
 			     value__max_len(&p->types[j], s->string_max);
-		if (p->account)	/* --account's counters: a name and a number, or an error */
+		if (probe__accounted(p))	/* --account's counters: a name and a number, or an error */
 			n += ACCT_N * 128;
 		max = n > max ? n : max;
 	}
@@ -1292,7 +1292,7 @@ static int setup_filters(struct session *s, const struct record_opts *o)
 		/* an accounted probe's counters are arguments of its records too */
 		r = filter__compile(text, p->rec_names ? p->rec_names :
 					  (const char *const *)p->rp.names, p->types,
-				    (unsigned int)p->rp.nargs + (p->account ? ACCT_N : 0),
+				    (unsigned int)p->rp.nargs + (probe__accounted(p) ? ACCT_N : 0),
 				    &p->filter, &err);
 		if (r < 0) {
 			pr_err("--filter '%s' of %s: %s\n", text, p->event, err.msg);

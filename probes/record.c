@@ -115,6 +115,11 @@ static uint64_t value_int(const struct fetch_type *t, const struct fetch_val *v)
 	return int_of(t, v->u);
 }
 
+const char *const record_account_names[RECORD_ACCT_N] = {
+	"read_bytes", "write_bytes", "cancelled_write_bytes", "cpu_ns", "runq_ns",
+	"minflt", "majflt", "nvcsw", "nivcsw",
+};
+
 /* The message of a failed fetch, escaped for MODE. */
 static void value_error(struct obuf *ob, const struct fetch_val *v, enum esc_mode mode)
 {

@@ -45,6 +45,13 @@ struct stack_frame {
 	bool inlined;
 };
 
+/*
+ * record --account's counters (tracer/events/account.h), as a return
+ * record's last arguments show them, in this order; what ptap report sums.
+ */
+#define RECORD_ACCT_N	9
+extern const char *const record_account_names[RECORD_ACCT_N];
+
 struct record {
 	uint64_t ts;			/* ns, of the session's clock */
 	int pid, tid;

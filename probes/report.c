@@ -10,6 +10,7 @@
 #include "probes/array.h"
 #include "probes/escape.h"
 #include "probes/json.h"
+#include "probes/record.h"
 #include "probes/report.h"
 
 /*
@@ -203,10 +204,6 @@ struct durations {
 
 /* The --account counters of an event's records: their sums, and the calls that made most. */
 #define ACCT_TOPS	3		/* read_bytes, write_bytes, cpu_ns: the calls by each */
-static const char *const acct_names[REPORT_ACCT_N] = {
-	"read_bytes", "write_bytes", "cancelled_write_bytes", "cpu_ns", "runq_ns",
-	"minflt", "majflt", "nvcsw", "nivcsw",
-};
 static const int acct_tops[ACCT_TOPS] = { 0, 1, 3 };
 
 struct acct_call {
@@ -215,7 +212,7 @@ struct acct_call {
 };
 
 struct acct_stats {
-	uint64_t sum[REPORT_ACCT_N];
+	uint64_t sum[RECORD_ACCT_N];
 	uint64_t records;
 	uint64_t unknown;		/* calls whose counters could not all be read */
 	struct acct_call top[ACCT_TOPS][REPORT_TOP_CALLS];	/* most first; call NULL: none */
@@ -398,8 +395,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b);
 /* The --account counter NAME (KEY[0..LEN)) is, or -1. */
 static int acct_index(const char *key, size_t len)
 {
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		if (strlen(acct_names[k]) == len && !memcmp(acct_names[k], key, len))
+	for (int k = 0; k < RECORD_ACCT_N; k++)
+		if (strlen(record_account_names[k]) == len && !memcmp(record_account_names[k], key, len))
 			return k;
 	return -1;
 }
@@ -454,8 +451,8 @@ static int acct_top(struct report *rep, struct acct_call *top, uint64_t v,
 /* Has ARGS all of --account's counters (as a record --account made)? */
 static bool acct_present(const struct json_val *args)
 {
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		if (!json_get(args, acct_names[k]))
+	for (int k = 0; k < RECORD_ACCT_N; k++)
+		if (!json_get(args, record_account_names[k]))
 			return false;
 	return true;
 }
@@ -467,22 +464,22 @@ static bool acct_present(const struct json_val *args)
  * not all of them, -ENOMEM.
  */
 static int acct_sum(struct acct_stats **ap, const struct json_val *args,
-		    uint64_t v[REPORT_ACCT_N])
+		    uint64_t v[RECORD_ACCT_N])
 {
 	int known = 0;
 
 	if (!acct_present(args))
 		return 0;
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		known += json_u64(json_get(args, acct_names[k]), &v[k]);
+	for (int k = 0; k < RECORD_ACCT_N; k++)
+		known += json_u64(json_get(args, record_account_names[k]), &v[k]);
 	if (!*ap && !(*ap = calloc(1, sizeof(**ap))))
 		return -ENOMEM;
-	if (known < REPORT_ACCT_N) {
+	if (known < RECORD_ACCT_N) {
 		(*ap)->unknown++;
 		return 1;
 	}
 	(*ap)->records++;
-	for (int k = 0; k < REPORT_ACCT_N; k++)
+	for (int k = 0; k < RECORD_ACCT_N; k++)
 		(*ap)->sum[k] = add_sat((*ap)->sum[k], v[k]);
 	return 2;
 }
@@ -490,7 +487,7 @@ static int acct_sum(struct acct_stats **ap, const struct json_val *args,
 /* EV's --account sums and top calls from ARGS: 1 when ARGS had the counters, 0, -ENOMEM. */
 static int add_acct(struct report *rep, struct event_stats *ev, const struct json_val *args)
 {
-	uint64_t v[REPORT_ACCT_N];
+	uint64_t v[RECORD_ACCT_N];
 	int r = acct_sum(&ev->acct, args, v);
 
 	if (r < 2)
@@ -923,7 +920,7 @@ static int add_ctx_acct(struct report *rep, const struct json_val *rec)
 	struct json_member *inner, outer;
 	struct json_val in, ctx;
 	struct ctx_group *g;
-	uint64_t v[REPORT_ACCT_N];
+	uint64_t v[RECORD_ACCT_N];
 	size_t n = 0, elen;
 	int r;
 
@@ -1134,8 +1131,8 @@ static void text_acct_sums(const struct acct_stats *a, FILE *f)
 		fprintf(f, " (%llu more whose counters are not known)",
 			(unsigned long long)a->unknown);
 	fputs(":\n", f);
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		fprintf(f, "%s%s %llu", k % 5 ? ", " : k ? "\n    " : "    ", acct_names[k],
+	for (int k = 0; k < RECORD_ACCT_N; k++)
+		fprintf(f, "%s%s %llu", k % 5 ? ", " : k ? "\n    " : "    ", record_account_names[k],
 			(unsigned long long)a->sum[k]);
 	fputs("\n", f);
 }
@@ -1147,7 +1144,7 @@ static void text_acct(const struct acct_stats *a, FILE *f)
 	for (int t = 0; t < ACCT_TOPS; t++) {
 		if (!a->top[t][0].call)
 			continue;
-		fprintf(f, "    most %s:\n", acct_names[acct_tops[t]]);
+		fprintf(f, "    most %s:\n", record_account_names[acct_tops[t]]);
 		for (int j = 0; j < REPORT_TOP_CALLS && a->top[t][j].call; j++)
 			fprintf(f, "      %*llu  %s\n", digits(a->top[t][0].v),
 				(unsigned long long)a->top[t][j].v, a->top[t][j].call);
@@ -1531,12 +1528,12 @@ static void json_acct(const struct acct_stats *a, FILE *f)
 {
 	fprintf(f, "      \"account\": {\"calls\": %llu, \"not_known\": %llu, \"sums\": {",
 		(unsigned long long)a->records, (unsigned long long)a->unknown);
-	for (int k = 0; k < REPORT_ACCT_N; k++)
-		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", acct_names[k],
+	for (int k = 0; k < RECORD_ACCT_N; k++)
+		fprintf(f, "%s\"%s\": %llu", k ? ", " : "", record_account_names[k],
 			(unsigned long long)a->sum[k]);
 	fputs("}, \"top\": {", f);
 	for (int t = 0; t < ACCT_TOPS; t++) {
-		fprintf(f, "%s\"%s\": [", t ? ", " : "", acct_names[acct_tops[t]]);
+		fprintf(f, "%s\"%s\": [", t ? ", " : "", record_account_names[acct_tops[t]]);
 		for (int j = 0; j < REPORT_TOP_CALLS && a->top[t][j].call; j++) {
 			fprintf(f, "%s{\"value\": %llu, \"call\": ", j ? ", " : "",
 				(unsigned long long)a->top[t][j].v);
@@ -1657,8 +1654,8 @@ static void json_group(struct report *rep, size_t i, bool last, FILE *f)
 	if (g->acct) {	/* the calls that are the context: their --account counters */
 		fprintf(f, ",\n      \"account\": {\"calls\": %llu, \"not_known\": %llu, \"sums\": {",
 			(unsigned long long)g->acct->records, (unsigned long long)g->acct->unknown);
-		for (int k = 0; k < REPORT_ACCT_N; k++)
-			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", acct_names[k],
+		for (int k = 0; k < RECORD_ACCT_N; k++)
+			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", record_account_names[k],
 				(unsigned long long)g->acct->sum[k]);
 		fputs("}}", f);
 	}

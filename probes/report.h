@@ -14,8 +14,6 @@ struct json_val;		/* probes/json.h */
 
 /* Values listed per argument, most frequent first (ties: the first seen first). */
 #define REPORT_TOP	10
-/* record --account's counters (tracer/events/account.h), by these names in a record's args */
-#define REPORT_ACCT_N		9
 /* Calls listed per event by each of read_bytes, write_bytes and cpu_ns, most first. */
 #define REPORT_TOP_CALLS	5
 /* Stacks (record -g) listed per event, most frequent first. */

@@ -46,9 +46,9 @@ struct probe {
 	size_t *ent_off;		/* NARGS offsets (fetch_vals first, then the buffers) */
 	size_t ent_len;			/* bytes of one frame's entry arguments */
 	/* --account (tracer/events/account.h): a return probe's calls' cost */
-	bool account;			/* its records end with ACCT_N counters */
 	size_t acct_off;		/* where a frame's entry counters are in its data */
-	const char **rec_names;		/* NARGS + ACCT_N: its records' names, or NULL */
+	const char **rec_names;		/* NARGS + ACCT_N: its records' names; NULL: not
+					 * accounted (probe__accounted()) */
 	/* --context (tracer/events/syscall.h) */
 	bool hidden;			/* ptap's own scope probe: no record, no warning */
 	int req;			/* the -e it comes from (cmd/record.c); -1: ptap's
@@ -59,6 +59,12 @@ struct probe {
 					 * unscoped context's event), 0: none */
 	int *ctx_sel;			/* that context's NSEL argument indexes */
 };
+
+/* Does --account read the counters of P's calls (its records end with them)? */
+static inline bool probe__accounted(const struct probe *p)
+{
+	return p->rec_names != NULL;
+}
 
 /* A probe the user asked for (an -e's, not an exit of its function): its records are told. */
 static inline bool probe__asked(const struct probe *p)

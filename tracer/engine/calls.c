@@ -114,7 +114,7 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 		if (!p->rp.at_return[i])
 			fetch_prog__run(&p->rp.progs[i], ctx, &vals[i], data + p->ent_off[i],
 					s->string_max);
-	if (p->account)		/* last: the counters as the call begins */
+	if (probe__accounted(p))		/* last: the counters as the call begins */
 		account_read(s, t, (struct acct *)(data + p->acct_off));
 }
 
@@ -143,7 +143,7 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 		rec.nframes = s->hit_nframes;	/* -g: the stack at this exit's stop */
 		rec.frames = s->hit_frames;
 	}
-	if (p->account) {	/* first: the counters as the call ends */
+	if (probe__accounted(p)) {	/* first: the counters as the call ends */
 		account_diff(s, t, (const struct acct *)((const char *)ent + p->acct_off),
 			     &p->vals[p->rp.nargs]);
 		rec.nargs += ACCT_N;

@@ -155,7 +155,7 @@ const char *inproc_why_not(const struct session *s, const struct probe *p)
 
 	if (!s->inproc_on)
 		return "--no-agent";
-	if (o->account)		/* the thread's counters, read by ptap in /proc */
+	if (probe__accounted(o))		/* the thread's counters, read by ptap in /proc */
 		return "--account reads the thread's counters at a stop";
 	if (s->stack_mode)	/* unwound by ptap, from the stopped thread */
 		return "-g records the stack at a stop";

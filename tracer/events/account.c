@@ -8,15 +8,13 @@
 #include <unistd.h>
 
 #include "probes/log.h"
+#include "probes/record.h"
 #include "tracer/events/account.h"
 #include "tracer/probe.h"
 #include "tracer/session.h"
 #include "tracer/thread.h"
 
-const char *const account_names[ACCT_N] = {
-	"read_bytes", "write_bytes", "cancelled_write_bytes", "cpu_ns", "runq_ns",
-	"minflt", "majflt", "nvcsw", "nivcsw",
-};
+_Static_assert(ACCT_N == RECORD_ACCT_N, "the counters probes/record.h names");
 
 static const char *const files[4] = { "io", "schedstat", "stat", "status" };
 
@@ -40,7 +38,7 @@ int account_setup(struct session *s, const char *const *events, int n)
 				       p->rp.func ? p->rp.func : events[e]);
 				return 2;
 			}
-			if (p->account)
+			if (probe__accounted(p))
 				continue;
 			if (p->rp.go_stack) {
 				pr_err("--account %s: Go code: a goroutine runs on many threads, and a "
@@ -49,12 +47,12 @@ int account_setup(struct session *s, const char *const *events, int n)
 			}
 			for (int k = 0; k < nargs; k++)
 				for (int c = 0; c < ACCT_N; c++)
-					if (!strcmp(p->rp.names[k], account_names[c])) {
+					if (!strcmp(p->rp.names[k], record_account_names[c])) {
 						pr_err("--account %s: its probe records an argument "
 						       "named %s, as a counter is: name it otherwise "
 						       "(-e '...%%return my_%s=%s')\n", events[e],
-						       account_names[c], account_names[c],
-						       account_names[c]);
+						       record_account_names[c], record_account_names[c],
+						       record_account_names[c]);
 						return 2;
 					}
 			p->rec_names = calloc((size_t)nargs + ACCT_N, sizeof(*p->rec_names));
@@ -67,10 +65,9 @@ int account_setup(struct session *s, const char *const *events, int n)
 			for (int k = 0; k < nargs; k++)
 				p->rec_names[k] = p->rp.names[k];
 			for (int k = 0; k < ACCT_N; k++) {
-				p->rec_names[nargs + k] = account_names[k];
+				p->rec_names[nargs + k] = record_account_names[k];
 				p->types[nargs + k] = u64_type;
 			}
-			p->account = true;
 			/* the entry's counters in the call's shadow frame, after its arguments */
 			p->acct_off = (p->ent_len + 7) & ~(size_t)7;
 			p->ent_len = p->acct_off + sizeof(struct acct);

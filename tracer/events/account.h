@@ -28,8 +28,7 @@ enum {
 	ACCT_N
 };
 
-/* The counters' names, as the records show them (after the probe's own arguments). */
-extern const char *const account_names[ACCT_N];
+/* Their names, as the records show them: probes/record.h's record_account_names. */
 
 /* A snapshot of a thread's counters; ERR: why it could not be read (-errno), else 0. */
 struct acct {
