@@ -163,6 +163,17 @@ static size_t escape_byte(unsigned char c, enum esc_mode mode, char *tmp)
 	return 4;
 }
 
+size_t escape_plain_prefix(const char *s, char *out, size_t room)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	/* NUL is B_ESC: the scan stops there */
+	for (; i < room && byte_class[u[i]] == B_COPY; i++)
+		out[i] = s[i];
+	return i;
+}
+
 #define ONES	0x0101010101010101ULL
 #define HIGHS	0x8080808080808080ULL
 

@@ -55,6 +55,14 @@ size_t escape_str(const char *s, size_t len, enum esc_mode mode, char *out, size
 		  size_t *consumed);
 
 /*
+ * The bytes of the NUL-terminated S that escaping leaves as they are, up to
+ * its NUL or the first that is escaped, copied into OUT (at most ROOM of
+ * them, no NUL added); returns how many.  Names and most strings are
+ * such bytes throughout: one pass, where escape_str() needs their length.
+ */
+size_t escape_plain_prefix(const char *s, char *out, size_t room);
+
+/*
  * The length of S[0..LEN) without the multi-byte UTF-8 character that the
  * end of S cuts short, if any: a lead byte followed by fewer continuation
  * bytes than it needs, all of them such as a valid character could start

@@ -42,17 +42,24 @@ static unsigned int dec_len(uint64_t v)
 /* V in decimal, its N digits (dec_len()) ending at END. */
 static void dec(char *end, uint64_t v)
 {
-	while (v >= 100) {
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
 		unsigned int r = (unsigned int)(v % 100);
 
 		v /= 100;
 		end -= 2;
 		memcpy(end, digits2 + 2 * r, 2);
 	}
-	if (v >= 10)
-		memcpy(end - 2, digits2 + 2 * v, 2);
+	/* most numbers: 32-bit divisions from here, shorter than 64-bit ones */
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		end -= 2;
+		memcpy(end, digits2 + 2 * (w % 100), 2);
+	}
+	if (w >= 10)
+		memcpy(end - 2, digits2 + 2 * w, 2);
 	else
-		end[-1] = (char)('0' + v);
+		end[-1] = (char)('0' + w);
 }
 
 /*
@@ -74,6 +81,30 @@ static void ob_end(struct obuf *ob, size_t n)
 	ob->buf[ob->pos] = '\0';
 }
 
+char *put_dec(char *p, uint64_t v, unsigned int width, bool neg)
+{
+	unsigned int n = dec_len(v), w = n > width ? n : width;
+
+	if (neg)
+		*p++ = '-';
+	for (unsigned int i = n; i < w; i++)	/* a few zeros at most: no memset call */
+		*p++ = '0';
+	dec(p + n, v);
+	return p + n;
+}
+
+char *put_hex(char *p, uint64_t v)
+{
+	static const char hexdig[] = "0123456789abcdef";
+	unsigned int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;	/* hex digits */
+
+	*p++ = '0';
+	*p++ = 'x';
+	for (char *d = p + n; d > p; v >>= 4)
+		*--d = hexdig[v & 0xf];
+	return p + n;
+}
+
 /* V in decimal, at least WIDTH digits (zeros first), after the sign when NEG. */
 static void ob_dec(struct obuf *ob, uint64_t v, unsigned int width, bool neg)
 {
@@ -82,11 +113,7 @@ static void ob_dec(struct obuf *ob, uint64_t v, unsigned int width, bool neg)
 
 	if (!p)
 		return;
-	if (neg)
-		*p++ = '-';
-	for (unsigned int i = n; i < w; i++)	/* a few zeros at most: no memset call */
-		*p++ = '0';
-	dec(p + n, v);
+	put_dec(p, v, width, neg);
 	ob_end(ob, w + neg);
 }
 
@@ -108,16 +135,12 @@ void ob_u64_pad(struct obuf *ob, uint64_t v, unsigned int width)
 
 void ob_hex(struct obuf *ob, uint64_t v)
 {
-	static const char hexdig[] = "0123456789abcdef";
 	unsigned int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;	/* hex digits */
 	char *p = ob_room(ob, 2 + n);
 
 	if (!p)
 		return;
-	p[0] = '0';
-	p[1] = 'x';
-	for (char *d = p + 2 + n; d > p + 2; v >>= 4)
-		*--d = hexdig[v & 0xf];
+	put_hex(p, v);
 	ob_end(ob, 2 + n);
 }
 
@@ -155,8 +178,22 @@ void ob_escape(struct obuf *ob, const char *s, size_t n, enum esc_mode mode)
 
 void ob_escape_str(struct obuf *ob, const char *s, enum esc_mode mode)
 {
-	if (s)
-		ob_escape(ob, s, strlen(s), mode);
+	size_t mark = ob->pos, n;
+
+	if (!s || ob->over)
+		return;
+	/* copied as scanned while nothing needs escaping: most names, the whole of them */
+	n = escape_plain_prefix(s, ob->buf + ob->pos, ob->cap - 1 - ob->pos);
+	ob->pos += n;
+	if (!s[n]) {
+		ob->buf[ob->pos] = '\0';
+		return;
+	}
+	ob_escape(ob, s + n, strlen(s + n), mode);
+	if (ob->over) {		/* all of it or nothing */
+		ob->pos = mark;
+		ob->buf[mark] = '\0';
+	}
 }
 
 /* Undo everything after MARK (an earlier ob->pos) and clear the overflow. */

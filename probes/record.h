@@ -117,6 +117,15 @@ struct record {
  * (JSON, returning 0).
  */
 size_t record__format_text(const struct record *rec, char *buf, size_t len);
+/*
+ * The two text writers record__format_text() chooses between, for tests:
+ * _plain, the fast one, takes only an entry or return whose values are
+ * numbers and whole strings, with room to spare (else it returns 0 and
+ * what it wrote means nothing); _general takes every record.  Where both
+ * write, they write the same.
+ */
+size_t record__format_text_plain(const struct record *rec, char *buf, size_t len);
+size_t record__format_text_general(const struct record *rec, char *buf, size_t len);
 size_t record__format_json(const struct record *rec, char *buf, size_t len);
 
 /*

@@ -993,3 +993,69 @@ Test(record, formats_slices)
 	expect_value("fault", &t, &v, "(error: bad address 0x10)",
 		     "{\"error\":\"bad address 0x10\"}");
 }
+
+/* ---- the fast text writer ------------------------------------------------ */
+
+static const char *const plain_names[] = { "q", "n\xc3\xa9", "x", "s", NULL, "", "w\"" };
+static const struct fetch_type plain_types[] = {
+	TY(STRING, 8), TY(SIGNED, 8), TY(HEX, 2), TY(UNSIGNED, 1), TY(DEFAULT, 0), TY(CHARS, 8),
+	TY(USTRING, 8),
+};
+static const struct fetch_val plain_vals[] = {
+	STR("SELECT * FROM t WHERE a = 'x'", false), INT(0x8000000000000000ULL), INT(0x12345),
+	INT(0x1ff), INT(0xdeadbeefcafeULL), STR("a\0b\x01\xe2\x80\xa8", false),
+	STR("\xc3\xa9t\xc3\xa9 \\ \"q\"", false),
+};
+
+/* Records the plain writer takes (PLAIN) or gives back. */
+static const struct {
+	const char *what;
+	struct record r;
+	bool plain;
+} plain_recs[] = {
+	{ "entry", { .ts = 12345678901ULL, .pid = 1234, .tid = 1235, .comm = "query_server",
+		     .event = "exec_query", .kind = REC_KIND_ENTRY, .addr = 0x401136, .nargs = 7,
+		     .names = plain_names, .types = plain_types, .vals = plain_vals }, true },
+	{ "return", { .ts = 999999999ULL, .pid = 1, .tid = 2, .comm = "c\tomm",
+		      .event = "f\xff\"n", .kind = REC_KIND_RETURN, .addr = 0x10,
+		      .ret_addr = 0xffffffffffffffffULL, .duration = 18446744073709551615ULL,
+		      .has_duration = true, .nargs = 2, .names = plain_names + 2,
+		      .types = plain_types + 2, .vals = plain_vals + 2 }, true },
+	{ "no names, no types", { .ts = 0, .pid = -1, .tid = -2, .comm = NULL, .event = "e",
+				  .kind = REC_KIND_ENTRY, .addr = 0, .nargs = 3,
+				  .vals = plain_vals + 1 }, true },
+	{ "an argument that failed", { .ts = 1, .pid = 3, .tid = 3, .comm = "c", .event = "e",
+				       .kind = REC_KIND_ENTRY, .nargs = 7, .names = names,
+				       .types = types, .vals = vals }, false },
+	{ "a syscall", { .ts = 1, .pid = 3, .tid = 3, .comm = "c", .event = "read",
+			 .kind = REC_KIND_SYSCALL, .nargs = 1, .names = plain_names,
+			 .types = plain_types, .vals = plain_vals }, false },
+};
+
+/* At every length, the plain writer writes what the general one does, or gives the record back. */
+Test(record, plain_text_is_general)
+{
+	char plain[1024], general[1024];
+
+	for (size_t i = 0; i < ARRAY_SIZE(plain_recs); i++) {
+		const struct record *r = &plain_recs[i].r;
+		size_t taken = 0;
+
+		for (size_t len = 0; len < sizeof(plain); len++) {
+			size_t p, g;
+
+			memset(plain, '#', sizeof(plain));
+			p = record__format_text_plain(r, plain, len);
+			g = record__format_text_general(r, general, len);
+			cr_assert(eq(int, plain[len], '#'), "%s, len %zu: wrote past the buffer",
+				  plain_recs[i].what, len);
+			if (!p)
+				continue;
+			taken++;
+			cr_expect(eq(sz, p, g), "%s, len %zu", plain_recs[i].what, len);
+			cr_expect(eq(str, plain, general), "%s, len %zu", plain_recs[i].what, len);
+		}
+		cr_expect(eq(int, taken > 0, plain_recs[i].plain), "%s: taken at %zu lengths",
+			  plain_recs[i].what, taken);
+	}
+}
