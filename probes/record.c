@@ -663,18 +663,21 @@ static bool kind_has_addr(enum rec_kind kind)
 
 /*
  * "COMM PID/TID SEC." of the last record formatted on this thread of
- * ptap's: the next one is most often the same thread's, in the same second,
- * and its text is copied rather than made again (a comm is escaped, four
- * numbers converted).  Per thread: the formatters are reentrant.
+ * ptap's for each of WHO_WAYS threads of the targets' (by tid): the next one
+ * of a thread is most often in the same second, and its text is copied
+ * rather than made again (a comm is escaped, four numbers converted).  More
+ * than one: the records of threads that run together come in turn.  Per
+ * thread of ptap's: the formatters are reentrant.
  */
 #define WHO_COMM	32	/* longer comms are not kept */
-static __thread struct {
+#define WHO_WAYS	16
+static __thread struct who {
 	int pid, tid;
 	uint64_t sec;
 	char comm[WHO_COMM];
 	char text[WHO_COMM * 4 + 64];	/* the comm escaped: 4 bytes a byte at most */
 	size_t len;
-} who;
+} whos[WHO_WAYS];
 
 static void who_write(struct obuf *ob, const struct record *rec, const char *comm, size_t n,
 		      uint64_t sec)
@@ -691,27 +694,28 @@ static void who_write(struct obuf *ob, const struct record *rec, const char *com
 
 static void text_who(const struct record *rec, struct obuf *ob)
 {
+	struct who *who = &whos[(unsigned int)rec->tid % WHO_WAYS];
 	uint64_t sec = rec->ts / 1000000000ULL;
 	const char *comm = rec->comm ? rec->comm : "";
 	size_t n;
 	struct obuf w;
 
-	if (!(who.len && who.pid == rec->pid && who.tid == rec->tid && who.sec == sec &&
-	      !strcmp(who.comm, comm))) {
+	if (!(who->len && who->pid == rec->pid && who->tid == rec->tid && who->sec == sec &&
+	      !strcmp(who->comm, comm))) {
 		n = strlen(comm);
-		ob_init(&w, who.text, sizeof(who.text));
+		ob_init(&w, who->text, sizeof(who->text));
 		who_write(&w, rec, comm, n, sec);
-		who.len = n < WHO_COMM ? ob_done(&w) : 0;	/* 0: kept for none */
-		if (!who.len) {
+		who->len = n < WHO_COMM ? ob_done(&w) : 0;	/* 0: kept for none */
+		if (!who->len) {
 			who_write(ob, rec, comm, n, sec);
 			return;
 		}
-		memcpy(who.comm, comm, n + 1);
-		who.pid = rec->pid;
-		who.tid = rec->tid;
-		who.sec = sec;
+		memcpy(who->comm, comm, n + 1);
+		who->pid = rec->pid;
+		who->tid = rec->tid;
+		who->sec = sec;
 	}
-	ob_write(ob, who.text, who.len);
+	ob_write(ob, who->text, who->len);
 }
 
 void ob_stack_frame(struct obuf *ob, const struct stack_frame *f, enum esc_mode mode)
