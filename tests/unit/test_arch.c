@@ -950,6 +950,100 @@ Test(arch_agent, calls_the_agent_then_runs_on)
 	munmap(lo, EXEC_SPAN);
 }
 
+/*
+ * tramp_harness(in, out, site): the 16 registers (hardware order: rax rcx
+ * rdx rbx rsp rbp rsi rdi r8-r15) and the flags (in[16]) loaded from IN,
+ * SITE called, and what the registers and flags are after it stored into
+ * OUT (rsp not loaded, not stored).  DF cleared before returning to C.
+ */
+void tramp_harness(const uint64_t *in, uint64_t *out, uint64_t site);
+__asm__(".text\n"
+	".type tramp_harness, @function\n"
+	"tramp_harness:\n"
+	"	push %rbx; push %rbp; push %r12; push %r13; push %r14; push %r15\n"
+	"	push %rsi\n"
+	"	push %rdx\n"
+	"	push 128(%rdi)\n"
+	"	popfq\n"
+	"	mov 0(%rdi),%rax; mov 8(%rdi),%rcx; mov 16(%rdi),%rdx; mov 24(%rdi),%rbx\n"
+	"	mov 40(%rdi),%rbp; mov 48(%rdi),%rsi; mov 64(%rdi),%r8; mov 72(%rdi),%r9\n"
+	"	mov 80(%rdi),%r10; mov 88(%rdi),%r11; mov 96(%rdi),%r12; mov 104(%rdi),%r13\n"
+	"	mov 112(%rdi),%r14; mov 120(%rdi),%r15; mov 56(%rdi),%rdi\n"
+	"	call *(%rsp)\n"
+	"	pushfq\n"
+	"	cld\n"
+	"	push %rdi\n"
+	"	mov 24(%rsp),%rdi\n"
+	"	mov %rax,0(%rdi); mov %rcx,8(%rdi); mov %rdx,16(%rdi); mov %rbx,24(%rdi)\n"
+	"	mov %rbp,40(%rdi); mov %rsi,48(%rdi); mov %r8,64(%rdi); mov %r9,72(%rdi)\n"
+	"	mov %r10,80(%rdi); mov %r11,88(%rdi); mov %r12,96(%rdi); mov %r13,104(%rdi)\n"
+	"	mov %r14,112(%rdi); mov %r15,120(%rdi)\n"
+	"	pop %rax; mov %rax,56(%rdi)\n"
+	"	pop %rax; mov %rax,128(%rdi)\n"
+	"	add $16,%rsp\n"
+	"	pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
+	"	ret\n"
+	".size tramp_harness, . - tramp_harness\n");
+
+/* An agent that changes every register a call may, and the flags the other way. */
+static void agent_clobber(uint64_t *regs, uint64_t cookie)
+{
+	(void)regs;
+	agent_calls++;
+	__asm__ volatile("mov %0,%%rax; mov %0,%%rcx; mov %0,%%rdx; mov %0,%%rsi; mov %0,%%rdi\n"
+			 "mov %0,%%r8; mov %0,%%r9; mov %0,%%r10; mov %0,%%r11\n"
+			 "cmp %0,%%rax\n"
+			 : : "r"(cookie)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "cc");
+}
+
+#define F_SAVED	0xcd5UL		/* CF PF AF ZF SF DF OF: what code may depend on */
+
+/*
+ * Executed: a site (two lea that change nothing, then ret) patched with the
+ * jump to its agent trampoline, entered with each combination of the
+ * arithmetic flags and DF, every register set: after the agent, which
+ * changes them, the site runs on with the registers and flags it came with.
+ */
+Test(arch_agent, keeps_registers_and_flags)
+{
+	static const uint8_t site_code[] = { 0x48, 0x8d, 0x40, 0x00, 0x48, 0x8d, 0x40, 0x00, 0xc3 };
+	static const uint64_t bits[] = { 0x1, 0x4, 0x10, 0x40, 0x80, 0x400, 0x800 };
+	const long page = sysconf(_SC_PAGESIZE);
+	uint8_t *lo = exec_map(), *hi = lo + EXEC_SPAN - page;
+	const uint64_t pc = (uint64_t)(uintptr_t)lo;
+	struct ptap_err why = { .pos = -1 };
+	struct arch_jump j;
+
+	memcpy(lo, site_code, sizeof(site_code));
+	cr_assert(eq(int, arch_jump_analyze(lo, sizeof(site_code), pc, pc, &j, &why), 0), "%s",
+		  why.msg);
+	cr_assert(gt(int, arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)hi,
+						 (uint64_t)(uintptr_t)agent_clobber,
+						 0x5a5a5a5a5a5a5a5aULL, hi, ARCH_AGENT_TRAMP_MAX), 0));
+	cr_assert(eq(int, arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)hi, lo), 0));
+	for (unsigned int m = 0; m < 1u << ARRAY_SIZE(bits); m++) {
+		uint64_t in[17], out[17];
+
+		for (int r = 0; r < 16; r++)
+			in[r] = 0x1111111111111111ULL * (uint64_t)(r + 1) + m;
+		in[16] = 0x202;		/* the bit always set, IF */
+		for (size_t b = 0; b < ARRAY_SIZE(bits); b++)
+			if (m >> b & 1)
+				in[16] |= bits[b];
+		memset(out, 0, sizeof(out));
+		agent_calls = 0;
+		tramp_harness(in, out, pc);
+		cr_assert(eq(int, agent_calls, 1), "flags %#lx", (unsigned long)in[16]);
+		for (int r = 0; r < 16; r++)
+			if (r != 4)	/* rsp */
+				cr_expect(eq(u64, out[r], in[r]), "register %d, flags %#lx", r,
+					  (unsigned long)in[16]);
+		cr_expect(eq(u64, out[16] & F_SAVED, in[16] & F_SAVED), "flags");
+	}
+	munmap(lo, EXEC_SPAN);
+}
+
 /* ---- emulation ---------------------------------------------------------- */
 
 #define F_CF	0x001UL
