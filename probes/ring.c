@@ -113,7 +113,13 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	}
 	/* the word to wait on before the slots it guards: a release between them is seen */
 	*seen = __atomic_load_n(&r->released, __ATOMIC_ACQUIRE);
-	start = __atomic_fetch_add(&r->hint, 1, __ATOMIC_RELAXED);
+	/*
+	 * A hint, moved by a plain store, not a locked add: two writers that
+	 * read the same one look at the same slot first, and the
+	 * compare-and-swap below gives it to one of them
+	 */
+	start = __atomic_load_n(&r->hint, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hint, start + 1, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < sh.nslots; i++) {
 		uint32_t k = (uint32_t)((start + i) & (sh.nslots - 1));
 		struct ring_slot *s = slot_in(r, &sh, k);
