@@ -280,18 +280,21 @@ static void check_against_ref(const char *s, size_t len, const char *what)
 	}
 }
 
-/* Each byte value alone, and at each position of a plain run of 19 bytes (the
- * escaper tests plain bytes 8 at a time: before, inside and after a block). */
+/* Each byte value alone, and at each position of a plain run of 35 bytes (the
+ * escaper tests plain bytes 16 and 8 at a time: before, inside and after
+ * two blocks of 16, and in the tail). */
 Test(escape, every_byte_everywhere_as_reference)
 {
+	static const char run[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHI";
+
 	for (int c = 0; c < 256; c++) {
-		char in[20] = "abcdefghijklmnopqrs";
+		char in[sizeof(run)];
 
 		check_against_ref((char *)&c, 1, "alone");
-		for (size_t pos = 0; pos < 19; pos++) {
-			memcpy(in, "abcdefghijklmnopqrs", 19);
+		for (size_t pos = 0; pos < sizeof(run) - 1; pos++) {
+			memcpy(in, run, sizeof(run));
 			in[pos] = (char)c;
-			check_against_ref(in, 19, "in a run");
+			check_against_ref(in, sizeof(run) - 1, "in a run");
 		}
 	}
 }
