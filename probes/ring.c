@@ -101,6 +101,18 @@ static bool published(const struct ring *r, const struct ring_shape *sh, uint32_
 	return __atomic_load_n(&queue(r)[pos & (sh->nslots - 1)], __ATOMIC_ACQUIRE) == FULL(pos, k);
 }
 
+/*
+ * Every slot's record in the queue, not read yet: no slot is free.  Not
+ * when the reader is past the head (its move lags: ring_publish()).
+ */
+static bool ring_full(struct ring *r, const struct ring_shape *sh)
+{
+	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	return h >= t && h - t >= sh->nslots;
+}
+
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		   uint32_t *seen)
 {
@@ -136,8 +148,18 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		 * the slot of a record still being made.
 		 */
 		if (!(ID(owner) == id && !(owner & TAKING) && s->sp == sp &&
-		      !published(r, &sh, k)) && owner)
+		      !published(r, &sh, k)) && owner) {
+			/*
+			 * The first taken: with every slot's record in the
+			 * queue, none is free, and the look at each (and at its
+			 * place, when it is this writer's) is spared.  The
+			 * waiter's word is read before: a release after it is
+			 * seen (ring.h)
+			 */
+			if (!i && ring_full(r, &sh))
+				return -EAGAIN;
 			continue;
+		}
 		if (!__atomic_compare_exchange_n(&s->owner, &owner,
 						 (owner & ~(PUB | ID_MASK)) + GEN1 + TAKING + id,
 						 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))

@@ -318,3 +318,30 @@ Test(ring, head_left_behind)
 	cr_expect(eq(u64, ring_head(r, &shape), 2));	/* nothing more published */
 	free(r);
 }
+
+/*
+ * A writer whose first look finds its slot taken asks whether the queue
+ * holds every slot: then it is told -EAGAIN at once; not when the reader is
+ * past a head left behind (the difference would wrap): it looks on, and
+ * finds the free ones.
+ */
+Test(ring, a_full_queue_at_once_a_lagging_head_not_full)
+{
+	struct ring *r = new_ring(8192, 100);
+	uint32_t slot, other, seen, n = r->nslots;
+	void *p;
+	char b;
+
+	cr_assert(eq(int, ring_slot_take(r, 8, 0x1000, &p, &slot, &seen), 0));	/* kept */
+	for (uint32_t i = 0; i < n - 1; i++)
+		cr_assert(eq(int, put(r, 9, 1, 'z'), 0));
+	r->hint = slot;
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &other, &seen), -EAGAIN));
+	for (uint32_t i = 0; i < n - 1; i++)
+		cr_assert(eq(long, take(r, &b), 1));
+	r->head -= 2;		/* behind the reader, as if two writers died before the move */
+	r->hint = slot;		/* the first look: the slot writer 8 keeps */
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &other, &seen), 0));
+	cr_expect(ne(u32, other, slot));
+	free(r);
+}
