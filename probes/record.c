@@ -901,34 +901,46 @@ static bool text_body(const struct record *rec, struct obuf *ob)
  *
  * text_body() checks the room at each piece it writes, a dozen a record.
  * Most records are an entry or a return whose values are numbers and whole
- * strings: text_plain() writes those straight, checking the room once for
- * each run of pieces of a known most (PLAIN_RUN bytes: numbers and
- * punctuation) and letting the escaper bound names and strings.  It gives
- * the record to text_body() (returns 0) at anything else, or when the room
- * may not do, and writes the same text (unit test: plain_text_is_general).
+ * strings: record__format_text_plain() and _json_plain() write those
+ * straight, checking the room once for each run of pieces of a known most
+ * (PLAIN_RUN bytes: numbers and punctuation) and letting the escaper bound
+ * names and strings.  It gives
+ * the record to text_body() or json_body() (returns 0) at anything else, or
+ * when the room may not do, and writes the same text (unit tests
+ * plain_text_is_general, plain_json_is_general).
  */
 #define PLAIN_RUN	(3 * PUT_NUM_MAX + 32)
 
-/* S escaped into P, its end at most LIM (its NUL there at most); the end, or NULL when it does not fit. */
-static char *put_escaped(char *p, const char *lim, const char *s, size_t n)
+/* S escaped for MODE into P, its end at most LIM (its NUL there at most); the end, or NULL when it does not fit. */
+static char *put_escaped(char *p, const char *lim, const char *s, size_t n, enum esc_mode mode)
 {
-	size_t room = (size_t)(lim - p), used, w;
+	size_t room, used, w;
 
-	w = escape_str(s, n, ESC_TEXT, p, room + 1, &used);
+	if (p > lim)
+		return NULL;
+	room = (size_t)(lim - p);
+	w = escape_str(s, n, mode, p, room + 1, &used);
 	return used == n ? p + w : NULL;
 }
 
 /* A NUL-terminated name: its plain start copied as scanned (escape_plain_prefix()). */
-static char *put_name(char *p, const char *lim, const char *s)
+static char *put_name(char *p, const char *lim, const char *s, enum esc_mode mode)
 {
-	size_t n = escape_plain_prefix(s, p, (size_t)(lim - p));
+	size_t n;
 
-	return s[n] ? put_escaped(p + n, lim, s + n, strlen(s + n)) : p + n;
+	if (p > lim)
+		return NULL;
+	n = escape_plain_prefix(s, p, (size_t)(lim - p));
+
+	return s[n] ? put_escaped(p + n, lim, s + n, strlen(s + n), mode) : p + n;
 }
 
-/* Value V of type T, plain (a number, a whole string), at P; NULL when it is not plain or does not fit. */
+/*
+ * Value V of type T, plain (a number, a whole string), at P, for JSON or
+ * text; NULL when it is not plain or does not fit.
+ */
 static char *put_plain(char *p, const char *lim, const struct fetch_type *t,
-		       const struct fetch_val *v)
+		       const struct fetch_val *v, bool json)
 {
 	uint64_t u = value_int(t, v);
 
@@ -937,13 +949,18 @@ static char *put_plain(char *p, const char *lim, const struct fetch_type *t,
 		return put_dec(p, (int64_t)u < 0 ? 0 - u : u, 0, (int64_t)u < 0);
 	case VC_UNSIGNED:
 		return put_dec(p, u, 0, false);
-	case VC_HEX:
-		return put_hex(p, u);
+	case VC_HEX:		/* a string in JSON */
+		if (json)
+			*p++ = '"';
+		p = put_hex(p, u);
+		if (json)
+			*p++ = '"';
+		return p;
 	case VC_STRING:		/* the quotes and at least the NUL's place inside LIM */
 		if (v->null || v->truncated || !v->str || lim - p < 2)
 			return NULL;
 		*p++ = '"';
-		p = put_escaped(p, lim - 1, v->str, v->len);
+		p = put_escaped(p, lim - 1, v->str, v->len, json ? ESC_JSON : ESC_TEXT);
 		if (p)
 			*p++ = '"';
 		return p;
@@ -952,14 +969,20 @@ static char *put_plain(char *p, const char *lim, const struct fetch_type *t,
 	}
 }
 
+/* Whether the fast writers may take REC at all: an entry or a return, no contexts, no stack. */
+static bool plain_kind(const struct record *rec, size_t len)
+{
+	return (rec->kind == REC_KIND_ENTRY || rec->kind == REC_KIND_RETURN) && !rec->nctx &&
+	       !rec->nframes && rec->event && len >= 2 * PLAIN_RUN;
+}
+
 size_t record__format_text_plain(const struct record *rec, char *buf, size_t len)
 {
 	const char *lim;
 	struct obuf ob;
 	char *p;
 
-	if ((rec->kind != REC_KIND_ENTRY && rec->kind != REC_KIND_RETURN) || rec->nctx ||
-	    rec->nframes || !rec->event || len < 2 * PLAIN_RUN)
+	if (!plain_kind(rec, len))
 		return 0;
 	lim = buf + len - 1 - PLAIN_RUN;	/* room kept for a run, its NUL after it */
 	ob_init(&ob, buf, len - 2 * PLAIN_RUN);
@@ -969,7 +992,7 @@ size_t record__format_text_plain(const struct record *rec, char *buf, size_t len
 	p = put_dec(buf + ob.pos, rec->ts % 1000000000ULL, 9, false);
 	*p++ = ':';
 	*p++ = ' ';
-	p = put_name(p, lim, rec->event);
+	p = put_name(p, lim, rec->event, ESC_TEXT);
 	if (!p)
 		return 0;
 	memcpy(p, ": (", 3);
@@ -990,7 +1013,7 @@ size_t record__format_text_plain(const struct record *rec, char *buf, size_t len
 			return 0;
 		*p++ = ' ';
 		if (rec->names && rec->names[i]) {
-			p = put_name(p, lim, rec->names[i]);
+			p = put_name(p, lim, rec->names[i], ESC_TEXT);
 		} else {
 			memcpy(p, "arg", 3);
 			p = put_dec(p + 3, i + 1, 0, false);
@@ -998,7 +1021,7 @@ size_t record__format_text_plain(const struct record *rec, char *buf, size_t len
 		if (!p || p >= lim)
 			return 0;
 		*p++ = '=';
-		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i]);
+		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i], false);
 		if (!p || p > lim)
 			return 0;
 	}
@@ -1110,7 +1133,65 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	return ctx_json(rec, ob);
 }
 
-size_t record__format_json(const struct record *rec, char *buf, size_t len)
+/* LIT (a string literal) at P; the end. */
+#define PUT_LIT(p, lit)	(memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+size_t record__format_json_plain(const struct record *rec, char *buf, size_t len)
+{
+	const char *lim = buf + len - 1 - PLAIN_RUN;	/* room kept for a run, its NUL after it */
+	char *p = buf;
+
+	if (!plain_kind(rec, len))
+		return 0;
+	p = PUT_LIT(p, "{\"ts\":");
+	p = put_dec(p, rec->ts, 0, false);
+	p = PUT_LIT(p, ",\"pid\":");
+	p = put_dec(p, rec->pid < 0 ? 0 - (uint64_t)rec->pid : (uint64_t)rec->pid, 0, rec->pid < 0);
+	p = PUT_LIT(p, ",\"tid\":");
+	p = put_dec(p, rec->tid < 0 ? 0 - (uint64_t)rec->tid : (uint64_t)rec->tid, 0, rec->tid < 0);
+	p = PUT_LIT(p, ",\"comm\":\"");
+	if (rec->comm && !(p = put_name(p, lim, rec->comm, ESC_JSON)))
+		return 0;
+	p = PUT_LIT(p, "\",\"event\":\"");
+	if (!(p = put_name(p, lim, rec->event, ESC_JSON)))
+		return 0;
+	p = PUT_LIT(p, "\",\"kind\":\"");
+	p = rec->kind == REC_KIND_ENTRY ? PUT_LIT(p, "entry\"") : PUT_LIT(p, "return\"");
+	p = put_hex(PUT_LIT(p, ",\"addr\":\""), rec->addr);
+	*p++ = '"';
+	if (p > lim)
+		return 0;
+	if (rec->ret_addr) {
+		p = put_hex(PUT_LIT(p, ",\"ret_addr\":\""), rec->ret_addr);
+		*p++ = '"';
+	}
+	if (rec->has_duration)
+		p = put_dec(PUT_LIT(p, ",\"duration_ns\":"), rec->duration, 0, false);
+	p = PUT_LIT(p, ",\"args\":{");
+	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
+		if (rec->vals[i].err || p >= lim)
+			return 0;
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		if (rec->names && rec->names[i]) {
+			p = put_name(p, lim, rec->names[i], ESC_JSON);
+		} else {
+			p = put_dec(PUT_LIT(p, "arg"), i + 1, 0, false);
+		}
+		if (!p || p >= lim)
+			return 0;
+		p = PUT_LIT(p, "\":");
+		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i], true);
+		if (!p || p > lim)
+			return 0;
+	}
+	p = PUT_LIT(p, JSON_END);
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
+size_t record__format_json_general(const struct record *rec, char *buf, size_t len)
 {
 	struct obuf ob;
 
@@ -1133,6 +1214,13 @@ size_t record__format_json(const struct record *rec, char *buf, size_t len)
 	ob_init(&ob, buf, len);
 	ob_puts(&ob, JSON_ONLY_CUT);
 	return ob.pos;
+}
+
+size_t record__format_json(const struct record *rec, char *buf, size_t len)
+{
+	size_t n = record__format_json_plain(rec, buf, len);
+
+	return n ? n : record__format_json_general(rec, buf, len);
 }
 
 /* The clock line: BEFORE, CLOCK escaped for MODE, AFTER. */

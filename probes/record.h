@@ -127,6 +127,9 @@ size_t record__format_text(const struct record *rec, char *buf, size_t len);
 size_t record__format_text_plain(const struct record *rec, char *buf, size_t len);
 size_t record__format_text_general(const struct record *rec, char *buf, size_t len);
 size_t record__format_json(const struct record *rec, char *buf, size_t len);
+/* The same two for JSON. */
+size_t record__format_json_plain(const struct record *rec, char *buf, size_t len);
+size_t record__format_json_general(const struct record *rec, char *buf, size_t len);
 
 /*
  * A stack frame (record -g) as text into OB, its strings escaped for MODE

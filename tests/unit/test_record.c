@@ -1032,8 +1032,10 @@ static const struct {
 			 .types = plain_types, .vals = plain_vals }, false },
 };
 
+typedef size_t (*writer_fn)(const struct record *, char *, size_t);
+
 /* At every length, the plain writer writes what the general one does, or gives the record back. */
-Test(record, plain_text_is_general)
+static void plain_is_general(writer_fn plain_w, writer_fn general_w, const char *form)
 {
 	char plain[1024], general[1024];
 
@@ -1045,17 +1047,28 @@ Test(record, plain_text_is_general)
 			size_t p, g;
 
 			memset(plain, '#', sizeof(plain));
-			p = record__format_text_plain(r, plain, len);
-			g = record__format_text_general(r, general, len);
-			cr_assert(eq(int, plain[len], '#'), "%s, len %zu: wrote past the buffer",
-				  plain_recs[i].what, len);
+			p = plain_w(r, plain, len);
+			g = general_w(r, general, len);
+			cr_assert(eq(int, plain[len], '#'), "%s %s, len %zu: wrote past the buffer",
+				  form, plain_recs[i].what, len);
 			if (!p)
 				continue;
 			taken++;
-			cr_expect(eq(sz, p, g), "%s, len %zu", plain_recs[i].what, len);
-			cr_expect(eq(str, plain, general), "%s, len %zu", plain_recs[i].what, len);
+			cr_expect(eq(sz, p, g), "%s %s, len %zu", form, plain_recs[i].what, len);
+			cr_expect(eq(str, plain, general), "%s %s, len %zu", form,
+				  plain_recs[i].what, len);
 		}
-		cr_expect(eq(int, taken > 0, plain_recs[i].plain), "%s: taken at %zu lengths",
-			  plain_recs[i].what, taken);
+		cr_expect(eq(int, taken > 0, plain_recs[i].plain), "%s %s: taken at %zu lengths",
+			  form, plain_recs[i].what, taken);
 	}
+}
+
+Test(record, plain_text_is_general)
+{
+	plain_is_general(record__format_text_plain, record__format_text_general, "text");
+}
+
+Test(record, plain_json_is_general)
+{
+	plain_is_general(record__format_json_plain, record__format_json_general, "json");
 }
