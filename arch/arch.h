@@ -253,6 +253,13 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 #define ARCH_FLAGS_TF		0x100
 int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
 			   uint64_t cookie, uint8_t *buf, size_t len);
+/*
+ * How the trampoline gives the flags back: by sahf and an add (the default,
+ * where the CPU has sahf in 64-bit mode: CPUID 0x80000001 ECX bit 0, which
+ * the first x86-64 CPUs lack), or, USE false, by popfq (a dozen times as
+ * slow).  For tests, to build both.
+ */
+void arch_agent_tramp_use_sahf(bool use);
 /* The J->len bytes that replace the code at PC: the jump to TRAMP, then int3s.  0 or -ERANGE. */
 int arch_jump_patch(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint8_t *buf);
 

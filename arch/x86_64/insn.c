@@ -2,6 +2,7 @@
  * over while its int3 stays planted (out of line, or emulated), builds the
  * out-of-line copies and emulates branches; jump sites; a function's exits
  * (its returns and tail calls).  The only user of capstone. */
+#include <cpuid.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -910,6 +911,23 @@ static void emit_movabs(struct emit *e, unsigned int hw, uint64_t imm)
 	emit(e, b, sizeof(b));
 }
 
+/* 1: sahf, 0: popfq, -1: not asked yet (CPUID, at the first trampoline) */
+static int tramp_sahf = -1;
+
+void arch_agent_tramp_use_sahf(bool use)
+{
+	tramp_sahf = use;
+}
+
+static bool use_sahf(void)
+{
+	unsigned int a, b, c, d;
+
+	if (tramp_sahf < 0)
+		tramp_sahf = __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & 1);
+	return tramp_sahf;
+}
+
 int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp, uint64_t fn,
 			   uint64_t cookie, uint8_t *buf, size_t len)
 {
@@ -920,13 +938,16 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 						/* lea 136(%rsp),%rsp */
 	static const uint8_t above_flags[] = { 0x48, 0x8d, 0xa4, 0x24, 0x88, 0x00, 0x00, 0x00 };
 						/* lea 136(%rsp),%rsp: the flags, the red zone */
-	static const uint8_t pushfq = 0x9c, cld = 0xfc;
+	static const uint8_t pushfq = 0x9c, popfq = 0x9d, cld = 0xfc;
+	static const uint8_t red_zone_up[] = { 0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00 };
+						/* lea 128(%rsp),%rsp */
 	/*
 	 * The flags back without popfq (a dozen times as slow as this, which
 	 * came to 3% of a hit): DF (bit 10) from its bit, OF (bit 11) as
 	 * add $0x7f sets it from its bit in %al, then SF ZF AF PF CF from the
 	 * low byte by sahf.  The flags the agent cannot change are left as
-	 * they are.  %rax is loaded after, by mov: no flag changes then.
+	 * they are.  %rax is loaded after, by mov: no flag changes then.  On a
+	 * CPU without sahf in 64-bit mode, popfq (use_sahf()).
 	 */
 	static const uint8_t flags_back[] = {
 		0xf6, 0x84, 0x24, 0x89, 0x00, 0x00, 0x00, 0x04,	/* testb $4,137(%rsp): DF */
@@ -991,10 +1012,17 @@ int arch_agent_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tram
 	for (unsigned int r = 0; r < 16; r++)
 		if (r != ARCH_DWARF_SP && r != 0)
 			emit_rsp_mov(&e, false, dwarf_hw[r], (int32_t)(8 * r));
-	emit(&e, flags_back, sizeof(flags_back));	/* the flags at AGENT_FRAME(%rsp) */
-	emit_rsp_mov(&e, false, dwarf_hw[0], 0);	/* %rax */
-	emit(&e, frame_up, sizeof(frame_up));
-	emit(&e, above_flags, sizeof(above_flags));
+	if (use_sahf()) {
+		emit(&e, flags_back, sizeof(flags_back));	/* the flags at AGENT_FRAME(%rsp) */
+		emit_rsp_mov(&e, false, dwarf_hw[0], 0);	/* %rax */
+		emit(&e, frame_up, sizeof(frame_up));
+		emit(&e, above_flags, sizeof(above_flags));
+	} else {
+		emit_rsp_mov(&e, false, dwarf_hw[0], 0);
+		emit(&e, frame_up, sizeof(frame_up));
+		emit(&e, &popfq, 1);
+		emit(&e, red_zone_up, sizeof(red_zone_up));
+	}
 	/* back to the relocated instructions */
 	{
 		uint8_t jmp[JMP_REL32_LEN] = { 0xe9 };

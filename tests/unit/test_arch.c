@@ -3,6 +3,7 @@
  * running relocated code in this process), branch emulation, syscall ABI. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <cpuid.h>
 #include <elf.h>
 #include <errno.h>
 #include <signal.h>
@@ -999,28 +1000,27 @@ static void agent_clobber(uint64_t *regs, uint64_t cookie)
 
 #define F_SAVED	0xcd5UL		/* CF PF AF ZF SF DF OF: what code may depend on */
 
-/*
- * Executed: a site (two lea that change nothing, then ret) patched with the
- * jump to its agent trampoline, entered with each combination of the
- * arithmetic flags and DF, every register set: after the agent, which
- * changes them, the site runs on with the registers and flags it came with.
- */
-Test(arch_agent, keeps_registers_and_flags)
+/* The site, its trampoline built with sahf or popfq (SAHF), entered with every combination. */
+static const uint8_t site_code[] = { 0x48, 0x8d, 0x40, 0x00, 0x48, 0x8d, 0x40, 0x00, 0xc3 };
+
+static int keeps_registers_and_flags(bool sahf)
 {
-	static const uint8_t site_code[] = { 0x48, 0x8d, 0x40, 0x00, 0x48, 0x8d, 0x40, 0x00, 0xc3 };
 	static const uint64_t bits[] = { 0x1, 0x4, 0x10, 0x40, 0x80, 0x400, 0x800 };
 	const long page = sysconf(_SC_PAGESIZE);
 	uint8_t *lo = exec_map(), *hi = lo + EXEC_SPAN - page;
 	const uint64_t pc = (uint64_t)(uintptr_t)lo;
 	struct ptap_err why = { .pos = -1 };
 	struct arch_jump j;
+	int n;
 
 	memcpy(lo, site_code, sizeof(site_code));
 	cr_assert(eq(int, arch_jump_analyze(lo, sizeof(site_code), pc, pc, &j, &why), 0), "%s",
 		  why.msg);
-	cr_assert(gt(int, arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)hi,
-						 (uint64_t)(uintptr_t)agent_clobber,
-						 0x5a5a5a5a5a5a5a5aULL, hi, ARCH_AGENT_TRAMP_MAX), 0));
+	arch_agent_tramp_use_sahf(sahf);
+	n = arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)hi,
+				   (uint64_t)(uintptr_t)agent_clobber, 0x5a5a5a5a5a5a5a5aULL, hi,
+				   ARCH_AGENT_TRAMP_MAX);
+	cr_assert(gt(int, n, 0));
 	cr_assert(eq(int, arch_jump_patch(&j, pc, (uint64_t)(uintptr_t)hi, lo), 0));
 	for (unsigned int m = 0; m < 1u << ARRAY_SIZE(bits); m++) {
 		uint64_t in[17], out[17];
@@ -1039,9 +1039,43 @@ Test(arch_agent, keeps_registers_and_flags)
 			if (r != 4)	/* rsp */
 				cr_expect(eq(u64, out[r], in[r]), "register %d, flags %#lx", r,
 					  (unsigned long)in[16]);
-		cr_expect(eq(u64, out[16] & F_SAVED, in[16] & F_SAVED), "flags");
+		cr_expect(eq(u64, out[16] & F_SAVED, in[16] & F_SAVED), "flags, sahf %d", sahf);
 	}
 	munmap(lo, EXEC_SPAN);
+	return n;
+}
+
+/*
+ * Executed: a site (two lea that change nothing, then ret) patched with the
+ * jump to its agent trampoline, entered with each combination of the
+ * arithmetic flags and DF, every register set: after the agent, which
+ * changes them, the site runs on with the registers and flags it came with;
+ * the trampoline built with sahf (the default where the CPU has it) and
+ * with popfq (where it has not).
+ */
+Test(arch_agent, keeps_registers_and_flags_sahf)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(c & 1))
+		cr_skip_test("SKIP: no sahf in 64-bit mode on this CPU (CPUID 0x80000001 ECX bit 0)");
+	keeps_registers_and_flags(true);
+}
+
+/* The popfq trampoline, as on a CPU without sahf: the same, and shorter than sahf's (built, not run). */
+Test(arch_agent, keeps_registers_and_flags_popfq)
+{
+	uint8_t buf[ARCH_AGENT_TRAMP_MAX];
+	struct ptap_err why = { .pos = -1 };
+	struct arch_jump j;
+	int with_sahf;
+
+	cr_assert(eq(int, arch_jump_analyze(site_code, sizeof(site_code), 0x1000, 0x1000, &j, &why),
+		     0), "%s", why.msg);
+	arch_agent_tramp_use_sahf(true);
+	with_sahf = arch_agent_tramp_build(&j, 0x1000, 0x2000, 0x3000, 0, buf, sizeof(buf));
+	cr_expect(lt(int, keeps_registers_and_flags(false), with_sahf),
+		  "the popfq trampoline is not the other one");
 }
 
 /* ---- emulation ---------------------------------------------------------- */

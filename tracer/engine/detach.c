@@ -399,8 +399,9 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 		uint8_t op = 0;
 		int st;
 
-		/* a pushfq stepped over pushes the trap flag: the trampoline's popfq would
-		 * set it again, and the thread, detached, die of a SIGTRAP */
+		/* a pushfq stepped over pushes the trap flag: a popfq (the program's, or
+		 * the trampoline's on a CPU without sahf: arch.h) would set it again, and
+		 * the thread, detached, die of a SIGTRAP */
 		mem_read(t->tid, arch_regs_pc(&regs), &op, 1);
 		if (steps++ == STEP_OUT_MAX || pt_step(t->tid, 0) < 0 ||
 		    waitpid(t->tid, &st, __WALL) != t->tid) {
@@ -431,7 +432,7 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 		return;
 	pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", t->tid, steps);
 	/*
-	 * Stepped over the trampoline's popfq, the kernel takes the trap flag
+	 * Stepped over a popfq (above), the kernel takes the trap flag
 	 * for the program's own (x86's is_setting_trap_flag()) and leaves it
 	 * set at the detach: the program never sets it, so it goes here.
 	 */
