@@ -93,6 +93,12 @@ char *put_dec(char *p, uint64_t v, unsigned int width, bool neg)
 	return p + n;
 }
 
+char *put_s64(char *p, int64_t v)
+{
+	/* the magnitude in unsigned arithmetic: INT64_MIN has no positive int64_t */
+	return put_dec(p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0, v < 0);
+}
+
 char *put_hex(char *p, uint64_t v)
 {
 	static const char hexdig[] = "0123456789abcdef";
@@ -124,8 +130,7 @@ void ob_u64(struct obuf *ob, uint64_t v)
 
 void ob_s64(struct obuf *ob, int64_t v)
 {
-	/* the magnitude in unsigned arithmetic: INT64_MIN has no positive int64_t */
-	ob_dec(ob, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0, v < 0);
+	ob_dec(ob, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0, v < 0);	/* as put_s64() */
 }
 
 void ob_u64_pad(struct obuf *ob, uint64_t v, unsigned int width)

@@ -57,13 +57,14 @@ void ob_hex(struct obuf *ob, uint64_t v);
 /* KEY (the JSON text before the value, ",\"addr\":\"") then V as ob_hex() and the closing quote */
 void ob_json_hex(struct obuf *ob, const char *key, uint64_t v);
 /*
- * The numbers as ob_u64_pad() (put_dec: "-" first when NEG) and ob_hex()
+ * The numbers as ob_u64_pad() (put_dec: "-" first when NEG), ob_s64() and ob_hex()
  * write them, at P, with no check of room: PUT_NUM_MAX bytes at most, no
  * NUL.  Returns the end.  For a writer that has made sure of its room once
  * for several pieces.
  */
 #define PUT_NUM_MAX	21
 char *put_dec(char *p, uint64_t v, unsigned int width, bool neg);
+char *put_s64(char *p, int64_t v);
 char *put_hex(char *p, uint64_t v);
 /* Short pieces only (numbers, fixed text): at most 127 bytes.  Not for the hit path. */
 void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -946,7 +946,7 @@ static char *put_plain(char *p, const char *lim, const struct fetch_type *t,
 
 	switch (value_class(t)) {
 	case VC_SIGNED:
-		return put_dec(p, (int64_t)u < 0 ? 0 - u : u, 0, (int64_t)u < 0);
+		return put_s64(p, (int64_t)u);
 	case VC_UNSIGNED:
 		return put_dec(p, u, 0, false);
 	case VC_HEX:		/* a string in JSON */
@@ -967,6 +967,37 @@ static char *put_plain(char *p, const char *lim, const struct fetch_type *t,
 	default:
 		return NULL;
 	}
+}
+
+/* LIT (a string literal) at P; the end. */
+#define PUT_LIT(p, lit)	(memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/*
+ * REC's arguments, plain, after P (at most LIM): " NAME=VALUE" each in
+ * text, "NAME":VALUE with commas between in JSON.  The end, or NULL when
+ * one is not plain (a failed fetch too) or they do not fit.
+ */
+static char *put_args(char *p, const char *lim, const struct record *rec, bool json)
+{
+	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
+		if (rec->vals[i].err || p >= lim)
+			return NULL;
+		if (json)
+			p = i ? PUT_LIT(p, ",\"") : PUT_LIT(p, "\"");
+		else
+			*p++ = ' ';
+		if (rec->names && rec->names[i])
+			p = put_name(p, lim, rec->names[i], json ? ESC_JSON : ESC_TEXT);
+		else
+			p = put_dec(PUT_LIT(p, "arg"), i + 1, 0, false);
+		if (!p || p >= lim)
+			return NULL;
+		p = json ? PUT_LIT(p, "\":") : PUT_LIT(p, "=");
+		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i], json);
+		if (!p || p > lim)
+			return NULL;
+	}
+	return p;
 }
 
 /* Whether the fast writers may take REC at all: an entry or a return, no contexts, no stack. */
@@ -1008,23 +1039,9 @@ size_t record__format_text_plain(const struct record *rec, char *buf, size_t len
 		memcpy(p, "ns", 2);
 		p += 2;
 	}
-	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
-		if (rec->vals[i].err || p >= lim)
-			return 0;
-		*p++ = ' ';
-		if (rec->names && rec->names[i]) {
-			p = put_name(p, lim, rec->names[i], ESC_TEXT);
-		} else {
-			memcpy(p, "arg", 3);
-			p = put_dec(p + 3, i + 1, 0, false);
-		}
-		if (!p || p >= lim)
-			return 0;
-		*p++ = '=';
-		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i], false);
-		if (!p || p > lim)
-			return 0;
-	}
+	p = put_args(p, lim, rec, false);
+	if (!p)
+		return 0;
 	*p++ = '\n';
 	*p = '\0';
 	return (size_t)(p - buf);
@@ -1133,9 +1150,6 @@ static bool json_body(const struct record *rec, struct obuf *ob)
 	return ctx_json(rec, ob);
 }
 
-/* LIT (a string literal) at P; the end. */
-#define PUT_LIT(p, lit)	(memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
-
 size_t record__format_json_plain(const struct record *rec, char *buf, size_t len)
 {
 	const char *lim = buf + len - 1 - PLAIN_RUN;	/* room kept for a run, its NUL after it */
@@ -1146,9 +1160,9 @@ size_t record__format_json_plain(const struct record *rec, char *buf, size_t len
 	p = PUT_LIT(p, "{\"ts\":");
 	p = put_dec(p, rec->ts, 0, false);
 	p = PUT_LIT(p, ",\"pid\":");
-	p = put_dec(p, rec->pid < 0 ? 0 - (uint64_t)rec->pid : (uint64_t)rec->pid, 0, rec->pid < 0);
+	p = put_s64(p, rec->pid);
 	p = PUT_LIT(p, ",\"tid\":");
-	p = put_dec(p, rec->tid < 0 ? 0 - (uint64_t)rec->tid : (uint64_t)rec->tid, 0, rec->tid < 0);
+	p = put_s64(p, rec->tid);
 	p = PUT_LIT(p, ",\"comm\":\"");
 	if (rec->comm && !(p = put_name(p, lim, rec->comm, ESC_JSON)))
 		return 0;
@@ -1168,24 +1182,9 @@ size_t record__format_json_plain(const struct record *rec, char *buf, size_t len
 	if (rec->has_duration)
 		p = put_dec(PUT_LIT(p, ",\"duration_ns\":"), rec->duration, 0, false);
 	p = PUT_LIT(p, ",\"args\":{");
-	for (unsigned int i = 0; i < rec_nargs(rec); i++) {
-		if (rec->vals[i].err || p >= lim)
-			return 0;
-		if (i)
-			*p++ = ',';
-		*p++ = '"';
-		if (rec->names && rec->names[i]) {
-			p = put_name(p, lim, rec->names[i], ESC_JSON);
-		} else {
-			p = put_dec(PUT_LIT(p, "arg"), i + 1, 0, false);
-		}
-		if (!p || p >= lim)
-			return 0;
-		p = PUT_LIT(p, "\":");
-		p = put_plain(p, lim, arg_type(rec, i), &rec->vals[i], true);
-		if (!p || p > lim)
-			return 0;
-	}
+	p = put_args(p, lim, rec, true);
+	if (!p)
+		return 0;
 	p = PUT_LIT(p, JSON_END);
 	*p = '\0';
 	return (size_t)(p - buf);

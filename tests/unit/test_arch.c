@@ -1000,10 +1000,14 @@ static void agent_clobber(uint64_t *regs, uint64_t cookie)
 
 #define F_SAVED	0xcd5UL		/* CF PF AF ZF SF DF OF: what code may depend on */
 
-/* The site, its trampoline built with sahf or popfq (SAHF), entered with every combination. */
 static const uint8_t site_code[] = { 0x48, 0x8d, 0x40, 0x00, 0x48, 0x8d, 0x40, 0x00, 0xc3 };
+enum how { AS_BUILT, BY_POPFQ };
 
-static int keeps_registers_and_flags(bool sahf)
+/*
+ * The site, its trampoline built as ptap builds it on this CPU (AS_BUILT)
+ * or with popfq (BY_POPFQ), entered with every combination; its length.
+ */
+static int keeps_registers_and_flags(enum how how)
 {
 	static const uint64_t bits[] = { 0x1, 0x4, 0x10, 0x40, 0x80, 0x400, 0x800 };
 	const long page = sysconf(_SC_PAGESIZE);
@@ -1016,7 +1020,8 @@ static int keeps_registers_and_flags(bool sahf)
 	memcpy(lo, site_code, sizeof(site_code));
 	cr_assert(eq(int, arch_jump_analyze(lo, sizeof(site_code), pc, pc, &j, &why), 0), "%s",
 		  why.msg);
-	arch_agent_tramp_use_sahf(sahf);
+	if (how == BY_POPFQ)
+		arch_agent_tramp_use_sahf(false);
 	n = arch_agent_tramp_build(&j, pc, (uint64_t)(uintptr_t)hi,
 				   (uint64_t)(uintptr_t)agent_clobber, 0x5a5a5a5a5a5a5a5aULL, hi,
 				   ARCH_AGENT_TRAMP_MAX);
@@ -1039,42 +1044,47 @@ static int keeps_registers_and_flags(bool sahf)
 			if (r != 4)	/* rsp */
 				cr_expect(eq(u64, out[r], in[r]), "register %d, flags %#lx", r,
 					  (unsigned long)in[16]);
-		cr_expect(eq(u64, out[16] & F_SAVED, in[16] & F_SAVED), "flags, sahf %d", sahf);
+		cr_expect(eq(u64, out[16] & F_SAVED, in[16] & F_SAVED), "flags, how %d", how);
 	}
 	munmap(lo, EXEC_SPAN);
 	return n;
+}
+
+/* The length of the site's trampoline with sahf or not (SAHF), built, not run. */
+static int built_len(bool sahf)
+{
+	uint8_t buf[ARCH_AGENT_TRAMP_MAX];
+	struct ptap_err why = { .pos = -1 };
+	struct arch_jump j;
+
+	cr_assert(eq(int, arch_jump_analyze(site_code, sizeof(site_code), 0x1000, 0x1000, &j, &why),
+		     0), "%s", why.msg);
+	arch_agent_tramp_use_sahf(sahf);
+	return arch_agent_tramp_build(&j, 0x1000, 0x2000, 0x3000, 0, buf, sizeof(buf));
 }
 
 /*
  * Executed: a site (two lea that change nothing, then ret) patched with the
  * jump to its agent trampoline, entered with each combination of the
  * arithmetic flags and DF, every register set: after the agent, which
- * changes them, the site runs on with the registers and flags it came with;
- * the trampoline built with sahf (the default where the CPU has it) and
- * with popfq (where it has not).
+ * changes them, the site runs on with the registers and flags it came with.
+ * The trampoline as ptap builds it here: with sahf where the CPU has it in
+ * 64-bit mode (CPUID 0x80000001 ECX bit 0), else with popfq.
  */
-Test(arch_agent, keeps_registers_and_flags_sahf)
+Test(arch_agent, keeps_registers_and_flags)
 {
 	unsigned int a, b, c, d;
+	bool sahf = __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & 1);
+	int n = keeps_registers_and_flags(AS_BUILT);
 
-	if (!__get_cpuid(0x80000001, &a, &b, &c, &d) || !(c & 1))
-		cr_skip_test("SKIP: no sahf in 64-bit mode on this CPU (CPUID 0x80000001 ECX bit 0)");
-	keeps_registers_and_flags(true);
+	cr_expect(eq(int, n, built_len(sahf)), "not the %s trampoline, on a CPU %s sahf",
+		  sahf ? "sahf" : "popfq", sahf ? "with" : "without");
 }
 
-/* The popfq trampoline, as on a CPU without sahf: the same, and shorter than sahf's (built, not run). */
+/* The popfq trampoline, as on a CPU without sahf: the same, and not the sahf one. */
 Test(arch_agent, keeps_registers_and_flags_popfq)
 {
-	uint8_t buf[ARCH_AGENT_TRAMP_MAX];
-	struct ptap_err why = { .pos = -1 };
-	struct arch_jump j;
-	int with_sahf;
-
-	cr_assert(eq(int, arch_jump_analyze(site_code, sizeof(site_code), 0x1000, 0x1000, &j, &why),
-		     0), "%s", why.msg);
-	arch_agent_tramp_use_sahf(true);
-	with_sahf = arch_agent_tramp_build(&j, 0x1000, 0x2000, 0x3000, 0, buf, sizeof(buf));
-	cr_expect(lt(int, keeps_registers_and_flags(false), with_sahf),
+	cr_expect(lt(int, keeps_registers_and_flags(BY_POPFQ), built_len(true)),
 		  "the popfq trampoline is not the other one");
 }
 
