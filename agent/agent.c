@@ -133,6 +133,90 @@ __asm__(".text\n"
 	"	ret\n"
 	".size agent_copy, . - agent_copy\n");
 
+/*
+ * agent_copy_str(dst, src, n): the bytes at SRC, up to and with the first
+ * NUL, at most N, into DST; the number copied returned (the last a NUL when
+ * one was found).  One pass over SRC, a naturally aligned 8-byte word at a
+ * time -- a word never spans two pages -- by one instruction,
+ * agent_copy_str_read: a fault there (ptap moves the pc to
+ * agent_copy_str_fault, as for agent_copy) returns the bytes copied before
+ * that word, which are those before the first unreadable byte (the first
+ * word holds SRC; a later one begins a page).  A word's bytes before SRC
+ * count as not NUL; DST takes whole words where 8 bytes of its N are left
+ * (bytes past the NUL among them), else byte by byte.  Against agent_copy
+ * and a search of the copy, a short string is read once, not twice, and
+ * the search does not wait on the copy's stores.
+ */
+size_t agent_copy_str(char *dst, uint64_t src, size_t n);
+__asm__(".text\n"
+	".type agent_copy_str, @function\n"
+	"agent_copy_str:\n"
+	"	xor %eax, %eax\n"
+	"	test %rdx, %rdx\n"
+	"	jz 9f\n"
+	"	push %rbx\n"
+	"	mov %rdi, %r8\n"		/* DST */
+	"	lea (%rdi,%rdx), %r9\n"		/* its end */
+	"	mov %esi, %ecx\n"
+	"	and $7, %ecx\n"
+	"	shl $3, %ecx\n"			/* the first word's bits before SRC */
+	"	and $-8, %rsi\n"
+	"	movabs $0x0101010101010101, %r10\n"
+	"	movabs $0x8080808080808080, %r11\n"
+	"1:\n"
+	"agent_copy_str_read:\n"
+	"	mov (%rsi), %rax\n"
+	"	add $8, %rsi\n"
+	"	mov $1, %edx\n"
+	"	shl %cl, %rdx\n"
+	"	dec %rdx\n"
+	"	or %rax, %rdx\n"		/* the bytes before SRC not NUL */
+	"	mov %rdx, %rbx\n"
+	"	sub %r10, %rbx\n"
+	"	not %rdx\n"
+	"	and %rdx, %rbx\n"
+	"	and %r11, %rbx\n"		/* the lowest bit set: the first NUL's */
+	"	shr %cl, %rax\n"		/* the bytes from SRC on */
+	"	mov %ecx, %edx\n"
+	"	shr $3, %edx\n"
+	"	neg %rdx\n"
+	"	add $8, %rdx\n"			/* this word's bytes from SRC on */
+	"	test %rbx, %rbx\n"
+	"	jz 2f\n"
+	"	bsf %rbx, %rbx\n"
+	"	shr $3, %ebx\n"			/* the NUL's byte in the word */
+	"	lea -7(%rbx,%rdx), %rdx\n"	/* the bytes up to it, with it */
+	"2:\n"
+	"	mov %r9, %rbx\n"
+	"	sub %rdi, %rbx\n"		/* room left */
+	"	cmp %rbx, %rdx\n"
+	"	cmova %rbx, %rdx\n"
+	"	cmp $8, %rbx\n"
+	"	jb 4f\n"
+	"	mov %rax, (%rdi)\n"
+	"	add %rdx, %rdi\n"
+	"	jmp 5f\n"
+	"4:\n"
+	"	mov %al, (%rdi)\n"
+	"	inc %rdi\n"
+	"	shr $8, %rax\n"
+	"	dec %rdx\n"
+	"	jnz 4b\n"
+	"5:\n"
+	"	cmp %r9, %rdi\n"
+	"	jae agent_copy_str_fault\n"
+	"	cmpb $0, -1(%rdi)\n"
+	"	je agent_copy_str_fault\n"
+	"	xor %ecx, %ecx\n"
+	"	jmp 1b\n"
+	"agent_copy_str_fault:\n"
+	"	mov %rdi, %rax\n"
+	"	sub %r8, %rax\n"
+	"	pop %rbx\n"
+	"9:\n"
+	"	ret\n"
+	".size agent_copy_str, . - agent_copy_str\n");
+
 /* How a hit reads memory: its thread, and whether directly (struct agent_proc's direct). */
 struct reader {
 	long tid;
@@ -154,6 +238,16 @@ static ssize_t agent_read(void *priv, uint64_t addr, void *buf, size_t len)
 	if (rd->direct && ring_reader_alive(rd->ring))
 		return (ssize_t)agent_copy(buf, addr, len);
 	return sys6(SYS_PROCESS_VM_READV, rd->tid, (long)&local, 1, (long)&remote, 1, 0);
+}
+
+/* A string's bytes (fetch_ctx's read_str): in one pass, while reading directly. */
+static ssize_t agent_read_str(void *priv, uint64_t addr, char *buf, size_t len)
+{
+	const struct reader *rd = priv;
+
+	if (rd->direct && ring_reader_alive(rd->ring))
+		return (ssize_t)agent_copy_str(buf, addr, len);
+	return -ENOSYS;
 }
 
 /* Wake the reader, if it waits on R's bell (ptap's bell thread: tracer/engine/inproc.c). */
@@ -201,7 +295,8 @@ static bool make(struct agent_rec *rec, const struct agent_site *site, uint64_t 
 	struct reader rd = { .tid = tid, .ring = (const struct ring *)(uintptr_t)site->ring,
 			     .direct = __atomic_load_n(&proc->direct, __ATOMIC_RELAXED) != 0 };
 	struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS, .bias = site->bias,
-				 .read_mem = agent_read, .priv = &rd, .small_first = rd.direct };
+				 .read_mem = agent_read, .priv = &rd,
+				 .read_str = rd.direct ? agent_read_str : NULL };
 	char *bytes;
 
 	rec->ts = ts;

@@ -12,5 +12,7 @@ extern const size_t agent_blob_len;
 extern const size_t agent_entry_off;
 /* agent_copy's read of the process's memory, and where a thread that faulted there goes on */
 extern const size_t agent_copy_read_off, agent_copy_fault_off;
+/* agent_copy_str's, likewise */
+extern const size_t agent_copy_str_read_off, agent_copy_str_fault_off;
 
 #endif

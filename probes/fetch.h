@@ -181,13 +181,15 @@ struct fetch_ctx {
 	ssize_t (*read_mem)(void *priv, uint64_t addr, void *buf, size_t len);
 	void *priv;
 	/*
-	 * A string's first read ends at its 64-byte line, the rest (up to the
-	 * page's end, as always) only when no NUL was in it: the agent's,
-	 * whose reads are copies (agent_copy()), so that a short string costs
-	 * the record a line of the ring, not the whole --string-max room.  A
-	 * system call's reads (process_vm_readv) read it all at once.
+	 * Optional, for strings read into a buffer: up to LEN bytes at ADDR
+	 * into BUF, stopping after the first NUL.  The bytes copied (the last
+	 * a NUL when one was found; fewer than LEN without one: the memory at
+	 * ADDR + that is unreadable), or -ENOSYS (read through read_mem
+	 * instead).  The agent's (agent_copy_str()): one pass over a short
+	 * string, where read_mem would copy a page of it, or the room, then
+	 * search the copy.
 	 */
-	bool small_first;
+	ssize_t (*read_str)(void *priv, uint64_t addr, char *buf, size_t len);
 };
 
 /* A return value at a tail call: the callee that makes it has not run yet. */

@@ -286,7 +286,8 @@ static int run_op(const struct fetch_op *op, struct eval *ev)
 
 /*
  * Read up to LIMIT bytes at ADDR, page by page (one read across a page
- * boundary into unmapped memory would fail as a whole), into BUF, or into a
+ * boundary into unmapped memory would fail as a whole) or all at once
+ * through read_str when there is one, into BUF, or into a
  * page of scratch when BUF is NULL (only the length is wanted), until the
  * first NUL.  *GOT: the bytes before the NUL, or those read before LIMIT or
  * a fault.  1 with a NUL found, 0 with LIMIT bytes and no NUL, -EFAULT when
@@ -298,6 +299,20 @@ static int scan_nul(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_
 	char page[FETCH_PAGE_SIZE];
 
 	*got = 0;
+	if (buf && limit && ctx->read_str) {
+		ssize_t n = ctx->read_str(ctx->priv, addr, buf, limit);
+
+		if (n != -ENOSYS) {
+			*got = n > 0 ? (size_t)n : 0;
+			if (*got > limit)
+				*got = limit;
+			if (*got && !buf[*got - 1]) {
+				--*got;
+				return 1;
+			}
+			return *got < limit ? -EFAULT : 0;
+		}
+	}
 	while (*got < limit) {
 		uint64_t cur = addr + *got;
 		size_t chunk = FETCH_PAGE_SIZE - (cur % FETCH_PAGE_SIZE);
@@ -305,8 +320,6 @@ static int scan_nul(const struct fetch_ctx *ctx, uint64_t addr, char *buf, size_
 		ssize_t n;
 		char *nul;
 
-		if (ctx->small_first && !*got && chunk > 64 - cur % 64)
-			chunk = 64 - cur % 64;
 		if (chunk > limit - *got)
 			chunk = limit - *got;
 		n = cur < addr ? -EFAULT : ctx->read_mem(ctx->priv, cur, dst, chunk);

@@ -7,8 +7,11 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <ucontext.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,6 +251,155 @@ Test(agent, a_hits_records_share_a_slot)
 					    &(size_t){ 0 }), 0));
 		rig_down(&g);
 	}
+}
+
+/* The agent blob's address while a test reads directly: the handler below is ptap's part. */
+static uint8_t *fault_blob;
+static int nfaults;
+
+/*
+ * What ptap does when the agent's direct read faults (inproc_read_fault()):
+ * the pc at agent_copy_read or agent_copy_str_read moves to where the copy
+ * returns what it copied.  Any other fault is the test's: the default
+ * action, at once.
+ */
+static void agent_fault(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - (uint64_t)(uintptr_t)fault_blob;
+
+	(void)si;
+	nfaults++;
+	if (fault_blob && pc == agent_copy_read_off)
+		pc = agent_copy_fault_off;
+	else if (fault_blob && pc == agent_copy_str_read_off)
+		pc = agent_copy_str_fault_off;
+	else {
+		signal(sig, SIG_DFL);
+		return;
+	}
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)(fault_blob + pc);
+}
+
+/* The tracer's side, for memory that may be unreadable: process_vm_readv, which fails. */
+static ssize_t vm_read(void *priv, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	(void)priv;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+}
+
+/*
+ * Read directly (as where ptap catches faults), a string is what the
+ * tracer reads through process_vm_readv: starting at each place of a word,
+ * of every length up to past the string limit, and running into an
+ * unreadable page from each place before it -- bytes, length, truncation,
+ * the address of a fault -- and the process goes on.
+ */
+Test(agent, reads_strings_directly_as_the_tracer_does)
+{
+	struct sigaction sa = { .sa_sigaction = agent_fault, .sa_flags = SA_SIGINFO }, old_segv;
+	uint8_t *mem = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			    -1, 0);
+	uint8_t *end = mem + 2 * 4096;	/* the unreadable page */
+	struct agent_site site;
+	struct rig g;
+	int checked = 0, faulted = 0, cut = 0;
+	const void *seen[64];
+	size_t nseen = 0;
+
+	cr_assert(ne(ptr, mem, MAP_FAILED));
+	cr_assert(eq(int, mprotect(end, 4096, PROT_NONE), 0));
+	rig_up(&g, 4096);
+	g.proc.direct = 1;
+	site = rig_site(&g, 7, 1);
+	/* the string alone: its room ends the record */
+	site.nprogs = 1;
+	site.rec_len = (uint32_t)(sizeof(struct agent_rec) + sizeof(struct fetch_val) +
+				  fetch_prog__buflen(&g.progs[0], site.string_max));
+	rig_patch(&g, &site);
+	fault_blob = g.span + 8192;
+	cr_assert(eq(int, sigaction(SIGSEGV, &sa, &old_segv), 0));
+	for (int at_end = 0; at_end < 2; at_end++)
+		for (size_t start = 0; start < (at_end ? 80 : 16); start++)
+			for (size_t len = 0; len < (at_end ? 1 : 80); len++) {
+				/* at the end: no NUL before the unreadable page */
+				uint8_t *p = at_end ? end - 1 - start : mem + 4096 + start;
+				uint64_t regs[ARCH_DWARF_NREGS] = { 0 };
+				struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS,
+							 .read_mem = vm_read };
+				const struct agent_rec *rec;
+				const struct fetch_val *v;
+				struct fetch_val want;
+				char buf[64];
+				size_t n;
+
+				memset(mem + 4096, 'a', 4096);
+				for (size_t i = 0; i < 4096; i++)
+					mem[4096 + i] = (uint8_t)('a' + i % 26);
+				if (!at_end)
+					p[len] = '\0';
+				((long (*)(const void *, long))(uintptr_t)g.code)(p, 1);
+				regs[5] = (uint64_t)(uintptr_t)p;
+				fetch_prog__run(&g.progs[0], &ctx, &want, buf, 64);
+				cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&rec, &n),
+					     1));
+				v = &rec->vals[0];
+				cr_assert(eq(int, v->err, want.err), "start %zu len %zu at_end %d",
+					  start, len, at_end);
+				if (want.err) {
+					cr_assert(eq(u64, v->addr, want.addr), "start %zu at_end %d",
+						  start, at_end);
+					cr_assert(eq(ptr, (void *)(uintptr_t)want.addr, end));
+					faulted++;
+				} else {
+					cr_assert(eq(sz, v->len, want.len), "start %zu len %zu", start,
+						  len);
+					cr_assert(eq(int, memcmp((const char *)rec +
+								 (uintptr_t)v->str, want.str,
+								 want.len), 0),
+						  "start %zu len %zu", start, len);
+					cr_assert(eq(int, v->truncated, want.truncated),
+						  "start %zu len %zu", start, len);
+					cr_assert(eq(u64, v->full_len, want.full_len),
+						  "start %zu len %zu", start, len);
+					cr_assert(eq(int, v->full_len_min, want.full_len_min),
+						  "start %zu len %zu", start, len);
+					cut += at_end && v->truncated && v->full_len_min;
+				}
+				/*
+				 * nothing written past the record: its last
+				 * bytes, the string's room, end where the
+				 * slot's marked bytes begin (marked below once
+				 * the slot was seen)
+				 */
+				for (size_t i = 0; i < nseen; i++)
+					if (seen[i] == (const void *)rec)
+						for (size_t k = 0; k < 16; k++)
+							cr_assert(eq(u8, ((const uint8_t *)rec)[site.rec_len + k],
+								     0xab), "start %zu len %zu: byte %zu past the record",
+								  start, len, k);
+				if (nseen < 64 && n + 16 <= ring_max_record(g.ring)) {
+					seen[nseen++] = rec;
+					memset((uint8_t *)rec + site.rec_len, 0xab, 16);
+				}
+				ring_release(g.ring, &g.shape);
+				checked++;
+			}
+	sigaction(SIGSEGV, &old_segv, NULL);
+	fault_blob = NULL;
+	cr_assert(eq(int, checked, 16 * 80 + 80));
+	/*
+	 * every string at the end ran into the page: within the limit, a
+	 * fault; longer, cut at the limit and the rest scanned up to the page
+	 */
+	cr_assert(eq(int, faulted + cut, 80));
+	cr_assert(gt(int, faulted, 60));
+	cr_assert(gt(int, cut, 0));
+	cr_assert(ge(int, nfaults, 80));
+	rig_down(&g);
+	munmap(mem, 3 * 4096);
 }
 
 /* The vDSO's clock_gettime, found as ptap finds a target's, tells the time clock_gettime() does. */

@@ -122,6 +122,36 @@ static ssize_t fake_read(void *priv, uint64_t addr, void *buf, size_t len)
 	return len;
 }
 
+/*
+ * The agent's way (fetch_ctx's read_str), on the fake memory: a byte at a
+ * time up to and with the NUL, stopping at an unreadable one; counted in
+ * nstr_reads, not in nreads.
+ */
+static int nstr_reads;
+
+static ssize_t fake_read_str(void *priv, uint64_t addr, char *buf, size_t len)
+{
+	struct fake_mem *m = priv;
+	size_t i = 0;
+
+	nstr_reads++;
+	for (; i < len; i++) {
+		if (addr + i < MEM_BASE || addr + i >= MEM_BASE + MEM_SIZE)
+			break;
+		buf[i] = (char)m->bytes[addr + i - MEM_BASE];
+		if (!buf[i])
+			return (ssize_t)i + 1;
+	}
+	return (ssize_t)i;
+}
+
+static ssize_t no_read_str(void *priv, uint64_t addr, char *buf, size_t len)
+{
+	(void)priv, (void)addr, (void)buf, (void)len;
+	nstr_reads++;
+	return -ENOSYS;
+}
+
 static const struct fetch_ctx ctx = {
 	.regs = regs, .nregs = 17, .bias = BIAS, .read_mem = fake_read, .priv = &fm,
 };
@@ -186,14 +216,14 @@ struct prog_row {
 	uint64_t addr;		/* val.addr when err == -EFAULT */
 };
 
-/* ROW's program run; SMALL: a string's first bytes read up to a 64-byte line first (the agent's way). */
+/* ROW's program run; STR: strings read by read_str (the agent's way). */
 static int run_row_as(const struct prog_row *row, struct fetch_val *val, char *sbuf, size_t smax,
-		      bool small)
+		      bool str)
 {
 	struct fetch_prog prog = { .type = row->type };
 	struct fetch_ctx c = ctx;
 
-	c.small_first = small;
+	c.read_str = str ? fake_read_str : NULL;
 	for (int i = 0; i < MAX_TEST_OPS && row->ops[i].op; i++)
 		cr_assert(eq(int, fetch_prog__emit(&prog, row->ops[i].op, row->ops[i].size,
 						   row->ops[i].reg, row->ops[i].imm), 0));
@@ -205,8 +235,8 @@ static int run_row(const struct prog_row *row, struct fetch_val *val, char *sbuf
 	return run_row_as(row, val, sbuf, smax, false);
 }
 
-static int run_row_small_first(const struct prog_row *row, struct fetch_val *val, char *sbuf,
-			       size_t smax)
+static int run_row_read_str(const struct prog_row *row, struct fetch_val *val, char *sbuf,
+			    size_t smax)
 {
 	return run_row_as(row, val, sbuf, smax, true);
 }
@@ -364,12 +394,12 @@ static const struct str_row str_rows[] = {
 	  NULL, false, 8 },
 };
 
-/* Each row read both ways: the whole room at once, and a line first (small_first). */
+/* Each row read both ways: through read_mem, and through read_str (the agent's). */
 Test(fetch, reads_strings, .init = setup)
 {
 	for (size_t i = 0; i < 2 * ARRAY_SIZE(str_rows); i++) {
 		const struct str_row *row = &str_rows[i % ARRAY_SIZE(str_rows)];
-		bool small = i >= ARRAY_SIZE(str_rows);
+		bool by_str = i >= ARRAY_SIZE(str_rows);
 		struct prog_row pr = { .what = row->what, .type = T_STR };
 		struct fetch_val val;
 		char sbuf[300];
@@ -377,7 +407,7 @@ Test(fetch, reads_strings, .init = setup)
 		memcpy(pr.ops, row->ops, sizeof(pr.ops));
 		memset(sbuf, '#', sizeof(sbuf));
 		fm.crossed_page = false;
-		cr_expect(eq(int, small ? run_row_small_first(&pr, &val, sbuf, row->strmax) :
+		cr_expect(eq(int, by_str ? run_row_read_str(&pr, &val, sbuf, row->strmax) :
 				  run_row(&pr, &val, sbuf, row->strmax), 0), "%s", row->what);
 		cr_expect(eq(int, val.err, row->err), "%s: err %d", row->what, val.err);
 		cr_expect(eq(u64, val.addr, row->addr), "%s: addr 0x%llx", row->what,
@@ -396,37 +426,43 @@ Test(fetch, reads_strings, .init = setup)
 	}
 }
 
-/* small_first: a short string costs the reader the line it is in, not the whole room. */
-Test(fetch, small_first_reads_a_line_first, .init = setup)
+/*
+ * read_str, where there is one, reads a string in one call, not through
+ * read_mem; one that says -ENOSYS sends it to read_mem, with the same value.
+ */
+Test(fetch, read_str_reads_a_string_once, .init = setup)
 {
 	static const struct prog_row row = {
-		.what = "short", .ops = { OP(IMM, 0, 0, MEM_BASE + 0x130) }, .type = T_STR,
+		.what = "hello", .ops = { OP(IMM, 0, 0, MEM_BASE + 0x130) }, .type = T_STR,
 	};
-	static const struct prog_row long_row = {
-		.what = "long", .ops = { OP(IMM, 0, 0, MEM_BASE + 0x130) }, .type = T_STR,
-	};
+	struct fetch_prog prog = { .type = row.type };
+	struct fetch_ctx c = ctx;
 	struct fetch_val val;
 	char sbuf[256];
 
+	cr_assert(eq(int, fetch_prog__emit(&prog, row.ops[0].op, 0, 0, row.ops[0].imm), 0));
 	puts_at(0x130, "hello", 6);
-	memset(sbuf, '#', sizeof(sbuf));
-	fm.nreads = 0;
-	cr_assert(eq(int, run_row_small_first(&row, &val, sbuf, sizeof(sbuf)), 0));
-	cr_expect(eq(int, val.err, 0));
-	cr_expect(eq(mem, ((struct cr_mem){ val.str, val.len }), ((struct cr_mem){ "hello", 5 })));
-	cr_expect(eq(int, fm.nreads, 1));
-	cr_expect(eq(sz, fm.first_len, 0x10));	/* 0x130 up to the line at 0x140 */
-	cr_expect(eq(int, sbuf[0x10], '#'));	/* nothing copied past it */
-	/* a string past the line: the rest of the room in one more read, the same value */
-	memset(fm.bytes + 0x130, 'x', 100);
-	fm.bytes[0x130 + 100] = '\0';
-	fm.nreads = 0;
-	cr_assert(eq(int, run_row_small_first(&long_row, &val, sbuf, sizeof(sbuf)), 0));
+	for (int way = 0; way < 2; way++) {
+		c.read_str = way ? no_read_str : fake_read_str;
+		memset(sbuf, '#', sizeof(sbuf));
+		fm.nreads = nstr_reads = 0;
+		cr_assert(eq(int, fetch_prog__run(&prog, &c, &val, sbuf, sizeof(sbuf)), 0));
+		cr_expect(eq(int, val.err, 0), "way %d", way);
+		cr_expect(eq(mem, ((struct cr_mem){ val.str, val.len }),
+			     ((struct cr_mem){ "hello", 5 })), "way %d", way);
+		cr_expect(eq(int, val.truncated, false), "way %d", way);
+		cr_expect(eq(int, nstr_reads, 1), "way %d", way);
+		cr_expect(eq(int, fm.nreads, way ? 1 : 0), "way %d", way);
+	}
+	/* no NUL within the room: truncated, the rest scanned through read_mem */
+	memset(fm.bytes + 0x130, 'x', 300);
+	fm.bytes[0x130 + 300] = '\0';
+	c.read_str = fake_read_str;
+	cr_assert(eq(int, fetch_prog__run(&prog, &c, &val, sbuf, 100), 0));
 	cr_expect(eq(int, val.err, 0));
 	cr_expect(eq(sz, val.len, 100));
-	cr_expect(eq(int, val.truncated, false));
-	cr_expect(eq(int, fm.nreads, 2));
-	cr_expect(eq(sz, fm.first_len, 0x10));
+	cr_expect(eq(int, val.truncated, true));
+	cr_expect(eq(u64, val.full_len, 300));
 }
 
 Test(fetch, string_running_into_unmapped_memory_faults, .init = setup)

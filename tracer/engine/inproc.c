@@ -517,10 +517,10 @@ static uint32_t rings_count(void)
  * The agent reads the process's memory directly, at the cost of a copy: a
  * bad pointer faults, and the thread, traced, stops for the SIGSEGV (SIGBUS:
  * a file mapping past its end) before anything of the program's sees it;
- * inproc_read_fault() sends it on at agent_copy_fault, with the bytes read
- * before the fault, and the signal is gone.  The kernel forces such a
- * signal through: a thread that blocks it has it unblocked, and a handler
- * of it is reset to the default.  So the agent reads directly only in a
+ * inproc_read_fault() sends it on at agent_copy_fault (agent_copy_str_fault,
+ * a string's), with the bytes read before the fault, and the signal is
+ * gone.  The kernel forces such a signal through: a thread that blocks it
+ * has it unblocked, and a handler of it is reset to the default.  So the agent reads directly only in a
  * process that neither handles nor ignores them (there, only the thread's
  * mask can change); elsewhere, and once ptap is gone (no one to catch a
  * fault), through process_vm_readv, which fails instead (about 2 us a read
@@ -585,13 +585,18 @@ bool inproc_read_fault(struct thread *t, int sig)
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
 	arch_regs_t regs;
 	siginfo_t si;
+	uint64_t pc;
 
 	if ((sig != SIGSEGV && sig != SIGBUS) || !rg || !t->as->agent_lo ||
-	    pt_getregs(t->tid, &regs) < 0 ||
-	    arch_regs_pc(&regs) != t->as->agent_lo + agent_copy_read_off ||
+	    pt_getregs(t->tid, &regs) < 0)
+		return false;
+	pc = arch_regs_pc(&regs) - t->as->agent_lo;
+	if ((pc != agent_copy_read_off && pc != agent_copy_str_read_off) ||
 	    pt_getsiginfo(t->tid, &si) < 0 || si.si_code <= 0)	/* sent, not a fault */
 		return false;
-	arch_regs_set_pc(&regs, t->as->agent_lo + agent_copy_fault_off);
+	arch_regs_set_pc(&regs, t->as->agent_lo + (pc == agent_copy_read_off ?
+						   agent_copy_fault_off :
+						   agent_copy_str_fault_off));
 	if (pt_setregs(t->tid, &regs) < 0)
 		return false;
 	/* a handler installed since the last look: the next fault could reset it */
