@@ -121,8 +121,8 @@ static const char record_usage[] =
 	"      --duration SECS   stop tracing after SECS seconds\n"
 	"      --mmap-tracking M attached: rbrk (default; map changes seen at dlopen and\n"
 	"                        dlclose) or syscall (at every mmap: slower)\n"
-	"  -o, --output FILE     write records to FILE (default: stdout)\n"
-	"      --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
+	"  -o, --output FILE     write records to FILE (default, or -: stdout)\n"
+	"  -F, --format FMT      text (default), json or perfetto (a trace for ui.perfetto.dev)\n"
 	"      --summary         no records: at the end, what `ptap report` would print for\n"
 	"                        them (per event: count, rate, top values, durations), in\n"
 	"                        bounded memory; --format json: its JSON document\n"
@@ -225,7 +225,7 @@ static int add_req(struct record_opts *o, const char *text)
 	return 0;
 }
 
-enum { OPT_FORMAT = 256, OPT_STRING_MAX, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
+enum { OPT_STRING_MAX = 256, OPT_CLOCK, OPT_DEBUGINFO_DIR, OPT_MAX_PROBES,
        OPT_NO_INLINES, OPT_NO_FOLLOW, OPT_EVENTS, OPT_DURATION, OPT_MMAP_TRACKING,
        OPT_SYSCALLS, OPT_CONTEXT, OPT_CPU,
        OPT_NO_JUMPS, OPT_NO_AGENT, OPT_FILTER, OPT_SUMMARY, OPT_CALL_GRAPH, OPT_STACK_MAX,
@@ -355,7 +355,7 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		o->user = arg;
 		return 0;
 	case 'o':
-		s->out_path = arg;
+		s->out_path = strcmp(arg, "-") ? arg : NULL;	/* -: stdout, as report's - is stdin */
 		return 0;
 	case OPT_NO_JUMPS:
 		o->no_jumps = true;
@@ -417,7 +417,7 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 			return usage_error("--mmap-tracking %s: use rbrk or syscall", arg);
 		s->mmap_tracking = v;
 		return 0;
-	case OPT_FORMAT:
+	case 'F':
 		if ((v = choose(formats, arg)) < 0)
 			return usage_error("--format %s: use text, json or perfetto", arg);
 		s->format = v;
@@ -519,7 +519,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "user", required_argument, NULL, 'u' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "format", required_argument, NULL, 'F' },
 		{ "string-max", required_argument, NULL, OPT_STRING_MAX },
 		{ "clock", required_argument, NULL, OPT_CLOCK },
 		{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
@@ -546,7 +546,7 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	};
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:gvqh", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:F:gvqh", longopts, NULL)) != -1)
 		if ((ret = parse_opt(s, o, c, optarg)))
 			return ret;
 	ret = check_opts(s, o, argc, argv);

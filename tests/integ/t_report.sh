@@ -50,6 +50,21 @@ test_report_recorded_queries() {
 	expect_grep '^            {"count": 1, "value": "DELETE FROM sessions"}$' "$TMP/json"
 }
 
+# The pipeline through a pipe: `record -o -` writes to stdout (no file named
+# "-"), `report -` reads stdin; the command's own output sent elsewhere.
+test_report_record_through_a_pipe() {
+	local ptap s q
+
+	ptap=$(realpath "$PTAP") s=$(realpath "$S") q=$(realpath samples/queries.txt)
+	(cd "$TMP" && timeout 60 "$ptap" record -o - -F json -x "$s/query_server" \
+		-e 'exec_query query_string:string' -- \
+		sh -c "exec $s/query_server $q >/dev/null" 2>"$TMP/err") |
+		run_ptap report - >"$TMP/out"
+	[ ! -e "$TMP/-" ] || fail "record -o - wrote a file named -"
+	expect_grep '^7 records of 1 event over [0-9]*\.[0-9]\{9\} s$' "$TMP/out"
+	expect_grep '^    1  "DELETE FROM sessions"$' "$TMP/out"
+}
+
 # report_refused WHAT PATTERN ptap-args...: exit 2, PATTERN on stderr, nothing on stdout.
 report_refused() {
 	local what=$1 pattern=$2 rc=0
