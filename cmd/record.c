@@ -36,6 +36,7 @@
 #include "tracer/events/output.h"
 #include "tracer/events/stack.h"
 #include "tracer/events/syscall.h"
+#include "tracer/host/fdlimit.h"
 #include "tracer/host/libpath.h"
 #include "tracer/host/placement.h"
 #include "tracer/host/privs.h"
@@ -1179,6 +1180,7 @@ static void signals_setup(bool attach, double duration)
 	sigaction(SIGHUP, on_stop, NULL);
 	sigaction(SIGALRM, &end, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed output pipe must not kill ptap mid-trace */
+	fdlimit_raise();		/* a file a traced process: past 1024 of them too */
 	if (duration > 0) {
 		struct itimerval it = { .it_value = {
 			.tv_sec = (time_t)duration,

@@ -11,6 +11,26 @@ test_proc_fork_exec_children() {
 	expect_eq "first query of each" 2 "$(grep -c 'arg1="SELECT 1"$' "$TMP/rec")"
 }
 
+# More processes at once than ptap's soft limit of open files (it keeps one
+# a process): ptap raises its own to the hard limit, so none is killed or
+# left unplanted; the command gets the soft limit it was given.
+test_proc_more_processes_than_the_soft_fd_limit() {
+	local qs=$S/query_server hard
+	hard=$(ulimit -Hn)
+	if [ "$hard" != unlimited ] && [ "$hard" -lt 200 ]; then
+		skip "a hard limit of open files of 200 or more (ulimit -Hn: $hard)"
+		return
+	fi
+	(ulimit -Sn 24 && run_ptap record -o "$TMP/rec" -x "$qs" -e 'exec_query %di:string' \
+		-- sh -c "ulimit -Sn >'$TMP/limit'; for i in \$(seq 40); do
+			$qs samples/queries.txt >/dev/null & done; wait" \
+		>/dev/null 2>"$TMP/err")
+	! grep -E 'cannot|kill|unplanted' "$TMP/err" || fail "a process not traced (above)"
+	expect_eq "records" 280 "$(grep -c ': exec_query: ' "$TMP/rec")"
+	expect_eq "processes" 40 "$(records "$TMP/rec" | awk '{ print $2 }' | sort -u | wc -l)"
+	expect_eq "the command's soft limit" 24 "$(cat "$TMP/limit")"
+}
+
 # SIGTERM sent to ptap goes to the command (which traps it and exits 7);
 # ptap exits with the command's status, not of the signal.
 test_proc_sigterm_forwarded() {

@@ -26,6 +26,7 @@
 #include "tracer/engine/ptrace.h"
 #include "tracer/engine/tasks.h"
 #include "tracer/events/syscall.h"
+#include "tracer/host/fdlimit.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
 #include "tracer/thread.h"
@@ -181,6 +182,7 @@ static void child_run(const char *path, char *const argv[], struct sock_fprog *p
 		      const struct launch_user *u)
 {
 	signal(SIGPIPE, SIG_DFL);
+	fdlimit_restore();
 	if (!u && getuid() != 0 && child_be_real_user() < 0)
 		child_fail("cannot drop ptap's privileges to run", path, 126);
 	/*

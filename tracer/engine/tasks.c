@@ -24,6 +24,7 @@
 #include "tracer/events/mmapev.h"
 #include "tracer/events/syscall.h"
 #include "tracer/events/taskrec.h"
+#include "tracer/host/fdlimit.h"
 #include "tracer/host/privs.h"
 #include "tracer/session.h"
 #include "tracer/space/aspace.h"
@@ -125,9 +126,12 @@ void tasks_exec(struct session *s, struct thread *t)
 	}
 	if (r == 0)
 		r = maptab__load_proc(t->as->mt, t->tgid);
-	if (r < 0)
-		pr_warn("pid %d: cannot read the map table after exec: %s; its probes stay unplanted\n",
-			t->tgid, strerror(-r));
+	if (r < 0) {
+		char hint[160];
+
+		pr_warn("pid %d: cannot read the map table after exec: %s%s; its probes stay "
+			"unplanted\n", t->tgid, strerror(-r), fdlimit_hint(-r, hint, sizeof(hint)));
+	}
 	thread__read_comm(t);
 	t->sc_nr = -1;
 	if (t->shadow)			/* the old image's stack is gone */
@@ -159,14 +163,17 @@ static bool is_clone_family(long nr)
 static struct aspace *child_aspace(struct thread *t, pid_t pid, uint64_t flags)
 {
 	struct aspace *as;
+	char hint[160];
+	int r;
 
 	if (flags & CLONE_VM)
 		return aspace__get(t->as);
-	if (aspace__clone(t->as, pid, &as) == 0)
+	r = aspace__clone(t->as, pid, &as);
+	if (r == 0)
 		return as;	/* checked against the child's memory by plant_fork_fixup() */
 	/* Left running, the child would die on its first inherited int3. */
-	pr_err("pid %d: cannot copy the probe table for its child %d; killing the child\n",
-	       t->tgid, pid);
+	pr_err("pid %d: cannot copy the probe table for its child %d (%s%s); killing the child\n",
+	       t->tgid, pid, strerror(-r), fdlimit_hint(-r, hint, sizeof(hint)));
 	kill(pid, SIGKILL);
 	return NULL;
 }
