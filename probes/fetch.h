@@ -200,12 +200,13 @@ struct fetch_ctx {
 struct fetch_val {
 	int err;		/* 0, or -errno: -EFAULT bad address, -EINVAL bad program;
 				 * FETCH_ERR_TAIL_CALL, FETCH_ERR_MOVED */
+	bool truncated;		/* strings: longer than the string limit */
+	bool null;		/* strings: the pointer is NULL (a value, not an error) */
+	bool full_len_min;	/* with FULL_LEN: only a lower bound (below) */
 	uint64_t addr;		/* on -EFAULT: the address that failed; strings: their address */
 	uint64_t u;		/* integers: the raw value, truncated to the type's size */
 	char *str;		/* strings: bytes read (not NUL-terminated), in the caller's buffer */
 	size_t len;		/* strings: number of bytes in STR */
-	bool truncated;		/* strings: longer than the string limit */
-	bool null;		/* strings: the pointer is NULL (a value, not an error) */
 	/*
 	 * Strings, when TRUNCATED: the whole string's length in bytes (to its
 	 * NUL; a char array without one: its LEN), or with FULL_LEN_MIN only a
@@ -213,7 +214,6 @@ struct fetch_val {
 	 * memory unreadable before one).  0 when not known.
 	 */
 	uint64_t full_len;
-	bool full_len_min;
 };
 
 /* How far past the string limit a truncated string is scanned for its NUL. */
