@@ -751,6 +751,7 @@ int fetch_prog__first_read(const struct fetch_prog *prog, const struct fetch_ctx
 	if (!ctx->read_mem)
 		return 0;	/* the run reads nothing either: its reads fail */
 	plan.read_mem = note_read;
+	plan.read_str = NULL;	/* every read through note_read */
 	plan.priv = &fr;
 	run_prog(prog, &plan, &val, strbuf, strmax, &fr);
 	return fr.seen;
