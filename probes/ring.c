@@ -321,14 +321,19 @@ bool ring_released(struct ring *r)
 	return true;
 }
 
-void ring_slots_free(struct ring *r, const struct ring_shape *sh, uint32_t id)
+uint32_t ring_slots_free(struct ring *r, const struct ring_shape *sh, uint32_t id)
 {
+	uint32_t n = 0;
+
 	for (uint32_t k = 0; k < sh->nslots; k++) {
 		struct ring_slot *s = slot_in(r, sh, k);
 
-		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, sh, k))
+		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, sh, k)) {
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+			n++;
+		}
 	}
+	return n;
 }
 
 bool ring_reader_alive(const struct ring *r)

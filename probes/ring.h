@@ -141,8 +141,11 @@ void ring_release(struct ring *r, const struct ring_shape *shape);
  * free slot.
  */
 bool ring_released(struct ring *r);
-/* The reader: writer ID is gone; the slots it held and never published are free again. */
-void ring_slots_free(struct ring *r, const struct ring_shape *shape, uint32_t id);
+/*
+ * The reader: writer ID is gone; the slots it held and never published are
+ * free again, their number returned (then ring_released(), as after a batch).
+ */
+uint32_t ring_slots_free(struct ring *r, const struct ring_shape *shape, uint32_t id);
 /* Is the reader there (not closed, not dead)? */
 bool ring_reader_alive(const struct ring *r);
 /* The reader is gone: writers stop waiting (and their records are refused, counted). */

@@ -118,7 +118,12 @@ Test(ring, a_writer_cut_short_stops_no_one)
 	/* cut short again; then the writer is gone: the reader frees it */
 	for (uint32_t i = 0; i < n - 1; i++)
 		cr_assert(eq(long, take(r, &b), 1));
-	ring_slots_free(r, &shape, 7);
+	cr_assert(eq(u32, ring_slots_free(r, &shape, 8), 0));	/* none of 8's left */
+	/* a writer waits for room: the slot freed is a release it is told of */
+	r->waiters = 1;
+	cr_assert(eq(u32, ring_slots_free(r, &shape, 7), 1));
+	cr_assert(eq(int, ring_released(r), true));
+	r->waiters = 0;
 	for (uint32_t i = 0; i < n; i++)
 		cr_assert(eq(int, put(r, 9, 5, 'y'), 0), "slot %u of %u", i, n);
 	cr_assert(eq(int, put(r, 9, 5, 'y'), -EAGAIN));

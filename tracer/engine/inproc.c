@@ -978,8 +978,12 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 		return;
 	k = ring_of_tid(rg, t->tid);
 	r = ring_at(rg, k);
-	/* a record it was making when it was killed, or left by a handler's siglongjmp */
-	ring_slots_free(r, &rg->shape, (uint32_t)t->tid);
+	/*
+	 * a record it was making when it was killed, or left by a handler's
+	 * siglongjmp: freed, and a writer waiting for room woken to take it
+	 */
+	if (ring_slots_free(r, &rg->shape, (uint32_t)t->tid) && ring_released(r))
+		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	head = ring_head(r, &rg->shape);
 	if (r->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
