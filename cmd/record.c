@@ -60,6 +60,7 @@ struct record_opts {
 	struct probe_req *reqs;
 	int nreqs;
 	const char *cur_module;
+	bool module_unused;	/* the last -x came after the last -e */
 	char **cmd;
 	const char *debuginfo_dir;
 	int max_probes;
@@ -223,6 +224,7 @@ static int add_req(struct record_opts *o, const char *text)
 		return -ENOMEM;
 	o->reqs = r;
 	o->reqs[o->nreqs++] = (struct probe_req){ .text = text, .module = o->cur_module };
+	o->module_unused = false;
 	return 0;
 }
 
@@ -337,6 +339,7 @@ static int parse_opt(struct session *s, struct record_opts *o, int c, const char
 		return add_req(o, arg) < 0 ? 1 : 0;
 	case 'x':
 		o->cur_module = arg;
+		o->module_unused = true;
 		return 0;
 	case OPT_FILTER:
 		if (!o->nreqs)
@@ -550,6 +553,9 @@ static int parse_args(struct session *s, struct record_opts *o, int argc, char *
 	while ((c = getopt_long(argc, argv, "+e:x:o:p:u:F:gvqh", longopts, NULL)) != -1)
 		if ((ret = parse_opt(s, o, c, optarg)))
 			return ret;
+	if (o->module_unused && o->nreqs)	/* perf probe's -x is anywhere: ours is not */
+		return usage_error("-x %s comes after the last -e: it names the binary of the -e "
+				   "options after it; put it before the -e", o->cur_module);
 	ret = check_opts(s, o, argc, argv);
 	if (ret)
 		return ret;

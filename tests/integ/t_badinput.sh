@@ -33,6 +33,13 @@ test_bad_not_elf() {
 		record -x /etc/passwd -e 'puts' -- "$S/query_server" samples/queries.txt
 }
 
+# -x names the binary of the -e options after it: one after the last -e
+# names none, and is refused rather than left unused.
+test_bad_x_after_the_last_e() {
+	expect_refused 2 "^ptap: record: -x /nonexistent comes after the last -e: .* put it before the -e$" \
+		record -e exec_query -x /nonexistent -- "$S/query_server" samples/queries.txt
+}
+
 test_bad_no_binary() {
 	expect_refused 2 "/nonexistent/lib.so" \
 		record -x /nonexistent/lib.so -e 'puts' -- "$S/query_server" samples/queries.txt
