@@ -947,9 +947,14 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		int first = s->nprobes;
 
 		r = add_probes(s, mod, spec, &ro, false, &err);
-		/* malloc, fsync: not the command's own, its libraries' */
+		/*
+		 * malloc, fsync: not the command's own, its libraries'.  Not
+		 * a function the command has, whose variable or line was not
+		 * found: that is its message
+		 */
 		if (r == -ENOENT && !req->module && spec->point.kind == PP_FUNC &&
-		    !spec->point.src && !is_glob(spec) && s->nprobes == first)
+		    !spec->point.src && !is_glob(spec) && s->nprobes == first &&
+		    elfmod__find_sym(mod, spec->point.func, &(struct elfmod_sym){ 0 }) < 0)
 			r = resolve_in_needed(s, mc, o, spec, mod, &ro, &err);
 		for (int i = first; i < s->nprobes; i++) {
 			s->probes[i].req = (int)(req - o->reqs);

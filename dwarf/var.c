@@ -255,8 +255,10 @@ static int lookup(const struct var_ctx *c, const struct arg_expr *e, struct var_
 				    e->name, e->file);
 	return ptap_err_set(err, e->pos, -ENOENT,
 			    "no variable '%s' at %s; in scope there: %s (and globals; see "
-			    "`ptap vars`)", e->name, c->site->where,
-			    f.list[0] ? f.list : "none");
+			    "`ptap vars`)%s", e->name, c->site->where,
+			    f.list[0] ? f.list : "none",
+			    !strcmp(e->name, "retval") ? "; the return value is $retval, on a "
+			    "return probe (FUNC%return)" : "");
 global:
 	v->name = e->name;
 	v->global = true;

@@ -33,6 +33,17 @@ test_bad_not_elf() {
 		record -x /etc/passwd -e 'puts' -- "$S/query_server" samples/queries.txt
 }
 
+# A function the command has, whose variable is not there: that is the
+# message, with no word of the libraries (the function was found); `retval`
+# points at $retval.
+test_bad_variable_of_a_found_function() {
+	expect_refused 2 "no variable 'query_strin' at exec_query; in scope there: query_string, " \
+		record -e 'exec_query query_strin' -- "$S/query_server" samples/queries.txt
+	! grep -q 'libraries' "$TMP/err" || fail "the libraries named: $(cat "$TMP/err")"
+	expect_refused 2 "no variable 'retval' at exec_query; .*; the return value is \$retval, on a return probe" \
+		record -e 'exec_query%return retval' -- "$S/query_server" samples/queries.txt
+}
+
 # -x names the binary of the -e options after it: one after the last -e
 # names none, and is refused rather than left unused.
 test_bad_x_after_the_last_e() {
