@@ -84,8 +84,12 @@ int report_read_records(FILE *f, const char *name, struct report *rep)
 			break;
 		}
 		if (r == -EINVAL) {
-			pr_err("%s:%zu:%d: not a JSON object: %s\n", name, lineno, err.pos + 1,
-			       err.msg);
+			/* not JSON at all: likely a launched command's own output, on the same stdout */
+			bool text = n && line[0] != '{';
+
+			pr_err("%s:%zu:%d: not a JSON object: %s%s\n", name, lineno, err.pos + 1,
+			       err.msg, text ? " (a traced command's own output among the "
+			       "records? `ptap record -o FILE` keeps them apart)" : "");
 			status = 2;
 			break;
 		}

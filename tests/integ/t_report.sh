@@ -88,7 +88,7 @@ test_report_malformed_input() {
 	report_refused "an array" "^ptap: $TMP/notobj:6: $e" "$TMP/notobj"
 
 	printf 'exec_query: (0x1000) arg1="SELECT 1"\n' >"$TMP/text"
-	report_refused "a text record" "^ptap: <stdin>:1:1: $e: expected a value, found 'e'" \
+	report_refused "a text record" "^ptap: <stdin>:1:1: $e: expected a value, found 'e' (a traced command's own output among the records? \`ptap record -o FILE\` keeps them apart)$" \
 		<"$TMP/text"
 
 	head -3 "$REPORT_IN" >"$TMP/blank"
