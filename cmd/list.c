@@ -109,7 +109,9 @@ int cmd_list(int argc, char **argv)
 		pr_err("no function matches '%s'\n", glob);
 		status = 1;
 	} else if (count == 0) {
-		pr_err("no functions in %s\n", bin);
+		pr_err("no functions in %s%s\n", bin, elfmod__stripped(mod) && !dbg__has_dwarf(dbg) ?
+		       ": it is stripped (no symbol table, no debug info found): install its debug "
+		       "package (Debian: its -dbgsym) or give --debuginfo-dir" : "");
 		status = 1;
 	} else {
 		status = 0;

@@ -66,6 +66,7 @@ struct elfmod {
 	size_t nfuncs;
 	const uint8_t *build_id;
 	size_t build_id_len;
+	bool stripped;		/* no .symtab */
 };
 
 static const char *machine_name(unsigned int machine)
@@ -309,6 +310,7 @@ static int load_symbols(struct elfmod *mod)
 		ret = -ENOMEM;
 		goto out;
 	}
+	mod->stripped = !st.symtab;
 	load_syms(mod, st.symtab, SRC_SYMTAB, &st);
 	load_syms(mod, st.dynsym, SRC_DYNSYM, &st);
 	if (mod->nsyms)
@@ -428,6 +430,11 @@ void elfmod__close(struct elfmod *mod)
 const char *elfmod__path(const struct elfmod *mod)
 {
 	return mod->path;
+}
+
+bool elfmod__stripped(const struct elfmod *mod)
+{
+	return mod->stripped;
 }
 
 bool elfmod__is_dyn(const struct elfmod *mod)

@@ -30,6 +30,7 @@ void elfmod__close(struct elfmod *mod);		/* NULL is fine */
 
 const char *elfmod__path(const struct elfmod *mod);
 bool elfmod__is_dyn(const struct elfmod *mod);	/* ET_DYN (PIE or shared library) */
+bool elfmod__stripped(const struct elfmod *mod);	/* no .symtab: the exported names alone */
 uint64_t elfmod__dev(const struct elfmod *mod);	/* st_dev / st_ino of the opened file */
 uint64_t elfmod__ino(const struct elfmod *mod);
 

@@ -78,6 +78,15 @@ void near_add(struct near *nr, const char *name)
 	nr->score[i] = s;
 }
 
+/* A binary with neither a symbol table nor debug info names only what it exports: say so. */
+static const char *stripped_hint(const struct pctx *c)
+{
+	return elfmod__stripped(c->mod) && !c->dw ?
+	       "; it is stripped (no symbol table, no debug info found): install its debug "
+	       "package (Debian: its -dbgsym), give --debuginfo-dir, or probe an address "
+	       "(0xADDR)" : "";
+}
+
 /* "no function 'exec_qurey' in PATH; nearest: exec_query, ..." */
 int err_no_function(struct pctx *c, const char *name, struct near *nr)
 {
@@ -105,10 +114,10 @@ int err_no_function(struct pctx *c, const char *name, struct near *nr)
 		snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", all.names[i]);
 	}
 	if (all.n > 0)
-		return ptap_err_set(c->err, -1, -ENOENT, "no function '%s' in %s; nearest: %s",
-				    name, elfmod__path(c->mod), list);
-	return ptap_err_set(c->err, -1, -ENOENT, "no function '%s' in %s (and no similar names)",
-			    name, elfmod__path(c->mod));
+		return ptap_err_set(c->err, -1, -ENOENT, "no function '%s' in %s; nearest: %s%s",
+				    name, elfmod__path(c->mod), list, stripped_hint(c));
+	return ptap_err_set(c->err, -1, -ENOENT, "no function '%s' in %s (and no similar names)%s",
+			    name, elfmod__path(c->mod), stripped_hint(c));
 }
 
 /* Is line A nearer to NL->want than line B (of two as near, the lower)? */

@@ -66,6 +66,17 @@ test_bad_dwarf_variable() {
 		record -e 'exec_query query_string:string' -- "$S/query_server-stripped" samples/queries.txt
 }
 
+# A function a stripped binary does not export: the message says it is
+# stripped and what gives its names.
+test_bad_function_of_a_stripped_binary() {
+	expect_refused 2 "no function 'exec_qurey' in .*query_server-stripped; nearest: exec_query; it is stripped (no symbol table, no debug info found): install its debug package" \
+		record -e 'exec_qurey' -- "$S/query_server-stripped" samples/queries.txt
+	# not said of a binary with a symbol table
+	expect_refused 2 "no function 'exec_qurey' in .*query_server; nearest: exec_query" \
+		record -e 'exec_qurey' -- "$S/query_server" samples/queries.txt
+	! grep -q stripped "$TMP/err" || fail "said stripped: $(cat "$TMP/err")"
+}
+
 # The command line's own forms: --version, help COMMAND, a usage error in one
 # line and where the help is; perfetto's one document never on a launched
 # command's stdout; report on a text record file says how to record JSON.
