@@ -544,7 +544,9 @@ static int parse_arg(const struct parser *ps, const char *s, const char *e, stru
 	if (ret || colon == e)
 		return ret;
 	if (fetch_type__parse(colon + 1, e - colon - 1, &arg->type))
-		return perr(ps, colon + 1, "bad type '%.*s'", (int)(e - colon - 1), colon + 1);
+		return perr(ps, colon + 1, "bad type '%.*s' (the types: s8 s16 s32 s64, u8..u64, "
+			    "x8..x64, string, ustring, symbol, bBITS@OFF/SIZE)", (int)(e - colon - 1),
+			    colon + 1);
 	arg->has_type = true;
 	return 0;
 }

@@ -370,7 +370,7 @@ static const struct {
 	{ "e-v=main", "bad event name", 0 },
 	{ "g:=main", "bad event name", 2 },
 	{ "g-x:ev=main", "bad group name", 0 },
-	{ "main %di:s7", "bad type 's7'", 9 },
+	{ "main %di:s7", "bad type 's7' (the types: s8 s16 s32 s64, u8..u64, x8..x64, string, ustring, symbol, bBITS@OFF/SIZE)", 9 },
 	{ "main %di:", "bad type ''", 9 },
 	{ "main %di:str", "bad type", 9 },
 	{ "main %di:u", "bad type", 9 },
