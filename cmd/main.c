@@ -32,6 +32,54 @@ static const struct {
 	{ "report", cmd_report },
 };
 
+/* The edits (insert, delete, change, swap two neighbours) from A to B; short words only. */
+static size_t edits(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[17][17];
+
+	if (la > 16 || lb > 16)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			size_t v = i + j;
+
+			if (i && j) {
+				v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+				v = d[i - 1][j] + 1 < v ? d[i - 1][j] + 1 : v;
+				v = d[i][j - 1] + 1 < v ? d[i][j - 1] + 1 : v;
+				if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+				    d[i - 2][j - 2] + 1 < v)
+					v = d[i - 2][j - 2] + 1;
+			}
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* What ARG was meant to be, said after "unknown command". */
+static void unknown_command(const char *arg)
+{
+	const char *best = NULL;
+	size_t least = 3;	/* at most 2 edits */
+
+	fprintf(stderr, "ptap: unknown command '%s'", arg);
+	if (arg[0] == '-') {	/* perf probe's and strace's options come first: ours after */
+		fprintf(stderr, "; an option goes after the command: ptap record %s ...\n", arg);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		size_t n = edits(arg, cmds[i].name);
+
+		if (n < least) {
+			least = n;
+			best = cmds[i].name;
+		}
+	}
+	if (best)
+		fprintf(stderr, "; did you mean '%s'?", best);
+	fputs("\n", stderr);
+}
+
 int main(int argc, char **argv)
 {
 	char help[] = "--help", *help_argv[] = { NULL, NULL, help, NULL };
@@ -61,6 +109,7 @@ int main(int argc, char **argv)
 			argv[1] = name;
 			return cmds[i].fn(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "ptap: unknown command '%s'\n%s", argv[1], usage);
+	unknown_command(argv[1]);
+	fputs(usage, stderr);
 	return 2;
 }

@@ -93,6 +93,11 @@ test_bad_cli_forms() {
 		"ptap: record: unrecognized option '--bogus'" 'see `ptap record --help`')" \
 		"$(cat "$TMP/err")"
 	expect_refused 2 '^see `ptap vars --help`$' vars
+	# a command mistyped, or an option before the command (perf probe's order)
+	expect_refused 2 "^ptap: unknown command 'recrod'; did you mean 'record'?$" recrod
+	expect_refused 2 "^ptap: unknown command 'xyz'$" xyz
+	expect_refused 2 "^ptap: unknown command '-e'; an option goes after the command: ptap record -e \.\.\.$" \
+		-e exec_query
 	expect_refused 2 "give -o FILE (on stdout, the command's own output would mix into it)" \
 		record --format perfetto -e exec_query -- "$S/query_server" samples/queries.txt
 	run_ptap record -o "$TMP/rec.txt" -e exec_query -- "$S/query_server" samples/queries.txt \
