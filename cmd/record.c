@@ -1487,8 +1487,11 @@ int cmd_record(int argc, char **argv)
 	} else {
 		r = launch_find(o.cmd[0], cmd_path, sizeof(cmd_path));
 		if (r < 0) {
+			/* as a shell says it: a path that is not there, a name not in PATH */
 			pr_err("%s: %s\n", o.cmd[0],
-			       r == -EACCES ? "Permission denied" : "command not found");
+			       r == -EACCES ? "Permission denied" :
+			       strchr(o.cmd[0], '/') ? "No such file or directory" :
+			       "command not found");
 			r = r == -EACCES ? 126 : 127;
 		}
 	}

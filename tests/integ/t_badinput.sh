@@ -59,6 +59,9 @@ test_bad_no_binary() {
 test_bad_command_not_found() {
 	expect_refused 127 "no-such-command-xyz: command not found" \
 		record -e 'main' -- no-such-command-xyz
+	# a path: as a shell says it
+	expect_refused 127 "^ptap: ./no-such-file-xyz: No such file or directory$" \
+		record -e 'main' -- ./no-such-file-xyz
 }
 
 test_bad_dwarf_variable() {
