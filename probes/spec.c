@@ -1055,6 +1055,11 @@ int probe_spec__parse(const char *text, struct probe_spec **out, struct ptap_err
 	int ret;
 
 	*out = NULL;
+	/* bpftrace's probe, written from habit (a group so named has its EVENT=) */
+	if ((!strncmp(text, "uprobe:", 7) || !strncmp(text, "uretprobe:", 10)) &&
+	    !memchr(text, '=', strcspn(text, " ")))
+		return perr(&ps, text, "a bpftrace probe: ptap takes perf probe's syntax, "
+			    "-x BINARY -e 'FUNC ARG...' (uretprobe: FUNC%%return $retval)");
 	spec = calloc(1, sizeof(*spec));
 	if (!spec)
 		return enomem(&ps);

@@ -213,6 +213,7 @@ static const struct {
 	{ "lex.yy.c:10", "ev=- SRC(lex.yy.c:10)" },
 	{ "call_operator=foo", "ev=call_operator FUNC(foo,src=-,off=0,line=0,ret=0)" },
 	{ "g:operator=foo", "ev=operator FUNC(foo,src=-,off=0,line=0,ret=0)" },
+	{ "uprobe:ev=foo", "ev=ev FUNC(foo,src=-,off=0,line=0,ret=0)" },	/* a group */
 	{ "operator_init", "ev=- FUNC(operator_init,src=-,off=0,line=0,ret=0)" },
 	{ "ns::V::operator==%return", "ev=- FUNC(ns::V::operator==,src=-,off=0,line=0,ret=1)" },
 	{ "ns::V::operator+%return", "ev=- FUNC(ns::V::operator+,src=-,off=0,line=0,ret=1)" },
@@ -369,6 +370,8 @@ static const struct {
 	{ "1ev=main", "bad event name", 0 },
 	{ "e-v=main", "bad event name", 0 },
 	{ "g:=main", "bad event name", 2 },
+	{ "uprobe:./bin:main", "a bpftrace probe: ptap takes perf probe's syntax", 0 },
+	{ "uretprobe:/bin/bash:readline", "a bpftrace probe: ptap takes perf probe's syntax", 0 },
 	{ "g-x:ev=main", "bad group name", 0 },
 	{ "main %di:s7", "bad type 's7' (the types: s8 s16 s32 s64, u8..u64, x8..x64, string, ustring, symbol, bBITS@OFF/SIZE)", 9 },
 	{ "main %di:", "bad type ''", 9 },
