@@ -28,7 +28,7 @@
 int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t vaddr,
 			   struct ptap_err *err)
 {
-	uint64_t pc = start;
+	uint64_t pc = start, last = start;
 
 	while (pc < vaddr) {
 		uint8_t code[ARCH_MAX_INSN];
@@ -42,12 +42,16 @@ int points__check_boundary(const struct elfmod *mod, uint64_t start, uint64_t va
 			return ptap_err_set(err, -1, -EINVAL,
 					    "cannot decode the instruction at 0x%lx",
 					    (unsigned long)pc);
+		last = pc;
 		pc += insn.len;
 	}
 	if (pc != vaddr)
 		return ptap_err_set(err, -1, -EINVAL,
-				    "0x%lx is not an instruction boundary (the instruction before "
-				    "it ends at 0x%lx)", (unsigned long)vaddr, (unsigned long)pc);
+				    "0x%lx is not an instruction boundary: it is inside the "
+				    "instruction at 0x%lx (+%lu), whose next is at 0x%lx (+%lu)",
+				    (unsigned long)vaddr, (unsigned long)last,
+				    (unsigned long)(last - start), (unsigned long)pc,
+				    (unsigned long)(pc - start));
 	return 0;
 }
 

@@ -313,15 +313,19 @@ Test(points, func_plus_offset)
 {
 	const char *bin = bpath("tests/fixtures/points-O0");
 	uint64_t sym = nm_addr(bin, "fx_add"), insn[8];
-	char point[64];
+	char point[64], want[160];
 	long mid = 0;
 	struct fx f;
 	int ni = insn_addrs(bin, sym, insn, 8);
 
 	cr_assert(ge(int, ni, 4));
+	int at = 0;
+
 	for (int i = 0; i + 1 < ni && !mid; i++)
-		if (insn[i + 1] - insn[i] > 1)
+		if (insn[i + 1] - insn[i] > 1) {
 			mid = insn[i] + 1 - sym;
+			at = i;
+		}
 	cr_assert(gt(long, mid, 0));
 	fx_open(&f, bin);
 	snprintf(point, sizeof(point), "fx_add+%lu", (unsigned long)(insn[2] - sym));
@@ -335,6 +339,11 @@ Test(points, func_plus_offset)
 	snprintf(point, sizeof(point), "fx_add+%ld", mid);
 	cr_assert(eq(int, fx_points(&f, point, 0, false), -EINVAL));
 	cr_assert_not_null(strstr(f.err.msg, "not an instruction boundary"), "%s", f.err.msg);
+	/* the instruction it is inside, and the next one, as addresses and offsets */
+	snprintf(want, sizeof(want), "inside the instruction at 0x%lx (+%lu), whose next is at "
+		 "0x%lx (+%lu)", (unsigned long)insn[at], (unsigned long)(insn[at] - sym),
+		 (unsigned long)insn[at + 1], (unsigned long)(insn[at + 1] - sym));
+	cr_assert_not_null(strstr(f.err.msg, want), "%s\nwant: %s", f.err.msg, want);
 	cr_assert(eq(int, fx_points(&f, "fx_add+100000", 0, false), -EINVAL));
 	cr_assert_not_null(strstr(f.err.msg, "outside fx_add"), "%s", f.err.msg);
 	fx_close(&f);
