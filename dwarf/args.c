@@ -76,11 +76,47 @@ static int compile_reg(struct compile *c, const struct arg_expr *e)
 	return emit(c, FETCH_OP_REG, 0, regno, 0, e->pos);
 }
 
+/*
+ * $argN past the parameters DWARF gives the function (not a variadic one):
+ * what it reads is no argument of this call -- said, as perf probe reads it
+ * all the same.
+ */
+static void argn_check(const struct compile *c, const struct arg_expr *e)
+{
+	Dwarf_Die fn, kid;
+	long n = 0;
+
+	if (!dbg__dwarf(c->vc->dbg) || !c->vc->site->has_die)
+		return;
+	fn = c->vc->site->die->fn;
+	if (dwarf_tag(&fn) != DW_TAG_subprogram)
+		return;
+	if (dwarf_child(&fn, &kid) == 0) {
+		do {
+			if (dwarf_tag(&kid) == DW_TAG_unspecified_parameters)
+				return;		/* ... */
+			n += dwarf_tag(&kid) == DW_TAG_formal_parameter;
+		} while (dwarf_siblingof(&kid, &kid) == 0);
+	} else {
+		bool proto = false;	/* f(void), not K&R's f() */
+		Dwarf_Attribute a;
+
+		if (!dwarf_attr(&fn, DW_AT_prototyped, &a) || dwarf_formflag(&a, &proto) != 0 ||
+		    !proto)
+			return;
+	}
+	if (e->n > n)
+		pr_warn("$arg%ld at %s: the function has %ld parameter%s (DWARF): it reads "
+			"what is there, no argument of the call\n", e->n, c->vc->site->where, n,
+			n == 1 ? "" : "s");
+}
+
 static int compile_argn(struct compile *c, const struct arg_expr *e)
 {
 	long off = 0;
 	int regno = arch_arg_location(e->n, &off);
 
+	argn_check(c, e);
 	if (regno >= 0)
 		return emit(c, FETCH_OP_REG, 0, regno, 0, e->pos);
 	/* On the stack: a load at sp + off, whatever the type (an integer argument). */

@@ -66,6 +66,17 @@ test_args_stack_arguments() {
 	done
 }
 
+# $argN past the function's parameters (DWARF) reads what is there, and says
+# so; within them, nothing is said.
+test_args_argn_past_the_parameters() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query $arg3 $arg9' \
+		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/err"
+	expect_grep '^ptap: \$arg9 at exec_query: the function has 3 parameters (DWARF): it reads what is there, no argument of the call$' \
+		"$TMP/err"
+	! grep -q '\$arg3' "$TMP/err" || fail "\$arg3 said: $(cat "$TMP/err")"
+	expect_eq "records" 7 "$(grep -c ': exec_query: ' "$TMP/rec")"
+}
+
 # FUNC+OFF and 0xADDR must start an instruction: inside one, the int3 would corrupt it.
 test_args_offsets_and_addresses() {
 	local bin=$S/query_server start second off mid
