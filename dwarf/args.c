@@ -344,6 +344,11 @@ int args_compile(struct resolved_probe *rp, const struct var_ctx *vc,
 			return r;
 		if (arg->expr->kind != ARG_PARAMS && arg->expr->kind != ARG_VARS)
 			rp->at_return[rp->nargs - 1] = uses_retval(arg->expr);
+		/* perf probe refuses it; ptap reads it, and says when */
+		if (spec->point.retprobe && arg->expr->kind == ARG_VAR && var_is_local(vc, arg->expr))
+			pr_warn("'%s' is a local variable of %s: a return probe reads it at the "
+				"entry, before the function has set it (only $retval is read at "
+				"the return)\n", arg->text, vc->site->where);
 	}
 	if ((r = add_goid(rp, vc, &cap)) < 0)
 		return r;

@@ -306,6 +306,15 @@ int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const stru
 	return compile_var(&k, arg, e, &v);
 }
 
+bool var_is_local(const struct var_ctx *c, const struct arg_expr *e)
+{
+	struct ptap_err ignored = { .pos = -1 };
+	struct var_info v;
+
+	return dbg__dwarf(c->dbg) && c->site->has_die && lookup(c, e, &v, &ignored) == 0 &&
+	       !v.param && !v.global;
+}
+
 int var_compile_info(const struct var_ctx *c, const struct var_info *v, int pos,
 		     struct fetch_prog *prog, struct ptap_err *err)
 {

@@ -27,6 +27,8 @@ struct ptap_err;
  */
 int var_compile(const struct var_ctx *c, const struct probe_arg *arg, const struct arg_expr *e,
 		struct fetch_prog *prog, struct ptap_err *err);
+/* Is E (ARG_VAR) a local variable at the site: not a parameter, not a global? */
+bool var_is_local(const struct var_ctx *c, const struct arg_expr *e);
 
 /*
  * The address of the return address at the site (a return probe's entry):

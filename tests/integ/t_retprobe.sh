@@ -198,6 +198,17 @@ test_retprobe_args_at_entry() {
 	done
 }
 
+# A local variable on a return probe is read at the entry: said (a
+# parameter is not).
+test_retprobe_local_said() {
+	run_ptap record -o "$TMP/rec" -e 'exec_query%return nrows query_string $retval' \
+		-- "$S/query_server" samples/queries.txt >/dev/null 2>"$TMP/err"
+	expect_grep "^ptap: 'nrows' is a local variable of exec_query: a return probe reads it at the entry, before the function has set it" \
+		"$TMP/err"
+	! grep -q "'query_string' is a local" "$TMP/err" || fail "a parameter said local"
+	expect_eq "records" 7 "$(grep -c ': exec_query__return: ' "$TMP/rec")"
+}
+
 # An entry probe and a return probe on one function: both recorded, in order.
 test_retprobe_with_entry_probe() {
 	rp_record "$RP" "recurse 5" 'rec_depth n' 'rec_depth%return $retval n'
