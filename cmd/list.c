@@ -105,13 +105,15 @@ int cmd_list(int argc, char **argv)
 	if (r < 0) {
 		pr_err("cannot list the functions of %s: %s\n", bin, strerror(-r));
 		status = 2;
-	} else if (count == 0 && glob) {
-		pr_err("no function matches '%s'\n", glob);
-		status = 1;
 	} else if (count == 0) {
-		pr_err("no functions in %s%s\n", bin, elfmod__stripped(mod) && !dbg__has_dwarf(dbg) ?
-		       ": it is stripped (no symbol table, no debug info found): install its debug "
-		       "package (Debian: its -dbgsym) or give --debuginfo-dir" : "");
+		const char *hint = elfmod__stripped(mod) && !dbg__has_dwarf(dbg) ?
+			": it is stripped (no symbol table, no debug info found): install its debug "
+			"package (Debian: its -dbgsym) or give --debuginfo-dir" : "";
+
+		if (glob)
+			pr_err("no function matches '%s' in %s%s\n", glob, bin, hint);
+		else
+			pr_err("no functions in %s%s\n", bin, hint);
 		status = 1;
 	} else {
 		status = 0;

@@ -2,6 +2,7 @@
  * probe before anything runs (bad input exits 2 with the target untouched),
  * launch the command, run the loop, exit with the command's status. */
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -481,8 +482,8 @@ static int check_opts(const struct session *s, const struct record_opts *o, int 
 		return usage_error("%s--summary writes ptap report's text or JSON (--format json), "
 				   "not a trace", "");
 	if (s->format == OUT_PERFETTO && !s->out_path && !s->attach)
-		return usage_error("%s--format perfetto writes one JSON document: give -o FILE "
-				   "(on stdout, the command's own output would mix into it)", "");
+		return usage_error("%s--format perfetto writes one JSON document: give -o FILE, "
+				   "not stdout (the command's own output would mix into it)", "");
 	if (!s->attach && s->mmap_tracking != MMAP_SECCOMP)
 		return usage_error("%s--mmap-tracking is for attached processes (-p): a launched "
 				   "command's maps are tracked through a seccomp filter", "");
@@ -920,6 +921,15 @@ static int resolve_in_needed(struct session *s, struct modcache *mc, const struc
 	return -ENOENT;
 }
 
+/* Does MOD define a function NAME (not a variable of that name: libc's index, an int)? */
+static bool has_function(const struct elfmod *mod, const char *name)
+{
+	struct elfmod_sym sym;
+
+	return elfmod__find_sym(mod, name, &sym) == 0 &&
+	       (sym.type == STT_FUNC || sym.type == STT_GNU_IFUNC);
+}
+
 static int resolve_one(struct session *s, struct modcache *mc, const struct record_opts *o,
 		       const struct probe_req *req, const char *cmd_path)
 {
@@ -954,7 +964,7 @@ static int resolve_one(struct session *s, struct modcache *mc, const struct reco
 		 */
 		if (r == -ENOENT && !req->module && spec->point.kind == PP_FUNC &&
 		    !spec->point.src && !is_glob(spec) && s->nprobes == first &&
-		    elfmod__find_sym(mod, spec->point.func, &(struct elfmod_sym){ 0 }) < 0)
+		    !has_function(mod, spec->point.func))
 			r = resolve_in_needed(s, mc, o, spec, mod, &ro, &err);
 		for (int i = first; i < s->nprobes; i++) {
 			s->probes[i].req = (int)(req - o->reqs);

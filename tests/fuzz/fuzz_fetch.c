@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_fetch.c: the fetch evaluator (probes/fetch.h) running
  * programs made of the input's bytes against a fake memory and register set;
  * and the same program served through a planned batch of reads (as the tracer
- * runs it at a hit), which must give the same value.
+ * runs it at a hit), and with strings read as the agent reads them
+ * (read_str), which must give the same value.
  *
  * Input: a 12-byte header (type kind, size, bits (FT_STRN, FT_SLICE: its
  * pointer's offset), bit_off (its length's), flags, len (2),
@@ -44,6 +45,18 @@ static ssize_t batch_read(void *priv, uint64_t addr, void *buf, size_t len)
 	ssize_t r = fetch_batch__read(priv, addr, buf, len);
 
 	return r >= 0 ? r : fake_read(NULL, addr, buf, len);
+}
+
+/* The agent's way (fetch_ctx's read_str): up to and with the NUL, stopping at a fault. */
+static ssize_t str_read(void *priv, uint64_t addr, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	(void)priv;
+	while (n < len && fake_read(NULL, addr + n, buf + n, 1) == 1)
+		if (!buf[n++])
+			break;
+	return (ssize_t)n;
 }
 
 static const struct type_enumerator enums[] = { { 0, "ZERO" }, { -1, "NEG" }, { 7, "SEVEN" } };
@@ -148,6 +161,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r2 != r || !same_val(&val, &val2))
 			abort();
 	}
+	/* Strings read as the agent reads them: the same value */
+	ctx.read_mem = fake_read;
+	ctx.priv = NULL;
+	ctx.read_str = str_read;
+	r2 = fetch_prog__run(&prog, &ctx, &val2, buf2, strmax);
+	if (r2 != r || !same_val(&val, &val2))
+		abort();
 	free(buf);
 	free(buf2);
 	return 0;

@@ -101,8 +101,10 @@ test_bad_cli_forms() {
 	expect_refused 2 "^ptap: unknown command 'xyz'$" xyz
 	expect_refused 2 "^ptap: unknown command '-e'; an option goes after the command: ptap record -e \.\.\.$" \
 		-e exec_query
-	expect_refused 2 "give -o FILE (on stdout, the command's own output would mix into it)" \
+	expect_refused 2 "give -o FILE, not stdout (the command's own output would mix into it)" \
 		record --format perfetto -e exec_query -- "$S/query_server" samples/queries.txt
+	expect_refused 2 "give -o FILE, not stdout" \
+		record -o - --format perfetto -e exec_query -- "$S/query_server" samples/queries.txt
 	run_ptap record -o "$TMP/rec.txt" -e exec_query -- "$S/query_server" samples/queries.txt \
 		>/dev/null 2>&1 || fail "ptap record failed"
 	run_ptap report "$TMP/rec.txt" >"$TMP/out" 2>"$TMP/err" || rc=$?

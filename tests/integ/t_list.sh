@@ -43,6 +43,13 @@ test_list_no_match() {
 	expect_eq "exit status" 1 "$rc"
 	expect_grep "no function matches 'zz\*'" "$TMP/err"
 	[ ! -s "$TMP/out" ] || fail "output: $(cat "$TMP/out")"
+	! grep -q stripped "$TMP/err" || fail "said stripped: $(cat "$TMP/err")"
+	# a stripped binary without debug info: said, with what gives its names
+	rc=0
+	run_ptap list -x "$S/query_server-stripped" 'zz*' >"$TMP/out" 2>"$TMP/err" || rc=$?
+	expect_eq "exit status (stripped)" 1 "$rc"
+	expect_grep "no function matches 'zz\*' in .*query_server-stripped: it is stripped (no symbol table, no debug info found): install its debug package" \
+		"$TMP/err"
 }
 
 test_list_bad_binary() {

@@ -305,7 +305,7 @@ Test(agent, reads_strings_directly_as_the_tracer_does)
 	uint8_t *end = mem + 2 * 4096;	/* the unreadable page */
 	struct agent_site site;
 	struct rig g;
-	int checked = 0, faulted = 0, cut = 0;
+	int checked = 0, faulted = 0, cut = 0, ended = 0;
 	const void *seen[64];
 	size_t nseen = 0;
 
@@ -321,10 +321,15 @@ Test(agent, reads_strings_directly_as_the_tracer_does)
 	rig_patch(&g, &site);
 	fault_blob = g.span + 8192;
 	cr_assert(eq(int, sigaction(SIGSEGV, &sa, &old_segv), 0));
-	for (int at_end = 0; at_end < 2; at_end++)
+	/*
+	 * at_end 0: strings of every length from each place of a word; 1: no
+	 * NUL before the unreadable page; 2: the NUL the page's last byte.
+	 * Always NULs in the bytes just before the string, which share its
+	 * first word and are not its own.
+	 */
+	for (int at_end = 0; at_end < 3; at_end++)
 		for (size_t start = 0; start < (at_end ? 80 : 16); start++)
 			for (size_t len = 0; len < (at_end ? 1 : 80); len++) {
-				/* at the end: no NUL before the unreadable page */
 				uint8_t *p = at_end ? end - 1 - start : mem + 4096 + start;
 				uint64_t regs[ARCH_DWARF_NREGS] = { 0 };
 				struct fetch_ctx ctx = { .regs = regs, .nregs = ARCH_DWARF_NREGS,
@@ -340,6 +345,9 @@ Test(agent, reads_strings_directly_as_the_tracer_does)
 					mem[4096 + i] = (uint8_t)('a' + i % 26);
 				if (!at_end)
 					p[len] = '\0';
+				if (at_end == 2)
+					end[-1] = '\0';
+				memset(p - 7, 0, 7);
 				((long (*)(const void *, long))(uintptr_t)g.code)(p, 1);
 				regs[5] = (uint64_t)(uintptr_t)p;
 				fetch_prog__run(&g.progs[0], &ctx, &want, buf, 64);
@@ -366,7 +374,8 @@ Test(agent, reads_strings_directly_as_the_tracer_does)
 						  "start %zu len %zu", start, len);
 					cr_assert(eq(int, v->full_len_min, want.full_len_min),
 						  "start %zu len %zu", start, len);
-					cut += at_end && v->truncated && v->full_len_min;
+					cut += at_end == 1 && v->truncated && v->full_len_min;
+					ended += at_end == 2 && !v->truncated;
 				}
 				/*
 				 * nothing written past the record: its last
@@ -389,7 +398,12 @@ Test(agent, reads_strings_directly_as_the_tracer_does)
 			}
 	sigaction(SIGSEGV, &old_segv, NULL);
 	fault_blob = NULL;
-	cr_assert(eq(int, checked, 16 * 80 + 80));
+	cr_assert(eq(int, checked, 16 * 80 + 2 * 80));
+	/*
+	 * the NUL at the page's end found for every string within the limit:
+	 * 0 to 64 bytes (64: the limit's bytes, then its NUL scanned)
+	 */
+	cr_assert(eq(int, ended, site.string_max + 1));
 	/*
 	 * every string at the end ran into the page: within the limit, a
 	 * fault; longer, cut at the limit and the rest scanned up to the page

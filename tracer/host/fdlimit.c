@@ -28,7 +28,9 @@ void fdlimit_raise(void)
 			nr_open = 0;
 		fclose(f);
 	}
-	if (nr_open && now.rlim_cur > nr_open)
+	if (!nr_open)
+		nr_open = 1u << 20;	/* the kernel's default fs.nr_open */
+	if (now.rlim_cur > nr_open)
 		now.rlim_cur = nr_open;	/* the kernel refuses more (an unlimited hard limit) */
 	if (now.rlim_cur > before.rlim_cur && setrlimit(RLIMIT_NOFILE, &now) == 0)
 		raised = true;
@@ -47,9 +49,16 @@ const char *fdlimit_hint(int err, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &now) == 0)
+	if (err != EMFILE || getrlimit(RLIMIT_NOFILE, &now) < 0)
+		return buf;
+	/* ptap raised its soft limit to the hard one: only the hard one can go higher */
+	if (now.rlim_cur < now.rlim_max)
 		snprintf(buf, len, "; ptap keeps a file open for each traced process: raise "
 			 "`ulimit -n` (now %llu, hard limit %llu)", (unsigned long long)now.rlim_cur,
 			 (unsigned long long)now.rlim_max);
+	else
+		snprintf(buf, len, "; ptap keeps a file open for each traced process, %llu at "
+			 "most: the hard limit of open files (limits.conf's nofile, or root's "
+			 "`ulimit -Hn`) lets more", (unsigned long long)now.rlim_cur);
 	return buf;
 }

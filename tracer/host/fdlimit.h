@@ -12,12 +12,16 @@
  * ones past it unreadable.  Once, before the run.
  */
 void fdlimit_raise(void);
-/* The soft limit as it was before fdlimit_raise(): async-signal-safe (a launched command's). */
+/*
+ * The soft limit as it was before fdlimit_raise(), in a launched command's
+ * child before its exec: setrlimit(2) alone (a system call's wrapper, not
+ * on POSIX's async-signal-safe list, but no lock or allocation in glibc).
+ */
 void fdlimit_restore(void);
 /*
- * For a message on error ERR: with EMFILE, what to do about it ("; ptap
- * keeps a file open for each traced process: raise `ulimit -n` (now N,
- * at most M)") into BUF; else "".  BUF returned.
+ * For a message on error ERR: with EMFILE, what to do about it (raise the
+ * soft limit, or, at the hard limit already, the hard one) into BUF; else
+ * "".  BUF returned.
  */
 const char *fdlimit_hint(int err, char *buf, size_t len);
 
