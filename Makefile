@@ -103,8 +103,13 @@ STACK_SAMPLES := $(S)/stacks-O0 $(S)/stacks-O2 $(S)/stacks-O2-nofp $(S)/libstack
 		 $(S)/account
 SAMPLES := $(QS_VARIANTS) $(S)/insn_zoo $(S)/dlopen_host $(S)/libplugin.so $(S)/fork_race \
 	   $(DWARF_SAMPLES) $(RET_SAMPLES) $(S)/sysio $(LANG_SAMPLES) $(IFUNC_SAMPLES) \
-	   $(STACK_SAMPLES)
+	   $(STACK_SAMPLES) $(S)/shadow_name
 samples: $(SAMPLES)
+
+# a variable named as a libc function (record's search of the libraries)
+$(S)/shadow_name: samples/shadow_name.c | deps
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(SAMPLE_CFLAGS) -O2 -g -o $@ $< -ldl
 
 # record -g: -O0 and -O2 with frame pointers, -O2 without (CFI only)
 $(S)/stacks-O0: samples/stacks.c | deps

@@ -39,6 +39,17 @@ test_args_libc_puts() {
 }
 
 # The library named through a symlink is the same file (identity, not path).
+# A function the command does not have, only a variable of its name: probed
+# in the library that has it (the variable does not stop the search).
+test_args_libc_function_named_like_a_variable() {
+	run_ptap record -o "$TMP/rec" -e gnu_get_libc_version -- "$S/shadow_name" \
+		>"$TMP/out" 2>"$TMP/err" || fail "ptap failed: $(cat "$TMP/err")"
+	expect_grep "^ptap: 'gnu_get_libc_version' is not in .*shadow_name: probed in .*/libc\.so\.6, a library it links" \
+		"$TMP/err"
+	expect_grep ' 7$' "$TMP/out"
+	expect_eq "records" 1 "$(grep -c ': gnu_get_libc_version: ' "$TMP/rec")"
+}
+
 test_args_libc_symlink() {
 	ln -s "$LIBC" "$TMP/libc-link.so"
 	run_ptap record -o "$TMP/rec" -x "$TMP/libc-link.so" -e 'puts %di:string' \
