@@ -544,26 +544,59 @@ static uint64_t coarse_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * May RG's agent read directly now?  Looked at again every DIRECT_EVERY_NS
- * (from the drains): a handler a program installs later (a language
- * runtime's, a crash reporter's) turns the direct reads off within that
- * time -- or at the first fault, which ptap catches either way.  Launched,
- * at once: ptap sees a handler being installed before the kernel does
- * (inproc_sigaction()).
- */
-static void direct_check(struct inproc_region *rg)
-{
-	uint64_t now = coarse_ns();
-	uint32_t was = proc_of(rg)->direct, direct;
+/* direct_check()'s look at each thread recording into a region. */
+struct direct_look {
+	const struct inproc_region *rg;
+	bool ok;
+	pid_t seen[64];		/* the processes looked at (fork children share the region) */
+	size_t nseen;
+};
 
-	rg->direct_at = now + DIRECT_EVERY_NS;
-	direct = faults_are_ours(rg->pid);
-	__atomic_store_n(&proc_of(rg)->direct, direct, __ATOMIC_RELEASE);
-	if (was != direct || !rg->direct_said)
+static void direct_look_one(struct session *s, struct thread *t, void *arg)
+{
+	const unsigned long long mask = (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1));
+	struct direct_look *d = arg;
+	bool seen = false;
+
+	(void)s;
+	if (!d->ok || !t->as || t->as->inproc != d->rg)
+		return;
+	for (size_t i = 0; i < d->nseen; i++)
+		seen |= d->seen[i] == t->tgid;
+	if (!seen) {
+		d->ok = faults_are_ours(t->tgid);
+		if (d->nseen < sizeof(d->seen) / sizeof(d->seen[0]))
+			d->seen[d->nseen++] = t->tgid;
+	}
+	/* a forced fault unblocks the signal in the thread: its mask would change */
+	if (d->ok && (procstatus_field(t->tgid, t->tid, "SigBlk", 16, 0) & mask))
+		d->ok = false;
+}
+
+/*
+ * May RG's agent read directly now?  Not when a process recording into it
+ * (its fork children too) handles or ignores SIGSEGV or SIGBUS, or a thread
+ * of one blocks them.  Looked at again every DIRECT_EVERY_NS (from the
+ * drains), longer with many threads: a handler a program installs later (a
+ * language runtime's, a crash reporter's), or a mask a thread sets, turns
+ * the direct reads off within that time -- or at the first fault, which
+ * ptap catches either way.  Launched, at once for a handler: ptap sees one
+ * being installed before the kernel does (inproc_sigaction()).
+ */
+static void direct_check(struct session *s, struct inproc_region *rg)
+{
+	struct direct_look d = { .rg = rg, .ok = faults_are_ours(rg->pid) };
+	uint64_t now = coarse_ns();
+	uint32_t was = proc_of(rg)->direct;
+
+	thread__for_each(s, direct_look_one, &d);
+	/* a status file a thread: every 0.1 s for 16 threads, once a second for 160 */
+	rg->direct_at = now + DIRECT_EVERY_NS * (1 + s->nthreads / 16);
+	__atomic_store_n(&proc_of(rg)->direct, d.ok, __ATOMIC_RELEASE);
+	if (was != d.ok || !rg->direct_said)
 		pr_debug("pid %d: the agent reads memory %s\n", rg->pid,
-			 direct ? "directly" : "through process_vm_readv (the process handles or "
-			 "ignores SIGSEGV or SIGBUS)");
+			 d.ok ? "directly" : "through process_vm_readv (a process handles or "
+			 "ignores SIGSEGV or SIGBUS, or a thread blocks them)");
 	rg->direct_said = true;
 }
 
@@ -769,7 +802,7 @@ static int region_map(struct session *s, struct thread *t, struct inproc_region 
 	find_tid_off(rg, t);
 	/* at once, launched too: the filter stops the calls that install a handler
 	 * (inproc_sigaction()) */
-	direct_check(rg);
+	direct_check(s, rg);
 	s->inproc[s->ninproc++] = rg;
 	*out = rg;
 	pr_debug("pid %d: agent at 0x%lx, region at 0x%lx (%llu KiB, %u rings)\n", t->tgid,
@@ -927,6 +960,7 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 			return r;
 		}
 		as->inproc = rg;
+		direct_check(s, rg);	/* again, with its threads' masks */
 		thread__for_each(s, warm_one, &w);	/* attached: all its threads are known */
 		if (w.r < 0)
 			return w.r;
@@ -1273,7 +1307,7 @@ static size_t drain(struct session *s, bool hold)
 	for (size_t i = 0; i < s->ninproc; i++) {
 		n += drain_one(s, s->inproc[i], false, hold);
 		if (coarse_ns() >= s->inproc[i]->direct_at)
-			direct_check(s->inproc[i]);
+			direct_check(s, s->inproc[i]);
 	}
 	if (s->inproc_gone)
 		n += sweep(s);
