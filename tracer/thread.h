@@ -45,12 +45,6 @@ struct thread {
 	 */
 	bool rehit;
 	arch_regs_t rehit_regs;
-	/*
-	 * SIGSEGV's and SIGBUS's bits of its mask at ptap's last look
-	 * (inproc.c): a fault of the agent's read, which the kernel forces
-	 * through by unblocking the signal, blocks it again
-	 */
-	uint64_t fault_sigs_blocked;
 	struct shadow *shadow;	/* return probes' pending calls (NULL: none) */
 	size_t stack_hint;	/* where in its map table its stack was last found
 				 * (maptab__find_near()) */

@@ -20,7 +20,7 @@
  *              unmapped; then unblocks it and raises it: the handler must
  *              run (an agent read that faulted while it was blocked would
  *              have had the kernel reset it, and the signal would kill);
- *   blocked N  blocks SIGSEGV (no handler), and after 0.5 s calls
+ *   blocked N  blocks SIGSEGV (no handler), and after 0.3 s calls
  *              probe_me(i, p) N times, P at a page unmapped; SIGSEGV must
  *              still be blocked then, and one raised must wait, pending;
  *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus"
@@ -199,7 +199,7 @@ static void blocked(long n)
 	if (pthread_sigmask(SIG_BLOCK, &segv, NULL))
 		exit(2);
 	/* longer than a tracer that looks at the masks now and then waits */
-	usleep(500000);
+	usleep(300000);
 	for (long i = 0; i < n; i++)
 		probe_me(i, gone);
 	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) || !sigismember(&cur, SIGSEGV)) {

@@ -559,35 +559,34 @@ static void direct_look_one(struct session *s, struct thread *t, void *arg)
 	bool seen = false;
 
 	(void)s;
-	if (!t->as || t->as->inproc != d->rg)
+	if (!d->ok || !t->as || t->as->inproc != d->rg)
 		return;
 	for (size_t i = 0; i < d->nseen; i++)
 		seen |= d->seen[i] == t->tgid;
 	if (!seen) {
-		d->ok &= faults_are_ours(t->tgid);
+		d->ok = faults_are_ours(t->tgid);
 		if (d->nseen < sizeof(d->seen) / sizeof(d->seen[0]))
 			d->seen[d->nseen++] = t->tgid;
 	}
-	/* a forced fault unblocks the signal in the thread: blocked again then */
-	t->fault_sigs_blocked = procstatus_field(t->tgid, t->tid, "SigBlk", 16, 0) & mask;
+	/* a forced fault unblocks the signal in the thread: its mask would change */
+	if (d->ok && (procstatus_field(t->tgid, t->tid, "SigBlk", 16, 0) & mask))
+		d->ok = false;
 }
 
 /*
  * May RG's agent read directly now?  Not when a process recording into it
- * (its fork children too) handles or ignores SIGSEGV or SIGBUS.  Looked at
- * again every DIRECT_EVERY_NS (from the drains), longer with many threads:
- * a handler a program installs later (a language runtime's, a crash
- * reporter's) turns the direct reads off within that time -- or at the
- * first fault, which ptap catches either way.  Launched, at once: ptap
- * sees a handler being installed before the kernel does
- * (inproc_sigaction()).  Each thread's mask is noted at the same looks: a
- * thread that blocks the signal has it blocked again after a fault
- * (inproc_read_fault()).
+ * (its fork children too) handles or ignores SIGSEGV or SIGBUS, or a thread
+ * of one blocks them.  Looked at again every DIRECT_EVERY_NS (from the
+ * drains), longer with many threads: a handler a program installs later (a
+ * language runtime's, a crash reporter's), or a mask a thread sets, turns
+ * the direct reads off within that time -- or at the first fault, which
+ * ptap catches either way.  Launched, at once for a handler: ptap sees one
+ * being installed before the kernel does (inproc_sigaction()).
  */
 static void direct_check(struct session *s, struct inproc_region *rg)
 {
-	uint64_t now = coarse_ns();
 	struct direct_look d = { .rg = rg, .ok = faults_are_ours(rg->pid) };
+	uint64_t now = coarse_ns();
 	uint32_t was = proc_of(rg)->direct;
 
 	thread__for_each(s, direct_look_one, &d);
@@ -597,7 +596,7 @@ static void direct_check(struct session *s, struct inproc_region *rg)
 	if (was != d.ok || !rg->direct_said)
 		pr_debug("pid %d: the agent reads memory %s\n", rg->pid,
 			 d.ok ? "directly" : "through process_vm_readv (a process handles or "
-			 "ignores SIGSEGV or SIGBUS)");
+			 "ignores SIGSEGV or SIGBUS, or a thread blocks them)");
 	rg->direct_said = true;
 }
 
@@ -633,13 +632,6 @@ bool inproc_read_fault(struct thread *t, int sig)
 						   agent_copy_str_fault_off));
 	if (pt_setregs(t->tid, &regs) < 0)
 		return false;
-	/* the kernel unblocked it to force it through: blocked again, as the thread had it */
-	if (t->fault_sigs_blocked & (1ull << (sig - 1))) {
-		uint64_t m;
-
-		if (pt_getsigmask(t->tid, &m) == 0 && !(m & (1ull << (sig - 1))))
-			pt_setsigmask(t->tid, m | (1ull << (sig - 1)));
-	}
 	/* a handler installed since the last look: the next fault could reset it */
 	if (proc_of(rg)->direct && !faults_are_ours(t->tgid)) {
 		__atomic_store_n(&proc_of(rg)->direct, 0, __ATOMIC_RELEASE);

@@ -66,16 +66,6 @@ int pt_getsiginfo(pid_t tid, siginfo_t *si)
 	return pt_ret(ptrace(PTRACE_GETSIGINFO, tid, 0L, si));
 }
 
-int pt_getsigmask(pid_t tid, uint64_t *mask)
-{
-	return pt_ret(ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof(*mask), mask));
-}
-
-int pt_setsigmask(pid_t tid, uint64_t mask)
-{
-	return pt_ret(ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(mask), &mask));
-}
-
 int pt_geteventmsg(pid_t tid, unsigned long *msg)
 {
 	return pt_ret(ptrace(PTRACE_GETEVENTMSG, tid, 0L, msg));

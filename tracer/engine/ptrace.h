@@ -28,9 +28,6 @@ int pt_getregs(pid_t tid, arch_regs_t *regs);
 int pt_getfpregs(pid_t tid, arch_fpregs_t *fp);
 int pt_setregs(pid_t tid, const arch_regs_t *regs);
 int pt_getsiginfo(pid_t tid, siginfo_t *si);
-/* PTRACE_GETSIGMASK / PTRACE_SETSIGMASK: the thread's blocked signals, bit SIG-1 each. */
-int pt_getsigmask(pid_t tid, uint64_t *mask);
-int pt_setsigmask(pid_t tid, uint64_t mask);
 int pt_geteventmsg(pid_t tid, unsigned long *msg);
 /* PTRACE_GET_SYSCALL_INFO; returns the size the kernel filled, or -errno. */
 int pt_syscall_info(pid_t tid, struct ptrace_syscall_info *info);
