@@ -20,9 +20,6 @@
  *              unmapped; then unblocks it and raises it: the handler must
  *              run (an agent read that faulted while it was blocked would
  *              have had the kernel reset it, and the signal would kill);
- *   blocked N  blocks SIGSEGV (no handler), and after 0.3 s calls
- *              probe_me(i, p) N times, P at a page unmapped; SIGSEGV must
- *              still be blocked then, and one raised must wait, pending;
  *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus"
  *              in a file mapping and one page further, past the file's end
  *              (a read there is a SIGBUS): every other record an error;
@@ -175,40 +172,6 @@ static void handler_blocked(long n)
 		exit(2);
 	raise(SIGSEGV);		/* kills, unless the handler is still there */
 	if (!segv_handled)
-		bad = 1;
-}
-
-/*
- * A thread that blocks SIGSEGV, with no handler (a signalfd daemon's way):
- * probe_me(i, p) N times with P at a page unmapped, then SIGSEGV must still
- * be blocked, and one raised must wait, pending (taken with sigtimedwait),
- * not kill (an agent read that faulted would have had the kernel unblock
- * it).
- */
-static void blocked(long n)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	char *gone = mmap(NULL, psz, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct timespec now = { 0, 0 };
-	sigset_t segv, cur;
-
-	if (gone == MAP_FAILED || munmap(gone, psz))
-		exit(2);
-	sigemptyset(&segv);
-	sigaddset(&segv, SIGSEGV);
-	if (pthread_sigmask(SIG_BLOCK, &segv, NULL))
-		exit(2);
-	/* longer than a tracer that looks at the masks now and then waits */
-	usleep(300000);
-	for (long i = 0; i < n; i++)
-		probe_me(i, gone);
-	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) || !sigismember(&cur, SIGSEGV)) {
-		printf("SIGSEGV unblocked\n");
-		bad = 1;
-		return;
-	}
-	raise(SIGSEGV);		/* kills, unless it is still blocked */
-	if (sigtimedwait(&segv, NULL, &now) != SIGSEGV)
 		bad = 1;
 }
 
@@ -482,8 +445,6 @@ int main(int argc, char **argv)
 		remap_handled(n);
 	else if (!strcmp(mode, "handler-blocked"))
 		handler_blocked(n);
-	else if (!strcmp(mode, "blocked"))
-		blocked(n);
 	else if (!strcmp(mode, "sigbus"))
 		sigbus(n);
 	else if (!strcmp(mode, "signals"))
@@ -501,7 +462,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|blocked|sigbus|signals|threads|handoff|forks|count|exits|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|handoff|forks|count|exits|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

@@ -237,20 +237,6 @@ test_inproc_handler_installed_then_blocked() {
 		"$TMP/is_err"
 }
 
-# A thread that blocks SIGSEGV, no handler: a forced fault of the agent's
-# read would unblock it (the kernel does, for a signal it forces), and a
-# SIGSEGV raised later would kill instead of waiting. ptap sees the mask and
-# the agent reads through process_vm_readv: every record an error, the
-# signal still blocked, the raised one pending.
-test_inproc_thread_blocks_sigsegv() {
-	local n=1000
-	is_run blocked $n -vv
-	expect_eq "records with an error" $n \
-		"$(records "$TMP/is_rec" | grep -c ' s=(error: bad address 0x[0-9a-f]*)$')"
-	expect_grep 'the agent reads memory through process_vm_readv (a process handles or ignores SIGSEGV or SIGBUS, or a thread blocks them)$' \
-		"$TMP/is_err"
-}
-
 # Signals without pause to 4 threads in probe_me's loop; a handler that
 # calls probe_me too, and every 8th that siglongjmps out of what it
 # interrupted (the agent, maybe): every call that ran is recorded, each

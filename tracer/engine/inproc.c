@@ -554,7 +554,6 @@ struct direct_look {
 
 static void direct_look_one(struct session *s, struct thread *t, void *arg)
 {
-	const unsigned long long mask = (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1));
 	struct direct_look *d = arg;
 	bool seen = false;
 
@@ -568,20 +567,17 @@ static void direct_look_one(struct session *s, struct thread *t, void *arg)
 		if (d->nseen < sizeof(d->seen) / sizeof(d->seen[0]))
 			d->seen[d->nseen++] = t->tgid;
 	}
-	/* a forced fault unblocks the signal in the thread: its mask would change */
-	if (d->ok && (procstatus_field(t->tgid, t->tid, "SigBlk", 16, 0) & mask))
-		d->ok = false;
 }
 
 /*
  * May RG's agent read directly now?  Not when a process recording into it
- * (its fork children too) handles or ignores SIGSEGV or SIGBUS, or a thread
- * of one blocks them.  Looked at again every DIRECT_EVERY_NS (from the
- * drains), longer with many threads: a handler a program installs later (a
- * language runtime's, a crash reporter's), or a mask a thread sets, turns
- * the direct reads off within that time -- or at the first fault, which
- * ptap catches either way.  Launched, at once for a handler: ptap sees one
- * being installed before the kernel does (inproc_sigaction()).
+ * (its fork children too) handles or ignores SIGSEGV or SIGBUS.  Looked at
+ * again every DIRECT_EVERY_NS (from the drains), longer with many threads:
+ * a handler a program installs later (a language runtime's, a crash
+ * reporter's) turns the direct reads off within that time -- or at the
+ * first fault, which ptap catches either way.  Launched, at once: ptap
+ * sees a handler being installed before the kernel does
+ * (inproc_sigaction()).
  */
 static void direct_check(struct session *s, struct inproc_region *rg)
 {
@@ -590,13 +586,13 @@ static void direct_check(struct session *s, struct inproc_region *rg)
 	uint32_t was = proc_of(rg)->direct;
 
 	thread__for_each(s, direct_look_one, &d);
-	/* a status file a thread: every 0.1 s for 16 threads, once a second for 160 */
+	/* a status file a process: looked at less often with many threads */
 	rg->direct_at = now + DIRECT_EVERY_NS * (1 + s->nthreads / 16);
 	__atomic_store_n(&proc_of(rg)->direct, d.ok, __ATOMIC_RELEASE);
 	if (was != d.ok || !rg->direct_said)
 		pr_debug("pid %d: the agent reads memory %s\n", rg->pid,
 			 d.ok ? "directly" : "through process_vm_readv (a process handles or "
-			 "ignores SIGSEGV or SIGBUS, or a thread blocks them)");
+			 "ignores SIGSEGV or SIGBUS)");
 	rg->direct_said = true;
 }
 
