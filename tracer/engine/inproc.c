@@ -520,11 +520,11 @@ static uint32_t rings_count(void)
  * inproc_read_fault() sends it on at agent_copy_fault (agent_copy_str_fault,
  * a string's), with the bytes read before the fault, and the signal is
  * gone.  The kernel forces such a signal through: a thread that blocks it
- * has it unblocked, and a handler of it is reset to the default.  So the agent reads directly only in a
- * process that neither handles nor ignores them (there, only the thread's
- * mask can change); elsewhere, and once ptap is gone (no one to catch a
- * fault), through process_vm_readv, which fails instead (about 2 us a read
- * here).
+ * has it unblocked, and a handler of it is reset to the default.  So the
+ * agent reads directly only in a process that neither handles nor ignores
+ * them (there, only the thread's mask can change); elsewhere, and once ptap
+ * is gone (no one to catch a fault), through process_vm_readv, which fails
+ * instead (about 2 us a read here).
  */
 static bool faults_are_ours(pid_t pid)
 {
@@ -572,7 +572,7 @@ static void direct_look_one(struct session *s, struct thread *t, void *arg)
 /*
  * May RG's agent read directly now?  Not when a process recording into it
  * (its fork children too) handles or ignores SIGSEGV or SIGBUS.  Looked at
- * again every DIRECT_EVERY_NS (from the drains), longer with many threads:
+ * again every DIRECT_EVERY_NS (from the drains), longer with many processes:
  * a handler a program installs later (a language runtime's, a crash
  * reporter's) turns the direct reads off within that time -- or at the
  * first fault, which ptap catches either way.  Launched, at once: ptap
@@ -581,13 +581,14 @@ static void direct_look_one(struct session *s, struct thread *t, void *arg)
  */
 static void direct_check(struct session *s, struct inproc_region *rg)
 {
-	struct direct_look d = { .rg = rg, .ok = faults_are_ours(rg->pid) };
+	struct direct_look d = { .rg = rg, .ok = faults_are_ours(rg->pid), .seen = { rg->pid },
+				 .nseen = 1 };
 	uint64_t now = coarse_ns();
 	uint32_t was = proc_of(rg)->direct;
 
 	thread__for_each(s, direct_look_one, &d);
-	/* a status file a process: looked at less often with many threads */
-	rg->direct_at = now + DIRECT_EVERY_NS * (1 + s->nthreads / 16);
+	/* a status file a process: looked at less often with many (fork children) */
+	rg->direct_at = now + DIRECT_EVERY_NS * (1 + d.nseen / 16);
 	__atomic_store_n(&proc_of(rg)->direct, d.ok, __ATOMIC_RELEASE);
 	if (was != d.ok || !rg->direct_said)
 		pr_debug("pid %d: the agent reads memory %s\n", rg->pid,
@@ -956,7 +957,6 @@ int inproc_site(struct session *s, struct thread *t, struct site *st, struct pro
 			return r;
 		}
 		as->inproc = rg;
-		direct_check(s, rg);	/* again, with its threads' masks */
 		thread__for_each(s, warm_one, &w);	/* attached: all its threads are known */
 		if (w.r < 0)
 			return w.r;
