@@ -248,6 +248,20 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
  * whole.  (With J->at, the instructions before the exit come first.)
  */
 #define ARCH_AGENT_TRAMP_ARM	1
+/*
+ * The frame the kernel builds on the stack to run a signal handler
+ * (rt_sigframe), in 64-bit words from its start, where the handler's return
+ * address is: the sa_restorer (code that runs rt_sigreturn), then the
+ * ucontext -- uc_flags, uc_link (always 0), the stack_t -- and the
+ * sigcontext, which holds the interrupted thread's stack pointer, pc and
+ * flags.  Detach looks for one whose saved pc is in code of ours.
+ */
+#define ARCH_SIGFRAME_RESTORER	0
+#define ARCH_SIGFRAME_UC_LINK	2
+#define ARCH_SIGFRAME_SP	21
+#define ARCH_SIGFRAME_PC	22
+#define ARCH_SIGFRAME_FLAGS	23
+#define ARCH_SIGFRAME_WORDS	24
 /* pushfq, and the trap flag it pushes while the thread is single-stepped (detach) */
 #define ARCH_PUSHF_OP		0x9c
 #define ARCH_FLAGS_TF		0x100

@@ -17,6 +17,15 @@
  *                               "SLEPT n.n" with the time slept)
  *   attach_load fork SECONDS    a server: every 50 ms forks a child that calls
  *                               probe_me(CHILD_PID, "child") 5 times and exits
+ *   attach_load sighold SECONDS  one thread calling probe_me(SEQ, "sighold")
+ *                               as fast as it can, a second sending it SIGUSR1
+ *                               every 20 us; the handler looks where it
+ *                               interrupted the thread: the first time that is
+ *                               code in no mapping the process had at the start
+ *                               (a tracer's trampoline or agent), it says HELD
+ *                               and waits there for a SIGUSR2, then returns
+ *                               into that code (and no more SIGUSR1 comes);
+ *                               the process ends then, or after SECONDS
  *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
  *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
@@ -27,6 +36,7 @@
  * runs, then at the end "CALLS n" (calls made), BYTES-OK or BYTES-CORRUPT
  * (TRACED-AT-END instead when a tracer is still there),
  * "DIED n" (children killed by a signal) and EXIT-SUCCESS, and exits 0. */
+#define _GNU_SOURCE	/* REG_RIP */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +182,84 @@ static void *prober(void *arg)
 	return NULL;
 }
 
+/* sighold: the executable mappings at the start, and the handler's state */
+static struct { unsigned long lo, hi; } code0[64];
+static int ncode0;
+static volatile sig_atomic_t held, released;
+static pthread_t holder;
+
+static void note_code(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perm[8];
+
+	while (f && ncode0 < 64 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &code0[ncode0].lo, &code0[ncode0].hi, perm) == 3 &&
+		    perm[2] == 'x')
+			ncode0++;
+	if (f)
+		fclose(f);
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	released = 1;
+}
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	unsigned long pc = (unsigned long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	static const char msg[] = "HELD\n";
+	struct timespec ms = { 0, 1000000 };
+
+	(void)sig;
+	(void)si;
+	if (held)
+		return;
+	for (int i = 0; i < ncode0; i++)
+		if (pc >= code0[i].lo && pc < code0[i].hi)
+			return;
+	held = 1;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		return;
+	while (!released)	/* on_usr2 runs in whichever thread takes it */
+		nanosleep(&ms, NULL);
+}
+
+static void *sighold_loop(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop))
+		probe_me(atomic_fetch_add(&seq, 1) + 1, "sighold");
+	return NULL;
+}
+
+static void *pinger(void *arg)
+{
+	struct timespec us = { 0, 20000 };
+
+	(void)arg;
+	while (!atomic_load(&stop) && !held) {
+		pthread_kill(holder, SIGUSR1);
+		nanosleep(&us, NULL);
+	}
+	return NULL;
+}
+
+static void sighold_start(pthread_t *th, int *n)
+{
+	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO | SA_RESTART };
+
+	note_code();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGUSR2, on_usr2);
+	pthread_create(&holder, NULL, sighold_loop, NULL);
+	th[(*n)++] = holder;
+	pthread_create(&th[(*n)++], NULL, pinger, NULL);
+}
+
 static int dlopen_cycles(int n, const char *lib)
 {
 	int done = 0;
@@ -248,10 +337,19 @@ int main(int argc, char **argv)
 		printf("READ %s\n", r == 1 ? (char[2]){ c, 0 } : r == 0 ? "EOF" : strerror(errno));
 		atomic_store(&stop, 1);
 		goto join;
+	} else if (!strcmp(mode, "sighold")) {
+		double end = now_s() + secs;
+
+		sighold_start(th, &n);
+		printf("READY\n");
+		while (!released && now_s() < end)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		atomic_store(&stop, 1);
+		goto join;
 	} else if (!strcmp(mode, "fork")) {
 		pthread_create(&th[n++], NULL, server, NULL);
 	} else {
-		fprintf(stderr, "usage: attach_load spawn|busyspawn|hammer|block|fork SECONDS | "
+		fprintf(stderr, "usage: attach_load spawn|busyspawn|hammer|block|sighold|fork SECONDS | "
 			"dlopen N LIB\n");
 		return 2;
 	}

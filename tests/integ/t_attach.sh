@@ -411,7 +411,7 @@ test_racy_attach_fork_server_cycles() {
 			untraced "$p"
 			cat "/proc/$p/maps" >"$TMP/maps.now"
 			diff "$TMP/maps.$p" "$TMP/maps.now" >&2 ||
-				fail "cycle $c (-p $pids): pid $p's map table changed"
+				fail "cycle $c (-p $pids): pid $p's map table changed (ptap exit $rc, said: $(cat "$TMP/err"))"
 		done
 		python3 tests/integ/code_check.py serve_query "$main" "$b1" "$b2" >/dev/null
 	done

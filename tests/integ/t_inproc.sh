@@ -374,6 +374,27 @@ test_inproc_attach_detach_under_load() {
 	grep -q ' a=-[0-9]* s="child"$' "$TMP/rec" || fail "no records of the children (the agent inherited)"
 }
 
+# Detached while a signal handler that interrupted the agent or a
+# trampoline still runs (attach_load sighold: the handler waits for a
+# SIGUSR2): it returns into that code once ptap is gone, so the code stays
+# mapped and ptap says so.  Unmapped, the process would die of a SIGSEGV at
+# the handler's return.  The frame is the kernel's signal frame on the
+# thread's stack, told from stale words (tracer/engine/detach.c).
+test_inproc_detach_under_a_handler_on_the_agent() {
+	local p
+	start_target "$TMP/out" sighold 30
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	wait_for grep -q '^HELD$' "$TMP/out"
+	stop_ptap "$p"
+	untraced "$TARGET"
+	expect_grep "a signal handler interrupted ptap's code and will return into it: ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
+	grep -q ' /memfd:ptap-agent ' "/proc/$TARGET/maps" || fail "the agent's memory was unmapped"
+	kill -USR2 "$TARGET"
+	finish_target "$TMP/out"
+	grep -q ' a=[0-9]* s="sighold"$' "$TMP/rec" || fail "no records before the detach"
+}
+
 # ptap killed (SIGKILL) while attached to 8 threads hammering the probe:
 # ptap cannot put the code back, but the kernel marks its rings' reader
 # dead (a robust futex) and the agent records and waits no more: the

@@ -294,14 +294,15 @@ static void unslot_one(struct session *s, struct thread *t, void *arg)
 }
 
 /*
- * Is T, stopped at REGS, in code of ours: a trampoline (a jump site's, or
- * one calling the agent) or the agent, or the vDSO called from the agent?
- * Unmapped under it, it would fault.
+ * Is PC, with the stack at SP, code of ours: a trampoline (a jump site's,
+ * or one calling the agent) or the agent, or the vDSO called from the agent
+ * (a return address into the agent among the words at SP)?  Unmapped under
+ * a thread there, or one that will return there, it would fault.
  */
-static bool in_our_code(const struct thread *t, const arch_regs_t *regs)
+static bool pc_is_ours(const struct thread *t, uint64_t pc, uint64_t sp)
 {
 	const struct aspace *as = t->as;
-	uint64_t pc = arch_regs_pc(regs), words[32];
+	uint64_t words[32];
 	const struct map_entry *e;
 	ssize_t n;
 
@@ -311,11 +312,16 @@ static bool in_our_code(const struct thread *t, const arch_regs_t *regs)
 	e = maptab__find(as->mt, pc);
 	if (!as->agent_hi || !e || !e->path || strcmp(e->path, "[vdso]"))
 		return false;
-	n = mem_read(t->tid, arch_regs_sp(regs), words, sizeof(words));
+	n = mem_read(t->tid, sp, words, sizeof(words));
 	for (ssize_t i = 0; i < n / 8; i++)
 		if (words[i] - as->agent_lo < as->agent_hi - as->agent_lo)
 			return true;
 	return false;
+}
+
+static bool in_our_code(const struct thread *t, const arch_regs_t *regs)
+{
+	return pc_is_ours(t, arch_regs_pc(regs), arch_regs_sp(regs));
 }
 
 /* The flags word pushfq left at SP, without the trap flag. */
@@ -330,16 +336,49 @@ static void clear_pushed_tf(const struct thread *t, uint64_t sp)
 	}
 }
 
+/* Does the code at PC, executable, run a system call in its first bytes, as a signal restorer does? */
+static bool is_restorer(const struct thread *t, uint64_t pc)
+{
+	const struct map_entry *e = maptab__find(t->as->mt, pc);
+	uint8_t code[16];
+	ssize_t n;
+
+	if (!e || !(e->prot & PROT_EXEC))
+		return false;
+	n = mem_read(t->tid, pc, code, sizeof(code));
+	for (ssize_t i = 0; i + ARCH_SYSCALL_INSN_LEN <= n; i++)
+		if (!memcmp(code + i, arch_syscall_insn, ARCH_SYSCALL_INSN_LEN))
+			return true;
+	return false;
+}
+
 /*
- * Does T's stack, from SP up, hold a signal frame whose saved pc is in code
- * of ours: a signal handler running on top of the agent or a trampoline,
- * which would return into it once the handler is done?  Then that code
- * stays mapped.  A saved pc is told from a stale word that merely points
- * there (a return address into a trampoline left in a live frame's unused
- * slot, which kept the agent mapped in a fork server after 1 detach in 3)
- * by its neighbours in the kernel's sigcontext: the saved stack pointer
- * before it, in a writable mapping, and the flags after it (bit 1 always
- * set, nothing above bit 21).
+ * Are the ARCH_SIGFRAME_WORDS words at W a signal frame as the kernel
+ * builds it (arch.h) whose saved pc is code of ours?  Its uc_link is 0, its
+ * saved flags have bit 1 set and nothing above bit 21, its saved stack
+ * pointer is in a writable mapping, and its first word is the restorer.  A
+ * stale return address into the agent left in a live frame's unused slot
+ * has a stack address below it and a small number above it often enough
+ * (1 detach in 100 of a fork server, with a test only of those three
+ * words): the rest of the frame tells it apart.
+ */
+static bool sigframe_into_ours(const struct thread *t, const uint64_t *w)
+{
+	const struct map_entry *st;
+	uint64_t flags = w[ARCH_SIGFRAME_FLAGS];
+
+	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & 0x2) || flags >= (1ull << 22) ||
+	    !pc_is_ours(t, w[ARCH_SIGFRAME_PC], w[ARCH_SIGFRAME_SP]))
+		return false;
+	st = maptab__find(t->as->mt, w[ARCH_SIGFRAME_SP]);
+	return st && (st->prot & PROT_WRITE) && is_restorer(t, w[ARCH_SIGFRAME_RESTORER]);
+}
+
+/*
+ * Does T's stack, from SP up, hold a signal frame whose saved pc is code of
+ * ours: a signal handler running on top of the agent or a trampoline, which
+ * would return into it once the handler is done?  Then that code stays
+ * mapped.
  */
 static bool returns_into_ours(const struct thread *t, uint64_t sp)
 {
@@ -352,23 +391,15 @@ static bool returns_into_ours(const struct thread *t, uint64_t sp)
 		ssize_t got = mem_read(t->tid, sp, buf, len);
 		size_t n = got > 0 ? (size_t)got / 8 : 0;
 
-		if (n < 3)
+		if (n < ARCH_SIGFRAME_WORDS)
 			return false;
-		for (size_t i = 1; i + 1 < n; i++)
-			for (size_t k = 0; k < t->as->nscratch; k++) {
-				const struct map_entry *c, *st;
-
-				if (buf[i] - t->as->scratch[k].start >= t->as->scratch[k].len)
-					continue;
-				c = maptab__find(t->as->mt, buf[i]);
-				st = maptab__find(t->as->mt, buf[i - 1]);
-				if (c && (c->prot & PROT_EXEC) && st && (st->prot & PROT_WRITE) &&
-				    (buf[i + 1] & 0x2) && buf[i + 1] < (1ull << 22))
-					return true;
-			}
+		for (size_t i = 0; i + ARCH_SIGFRAME_WORDS <= n; i++)
+			if (sigframe_into_ours(t, buf + i))
+				return true;
 		if (len < sizeof(buf))
 			return false;
-		sp += (n - 2) * 8;	/* the next read overlaps: a frame across the two */
+		/* the next read overlaps: a frame across the two */
+		sp += (n - ARCH_SIGFRAME_WORDS + 1) * 8;
 	}
 	return false;
 }
@@ -424,7 +455,7 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 			clear_pushed_tf(t, arch_regs_sp(&after));
 	}
 	if (pt_getregs(t->tid, &regs) == 0 && returns_into_ours(t, arch_regs_sp(&regs))) {
-		pr_info("tid %d: a signal handler interrupted ptap's code and will return into it: "
+		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it: "
 			"ptap's pages stay mapped in pid %d\n", t->tid, t->tgid);
 		t->as->keep_scratch = true;
 	}
