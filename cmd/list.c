@@ -107,8 +107,7 @@ int cmd_list(int argc, char **argv)
 		status = 2;
 	} else if (count == 0) {
 		const char *hint = elfmod__stripped(mod) && !dbg__has_dwarf(dbg) ?
-			": it is stripped (no symbol table, no debug info found): install its debug "
-			"package (Debian: its -dbgsym) or give --debuginfo-dir" : "";
+			": " ELFMOD_STRIPPED_SAID " or give --debuginfo-dir" : "";
 
 		if (glob)
 			pr_err("no function matches '%s' in %s%s\n", glob, bin, hint);

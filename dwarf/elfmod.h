@@ -31,6 +31,9 @@ void elfmod__close(struct elfmod *mod);		/* NULL is fine */
 const char *elfmod__path(const struct elfmod *mod);
 bool elfmod__is_dyn(const struct elfmod *mod);	/* ET_DYN (PIE or shared library) */
 bool elfmod__stripped(const struct elfmod *mod);	/* no .symtab: the exported names alone */
+/* What a name not found in a stripped binary without debug info is told with (then how else) */
+#define ELFMOD_STRIPPED_SAID	"it is stripped (no symbol table, no debug info found): install " \
+				"its debug package (Debian: its -dbgsym)"
 uint64_t elfmod__dev(const struct elfmod *mod);	/* st_dev / st_ino of the opened file */
 uint64_t elfmod__ino(const struct elfmod *mod);
 

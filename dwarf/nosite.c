@@ -82,9 +82,8 @@ void near_add(struct near *nr, const char *name)
 static const char *stripped_hint(const struct pctx *c)
 {
 	return elfmod__stripped(c->mod) && !c->dw ?
-	       "; it is stripped (no symbol table, no debug info found): install its debug "
-	       "package (Debian: its -dbgsym), give --debuginfo-dir, or probe an address "
-	       "(0xADDR)" : "";
+	       "; " ELFMOD_STRIPPED_SAID ", give --debuginfo-dir, or probe an address (0xADDR)" :
+	       "";
 }
 
 /* "no function 'exec_qurey' in PATH; nearest: exec_query, ..." */
