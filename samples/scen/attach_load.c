@@ -17,15 +17,16 @@
  *                               "SLEPT n.n" with the time slept)
  *   attach_load fork SECONDS    a server: every 50 ms forks a child that calls
  *                               probe_me(CHILD_PID, "child") 5 times and exits
- *   attach_load sighold SECONDS  one thread calling probe_me(SEQ, "sighold")
+ *   attach_load sighold SECONDS [MS]  one thread calling probe_me(SEQ, "sighold")
  *                               as fast as it can, a second sending it SIGUSR1
  *                               every 20 us; the handler looks where it
  *                               interrupted the thread: the first time that is
  *                               code in no mapping the process had at the start
  *                               (a tracer's trampoline or agent), it says HELD
- *                               and waits there for a SIGUSR2, then returns
- *                               into that code (and no more SIGUSR1 comes);
- *                               the process ends then, or after SECONDS
+ *                               and waits there for a SIGUSR2 (or MS
+ *                               milliseconds), then returns into that code
+ *                               (and no more SIGUSR1 comes); the process ends
+ *                               at the SIGUSR2, or after SECONDS
  *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
  *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
@@ -186,6 +187,7 @@ static void *prober(void *arg)
 static struct { unsigned long lo, hi; } code0[64];
 static int ncode0;
 static volatile sig_atomic_t held, released;
+static long hold_ms;
 static pthread_t holder;
 
 static void note_code(void)
@@ -223,7 +225,8 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 	held = 1;
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		return;
-	while (!released)	/* on_usr2 runs in whichever thread takes it */
+	/* on_usr2 runs in any thread */
+	for (double end = now_s() + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);)
 		nanosleep(&ms, NULL);
 }
 
@@ -340,6 +343,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "sighold")) {
 		double end = now_s() + secs;
 
+		hold_ms = argc > 3 ? atol(argv[3]) : 0;
 		sighold_start(th, &n);
 		printf("READY\n");
 		while (!released && now_s() < end)

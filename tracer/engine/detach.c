@@ -5,6 +5,7 @@
  * detached from a stop whose meaning we know. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,18 +406,160 @@ static bool returns_into_ours(const struct thread *t, uint64_t sp)
 }
 
 #define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */
+/* How long a signal handler that interrupted code of ours is waited for (handler_out()) */
+#define HANDLER_WAIT_NS	1000000000ULL
+
+/*
+ * T's next stop: its pid with the status in *ST, or -1; by DEADLINE, or 0
+ * with T interrupted and that stop in *ST.
+ */
+static pid_t wait_until(pid_t tid, int *st, uint64_t deadline)
+{
+	pid_t r;
+
+	for (unsigned int i = 0;; i++) {
+		r = waitpid(tid, st, __WALL | WNOHANG);
+		if (r != 0 && !(r < 0 && errno == EINTR))
+			return r;
+		if (mono_ns() > deadline)
+			break;
+		if (i < 64)
+			sched_yield();
+		else
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+	}
+	pt_interrupt(tid);
+	while ((r = waitpid(tid, st, __WALL)) < 0 && errno == EINTR)
+		;
+	return r == tid ? 0 : -1;
+}
+
+/*
+ * Single-step T, stopped at REGS, by one instruction: 0, or -1 when it
+ * could not be stepped, is gone, stopped at an event (a fork, an exec:
+ * noted) or DEADLINE passed (0: none).  With a deadline, a signal that
+ * stopped T is delivered by the next step (a handler of the program's
+ * stepped through for long must not lose one); without, it is kept for
+ * the detach.
+ */
+static int step1(struct session *s, struct thread *t, const arch_regs_t *regs,
+		 uint64_t deadline)
+{
+	arch_regs_t after;
+	uint8_t op = 0;
+	int st = 0, sig = deadline ? t->pending_sig : 0;
+	pid_t r;
+
+	/* a pushfq stepped over pushes the trap flag: a popfq (the program's, or
+	 * the trampoline's on a CPU without sahf: arch.h) would set it again, and
+	 * the thread, detached, die of a SIGTRAP */
+	mem_read(t->tid, arch_regs_pc(regs), &op, 1);
+	if (pt_step(t->tid, sig) < 0)
+		return -1;
+	if (sig)
+		t->pending_sig = 0;
+	r = deadline ? wait_until(t->tid, &st, deadline) : waitpid(t->tid, &st, __WALL);
+	if (r < 0)
+		return -1;
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		tasks_exited(s, t->tid, st);
+		return -1;
+	}
+	if (WIFSTOPPED(st) && (st >> 16) && (st >> 16) != PTRACE_EVENT_STOP) {
+		detach_event(s, t->tid, st);	/* a new child is known, at least */
+		return -1;
+	}
+	/* the agent's fault first, whatever is pending: else the step faults for ever */
+	if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) &&
+	    !inproc_read_fault(t, WSTOPSIG(st)) && !t->pending_sig)
+		t->pending_sig = WSTOPSIG(st);
+	/* only where the step ran the pushfq: a signal may have stopped it before */
+	if (op == ARCH_PUSHF_OP && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&
+	    pt_getregs(t->tid, &after) == 0 && arch_regs_pc(&after) == arch_regs_pc(regs) + 1)
+		clear_pushed_tf(t, arch_regs_sp(&after));
+	return r ? 0 : -1;
+}
 
 /*
  * Single-step T out of code of ours (in_our_code()), so that it can be
  * unmapped: out of a trampoline, the thread runs the relocated instructions
  * and is back in its own code; in the agent (its rings closed, it records
  * no more), it returns to the trampoline first.  A signal that comes
- * meanwhile is kept for the detach, as at any stop.
+ * meanwhile is kept for the detach, as at any stop.  The instructions
+ * stepped, or -1 (said; the pages stay mapped).
+ */
+static int step_while_ours(struct session *s, struct thread *t)
+{
+	pid_t tid = t->tid;
+	arch_regs_t regs;
+	int steps = 0;
+
+	while (pt_getregs(tid, &regs) == 0 && in_our_code(t, &regs)) {
+		if (steps++ == STEP_OUT_MAX || step1(s, t, &regs, 0) < 0) {
+			if (thread__find(s, tid) != t)
+				return -1;	/* gone (T with it) */
+			pr_warn("tid %d: still in ptap's code at 0x%lx: its pages stay mapped\n",
+				t->tid, (unsigned long)arch_regs_pc(&regs));
+			t->as->keep_scratch = true;
+			return -1;
+		}
+	}
+	return steps;
+}
+
+/*
+ * T runs a signal handler that interrupted code of ours: it would return
+ * into it (returns_into_ours()).  Single-step it, the other threads
+ * stopped, until the handler has returned there and T is out again
+ * (step_while_ours()), or it left another way (siglongjmp): the
+ * instructions stepped.  -1 when HANDLER_WAIT_NS pass first (a handler
+ * that waits for another thread, or for what comes after the detach), or
+ * it forks or execs: T is stopped where it got to, and the pages stay
+ * mapped (said).
+ */
+static int handler_out(struct session *s, struct thread *t)
+{
+	uint64_t start = mono_ns(), deadline = start + HANDLER_WAIT_NS;
+	pid_t tid = t->tid;
+	arch_regs_t regs;
+	int steps = 0;
+
+	while (pt_getregs(tid, &regs) == 0) {
+		if (in_our_code(t, &regs)) {
+			int n = step_while_ours(s, t);
+
+			if (n < 0)
+				return -1;	/* said, or gone */
+			steps += n;
+		} else if (!(steps & 4095) && !returns_into_ours(t, arch_regs_sp(&regs))) {
+			return steps;
+		} else if (step1(s, t, &regs, deadline) < 0) {
+			break;
+		} else {
+			steps++;
+			continue;
+		}
+		if (pt_getregs(tid, &regs) < 0 || !returns_into_ours(t, arch_regs_sp(&regs)))
+			return steps;
+	}
+	if (thread__find(s, tid) == t) {
+		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it "
+			"(stepped %d instructions in %.2f s, it had not): ptap's pages stay mapped "
+			"in pid %d\n", t->tid, steps, (mono_ns() - start) / 1e9, t->tgid);
+		t->as->keep_scratch = true;
+	}
+	return -1;
+}
+
+/*
+ * Step T out of code of ours, and, if a signal handler that interrupted it
+ * runs, out of the handler too; clean up after the steps.
  */
 static void step_out(struct session *s, struct thread *t, void *arg)
 {
-	arch_regs_t regs, after;
-	int steps = 0;
+	pid_t tid = t->tid;
+	arch_regs_t regs;
+	int steps, more;
 
 	(void)arg;
 	/*
@@ -426,42 +569,29 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 	 */
 	if (!t->stopped || !t->as || !t->as->nscratch)
 		return;
-	while (pt_getregs(t->tid, &regs) == 0 && in_our_code(t, &regs)) {
-		uint8_t op = 0;
-		int st;
-
-		/* a pushfq stepped over pushes the trap flag: a popfq (the program's, or
-		 * the trampoline's on a CPU without sahf: arch.h) would set it again, and
-		 * the thread, detached, die of a SIGTRAP */
-		mem_read(t->tid, arch_regs_pc(&regs), &op, 1);
-		if (steps++ == STEP_OUT_MAX || pt_step(t->tid, 0) < 0 ||
-		    waitpid(t->tid, &st, __WALL) != t->tid) {
-			pr_warn("tid %d: still in ptap's code at 0x%lx: its pages stay mapped\n",
-				t->tid, (unsigned long)arch_regs_pc(&regs));
+	steps = step_while_ours(s, t);
+	if (steps < 0 && thread__find(s, tid) != t)
+		return;		/* gone */
+	if (steps >= 0 && pt_getregs(t->tid, &regs) == 0 &&
+	    returns_into_ours(t, arch_regs_sp(&regs))) {
+		if (t->gstop) {	/* its process stopped (kill -STOP): not run */
+			pr_warn("tid %d: a signal handler interrupted ptap's code and will return "
+				"into it, its process stopped: ptap's pages stay mapped in pid %d\n",
+				t->tid, t->tgid);
 			t->as->keep_scratch = true;
 			return;
 		}
-		if (WIFEXITED(st) || WIFSIGNALED(st)) {
-			tasks_exited(s, t->tid, st);
+		pr_debug("tid %d: in a signal handler that interrupted ptap's code: stepping it "
+			 "until it returns\n", t->tid);
+		more = handler_out(s, t);
+		if (thread__find(s, tid) != t)
 			return;
-		}
-		/* the agent's fault first, whatever is pending: else the step faults for ever */
-		if (WIFSTOPPED(st) && WSTOPSIG(st) != SIGTRAP && !(st >> 16) &&
-		    !inproc_read_fault(t, WSTOPSIG(st)) && !t->pending_sig)
-			t->pending_sig = WSTOPSIG(st);
-		/* only where the step ran the pushfq: a signal may have stopped it before */
-		if (op == ARCH_PUSHF_OP && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP &&
-		    pt_getregs(t->tid, &after) == 0 && arch_regs_pc(&after) == arch_regs_pc(&regs) + 1)
-			clear_pushed_tf(t, arch_regs_sp(&after));
-	}
-	if (pt_getregs(t->tid, &regs) == 0 && returns_into_ours(t, arch_regs_sp(&regs))) {
-		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it: "
-			"ptap's pages stay mapped in pid %d\n", t->tid, t->tgid);
-		t->as->keep_scratch = true;
+		steps = more < 0 ? 1 : steps + more;
 	}
 	if (!steps)
 		return;
-	pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", t->tid, steps);
+	if (steps > 0)
+		pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", t->tid, steps);
 	/*
 	 * Stepped over a popfq (above), the kernel takes the trap flag
 	 * for the program's own (x86's is_setting_trap_flag()) and leaves it
