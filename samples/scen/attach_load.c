@@ -27,6 +27,9 @@
  *                               milliseconds), then returns into that code
  *                               (and no more SIGUSR1 comes); the process ends
  *                               at the SIGUSR2, or after SECONDS
+ *   attach_load sighold-alt SECONDS [MS]  as sighold, but the handler raises
+ *                               SIGURG, whose handler, on an alternate stack,
+ *                               says HELD and waits
  *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
  *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
@@ -46,9 +49,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
-#include <ucontext.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "samples/selfcheck.h"
@@ -188,6 +192,7 @@ static struct { unsigned long lo, hi; } code0[64];
 static int ncode0;
 static volatile sig_atomic_t held, released;
 static long hold_ms;
+static int hold_alt;
 static pthread_t holder;
 
 static void note_code(void)
@@ -209,11 +214,29 @@ static void on_usr2(int sig)
 	released = 1;
 }
 
+/* Say HELD, then wait for a SIGUSR2 (or hold_ms) */
+static void hold(void)
+{
+	static const char msg[] = "HELD\n";
+	struct timespec ms = { 0, 1000000 };
+
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		return;
+	/* on_usr2 runs in any thread */
+	for (double end = now_s() + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);)
+		nanosleep(&ms, NULL);
+}
+
+/* sighold-alt: the hold in a second handler, on the thread's alternate stack */
+static void on_urg(int sig)
+{
+	(void)sig;
+	hold();
+}
+
 static void on_usr1(int sig, siginfo_t *si, void *uc)
 {
 	unsigned long pc = (unsigned long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
-	static const char msg[] = "HELD\n";
-	struct timespec ms = { 0, 1000000 };
 
 	(void)sig;
 	(void)si;
@@ -223,16 +246,23 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 		if (pc >= code0[i].lo && pc < code0[i].hi)
 			return;
 	held = 1;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		return;
-	/* on_usr2 runs in any thread */
-	for (double end = now_s() + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);)
-		nanosleep(&ms, NULL);
+	if (hold_alt)
+		raise(SIGURG);
+	else
+		hold();
 }
 
 static void *sighold_loop(void *arg)
 {
 	(void)arg;
+	if (hold_alt) {
+		stack_t ss = { .ss_size = 65536 };
+
+		ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ss.ss_sp == MAP_FAILED || sigaltstack(&ss, NULL) < 0)
+			return NULL;
+	}
 	while (!atomic_load(&stop))
 		probe_me(atomic_fetch_add(&seq, 1) + 1, "sighold");
 	return NULL;
@@ -257,6 +287,9 @@ static void sighold_start(pthread_t *th, int *n)
 	note_code();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	sa.sa_handler = on_urg;
+	sa.sa_flags = SA_ONSTACK | SA_RESTART;
+	sigaction(SIGURG, &sa, NULL);
 	signal(SIGUSR2, on_usr2);
 	pthread_create(&holder, NULL, sighold_loop, NULL);
 	th[(*n)++] = holder;
@@ -340,10 +373,11 @@ int main(int argc, char **argv)
 		printf("READ %s\n", r == 1 ? (char[2]){ c, 0 } : r == 0 ? "EOF" : strerror(errno));
 		atomic_store(&stop, 1);
 		goto join;
-	} else if (!strcmp(mode, "sighold")) {
+	} else if (!strcmp(mode, "sighold") || !strcmp(mode, "sighold-alt")) {
 		double end = now_s() + secs;
 
 		hold_ms = argc > 3 ? atol(argv[3]) : 0;
+		hold_alt = !strcmp(mode, "sighold-alt");
 		sighold_start(th, &n);
 		printf("READY\n");
 		while (!released && now_s() < end)
@@ -353,7 +387,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "fork")) {
 		pthread_create(&th[n++], NULL, server, NULL);
 	} else {
-		fprintf(stderr, "usage: attach_load spawn|busyspawn|hammer|block|sighold|fork SECONDS | "
+		fprintf(stderr, "usage: attach_load spawn|busyspawn|hammer|block|sighold[-alt]|fork SECONDS | "
 			"dlopen N LIB\n");
 		return 2;
 	}

@@ -380,9 +380,10 @@ test_inproc_attach_detach_under_load() {
 # stopped), then out of that code, and unmaps it: the map table is the one
 # before the attach.  Taken for a stale word, the frame kept the pages in
 # a fork server (tracer/engine/detach.c: the whole frame is looked at).
-test_inproc_detach_under_a_handler_on_the_agent() {
+# detach_under_handler MODE: as described above, with attach_load MODE
+detach_under_handler() {
 	local p
-	start_target "$TMP/out" sighold 30 600
+	start_target "$TMP/out" "$1" 30 600
 	grep -v ' \[vsyscall\]$' "/proc/$TARGET/maps" >"$TMP/maps0"
 	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
 	p=$!
@@ -395,6 +396,17 @@ test_inproc_detach_under_a_handler_on_the_agent() {
 	expect_diff "$TMP/maps0" "$TMP/maps1"
 	kill -USR2 "$TARGET"
 	finish_target "$TMP/out"
+}
+test_inproc_detach_under_a_handler_on_the_agent() {
+	detach_under_handler sighold
+}
+
+# The same, the handler that interrupted ptap's code itself interrupted by
+# one on an alternate stack (sighold-alt), where the thread is at the
+# detach: the frame that saved a pc of ptap's is on the thread's stack,
+# which the alternate one's frame points back to.
+test_inproc_detach_under_a_handler_on_an_altstack() {
+	detach_under_handler sighold-alt
 }
 
 # As above, but the handler waits for what comes only after the detach (a
