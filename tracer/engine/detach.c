@@ -31,6 +31,7 @@
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
+#include "tracer/space/stacks.h"
 #include "tracer/thread.h"
 
 /* How long to wait for every thread to stop before letting go of the rest. */
@@ -337,109 +338,23 @@ static void clear_pushed_tf(const struct thread *t, uint64_t sp)
 	}
 }
 
-/* Does the code at PC, executable, run a system call in its first bytes, as a signal restorer does? */
-static bool is_restorer(const struct thread *t, uint64_t pc)
+static bool frame_into_ours(const uint64_t *w, void *arg)
 {
-	const struct map_entry *e = maptab__find(t->as->mt, pc);
-	uint8_t code[16];
-	ssize_t n;
+	const struct thread *t = arg;
 
-	if (!e || !(e->prot & PROT_EXEC))
-		return false;
-	n = mem_read(t->tid, pc, code, sizeof(code));
-	for (ssize_t i = 0; i + ARCH_SYSCALL_INSN_LEN <= n; i++)
-		if (!memcmp(code + i, arch_syscall_insn, ARCH_SYSCALL_INSN_LEN))
-			return true;
-	return false;
+	return pc_is_ours(t, w[ARCH_SIGFRAME_PC], w[ARCH_SIGFRAME_SP]);
 }
 
 /*
- * Are the ARCH_SIGFRAME_WORDS words at W a signal frame as the kernel
- * builds it (arch.h)?  Its uc_link is 0, its saved flags have bit 1 set and
- * nothing above bit 21, its saved pc is in code and its saved stack pointer
- * in a writable mapping, and its first word is the restorer.  A stale
- * return address into the agent left in a live frame's unused slot has a
- * stack address below it and a small number above it often enough (1
- * detach in 100 of a fork server, with a test only of those three words):
- * the rest of the frame tells it apart.
- */
-static bool is_sigframe(const struct thread *t, const uint64_t *w)
-{
-	const struct map_entry *e;
-	uint64_t flags = w[ARCH_SIGFRAME_FLAGS];
-
-	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & 0x2) || flags >= (1ull << 22))
-		return false;
-	e = maptab__find(t->as->mt, w[ARCH_SIGFRAME_PC]);
-	if (!e || !(e->prot & PROT_EXEC))
-		return false;
-	e = maptab__find(t->as->mt, w[ARCH_SIGFRAME_SP]);
-	return e && (e->prot & PROT_WRITE) && is_restorer(t, w[ARCH_SIGFRAME_RESTORER]);
-}
-
-#define STACKS_MAX	8	/* the stacks returns_into_ours() looks at: the thread's, alternate ones */
-
-/* Is O the mapping of one of the N stack pointers at SPS? */
-static bool stack_listed(const struct thread *t, const uint64_t *sps, size_t n,
-			 const struct map_entry *o)
-{
-	for (size_t k = 0; k < n; k++) {
-		const struct map_entry *e = maptab__find(t->as->mt, sps[k]);
-
-		if (e && e->start == o->start)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Does T's stack, from SP up, hold a signal frame whose saved pc is code of
+ * Do T's stacks, from SP up, hold a signal frame whose saved pc is code of
  * ours: a signal handler running on top of the agent or a trampoline, which
- * would return into it once the handler is done?  A frame that saved a
- * stack pointer in another mapping (a handler on an alternate stack, over
- * one on the thread's stack) has that stack looked at too, from there up.
+ * would return into it once the handler is done (stacks.h)?
  */
 static bool returns_into_ours(const struct thread *t, uint64_t sp)
 {
-	static uint64_t buf[8192];
-	uint64_t todo[STACKS_MAX] = { sp };
-	size_t ntodo = 1;
+	const struct stacks_scan sc = { .frame = frame_into_ours, .arg = (void *)t };
 
-	for (size_t q = 0; q < ntodo; q++) {
-		const struct map_entry *e = maptab__find(t->as->mt, todo[q]);
-		uint64_t end;
-
-		if (!e)
-			continue;
-		sp = todo[q] & ~7ull;
-		end = e->end - sp > (8u << 20) ? sp + (8u << 20) : e->end;
-		while (sp < end) {
-			size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
-			ssize_t got = mem_read(t->tid, sp, buf, len);
-			size_t n = got > 0 ? (size_t)got / 8 : 0;
-
-			if (n < ARCH_SIGFRAME_WORDS)
-				break;
-			for (size_t i = 0; i + ARCH_SIGFRAME_WORDS <= n; i++) {
-				const uint64_t *w = buf + i;
-				uint64_t wsp = w[ARCH_SIGFRAME_SP];
-				const struct map_entry *o;
-
-				if (!is_sigframe(t, w))
-					continue;
-				if (pc_is_ours(t, w[ARCH_SIGFRAME_PC], wsp))
-					return true;
-				o = maptab__find(t->as->mt, wsp);
-				if (o && ntodo < STACKS_MAX && !stack_listed(t, todo, ntodo, o))
-					todo[ntodo++] = wsp;
-			}
-			if (len < sizeof(buf))
-				break;
-			/* the next read overlaps: a frame across the two */
-			sp += (n - ARCH_SIGFRAME_WORDS + 1) * 8;
-		}
-	}
-	return false;
+	return stacks_scan(t->tid, t->as->mt, sp, &sc) == 1;
 }
 
 #define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */

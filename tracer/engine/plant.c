@@ -22,6 +22,7 @@
 #include "tracer/space/aspace.h"
 #include "tracer/space/maptab.h"
 #include "tracer/space/mem.h"
+#include "tracer/space/stacks.h"
 #include "tracer/thread.h"
 
 #define SCRATCH_MIN	0x10000ULL	/* stay clear of vm.mmap_min_addr */
@@ -291,12 +292,12 @@ static int write_site(struct aspace *as, const struct site *st)
  * the first instructions of a probe only where no thread is inside them: no
  * thread's pc, and no word of any thread's stack that could be a return
  * address or a pc saved by a signal frame (a word that points into
- * executable memory), lies in the bytes after the first.  (A call in those
- * bytes is never relocated: arch_jump_analyze().)  Those words, gathered
- * once for a plant_range(), sorted:
+ * executable memory), lies in the bytes after the first; its stacks are
+ * the one it runs on and the alternate ones its signal frames lead to
+ * (stacks.h).  (A call in those bytes is never relocated:
+ * arch_jump_analyze().)  Those words, gathered once for a plant_range(),
+ * sorted:
  */
-#define LIVE_STACK_MAX	(8u << 20)	/* bytes of a stack read, from its sp up */
-
 struct live_code {
 	struct aspace *as;
 	uint64_t *v;
@@ -312,13 +313,28 @@ static int live_push(struct live_code *lc, uint64_t w)
 	return 0;
 }
 
+/* Words of a stack (stacks_scan()): those that point into code, pushed */
+static bool live_words(const uint64_t *w, size_t n, void *arg)
+{
+	struct live_code *lc = arg;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct map_entry *c = maptab__find(lc->as->mt, w[i]);
+
+		if (c && (c->prot & PROT_EXEC) && live_push(lc, w[i]) < 0) {
+			lc->ok = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* T's pc and the words of its stacks (and the alternate ones its signal frames lead to) */
 static void live_thread(struct session *s, struct thread *t, void *arg)
 {
 	struct live_code *lc = arg;
-	const struct map_entry *e;
-	static uint64_t buf[8192];
+	const struct stacks_scan sc = { .words = live_words, .arg = lc };
 	arch_regs_t regs;
-	uint64_t sp, start, end;
 
 	(void)s;
 	if (!lc->ok || t->as != lc->as)
@@ -327,29 +343,9 @@ static void live_thread(struct session *s, struct thread *t, void *arg)
 		lc->ok = false;
 		return;
 	}
-	sp = start = arch_regs_sp(&regs) & ~7ull;
-	e = maptab__find(t->as->mt, sp);
-	if (!e) {		/* a stack ptap does not know: not known */
+	/* a stack ptap does not know, or none of it readable: not known */
+	if (stacks_scan(t->tid, t->as->mt, arch_regs_sp(&regs), &sc) < 0)
 		lc->ok = false;
-		return;
-	}
-	end = !e ? sp : e->end - sp > LIVE_STACK_MAX ? sp + LIVE_STACK_MAX : e->end;
-	while (sp < end && lc->ok) {
-		size_t len = end - sp < sizeof(buf) ? end - sp : sizeof(buf);
-		ssize_t got = mem_read(t->tid, sp, buf, len);
-
-		if (got <= 0) {
-			lc->ok = sp != start;	/* none of the stack readable: not known */
-			break;
-		}
-		for (size_t i = 0; i < (size_t)got / 8; i++) {
-			const struct map_entry *c = maptab__find(t->as->mt, buf[i]);
-
-			if (c && (c->prot & PROT_EXEC) && live_push(lc, buf[i]) < 0)
-				lc->ok = false;
-		}
-		sp += (uint64_t)got & ~7ull;
-	}
 }
 
 static int u64_cmp(const void *a, const void *b)
