@@ -253,15 +253,18 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
  * (rt_sigframe), in 64-bit words from its start, where the handler's return
  * address is: the sa_restorer (code that runs rt_sigreturn), then the
  * ucontext -- uc_flags, uc_link (always 0), the stack_t -- and the
- * sigcontext, which holds the interrupted thread's stack pointer, pc and
- * flags.  Detach looks for one whose saved pc is in code of ours.
+ * sigcontext, which holds the interrupted thread's stack pointer, pc,
+ * flags and code segment.  Detach looks for one whose saved pc is in code of ours.
  */
 #define ARCH_SIGFRAME_RESTORER	0
 #define ARCH_SIGFRAME_UC_LINK	2
 #define ARCH_SIGFRAME_SP	21
 #define ARCH_SIGFRAME_PC	22
 #define ARCH_SIGFRAME_FLAGS	23
-#define ARCH_SIGFRAME_WORDS	24
+#define ARCH_SIGFRAME_CS	24	/* its low 16 bits: the code segment, a 64-bit user one */
+#define ARCH_SIGFRAME_WORDS	25
+#define ARCH_CS_USER64		0x33
+#define ARCH_FLAGS_IF		0x200	/* interrupts on: always, in user mode */
 /* pushfq, and the trap flag it pushes while the thread is single-stepped (detach) */
 #define ARCH_PUSHF_OP		0x9c
 #define ARCH_FLAGS_TF		0x100
@@ -386,6 +389,8 @@ long arch_syscall_result(const arch_regs_t *regs);
 /* Argument I (0-based) and number (-1: none) of the syscall a thread is stopped in. */
 uint64_t arch_syscall_arg(const arch_regs_t *regs, int i);
 long arch_syscall_nr(const arch_regs_t *regs);
+/* The number of the system call a thread stopped on its syscall instruction is about to make. */
+long arch_syscall_next_nr(const arch_regs_t *regs);
 /* Set argument I (0-based) of the syscall a thread is stopped in (seccomp or entry stop). */
 void arch_syscall_set_arg(arch_regs_t *regs, int i, uint64_t val);
 /*

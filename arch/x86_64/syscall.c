@@ -68,6 +68,11 @@ long arch_syscall_nr(const arch_regs_t *regs)
 	return (long)regs->orig_rax;
 }
 
+long arch_syscall_next_nr(const arch_regs_t *regs)
+{
+	return (long)regs->rax;
+}
+
 /* The kernel-internal restart codes (include/linux/errno.h), never seen by programs. */
 #define ERESTARTSYS		512
 #define ERESTARTNOINTR		513

@@ -30,6 +30,13 @@
  *   attach_load sighold-alt SECONDS [MS]  as sighold, but the handler raises
  *                               SIGURG, whose handler, on an alternate stack,
  *                               says HELD and waits
+ *   attach_load sighold SECONDS MS tick|late|exec  as sighold, and: the
+ *                               waiting handler calls held_tick(3) at each turn
+ *                               (attach_load_x86_64.S: only an int3 fits it;
+ *                               says TICK-WRONG when it is not 0x33); or the
+ *                               two threads start only once a tracer is there
+ *                               (their stacks mapped after the attach); or the
+ *                               handler execs "echo EXECED" after 0.2 s
  *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
  *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
@@ -193,6 +200,9 @@ static int ncode0;
 static volatile sig_atomic_t held, released;
 static long hold_ms;
 static int hold_alt;
+static const char *hold_what = "";	/* tick, late, exec */
+
+long held_tick(long n);
 static pthread_t holder;
 
 static void note_code(void)
@@ -222,9 +232,20 @@ static void hold(void)
 
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		return;
+	double start = now_s();
+
 	/* on_usr2 runs in any thread */
-	for (double end = now_s() + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);)
+	for (double end = start + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);) {
+		if (!strcmp(hold_what, "tick") && held_tick(3) != 0x33) {
+			static const char bad[] = "TICK-WRONG\n";
+
+			if (write(1, bad, sizeof(bad) - 1) < 0)
+				return;
+		}
+		if (!strcmp(hold_what, "exec") && now_s() > start + 0.2)
+			execl("/bin/echo", "echo", "EXECED", (char *)NULL);
 		nanosleep(&ms, NULL);
+	}
 }
 
 /* sighold-alt: the hold in a second handler, on the thread's alternate stack */
@@ -284,7 +305,8 @@ static void sighold_start(pthread_t *th, int *n)
 {
 	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO | SA_RESTART };
 
-	note_code();
+	if (!ncode0)
+		note_code();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = on_urg;
@@ -377,9 +399,19 @@ int main(int argc, char **argv)
 		double end = now_s() + secs;
 
 		hold_ms = argc > 3 ? atol(argv[3]) : 0;
+		hold_what = argc > 4 ? argv[4] : "";
 		hold_alt = !strcmp(mode, "sighold-alt");
-		sighold_start(th, &n);
-		printf("READY\n");
+		if (!strcmp(hold_what, "late")) {
+			note_code();
+			printf("READY\n");
+			if (!selfcheck_wait_tracer(1, 10))
+				return 1;
+			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+			sighold_start(th, &n);
+		} else {
+			sighold_start(th, &n);
+			printf("READY\n");
+		}
 		while (!released && now_s() < end)
 			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 		atomic_store(&stop, 1);

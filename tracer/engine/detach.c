@@ -348,17 +348,19 @@ static bool frame_into_ours(const uint64_t *w, void *arg)
 /*
  * Do T's stacks, from SP up, hold a signal frame whose saved pc is code of
  * ours: a signal handler running on top of the agent or a trampoline, which
- * would return into it once the handler is done (stacks.h)?
+ * would return into it once the handler is done (stacks.h)?  MT: T's
+ * mappings as they are now (attached, ptap's own table may not know a
+ * thread's stack mapped since).
  */
-static bool returns_into_ours(const struct thread *t, uint64_t sp)
+static bool returns_into_ours(const struct thread *t, const struct maptab *mt, uint64_t sp)
 {
 	const struct stacks_scan sc = { .frame = frame_into_ours, .arg = (void *)t };
 
-	return stacks_scan(t->tid, t->as->mt, sp, &sc) == 1;
+	return stacks_scan(t->tid, mt, sp, &sc) == 1;
 }
 
 #define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */
-/* How long a signal handler that interrupted code of ours is waited for (handler_out()) */
+/* How long the signal handlers that interrupted code of ours are waited for, all together (handler_out()) */
 #define HANDLER_WAIT_NS	1000000000ULL
 
 /*
@@ -459,19 +461,39 @@ static int step_while_ours(struct session *s, struct thread *t)
 	return steps;
 }
 
+/* Is T, stopped at REGS, on a system call that forks or execs? */
+static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs)
+{
+	uint8_t insn[ARCH_SYSCALL_INSN_LEN];
+
+	if (mem_read(t->tid, arch_regs_pc(regs), insn, sizeof(insn)) != sizeof(insn) ||
+	    memcmp(insn, arch_syscall_insn, sizeof(insn)))
+		return false;
+	switch (arch_syscall_next_nr(regs)) {
+	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+	case SYS_execve: case SYS_execveat:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * T runs a signal handler that interrupted code of ours: it would return
- * into it (returns_into_ours()).  Single-step it, the other threads
+ * into it (returns_into_ours(), with MT).  Every byte of ours is back in
+ * the program's code by now, so single-step it, the other threads
  * stopped, until the handler has returned there and T is out again
  * (step_while_ours()), or it left another way (siglongjmp): the
- * instructions stepped.  -1 when HANDLER_WAIT_NS pass first (a handler
+ * instructions stepped.  -1 when DEADLINE passes first (a handler
  * that waits for another thread, or for what comes after the detach), or
- * it forks or execs: T is stopped where it got to, and the pages stay
- * mapped (said).
+ * it is about to fork or exec: T is stopped where it got to, and the pages
+ * stay mapped (said).
  */
-static int handler_out(struct session *s, struct thread *t)
+static int handler_out(struct session *s, struct thread *t, const struct maptab *mt,
+		       uint64_t deadline)
 {
-	uint64_t start = mono_ns(), deadline = start + HANDLER_WAIT_NS;
+	uint64_t start = mono_ns();
+	const char *why = "it had not returned";
 	pid_t tid = t->tid;
 	arch_regs_t regs;
 	int steps = 0;
@@ -483,67 +505,40 @@ static int handler_out(struct session *s, struct thread *t)
 			if (n < 0)
 				return -1;	/* said, or gone */
 			steps += n;
-		} else if (!(steps & 4095) && !returns_into_ours(t, arch_regs_sp(&regs))) {
-			return steps;
-		} else if (step1(s, t, &regs, deadline) < 0) {
-			break;
-		} else {
-			steps++;
+			if (pt_getregs(tid, &regs) < 0 || !returns_into_ours(t, mt, arch_regs_sp(&regs)))
+				return steps;
 			continue;
 		}
-		if (pt_getregs(tid, &regs) < 0 || !returns_into_ours(t, arch_regs_sp(&regs)))
+		if (!(steps & 4095) && !returns_into_ours(t, mt, arch_regs_sp(&regs)))
 			return steps;
+		if (at_fork_or_exec(t, &regs)) {
+			why = "it is about to fork or exec";
+			break;
+		}
+		if (step1(s, t, &regs, deadline) < 0) {
+			if (mono_ns() <= deadline)
+				why = "it stopped at a fork, exec or exit";
+			break;
+		}
+		steps++;
 	}
 	if (thread__find(s, tid) == t) {
 		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it "
-			"(stepped %d instructions in %.2f s, it had not): ptap's pages stay mapped "
-			"in pid %d\n", t->tid, steps, (mono_ns() - start) / 1e9, t->tgid);
+			"(stepped %d instructions in %.2f s: %s): ptap's pages stay mapped in pid %d\n",
+			t->tid, steps, (mono_ns() - start) / 1e9, why, t->tgid);
 		t->as->keep_scratch = true;
 	}
 	return -1;
 }
 
 /*
- * Step T out of code of ours, and, if a signal handler that interrupted it
- * runs, out of the handler too; clean up after the steps.
+ * After T was stepped: the trap flag, and a SIGTRAP a step queued, taken
+ * back.
  */
-static void step_out(struct session *s, struct thread *t, void *arg)
+static void after_steps(struct thread *t)
 {
-	pid_t tid = t->tid;
 	arch_regs_t regs;
-	int steps, more;
 
-	(void)arg;
-	/*
-	 * One in a group-stop (kill -STOP) too: stepped, it runs out of it, but
-	 * the detach puts it back (a tracee let go while its process is stopped
-	 * stops again), as for the munmap of unmap_moved().
-	 */
-	if (!t->stopped || !t->as || !t->as->nscratch)
-		return;
-	steps = step_while_ours(s, t);
-	if (steps < 0 && thread__find(s, tid) != t)
-		return;		/* gone */
-	if (steps >= 0 && pt_getregs(t->tid, &regs) == 0 &&
-	    returns_into_ours(t, arch_regs_sp(&regs))) {
-		if (t->gstop) {	/* its process stopped (kill -STOP): not run */
-			pr_warn("tid %d: a signal handler interrupted ptap's code and will return "
-				"into it, its process stopped: ptap's pages stay mapped in pid %d\n",
-				t->tid, t->tgid);
-			t->as->keep_scratch = true;
-			return;
-		}
-		pr_debug("tid %d: in a signal handler that interrupted ptap's code: stepping it "
-			 "until it returns\n", t->tid);
-		more = handler_out(s, t);
-		if (thread__find(s, tid) != t)
-			return;
-		steps = more < 0 ? 1 : steps + more;
-	}
-	if (!steps)
-		return;
-	if (steps > 0)
-		pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", t->tid, steps);
 	/*
 	 * Stepped over a popfq (above), the kernel takes the trap flag
 	 * for the program's own (x86's is_setting_trap_flag()) and leaves it
@@ -565,6 +560,80 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 		    !WIFSTOPPED(st))
 			return;
 	}
+}
+
+/* Step T out of code of ours (step_while_ours()), before the bytes go back. */
+static void step_out(struct session *s, struct thread *t, void *arg)
+{
+	pid_t tid = t->tid;
+	int steps;
+
+	(void)arg;
+	/*
+	 * One in a group-stop (kill -STOP) too: stepped, it runs out of it, but
+	 * the detach puts it back (a tracee let go while its process is stopped
+	 * stops again), as for the munmap of unmap_moved().
+	 */
+	if (!t->stopped || !t->as || !t->as->nscratch)
+		return;
+	steps = step_while_ours(s, t);
+	if (thread__find(s, tid) != t || !steps)
+		return;		/* gone, or not in our code */
+	if (steps > 0)
+		pr_debug("tid %d: stepped out of ptap's code in %d instructions\n", tid, steps);
+	after_steps(t);
+}
+
+/* The table of an address space's mappings as they are now, for handler_one() */
+struct live_maps {
+	const struct aspace *as;
+	struct maptab *mt;
+	bool ok;
+	uint64_t deadline;	/* of the stepping, for every thread together */
+};
+
+/*
+ * A thread in a signal handler that interrupted code of ours: stepped
+ * until the handler has returned (handler_out()), after the bytes went
+ * back (a probe's int3 in the handler's way would be taken for a step).
+ */
+static void handler_one(struct session *s, struct thread *t, void *arg)
+{
+	struct live_maps *lm = arg;
+	pid_t tid = t->tid;
+	arch_regs_t regs;
+
+	if (!t->stopped || !t->as || !t->as->nscratch || t->as->keep_scratch)
+		return;
+	if (lm->as != t->as) {
+		lm->as = t->as;
+		lm->ok = lm->mt && maptab__load_proc(lm->mt, t->tgid) == 0;
+	}
+	if (pt_getregs(tid, &regs) < 0 ||
+	    !returns_into_ours(t, lm->ok ? lm->mt : t->as->mt, arch_regs_sp(&regs)))
+		return;
+	/* its process stopped (kill -STOP), or it waits for its vfork child: not run */
+	if (t->gstop || t->stop_kind == STOP_VFORK) {
+		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it, "
+			"%s: ptap's pages stay mapped in pid %d\n", tid,
+			t->gstop ? "its process stopped" : "at a vfork", t->tgid);
+		t->as->keep_scratch = true;
+		return;
+	}
+	pr_debug("tid %d: in a signal handler that interrupted ptap's code: stepping it until it "
+		 "returns\n", tid);
+	if (handler_out(s, t, lm->ok ? lm->mt : t->as->mt, lm->deadline) >= 0)
+		pr_debug("tid %d: out of the handler and ptap's code\n", tid);
+	if (thread__find(s, tid) == t)
+		after_steps(t);
+}
+
+static void handlers_out(struct session *s)
+{
+	struct live_maps lm = { .mt = maptab__new(), .deadline = mono_ns() + HANDLER_WAIT_NS };
+
+	thread__for_each(s, handler_one, &lm);
+	maptab__free(lm.mt);
 }
 
 static void restore_one(struct session *s, struct thread *t, void *arg)
@@ -674,6 +743,7 @@ void detach_all(struct session *s)
 	inproc_end(s);		/* the agent records no more, and waits for no room */
 	thread__for_each(s, step_out, NULL);
 	thread__for_each(s, restore_one, NULL);
+	handlers_out(s);
 	thread__for_each(s, unmap_one, NULL);
 	unmap_moved(s);
 	/* a leader's exit is reported only once its threads are gone: them first */

@@ -25,9 +25,10 @@ static bool is_restorer(pid_t tid, const struct maptab *mt, uint64_t pc)
 
 /*
  * Are the ARCH_SIGFRAME_WORDS words at W a signal frame as the kernel
- * builds it (arch.h)?  Its uc_link is 0, its saved flags have bit 1 set and
- * nothing above bit 21, its saved pc is in code and its saved stack pointer
- * in a writable mapping, and its first word is the restorer.  A stale
+ * builds it (arch.h)?  Its uc_link is 0, its saved flags have bit 1 and
+ * the interrupt flag set and nothing above bit 21, its code segment is the
+ * user one, its saved pc is in code and its saved stack pointer in a
+ * writable mapping, and its first word is the restorer.  A stale
  * return address into ptap's agent left in a live frame's unused slot has
  * a stack address below it and a small number above it often enough (1
  * detach in 100 of a fork server, when only those three words were looked
@@ -38,7 +39,8 @@ static bool is_sigframe(pid_t tid, const struct maptab *mt, const uint64_t *w)
 	const struct map_entry *e;
 	uint64_t flags = w[ARCH_SIGFRAME_FLAGS];
 
-	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & 0x2) || flags >= (1ull << 22))
+	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & 0x2) || !(flags & ARCH_FLAGS_IF) ||
+	    flags >= (1ull << 22) || (w[ARCH_SIGFRAME_CS] & 0xffff) != ARCH_CS_USER64)
 		return false;
 	e = maptab__find(mt, w[ARCH_SIGFRAME_PC]);
 	if (!e || !(e->prot & PROT_EXEC))
@@ -74,6 +76,14 @@ int stacks_scan(pid_t tid, const struct maptab *mt, uint64_t sp, const struct st
 				return -1;
 			continue;
 		}
+		/*
+		 * From the word below the thread's sp: a thread on the
+		 * restorer's two instructions has returned from its handler
+		 * (the ret took the restorer's word) and not yet from the
+		 * frame above it
+		 */
+		if (!q && at - 8 >= e->start)
+			at -= 8;
 		end = e->end - at > STACKS_READ_MAX ? at + STACKS_READ_MAX : e->end;
 		while (at < end) {
 			size_t len = end - at < sizeof(buf) ? end - at : sizeof(buf);
@@ -81,7 +91,7 @@ int stacks_scan(pid_t tid, const struct maptab *mt, uint64_t sp, const struct st
 			size_t n = got > 0 ? (size_t)got / 8 : 0;
 
 			if (!n) {
-				if (!q && at == (todo[q] & ~7ull))
+				if (!q && at + 8 >= (todo[q] & ~7ull))
 					return -1;	/* none of it readable */
 				break;
 			}

@@ -33,7 +33,9 @@ struct stacks_scan {
 };
 
 /*
- * Read the stacks of TID (stopped; its map table MT) from SP up, calling
+ * Read the stacks of TID (stopped; its map table MT) from SP up (from the
+ * word below it on the thread's own: a frame whose handler has just
+ * returned, its restorer running), calling
  * SC's functions: 1 when one of them ended it, 0 when all was read, -1
  * when SP is in no mapping MT knows or nothing of it could be read.
  */
