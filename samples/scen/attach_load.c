@@ -30,13 +30,23 @@
  *   attach_load sighold-alt SECONDS [MS]  as sighold, but the handler raises
  *                               SIGURG, whose handler, on an alternate stack,
  *                               says HELD and waits
- *   attach_load sighold SECONDS MS tick|late|exec  as sighold, and: the
- *                               waiting handler calls held_tick(3) at each turn
- *                               (attach_load_x86_64.S: only an int3 fits it;
+ *   attach_load sighold SECONDS MS tick|late|zombie|exec|vfork|newalt  as
+ *                               sighold, and: the waiting handler calls
+ *                               held_tick(3) at each turn (tick;
+ *                               attach_load_x86_64.S: only an int3 fits it;
  *                               says TICK-WRONG when it is not 0x33); or the
  *                               two threads start only once a tracer is there
- *                               (their stacks mapped after the attach); or the
- *                               handler execs "echo EXECED" after 0.2 s
+ *                               (their stacks mapped after the attach); or as
+ *                               late, and the main thread then exits (zombie:
+ *                               /proc/PID/maps is empty, another thread ends
+ *                               the process); or the handler execs "echo
+ *                               EXECED" after 0.2 s (exec); or the handler
+ *                               first vforks (vfork: clone(CLONE_VM |
+ *                               CLONE_VFORK) on a stack of its own), the child
+ *                               says HELD and sleeps 1.5 s; or after 0.3 s the
+ *                               handler maps an alternate stack and raises
+ *                               SIGURG, whose handler computes on it a while
+ *                               (newalt)
  *   attach_load dlopen N LIB    waits for a tracer to plant probe_me (the tracer
  *                               must probe it), then N times: dlopen LIB,
  *                               call its plugin_handle("req-I", I) for I = 0..2,
@@ -51,12 +61,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -224,15 +237,35 @@ static void on_usr2(int sig)
 	released = 1;
 }
 
+/* sighold vfork: the child says HELD, then sleeps 1.5 s, its parent (the handler) waiting */
+static int vfork_child(void *arg)
+{
+	static const char msg[] = "HELD\n";
+
+	(void)arg;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	nanosleep(&(struct timespec){ 1, 500000000 }, NULL);
+	_exit(0);
+}
+
 /* Say HELD, then wait for a SIGUSR2 (or hold_ms) */
 static void hold(void)
 {
-	static const char msg[] = "HELD\n";
+	static const char msg[] = "HELD\n", back[] = "VFORK-BACK\n", newalt[] = "NEWALT\n";
+	static char vstack[65536] __attribute__((aligned(16)));
 	struct timespec ms = { 0, 1000000 };
+	bool alt_done = false;
+	double start;
 
-	if (write(1, msg, sizeof(msg) - 1) < 0)
+	if (!strcmp(hold_what, "vfork")) {	/* as posix_spawn does: a stack of its own */
+		if (clone(vfork_child, vstack + sizeof(vstack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			  NULL) < 0 || write(1, back, sizeof(back) - 1) < 0)
+			return;
+	} else if (write(1, msg, sizeof(msg) - 1) < 0) {
 		return;
-	double start = now_s();
+	}
+	start = now_s();
 
 	/* on_usr2 runs in any thread */
 	for (double end = start + hold_ms / 1e3; !released && !(hold_ms && now_s() >= end);) {
@@ -242,6 +275,17 @@ static void hold(void)
 			if (write(1, bad, sizeof(bad) - 1) < 0)
 				return;
 		}
+		if (!strcmp(hold_what, "newalt") && !alt_done && now_s() > start + 0.3) {
+			stack_t ss = { .ss_size = 65536 };
+
+			alt_done = true;
+			ss.ss_sp = mmap(NULL, ss.ss_size, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (ss.ss_sp != MAP_FAILED && sigaltstack(&ss, NULL) == 0)
+				raise(SIGURG);
+			if (write(1, newalt, sizeof(newalt) - 1) < 0)
+				return;
+		}
 		if (!strcmp(hold_what, "exec") && now_s() > start + 0.2)
 			execl("/bin/echo", "echo", "EXECED", (char *)NULL);
 		nanosleep(&ms, NULL);
@@ -249,9 +293,15 @@ static void hold(void)
 }
 
 /* sighold-alt: the hold in a second handler, on the thread's alternate stack */
+static volatile long urg_sink;
 static void on_urg(int sig)
 {
 	(void)sig;
+	if (!strcmp(hold_what, "newalt")) {	/* a long computation on a stack mapped just now */
+		for (long i = 0; i < 3000000; i++)
+			urg_sink += i;
+		return;
+	}
 	hold();
 }
 
@@ -316,6 +366,20 @@ static void sighold_start(pthread_t *th, int *n)
 	pthread_create(&holder, NULL, sighold_loop, NULL);
 	th[(*n)++] = holder;
 	pthread_create(&th[(*n)++], NULL, pinger, NULL);
+}
+
+/* zombie: the main thread gone, this one ends the process */
+static void *zombie_finisher(void *arg)
+{
+	double end = *(double *)arg;
+
+	while (!released && now_s() < end)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	atomic_store(&stop, 1);
+	nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	printf("BYTES-OK\nEXIT-SUCCESS\n");
+	fflush(stdout);
+	exit(0);
 }
 
 static int dlopen_cycles(int n, const char *lib)
@@ -401,13 +465,24 @@ int main(int argc, char **argv)
 		hold_ms = argc > 3 ? atol(argv[3]) : 0;
 		hold_what = argc > 4 ? argv[4] : "";
 		hold_alt = !strcmp(mode, "sighold-alt");
-		if (!strcmp(hold_what, "late")) {
+		if (!strcmp(hold_what, "late") || !strcmp(hold_what, "zombie")) {
 			note_code();
 			printf("READY\n");
+			fflush(stdout);
 			if (!selfcheck_wait_tracer(1, 10))
 				return 1;
 			nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
 			sighold_start(th, &n);
+			if (!strcmp(hold_what, "zombie")) {
+				static double zend;
+				pthread_t fin;
+
+				zend = end;
+				pthread_create(&fin, NULL, zombie_finisher, &zend);
+				/* the leader a zombie; not pthread_exit(): its unwinder's dlopen of
+				 * libgcc_s would have ptap read the mappings again */
+				syscall(SYS_exit, 0);
+			}
 		} else {
 			sighold_start(th, &n);
 			printf("READY\n");

@@ -430,6 +430,61 @@ test_inproc_detach_under_a_handler_on_a_new_stack() {
 	detach_under_handler sighold late
 }
 
+# The same, and the main thread gone (a zombie): /proc/PID/maps is empty,
+# so the mappings are read through the thread stepped.  (The process ends
+# by another thread, exit 0, at the SIGUSR2.)
+test_inproc_detach_under_a_handler_leader_gone() {
+	local p rc=0
+	start_target "$TMP/out" sighold 30 600 zombie
+	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	wait_for grep -q '^HELD$' "$TMP/out"
+	stop_ptap "$p"
+	expect_grep "tid [0-9]*: in a signal handler that interrupted ptap's code: stepping it until it returns" "$TMP/err"
+	kill -USR2 "$TARGET"
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+}
+
+# A handler over ptap's code that moves, while stepped, to an alternate
+# stack it maps just then (newalt): the mappings are read again, the frame
+# found there, and the stepping goes on (or the pages stay, said); the
+# process lives.
+test_inproc_detach_under_a_handler_on_a_stack_mapped_meanwhile() {
+	local p rc=0
+	start_target "$TMP/out" sighold 30 0 newalt
+	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	wait_for grep -q '^HELD$' "$TMP/out"
+	stop_ptap "$p"
+	expect_grep "tid [0-9]*: in a signal handler that interrupted ptap's code: stepping it until it returns" "$TMP/err"
+	kill -USR2 "$TARGET"
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+}
+
+# A handler over ptap's code in a vfork (its child on a stack of its own,
+# as posix_spawn makes it) at the detach: that thread never stops (a vfork
+# parent cannot be interrupted, and ptap holds the child), so its stacks
+# cannot be read: ptap's pages stay mapped, said, and the process lives.
+test_inproc_detach_under_a_handler_in_a_vfork() {
+	local p rc=0
+	start_target "$TMP/out" sighold 60 0 vfork
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
+	p=$!
+	wait_for grep -q '^HELD$' "$TMP/out"
+	kill -INT "$p"
+	wait "$p" || true
+	expect_grep "did not stop: its stacks cannot be looked at for a signal handler over ptap's code, so ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
+	wait_for grep -q '^VFORK-BACK$' "$TMP/out"
+	kill -USR2 "$TARGET"
+	wait "$TARGET" || rc=$?
+	expect_eq "target exit status" 0 "$rc"
+	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+}
+
 # A handler stepped at the detach that execs: the stepping stops before the
 # exec (said); the new program runs and ends well, and ptap is gone.
 test_inproc_detach_under_a_handler_that_execs() {

@@ -345,18 +345,37 @@ static bool frame_into_ours(const uint64_t *w, void *arg)
 	return pc_is_ours(t, w[ARCH_SIGFRAME_PC], w[ARCH_SIGFRAME_SP]);
 }
 
+/* T's mappings as they are now, read once for the stepping of handlers */
+struct live_maps {
+	struct maptab *mt;
+	pid_t tgid;		/* whose they are (0: none read) */
+	uint64_t deadline;	/* of the stepping, for every thread together */
+};
+
 /*
  * Do T's stacks, from SP up, hold a signal frame whose saved pc is code of
  * ours: a signal handler running on top of the agent or a trampoline, which
- * would return into it once the handler is done (stacks.h)?  MT: T's
- * mappings as they are now (attached, ptap's own table may not know a
- * thread's stack mapped since).
+ * would return into it once the handler is done (stacks.h)?  1 yes, 0 no,
+ * -1 not known.  Against T's mappings as they are (LM, read again when a
+ * stack is in none of them: attached, ptap's own table does not know a
+ * thread's stack mapped since, nor one a handler maps), read through T
+ * (the process's own /proc entry is empty once its leader exited).
  */
-static bool returns_into_ours(const struct thread *t, const struct maptab *mt, uint64_t sp)
+static int handler_frame(const struct thread *t, struct live_maps *lm, uint64_t sp)
 {
 	const struct stacks_scan sc = { .frame = frame_into_ours, .arg = (void *)t };
+	int r = -1;
 
-	return stacks_scan(t->tid, mt, sp, &sc) == 1;
+	for (int round = 0; round < 2 && r < 0; round++) {
+		if (lm->tgid != t->tgid || round) {
+			lm->tgid = 0;
+			if (!lm->mt || maptab__load_proc(lm->mt, t->tid) < 0)
+				return -1;
+			lm->tgid = t->tgid;
+		}
+		r = stacks_scan(t->tid, lm->mt, sp, &sc);
+	}
+	return r;
 }
 
 #define STEP_OUT_MAX	100000	/* instructions: the agent, its rings closed, returns in far fewer */
@@ -461,15 +480,24 @@ static int step_while_ours(struct session *s, struct thread *t)
 	return steps;
 }
 
-/* Is T, stopped at REGS, on a system call that forks or execs? */
-static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs)
+/*
+ * Is T, stopped at REGS, on a system call that forks or execs: at its
+ * syscall instruction, or, FIRST (its stop as ptap found it), at the
+ * call's entry?
+ */
+static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs, bool first)
 {
 	uint8_t insn[ARCH_SYSCALL_INSN_LEN];
+	long nr;
 
-	if (mem_read(t->tid, arch_regs_pc(regs), insn, sizeof(insn)) != sizeof(insn) ||
-	    memcmp(insn, arch_syscall_insn, sizeof(insn)))
+	if (first && (t->stop_kind == STOP_SC_ENTRY || t->stop_kind == STOP_SECCOMP))
+		nr = arch_syscall_nr(regs);
+	else if (mem_read(t->tid, arch_regs_pc(regs), insn, sizeof(insn)) == sizeof(insn) &&
+		 !memcmp(insn, arch_syscall_insn, sizeof(insn)))
+		nr = arch_syscall_next_nr(regs);
+	else
 		return false;
-	switch (arch_syscall_next_nr(regs)) {
+	switch (nr) {
 	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
 	case SYS_execve: case SYS_execveat:
 		return true;
@@ -489,14 +517,14 @@ static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs)
  * it is about to fork or exec: T is stopped where it got to, and the pages
  * stay mapped (said).
  */
-static int handler_out(struct session *s, struct thread *t, const struct maptab *mt,
-		       uint64_t deadline)
+static int handler_out(struct session *s, struct thread *t, struct live_maps *lm)
 {
 	uint64_t start = mono_ns();
-	const char *why = "it had not returned";
+	const char *why = start > lm->deadline ? "the time for handlers was spent on others" :
+			  "it had not returned";
 	pid_t tid = t->tid;
 	arch_regs_t regs;
-	int steps = 0;
+	int steps = 0, r;
 
 	while (pt_getregs(tid, &regs) == 0) {
 		if (in_our_code(t, &regs)) {
@@ -505,18 +533,29 @@ static int handler_out(struct session *s, struct thread *t, const struct maptab 
 			if (n < 0)
 				return -1;	/* said, or gone */
 			steps += n;
-			if (pt_getregs(tid, &regs) < 0 || !returns_into_ours(t, mt, arch_regs_sp(&regs)))
+			if (pt_getregs(tid, &regs) < 0)
+				break;
+			r = handler_frame(t, lm, arch_regs_sp(&regs));
+			if (!r)
 				return steps;
+			if (r < 0) {
+				why = "its stack is in no mapping";
+				break;
+			}
 			continue;
 		}
-		if (!(steps & 4095) && !returns_into_ours(t, mt, arch_regs_sp(&regs)))
-			return steps;
-		if (at_fork_or_exec(t, &regs)) {
+		if (!(steps & 4095) && (r = handler_frame(t, lm, arch_regs_sp(&regs))) <= 0) {
+			if (!r)
+				return steps;
+			why = "its stack is in no mapping";
+			break;
+		}
+		if (at_fork_or_exec(t, &regs, !steps)) {
 			why = "it is about to fork or exec";
 			break;
 		}
-		if (step1(s, t, &regs, deadline) < 0) {
-			if (mono_ns() <= deadline)
+		if (step1(s, t, &regs, lm->deadline) < 0) {
+			if (mono_ns() <= lm->deadline)
 				why = "it stopped at a fork, exec or exit";
 			break;
 		}
@@ -584,13 +623,22 @@ static void step_out(struct session *s, struct thread *t, void *arg)
 	after_steps(t);
 }
 
-/* The table of an address space's mappings as they are now, for handler_one() */
-struct live_maps {
-	const struct aspace *as;
-	struct maptab *mt;
-	bool ok;
-	uint64_t deadline;	/* of the stepping, for every thread together */
-};
+/*
+ * A thread of an address space with pages of ours that did not stop
+ * (wait_stops() gave up: a vfork parent waiting for its child, which ptap
+ * holds, cannot be interrupted): its stacks cannot be read, so the pages
+ * stay.
+ */
+static void running_one(struct session *s, struct thread *t, void *arg)
+{
+	(void)s;
+	(void)arg;
+	if (t->stopped || !t->as || !t->as->nscratch || t->as->keep_scratch || is_zombie(t))
+		return;
+	pr_warn("tid %d did not stop: its stacks cannot be looked at for a signal handler over "
+		"ptap's code, so ptap's pages stay mapped in pid %d\n", t->tid, t->tgid);
+	t->as->keep_scratch = true;
+}
 
 /*
  * A thread in a signal handler that interrupted code of ours: stepped
@@ -602,27 +650,30 @@ static void handler_one(struct session *s, struct thread *t, void *arg)
 	struct live_maps *lm = arg;
 	pid_t tid = t->tid;
 	arch_regs_t regs;
+	int r;
 
 	if (!t->stopped || !t->as || !t->as->nscratch || t->as->keep_scratch)
 		return;
-	if (lm->as != t->as) {
-		lm->as = t->as;
-		lm->ok = lm->mt && maptab__load_proc(lm->mt, t->tgid) == 0;
-	}
-	if (pt_getregs(tid, &regs) < 0 ||
-	    !returns_into_ours(t, lm->ok ? lm->mt : t->as->mt, arch_regs_sp(&regs)))
+	if (pt_getregs(tid, &regs) < 0)
+		return;		/* gone */
+	r = handler_frame(t, lm, arch_regs_sp(&regs));
+	if (!r)
 		return;
 	/* its process stopped (kill -STOP), or it waits for its vfork child: not run */
-	if (t->gstop || t->stop_kind == STOP_VFORK) {
-		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it, "
-			"%s: ptap's pages stay mapped in pid %d\n", tid,
-			t->gstop ? "its process stopped" : "at a vfork", t->tgid);
+	if (r < 0 || t->gstop || t->stop_kind == STOP_VFORK) {
+		pr_warn("tid %d: %s: ptap's pages stay mapped in pid %d\n", tid,
+			r < 0 ? "its stack is in no mapping, so a signal handler over ptap's code "
+				"cannot be looked for" :
+			t->gstop ? "a signal handler interrupted ptap's code and will return into "
+				   "it, its process stopped" :
+			"a signal handler interrupted ptap's code and will return into it, at a vfork",
+			t->tgid);
 		t->as->keep_scratch = true;
 		return;
 	}
 	pr_debug("tid %d: in a signal handler that interrupted ptap's code: stepping it until it "
 		 "returns\n", tid);
-	if (handler_out(s, t, lm->ok ? lm->mt : t->as->mt, lm->deadline) >= 0)
+	if (handler_out(s, t, lm) >= 0)
 		pr_debug("tid %d: out of the handler and ptap's code\n", tid);
 	if (thread__find(s, tid) == t)
 		after_steps(t);
@@ -632,6 +683,7 @@ static void handlers_out(struct session *s)
 {
 	struct live_maps lm = { .mt = maptab__new(), .deadline = mono_ns() + HANDLER_WAIT_NS };
 
+	thread__for_each(s, running_one, NULL);
 	thread__for_each(s, handler_one, &lm);
 	maptab__free(lm.mt);
 }
