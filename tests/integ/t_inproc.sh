@@ -380,6 +380,18 @@ test_inproc_attach_detach_under_load() {
 # stopped), then out of that code, and unmaps it: the map table is the one
 # before the attach.  Taken for a stale word, the frame kept the pages in
 # a fork server (tracer/engine/detach.c: the whole frame is looked at).
+# held_attached SECONDS MS WHAT [OPTION...]: attach_load sighold SECONDS MS
+# WHAT, recorded by ptap -p (with OPTION...; its pid in HP) until the
+# handler over ptap's code says HELD
+held_attached() {
+	local secs=$1 ms=$2 what=$3
+	shift 3
+	start_target "$TMP/out" sighold "$secs" "$ms" $what
+	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' "$@" -p "$TARGET" 2>"$TMP/err" &
+	HP=$!
+	wait_for grep -q '^HELD$' "$TMP/out"
+}
+
 # detach_under_handler MODE [WHAT [PROBE...]]: as described above, with
 # attach_load MODE 30 600 WHAT, and ptap's probes PROBE... too
 detach_under_handler() {
@@ -430,21 +442,25 @@ test_inproc_detach_under_a_handler_on_a_new_stack() {
 	detach_under_handler sighold late
 }
 
-# The same, and the main thread gone (a zombie): /proc/PID/maps is empty,
-# so the mappings are read through the thread stepped.  (The process ends
-# by another thread, exit 0, at the SIGUSR2.)
-test_inproc_detach_under_a_handler_leader_gone() {
-	local p rc=0
-	start_target "$TMP/out" sighold 30 600 zombie
-	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
-	p=$!
-	wait_for grep -q '^HELD$' "$TMP/out"
-	stop_ptap "$p"
+# stepped_handler_lives MS WHAT: attach_load sighold 30 MS WHAT, detached
+# while its handler is over ptap's code: the handler is stepped, and the
+# process ends well at the SIGUSR2
+stepped_handler_lives() {
+	local rc=0
+	held_attached 30 "$1" "$2" -vv
+	stop_ptap "$HP"
 	expect_grep "tid [0-9]*: in a signal handler that interrupted ptap's code: stepping it until it returns" "$TMP/err"
 	kill -USR2 "$TARGET"
 	wait "$TARGET" || rc=$?
 	expect_eq "target exit status" 0 "$rc"
 	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+}
+
+# As on_a_new_stack, and the main thread gone (a zombie): /proc/PID/maps is
+# empty, so the mappings are read through the thread stepped.  (The process
+# ends by another thread, exit 0, at the SIGUSR2.)
+test_inproc_detach_under_a_handler_leader_gone() {
+	stepped_handler_lives 600 zombie
 }
 
 # A handler over ptap's code that moves, while stepped, to an alternate
@@ -452,17 +468,7 @@ test_inproc_detach_under_a_handler_leader_gone() {
 # found there, and the stepping goes on (or the pages stay, said); the
 # process lives.
 test_inproc_detach_under_a_handler_on_a_stack_mapped_meanwhile() {
-	local p rc=0
-	start_target "$TMP/out" sighold 30 0 newalt
-	"$PTAP" record -vv -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
-	p=$!
-	wait_for grep -q '^HELD$' "$TMP/out"
-	stop_ptap "$p"
-	expect_grep "tid [0-9]*: in a signal handler that interrupted ptap's code: stepping it until it returns" "$TMP/err"
-	kill -USR2 "$TARGET"
-	wait "$TARGET" || rc=$?
-	expect_eq "target exit status" 0 "$rc"
-	expect_grep '^EXIT-SUCCESS$' "$TMP/out"
+	stepped_handler_lives 0 newalt
 }
 
 # A handler over ptap's code in a vfork (its child on a stack of its own,
@@ -470,13 +476,10 @@ test_inproc_detach_under_a_handler_on_a_stack_mapped_meanwhile() {
 # parent cannot be interrupted, and ptap holds the child), so its stacks
 # cannot be read: ptap's pages stay mapped, said, and the process lives.
 test_inproc_detach_under_a_handler_in_a_vfork() {
-	local p rc=0
-	start_target "$TMP/out" sighold 60 0 vfork
-	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
-	p=$!
-	wait_for grep -q '^HELD$' "$TMP/out"
-	kill -INT "$p"
-	wait "$p" || true
+	local rc=0
+	held_attached 60 0 vfork
+	kill -INT "$HP"
+	wait "$HP" || true
 	expect_grep "did not stop: its stacks cannot be looked at for a signal handler over ptap's code, so ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
 	wait_for grep -q '^VFORK-BACK$' "$TMP/out"
 	kill -USR2 "$TARGET"
@@ -488,12 +491,9 @@ test_inproc_detach_under_a_handler_in_a_vfork() {
 # A handler stepped at the detach that execs: the stepping stops before the
 # exec (said); the new program runs and ends well, and ptap is gone.
 test_inproc_detach_under_a_handler_that_execs() {
-	local p rc=0
-	start_target "$TMP/out" sighold 30 2000 exec
-	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
-	p=$!
-	wait_for grep -q '^HELD$' "$TMP/out"
-	stop_ptap "$p"
+	local rc=0
+	held_attached 30 2000 exec
+	stop_ptap "$HP"
 	expect_grep "(stepped [0-9]* instructions in [0-9.]* s: it is about to fork or exec): ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
 	wait "$TARGET" || rc=$?
 	expect_eq "exit status of the program it execs" 0 "$rc"
@@ -505,12 +505,8 @@ test_inproc_detach_under_a_handler_that_execs() {
 # and says so.  Unmapped, the process would die of a SIGSEGV at the
 # handler's return.
 test_inproc_detach_under_a_handler_that_waits() {
-	local p
-	start_target "$TMP/out" sighold 30
-	"$PTAP" record -o "$TMP/rec" -e 'probe_me a s:string' -p "$TARGET" 2>"$TMP/err" &
-	p=$!
-	wait_for grep -q '^HELD$' "$TMP/out"
-	stop_ptap "$p"
+	held_attached 30 0 ""
+	stop_ptap "$HP"
 	untraced "$TARGET"
 	expect_grep "a signal handler interrupted ptap's code and will return into it (stepped [0-9]* instructions in 1\.[0-9]* s: it had not returned): ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
 	grep -q ' /memfd:ptap-agent ' "/proc/$TARGET/maps" || fail "the agent's memory was unmapped"
