@@ -508,7 +508,7 @@ static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs, boo
 
 /*
  * T runs a signal handler that interrupted code of ours: it would return
- * into it (returns_into_ours(), with MT).  Every byte of ours is back in
+ * into it (handler_frame(), with LM).  Every byte of ours is back in
  * the program's code by now, so single-step it, the other threads
  * stopped, until the handler has returned there and T is out again
  * (step_while_ours()), or it left another way (siglongjmp): the
@@ -525,16 +525,20 @@ static int handler_out(struct session *s, struct thread *t, struct live_maps *lm
 	pid_t tid = t->tid;
 	arch_regs_t regs;
 	int steps = 0, r;
+	bool look = true;	/* at the stacks, at the next instruction */
 
 	while (pt_getregs(tid, &regs) == 0) {
-		if (in_our_code(t, &regs)) {
+		if (in_our_code(t, &regs)) {	/* the handler has returned, maybe */
 			int n = step_while_ours(s, t);
 
 			if (n < 0)
 				return -1;	/* said, or gone */
 			steps += n;
-			if (pt_getregs(tid, &regs) < 0)
-				break;
+			look = true;
+			continue;
+		}
+		if (look || !(steps & 4095)) {
+			look = false;
 			r = handler_frame(t, lm, arch_regs_sp(&regs));
 			if (!r)
 				return steps;
@@ -542,13 +546,6 @@ static int handler_out(struct session *s, struct thread *t, struct live_maps *lm
 				why = "its stack is in no mapping";
 				break;
 			}
-			continue;
-		}
-		if (!(steps & 4095) && (r = handler_frame(t, lm, arch_regs_sp(&regs))) <= 0) {
-			if (!r)
-				return steps;
-			why = "its stack is in no mapping";
-			break;
 		}
 		if (at_fork_or_exec(t, &regs, !steps)) {
 			why = "it is about to fork or exec";

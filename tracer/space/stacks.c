@@ -64,12 +64,12 @@ static bool listed(const struct maptab *mt, const uint64_t *sps, size_t n, const
 int stacks_scan(pid_t tid, const struct maptab *mt, uint64_t sp, const struct stacks_scan *sc)
 {
 	static uint64_t buf[8192];
-	uint64_t todo[STACKS_MAX] = { sp };
-	size_t ntodo = 1;
+	uint64_t sps[STACKS_MAX] = { sp };	/* a stack pointer on each stack to read */
+	size_t nsps = 1;
 
-	for (size_t q = 0; q < ntodo; q++) {
-		const struct map_entry *e = maptab__find(mt, todo[q]);
-		uint64_t at = todo[q] & ~7ull, end;
+	for (size_t q = 0; q < nsps; q++) {
+		const struct map_entry *e = maptab__find(mt, sps[q]);
+		uint64_t at = sps[q] & ~7ull, end;
 
 		if (!e) {
 			if (!q)
@@ -91,7 +91,7 @@ int stacks_scan(pid_t tid, const struct maptab *mt, uint64_t sp, const struct st
 			size_t n = got > 0 ? (size_t)got / 8 : 0;
 
 			if (!n) {
-				if (!q && at + 8 >= (todo[q] & ~7ull))
+				if (!q && at + 8 >= (sps[q] & ~7ull))
 					return -1;	/* none of it readable */
 				break;
 			}
@@ -105,8 +105,8 @@ int stacks_scan(pid_t tid, const struct maptab *mt, uint64_t sp, const struct st
 				if (sc->frame && sc->frame(buf + i, sc->arg))
 					return 1;
 				o = maptab__find(mt, buf[i + ARCH_SIGFRAME_SP]);
-				if (o && ntodo < STACKS_MAX && !listed(mt, todo, ntodo, o))
-					todo[ntodo++] = buf[i + ARCH_SIGFRAME_SP];
+				if (o && nsps < STACKS_MAX && !listed(mt, sps, nsps, o))
+					sps[nsps++] = buf[i + ARCH_SIGFRAME_SP];
 			}
 			if ((size_t)got < sizeof(buf) || n < ARCH_SIGFRAME_WORDS)
 				break;	/* the end, or a page that cannot be read */
