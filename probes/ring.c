@@ -81,11 +81,28 @@ int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape
 		n &= n - 1;
 	r->nslots = shape->nslots = (uint32_t)n;
 	r->slot_len = shape->slot_len = (uint32_t)slot_len;
+	r->cap = (uint32_t)n;
 	for (size_t i = 0; i < n; i++)
 		queue(r)[i] = EMPTY(i);
 	r->reader = 1;
 	__atomic_store_n(&r->magic, RING_MAGIC, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void ring_set_cap(struct ring *r, const struct ring_shape *sh, uint32_t cap)
+{
+	cap = cap < 1 ? 1 : cap > sh->nslots ? sh->nslots : cap;
+	while (cap & (cap - 1))
+		cap &= cap - 1;
+	__atomic_store_n(&r->cap, cap, __ATOMIC_RELAXED);
+}
+
+/* The slots writers take (the header's, as the writers see it; a bad one: all). */
+static uint32_t cap_of(const struct ring *r, uint32_t nslots)
+{
+	uint32_t cap = __atomic_load_n(&r->cap, __ATOMIC_RELAXED);
+
+	return cap && cap <= nslots && !(cap & (cap - 1)) ? cap : nslots;
 }
 
 size_t ring_max_record(const struct ring *r)
@@ -102,21 +119,24 @@ static bool published(const struct ring *r, const struct ring_shape *sh, uint32_
 }
 
 /*
- * Every slot's record in the queue, not read yet: no slot is free.  Not
- * when the reader is past the head (its move lags: ring_publish()).
+ * As many records in the queue, not read yet, as writers take slots (CAP):
+ * taken as no slot free (the reader is woken; past a cap lowered, some
+ * records in the queue may be of slots past it).  Not when the reader is
+ * past the head (its move lags: ring_publish()).
  */
-static bool ring_full(struct ring *r, const struct ring_shape *sh)
+static bool ring_full(struct ring *r, uint32_t cap)
 {
 	uint64_t t = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
-	return h >= t && h - t >= sh->nslots;
+	return h >= t && h - t >= cap;
 }
 
 int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		   uint32_t *seen)
 {
 	const struct ring_shape sh = { r->nslots, r->slot_len };
+	uint32_t cap = cap_of(r, sh.nslots);
 	uint64_t start;
 
 	if (!ring_reader_alive(r)) {
@@ -132,8 +152,8 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 	 */
 	start = __atomic_load_n(&r->hint, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->hint, start + 1, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < sh.nslots; i++) {
-		uint32_t k = (uint32_t)((start + i) & (sh.nslots - 1));
+	for (uint32_t i = 0; i < cap; i++) {
+		uint32_t k = (uint32_t)((start + i) & (cap - 1));
 		struct ring_slot *s = slot_in(r, &sh, k);
 		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
@@ -156,7 +176,7 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 			 * waiter's word is read before: a release after it is
 			 * seen (ring.h)
 			 */
-			if (!i && ring_full(r, &sh))
+			if (!i && ring_full(r, cap))
 				return -EAGAIN;
 			continue;
 		}
@@ -199,7 +219,7 @@ static uint32_t bell_mask(uint32_t nslots)
 bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 {
 	struct ring_slot *s = slot_at(r, k);
-	uint32_t spins = 0;
+	uint32_t spins = 0, cap = cap_of(r, r->nslots);
 
 	s->len = len;
 	/*
@@ -229,9 +249,9 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 				 * once until the reader reads again (ring_rearm()):
 				 * a futex wake a time is enough
 				 */
-				return ((h + 1) & bell_mask(r->nslots)) == 0 &&
+				return ((h + 1) & bell_mask(cap)) == 0 &&
 				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
-				       r->nslots / 2 <= r->nslots / 2 &&
+				       cap / 2 <= r->nslots - cap / 2 &&
 				       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);
 			}
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */

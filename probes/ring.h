@@ -40,6 +40,13 @@ struct ring {
 	 */
 	uint32_t reader;
 	uint64_t robust_next;	/* the reader's: this ring in that thread's robust list */
+	/*
+	 * The slots the writers take: the first CAP (a power of two, set by
+	 * the reader: ring_set_cap()); fewer than NSLOTS keeps what the
+	 * writers write between two reads within the caches when a process
+	 * writes several rings.  Any other value reads as NSLOTS
+	 */
+	uint32_t cap;
 	/* the reader's, on a line of their own: the writers read the above at each record */
 	uint32_t released __attribute__((aligned(64)));	/* bumped at a release that finds
 							 * writers waiting: the word they
@@ -90,6 +97,13 @@ struct ring_shape {
 int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape);
 /* The bytes a ring of NSLOTS slots (a power of two) for records of up to MAX_RECORD takes. */
 size_t ring_len_for(size_t max_record, uint32_t nslots);
+/*
+ * The reader: let the writers take only the first CAP slots of R (rounded
+ * down to a power of two, at least 1, at most all).  Records in slots past
+ * CAP are read and freed as the others; a slot past it taken and never
+ * published (a writer cut short) is freed once its writer is gone.
+ */
+void ring_set_cap(struct ring *r, const struct ring_shape *shape, uint32_t cap);
 /* The largest record a slot of R holds. */
 size_t ring_max_record(const struct ring *r);
 
@@ -105,8 +119,9 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		   uint32_t *seen);
 /*
  * The record of LEN bytes in SLOT is made: the reader may take it.  True
- * when the ring is half full or more, looked at once every 64 records (not
- * at each: the reader's tail would pass between the two at every record),
+ * when the ring is half full or more (half its cap), looked at once every
+ * 64 records (not at each: the reader's tail would pass between the two at
+ * every record),
  * and the bell not rung since the reader's last ring_rearm(): ring the
  * bell (ring_bell(), then a futex wake on r->bell).
  */

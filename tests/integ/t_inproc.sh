@@ -332,6 +332,28 @@ test_inproc_slow_reader() {
 		fail "records missing or out of order"
 }
 
+# Threads writing several rings share the slots (tracer/engine/inproc.c:
+# CAP_MIN): the more rings written, the fewer slots of each the threads
+# take, which -vv says; against a slow reader, with signals and siglongjmps
+# among the hits, every thread's every call is still recorded.
+test_inproc_rings_share_their_slots() {
+	local n=20000 pairs caps
+	{ run_ptap record -vv -o /dev/fd/5 "${IS_PROBE[@]}" -- "$IS" signals $n \
+		>"$TMP/is_out" 2>"$TMP/is_err"; } 5>&1 | (sleep 2; cat) >"$TMP/is_rec"
+	expect_grep '^STORM-OK$' "$TMP/is_out"
+	pairs=$(grep ' s="thread"$' "$TMP/is_rec" |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .* i=([0-9]+) .*/\1 \2/' | sort -u | wc -l)
+	expect_eq "threads x calls recorded" $((4 * n)) "$pairs"
+	caps=$(sed -n 's/.*: \([0-9]*\) of its [0-9]* rings written: its threads take \([0-9]*\) slots of each$/\1 \2/p' \
+		"$TMP/is_err")
+	echo "    rings written, slots of each: $(echo "$caps" | paste -sd,)" >&2
+	echo "$caps" | awk '$1 > 1 { w = 4096 / $1; c = 1; while (c * 2 <= w) c *= 2
+			if (c < 512) c = 512; more = 1
+			if ($2 != c) { print $1 " rings: " $2 " slots each, want " c; bad = 1 } }
+		END { if (!more) print "no line with 2 rings or more"; exit bad || !more }' ||
+		fail "the slots of each ring as more are written"
+}
+
 # A process that may not make the shared memory (memfd_create forbidden by
 # its seccomp filter): its probes stop instead, said once; nothing lost.
 test_inproc_seccomp_falls_back() {

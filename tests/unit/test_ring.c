@@ -350,3 +350,73 @@ Test(ring, a_full_queue_at_once_a_lagging_head_not_full)
 	cr_expect(ne(u32, other, slot));
 	free(r);
 }
+
+/* Put records of writer 1 until the ring says -EAGAIN: how many; the highest slot taken in *TOP. */
+static uint32_t fill(struct ring *r, uint32_t *top)
+{
+	uint32_t n = 0, slot, seen;
+	void *p;
+
+	*top = 0;
+	while (ring_slot_take(r, 1, 0x7f0000, &p, &slot, &seen) == 0) {
+		ring_publish(r, slot, 1);
+		*top = slot > *top ? slot : *top;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A cap keeps the writers to the first CAP slots (a power of two: rounded
+ * down; at least 1, at most every slot); records in slots past a cap
+ * lowered are read in their order all the same, and a cap the process
+ * spoilt in the header counts as every slot.  The bell rings at half the
+ * cap.
+ */
+Test(ring, a_cap_keeps_writers_to_the_first_slots)
+{
+	struct ring *r = new_ring(512 * 256, 100);
+	uint32_t n = shape.nslots, top, at = 0;
+	char b;
+
+	cr_assert(eq(u32, n, 512));
+	cr_expect(eq(u32, r->cap, n));
+	ring_set_cap(r, &shape, 100);
+	cr_expect(eq(u32, r->cap, 64));
+	ring_set_cap(r, &shape, 0);
+	cr_expect(eq(u32, r->cap, 1));
+	ring_set_cap(r, &shape, 100000);
+	cr_expect(eq(u32, r->cap, n));
+
+	/* 10 records in slots 0..9, then a cap of 8: those read, the writers kept below it */
+	for (int i = 0; i < 10; i++)
+		cr_assert(eq(int, put(r, 1, 1, (char)('a' + i)), 0));
+	ring_set_cap(r, &shape, 8);
+	cr_expect(eq(u32, fill(r, &top), 0), "the queue holds 10 records: full at a cap of 8");
+	for (int i = 0; i < 10; i++) {
+		cr_assert(eq(long, take(r, &b), 1));
+		cr_expect(eq(chr, b, (char)('a' + i)));
+	}
+	for (int lap = 0; lap < 3; lap++) {
+		cr_expect(eq(u32, fill(r, &top), 8));
+		cr_expect(lt(u32, top, 8));
+		while (take(r, &b) == 1)
+			;
+	}
+	/* a bell at half the cap: at the 4th record, looked at every 2 (a quarter of 8) */
+	ring_rearm(r);
+	ring_set_cap(r, &shape, 8);
+	cr_expect(eq(u32, publish_n(r, 7, &at), 1));
+	cr_expect(eq(u32, at, 4));
+	while (take(r, &b) == 1)
+		;
+	/* spoilt by the process: every slot */
+	r->cap = 3;
+	cr_expect(eq(u32, fill(r, &top), n));
+	while (take(r, &b) == 1)
+		;
+	r->cap = 2 * n;
+	cr_expect(eq(u32, fill(r, &top), n));
+	cr_expect(eq(u32, top, n - 1));
+	free(r);
+}
