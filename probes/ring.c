@@ -89,12 +89,13 @@ int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape
 	return 0;
 }
 
-void ring_set_cap(struct ring *r, const struct ring_shape *sh, uint32_t cap)
+uint32_t ring_set_cap(struct ring *r, const struct ring_shape *sh, uint32_t cap)
 {
 	cap = cap < 1 ? 1 : cap > sh->nslots ? sh->nslots : cap;
 	while (cap & (cap - 1))
 		cap &= cap - 1;
 	__atomic_store_n(&r->cap, cap, __ATOMIC_RELAXED);
+	return cap;
 }
 
 /* The slots writers take (the header's, as the writers see it; a bad one: all). */
@@ -170,9 +171,12 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		if (!(ID(owner) == id && !(owner & TAKING) && s->sp == sp &&
 		      !published(r, &sh, k)) && owner) {
 			/*
-			 * The first taken: with every slot's record in the
-			 * queue, none is free, and the look at each (and at its
-			 * place, when it is this writer's) is spared.  The
+			 * The first taken: with as many records in the queue
+			 * as the cap, the ring is taken as full (none free
+			 * below the cap, or the reader has records past it to
+			 * read: it is woken either way), and the look at each
+			 * slot (and at its place, when it is this writer's) is
+			 * spared.  The
 			 * waiter's word is read before: a release after it is
 			 * seen (ring.h)
 			 */

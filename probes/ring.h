@@ -10,8 +10,11 @@
  * away, siglongjmp, out of the writer; a thread killed) leaves at worst a
  * slot taken and not published, which never stops the reader: the same
  * thread takes it back at its next record made at the same stack pointer
- * (the same call again: ring_slot_take()), or the reader frees it once the
- * thread is gone (ring_slots_free()).  With every slot taken, the
+ * (the same call again: ring_slot_take(); while the slot is under the
+ * ring's cap, below), or the reader frees it once the thread is gone
+ * (ring_slots_free()).  The writers take only the slots under a cap the
+ * reader sets (ring_set_cap()).  With every slot under it taken, or as
+ * many records in the queue as the cap, the
  * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
  * each release (a futex), and is told when the reader is gone (-EPIPE)
  * rather than left waiting.  A ring half full, or full, rings a bell (a
@@ -99,18 +102,20 @@ int ring_init(void *mem, size_t len, size_t max_record, struct ring_shape *shape
 size_t ring_len_for(size_t max_record, uint32_t nslots);
 /*
  * The reader: let the writers take only the first CAP slots of R (rounded
- * down to a power of two, at least 1, at most all).  Records in slots past
- * CAP are read and freed as the others; a slot past it taken and never
- * published (a writer cut short) is freed once its writer is gone.
+ * down to a power of two, at least 1, at most all): that cap returned.
+ * Records in slots past CAP are read and freed as the others; a slot past
+ * it taken and never published (a writer cut short) is freed once its
+ * writer is gone, or taken back by it once the cap is raised again.
  */
-void ring_set_cap(struct ring *r, const struct ring_shape *shape, uint32_t cap);
+uint32_t ring_set_cap(struct ring *r, const struct ring_shape *shape, uint32_t cap);
 /* The largest record a slot of R holds. */
 size_t ring_max_record(const struct ring *r);
 
 /*
  * A writer ID (not 0) making a record at stack pointer SP: a free slot for
  * it, its record at *PAYLOAD (ring_max_record() bytes), with *SLOT to
- * publish it by.  0; -EAGAIN when every slot is taken: raise r->waiters,
+ * publish it by.  0; -EAGAIN when every slot under the cap is taken, or
+ * as many records as the cap are in the queue: raise r->waiters,
  * try again (a slot freed before the reader saw the raise), and only then
  * wait until r->released differs from the second call's *SEEN; -EPIPE when
  * the reader is gone (counted in r->lost).

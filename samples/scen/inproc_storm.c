@@ -40,6 +40,10 @@
  *              stop is one, a probe run in the process none);
  *   sandbox N  forbids itself memfd_create(2) (a seccomp filter: EPERM),
  *              then runs "count N" under it (exec);
+ *   alone N    4 threads call probe_me(i, "many") N times each, all at
+ *              once; once they are done, the main thread calls
+ *              probe_me(i, "alone") once a millisecond for 0.4 s (a process
+ *              that wrote several rings, then one);
  *   exits N    two_exits(i) for i = 0 .. N-1 (inproc_storm_x86_64.S: 3i
  *              through an exit with no padding after its ret when i is
  *              odd, -i through the other), each result checked; then the
@@ -59,6 +63,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../selfcheck.h"
@@ -385,6 +390,33 @@ static void forks(long n)
 		pthread_join(t[k], NULL);
 }
 
+/* ---- alone --------------------------------------------------------------- */
+
+static void *many(void *arg)
+{
+	long n = (long)arg;
+
+	for (long i = 0; i < n; i++)
+		probe_me(i, "many");
+	count_calls();
+	return NULL;
+}
+
+static void alone(long n)
+{
+	pthread_t t[4];
+
+	for (int k = 0; k < 4; k++)
+		if (pthread_create(&t[k], NULL, many, (void *)n))
+			exit(2);
+	for (int k = 0; k < 4; k++)
+		pthread_join(t[k], NULL);
+	for (long i = 0; i < 400; i++) {
+		probe_me(i, "alone");
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+}
+
 /* ---- count, sandbox ------------------------------------------------------- */
 
 /* The calling thread's context switches so far (voluntary and not). */
@@ -459,10 +491,12 @@ int main(int argc, char **argv)
 		count(n);
 	else if (!strcmp(mode, "exits"))
 		exits(n);
+	else if (!strcmp(mode, "alone"))
+		alone(n);
 	else if (!strcmp(mode, "sandbox") && argc > 2)
 		sandbox(argv[0], argv[2]);
 	else
-		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|handoff|forks|count|exits|sandbox N\n"), 2;
+		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|handoff|forks|count|exits|alone|sandbox N\n"), 2;
 	count_calls();
 	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
 	if (!selfcheck_verify())

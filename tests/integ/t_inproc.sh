@@ -332,26 +332,43 @@ test_inproc_slow_reader() {
 		fail "records missing or out of order"
 }
 
+# caps_said FILE: ptap's -vv lines in FILE on its rings' caps ("K of its R
+# rings written lately: its threads take C of each one's N slots"), checked:
+# C is N for one ring, else 4096 / K rounded down to a power of two, 512 at
+# least; the Ks, in turn, into $caps_ks
+caps_said() {
+	local caps
+	caps=$(sed -n "s/.*: \([0-9]*\) of its [0-9]* rings written lately: its threads take \([0-9]*\) of each one's \([0-9]*\) slots\$/\1 \2 \3/p" "$1")
+	echo "    rings written, slots of each: $(echo "$caps" | cut -d' ' -f1,2 | paste -sd,)" >&2
+	echo "$caps" | awk '{ c = $3; if ($1 > 1) { w = 4096 / $1; c = 1; while (c * 2 <= w) c *= 2
+			if (c < 512) c = 512; if (c > $3) c = $3 }
+		if ($2 != c) { print $1 " rings: " $2 " slots each, want " c; bad = 1 } }
+		END { exit bad }' >&2 || fail "the slots of each ring as more are written" || return
+	caps_ks=$(echo "$caps" | cut -d' ' -f1 | xargs)
+	[[ " $caps_ks " =~ \ [2-9]\  ]] || fail "no -vv line with 2 rings or more written: '$caps_ks'"
+}
+
 # Threads writing several rings share the slots (tracer/engine/inproc.c:
 # CAP_MIN): the more rings written, the fewer slots of each the threads
 # take, which -vv says; against a slow reader, with signals and siglongjmps
-# among the hits, every thread's every call is still recorded.
+# among the hits, every thread's every call is still recorded.  Once one
+# thread alone writes, for longer than the caps' window, its ring has every
+# slot again.
 test_inproc_rings_share_their_slots() {
-	local n=20000 pairs caps
+	local n=20000 pairs caps_ks
 	{ run_ptap record -vv -o /dev/fd/5 "${IS_PROBE[@]}" -- "$IS" signals $n \
 		>"$TMP/is_out" 2>"$TMP/is_err"; } 5>&1 | (sleep 2; cat) >"$TMP/is_rec"
 	expect_grep '^STORM-OK$' "$TMP/is_out"
 	pairs=$(grep ' s="thread"$' "$TMP/is_rec" |
 		sed -E 's/^.* [0-9]+\/([0-9]+) .* i=([0-9]+) .*/\1 \2/' | sort -u | wc -l)
 	expect_eq "threads x calls recorded" $((4 * n)) "$pairs"
-	caps=$(sed -n 's/.*: \([0-9]*\) of its [0-9]* rings written: its threads take \([0-9]*\) slots of each$/\1 \2/p' \
-		"$TMP/is_err")
-	echo "    rings written, slots of each: $(echo "$caps" | paste -sd,)" >&2
-	echo "$caps" | awk '$1 > 1 { w = 4096 / $1; c = 1; while (c * 2 <= w) c *= 2
-			if (c < 512) c = 512; more = 1
-			if ($2 != c) { print $1 " rings: " $2 " slots each, want " c; bad = 1 } }
-		END { if (!more) print "no line with 2 rings or more"; exit bad || !more }' ||
-		fail "the slots of each ring as more are written"
+	caps_said "$TMP/is_err"
+
+	is_run alone $n -vv
+	expect_eq "records" "$((4 * n)) 400" \
+		"$(records "$TMP/is_rec" | grep -c ' s="many"$') $(records "$TMP/is_rec" | grep -c ' s="alone"$')"
+	caps_said "$TMP/is_err"
+	expect_eq "rings written lately, at the last change of the caps" 1 "${caps_ks##* }"
 }
 
 # A process that may not make the shared memory (memfd_create forbidden by

@@ -58,8 +58,9 @@
  * only as they are used */
 #define SITES_LEN	(8192ULL << 10)
 /*
- * A ring: RING_SLOTS slots (the bell rings at half: a drain every 2048
- * records or so), within RING_MIN and RING_MAX bytes (ring_len()).  A
+ * A ring: RING_SLOTS slots or so (the bell rings at half: a drain every
+ * 2048 records or so; fewer with a cap, below), within RING_MIN and
+ * RING_MAX bytes (ring_len()).  A
  * region has one ring per CPU or so (twice as many, a power of two, at most
  * RINGS_MAX): a thread records into the one its tid names (agent.h).  One
  * ring for all would have the threads on every CPU write its queue's words
@@ -68,16 +69,20 @@
  */
 #define RING_SLOTS	4096u
 /*
- * The slots a region's threads take, all rings together, once they write
- * more than one: a ring's cap is RING_SLOTS over the rings written so far
- * (a power of two, CAP_MIN at least; ring_set_cap(), drain_one()), so that
- * what they write is still in the caches when ptap reads it.  8 threads on
- * 4 rings of 4096 slots, pinned with ptap to one CPU: 414 ns a hit (ptap's
- * first read of a slot missed the cache); with 1024 slots each, 269.  A
- * thread alone keeps them all: with 1024, ptap read four times as often,
- * and a return probe cost 10% more.
+ * The slots a region's threads take, all rings together, while they write
+ * more than one (threads of the process and of its fork children, which
+ * share the region): a ring's cap is RING_SLOTS over the rings written in
+ * the last CAP_WINDOW_NS (a power of two, CAP_MIN at least;
+ * ring_set_cap(), caps_set()), so that what they write is still in the
+ * caches when ptap reads it.  8 threads on 4 rings, pinned with ptap to
+ * one CPU (best of 5 runs, in turn): 406 ns a hit with every slot, 304
+ * with the caps (1024 each).  A ring written alone keeps every slot: at
+ * 1024, ptap read it four times as often, and a return probe cost 10%
+ * more.  The window is longer than the scheduler's turns, so that threads
+ * taking turns on a CPU count as writing.
  */
 #define CAP_MIN		512u
+#define CAP_WINDOW_NS	100000000ULL
 #define RING_MIN	(2048ULL << 10)
 #define RING_MAX	(8192ULL << 10)
 #define RINGS_MAX	16u
@@ -97,7 +102,9 @@ struct inproc_region {
 	struct ring_shape shape;	/* the rings', as ptap laid them out (the headers' can
 					 * be written by the process) */
 	uint32_t nrings;	/* a power of two, at most RINGS_MAX */
-	uint32_t written;	/* rings written so far, as their caps were last set */
+	uint32_t writing;	/* rings written lately, as their caps were last set */
+	uint64_t head_seen[RINGS_MAX];	/* each ring's head at the last drain */
+	uint64_t moved_at[RINGS_MAX];	/* when it was seen to move; 0: never */
 	uint64_t ring_len;	/* bytes from one ring to the next */
 	pid_t pid;		/* the process that made it, for messages */
 	uint32_t tid_off;	/* struct agent_proc's, while a vfork child hides it */
@@ -1199,6 +1206,32 @@ static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upt
 		f->ts = 0;	/* first, and never held */
 }
 
+/*
+ * RG's rings' caps (RING_SLOTS), by the rings whose heads (HEADS, now at
+ * NOW) moved in the last CAP_WINDOW_NS.
+ */
+static void caps_set(struct inproc_region *rg, const uint64_t *heads, uint64_t now)
+{
+	uint32_t writing = 0, cap, set = 0;
+
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		if (heads[k] != rg->head_seen[k]) {
+			rg->head_seen[k] = heads[k];
+			rg->moved_at[k] = now ? now : 1;
+		}
+		writing += rg->moved_at[k] && now - rg->moved_at[k] < CAP_WINDOW_NS;
+	}
+	if (writing == rg->writing || !writing)	/* none: the caps wait for the next writes */
+		return;
+	rg->writing = writing;
+	cap = writing > 1 ? RING_SLOTS / writing : UINT32_MAX;
+	cap = cap < CAP_MIN ? CAP_MIN : cap;
+	for (uint32_t k = 0; k < rg->nrings; k++)
+		set = ring_set_cap(ring_at(rg, k), &rg->shape, cap);
+	pr_debug("pid %d: %u of its %u rings written lately: its threads take %u of each "
+		 "one's %u slots\n", rg->pid, writing, rg->nrings, set, rg->shape.nslots);
+}
+
 static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, bool hold)
 {
 	struct front f[RINGS_MAX];
@@ -1206,25 +1239,15 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 	size_t n = 0, got[RINGS_MAX] = { 0 };
 	bool wake[RINGS_MAX] = { false };
 
-	uint32_t written = 0;
 
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		struct ring *r = ring_at(rg, k);
 
 		ring_rearm(r);	/* read now: a writer that finds it half full rings again */
 		upto[k] = ring_head(r, &rg->shape);
-		written += upto[k] != 0;
 		front_peek(r, &rg->shape, upto[k], all, before, &f[k]);
 	}
-	if (written > rg->written) {	/* more rings written: fewer slots each (CAP_MIN) */
-		uint32_t cap = written > 1 ? RING_SLOTS / written : UINT32_MAX;
-
-		rg->written = written;
-		for (uint32_t k = 0; k < rg->nrings; k++)
-			ring_set_cap(ring_at(rg, k), &rg->shape, cap < CAP_MIN ? CAP_MIN : cap);
-		pr_debug("pid %d: %u of its %u rings written: its threads take %u slots of each\n",
-			 rg->pid, written, rg->nrings, ring_at(rg, 0)->cap);
-	}
+	caps_set(rg, upto, before);
 	for (;;) {
 		uint32_t b = RINGS_MAX;
 		struct ring *r;
