@@ -92,6 +92,18 @@ static void count_calls(void)
 	tcalls = 0;
 }
 
+/* FN(ARG) on 4 threads at once, until all 4 are done. */
+static void four_threads(void *(*fn)(void *), void *arg)
+{
+	pthread_t t[4];
+
+	for (int k = 0; k < 4; k++)
+		if (pthread_create(&t[k], NULL, fn, arg))
+			exit(2);
+	for (int k = 0; k < 4; k++)
+		pthread_join(t[k], NULL);
+}
+
 /* ---- remap ---------------------------------------------------------------- */
 
 static char *page;
@@ -348,15 +360,8 @@ static void *short_life(void *arg)
 
 static void threads(long n)
 {
-	pthread_t t[4];
-
-	for (long i = 0; i < n; i += 4) {
-		for (int k = 0; k < 4; k++)
-			if (pthread_create(&t[k], NULL, short_life, NULL))
-				exit(2);
-		for (int k = 0; k < 4; k++)
-			pthread_join(t[k], NULL);
-	}
+	for (long i = 0; i < n; i += 4)
+		four_threads(short_life, NULL);
 }
 
 /* ---- forks ---------------------------------------------------------------- */
@@ -381,13 +386,7 @@ static void *forker(void *arg)
 
 static void forks(long n)
 {
-	pthread_t t[4];
-
-	for (int k = 0; k < 4; k++)
-		if (pthread_create(&t[k], NULL, forker, (void *)n))
-			exit(2);
-	for (int k = 0; k < 4; k++)
-		pthread_join(t[k], NULL);
+	four_threads(forker, (void *)n);
 }
 
 /* ---- alone --------------------------------------------------------------- */
@@ -404,13 +403,7 @@ static void *many(void *arg)
 
 static void alone(long n)
 {
-	pthread_t t[4];
-
-	for (int k = 0; k < 4; k++)
-		if (pthread_create(&t[k], NULL, many, (void *)n))
-			exit(2);
-	for (int k = 0; k < 4; k++)
-		pthread_join(t[k], NULL);
+	four_threads(many, (void *)n);
 	for (long i = 0; i < 400; i++) {
 		probe_me(i, "alone");
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
