@@ -264,6 +264,7 @@ int arch_jump_tramp_build(const struct arch_jump *j, uint64_t pc, uint64_t tramp
 #define ARCH_SIGFRAME_CS	24	/* its low 16 bits: the code segment, a 64-bit user one */
 #define ARCH_SIGFRAME_WORDS	25
 #define ARCH_CS_USER64		0x33
+#define ARCH_FLAGS_ONE		0x2	/* reserved: always set */
 #define ARCH_FLAGS_IF		0x200	/* interrupts on: always, in user mode */
 /* pushfq, and the trap flag it pushes while the thread is single-stepped (detach) */
 #define ARCH_PUSHF_OP		0x9c

@@ -519,7 +519,7 @@ test_inproc_detach_under_a_handler_in_a_vfork() {
 	held_attached 60 0 vfork
 	kill -INT "$HP"
 	wait "$HP" || true
-	expect_grep "did not stop: its stacks cannot be looked at for a signal handler over ptap's code, so ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
+	expect_grep "it did not stop, so its stacks cannot be looked at for a signal handler over ptap's code: ptap's pages stay mapped in pid $TARGET\$" "$TMP/err"
 	wait_for grep -q '^VFORK-BACK$' "$TMP/out"
 	kill -USR2 "$TARGET"
 	wait "$TARGET" || rc=$?

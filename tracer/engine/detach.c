@@ -506,6 +506,16 @@ static bool at_fork_or_exec(const struct thread *t, const arch_regs_t *regs, boo
 	}
 }
 
+/* What keeps ptap's pages in a process, most often */
+#define HANDLER_OVER_OURS	"a signal handler interrupted ptap's code and will return into it"
+
+/* T's process keeps ptap's pages (unmap_one() leaves them), for WHY: said. */
+static void keep_pages(struct thread *t, const char *why)
+{
+	pr_warn("tid %d: %s: ptap's pages stay mapped in pid %d\n", t->tid, why, t->tgid);
+	t->as->keep_scratch = true;
+}
+
 /*
  * T runs a signal handler that interrupted code of ours: it would return
  * into it (handler_frame(), with LM).  Every byte of ours is back in
@@ -559,10 +569,11 @@ static int handler_out(struct session *s, struct thread *t, struct live_maps *lm
 		steps++;
 	}
 	if (thread__find(s, tid) == t) {
-		pr_warn("tid %d: a signal handler interrupted ptap's code and will return into it "
-			"(stepped %d instructions in %.2f s: %s): ptap's pages stay mapped in pid %d\n",
-			t->tid, steps, (mono_ns() - start) / 1e9, why, t->tgid);
-		t->as->keep_scratch = true;
+		char what[256];
+
+		snprintf(what, sizeof(what), HANDLER_OVER_OURS " (stepped %d instructions in %.2f s: %s)",
+			 steps, (mono_ns() - start) / 1e9, why);
+		keep_pages(t, what);
 	}
 	return -1;
 }
@@ -632,9 +643,8 @@ static void running_one(struct session *s, struct thread *t, void *arg)
 	(void)arg;
 	if (t->stopped || !t->as || !t->as->nscratch || t->as->keep_scratch || is_zombie(t))
 		return;
-	pr_warn("tid %d did not stop: its stacks cannot be looked at for a signal handler over "
-		"ptap's code, so ptap's pages stay mapped in pid %d\n", t->tid, t->tgid);
-	t->as->keep_scratch = true;
+	keep_pages(t, "it did not stop, so its stacks cannot be looked at for a signal handler "
+		   "over ptap's code");
 }
 
 /*
@@ -658,14 +668,10 @@ static void handler_one(struct session *s, struct thread *t, void *arg)
 		return;
 	/* its process stopped (kill -STOP), or it waits for its vfork child: not run */
 	if (r < 0 || t->gstop || t->stop_kind == STOP_VFORK) {
-		pr_warn("tid %d: %s: ptap's pages stay mapped in pid %d\n", tid,
-			r < 0 ? "its stack is in no mapping, so a signal handler over ptap's code "
-				"cannot be looked for" :
-			t->gstop ? "a signal handler interrupted ptap's code and will return into "
-				   "it, its process stopped" :
-			"a signal handler interrupted ptap's code and will return into it, at a vfork",
-			t->tgid);
-		t->as->keep_scratch = true;
+		keep_pages(t, r < 0 ? "its stack is in no mapping, so a signal handler over "
+				      "ptap's code cannot be looked for" :
+			      t->gstop ? HANDLER_OVER_OURS ", its process stopped" :
+			      HANDLER_OVER_OURS ", at a vfork");
 		return;
 	}
 	pr_debug("tid %d: in a signal handler that interrupted ptap's code: stepping it until it "

@@ -39,7 +39,7 @@ static bool is_sigframe(pid_t tid, const struct maptab *mt, const uint64_t *w)
 	const struct map_entry *e;
 	uint64_t flags = w[ARCH_SIGFRAME_FLAGS];
 
-	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & 0x2) || !(flags & ARCH_FLAGS_IF) ||
+	if (w[ARCH_SIGFRAME_UC_LINK] || !(flags & ARCH_FLAGS_ONE) || !(flags & ARCH_FLAGS_IF) ||
 	    flags >= (1ull << 22) || (w[ARCH_SIGFRAME_CS] & 0xffff) != ARCH_CS_USER64)
 		return false;
 	e = maptab__find(mt, w[ARCH_SIGFRAME_PC]);
