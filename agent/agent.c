@@ -404,7 +404,8 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
 				     &slot, &seen);
 		if (err == -EAGAIN) {	/* a while at most: a reader killed wakes no one */
-			bell(first);
+			if (ring_bell_due(first))
+				bell(first);
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
 			     0, 0);
 		}
@@ -430,7 +431,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		ring_slot_drop(ring, slot);
 		if (ring_released(ring))	/* a thread waits for a slot: this one */
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAKE, 1, 0, 0, 0);
-	} else if (ring_publish(ring, slot, (uint32_t)len))
+	} else if (ring_publish(ring, slot, (uint32_t)len) && ring_bell_due(first))
 		bell(first);
 	return n;
 }

@@ -203,6 +203,13 @@ void ring_rearm(struct ring *r)
 		__atomic_store_n(&r->rung, 0, __ATOMIC_RELEASE);
 }
 
+/* Rung once until the reader reads again: a futex wake a time is enough. */
+bool ring_bell_due(struct ring *r)
+{
+	return !__atomic_load_n(&r->rung, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);
+}
+
 void ring_bell(struct ring *r)
 {
 	__atomic_fetch_add(&r->bell, 1, __ATOMIC_RELEASE);
@@ -249,14 +256,11 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 				 * records (bell_mask()), not at each (the reader writes the tail at
 				 * each release: a cache line the two would pass back
 				 * and forth at every record).  The reader may be
-				 * ahead: a difference that wrapped is no bell.  Rung
-				 * once until the reader reads again (ring_rearm()):
-				 * a futex wake a time is enough
+				 * ahead: a difference that wrapped is no bell
 				 */
 				return ((h + 1) & bell_mask(cap)) == 0 &&
 				       h + 1 - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) -
-				       cap / 2 <= r->nslots - cap / 2 &&
-				       !__atomic_exchange_n(&r->rung, 1, __ATOMIC_ACQ_REL);
+				       cap / 2 <= r->nslots - cap / 2;
 			}
 		} else if (IS_FULL(e) && POS(e) == h) {	/* published, head not moved yet: help */
 			__atomic_compare_exchange_n(&r->head, &h, h + 1, false, __ATOMIC_ACQ_REL,

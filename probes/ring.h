@@ -57,8 +57,8 @@ struct ring {
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	/*
 	 * Bumped by a writer that finds the ring half full or more (at one
-	 * record in 64, once until the reader reads again: ring_publish()), or that
-	 * finds it full (ring_publish(), ring_bell()): a futex the reader may
+	 * record in 64: ring_publish()), or that finds it full, once until the
+	 * reader reads again (ring_bell_due(), ring_bell()): a futex the reader may
 	 * wait on, so that it reads before the writers have to wait for it.
 	 */
 	uint32_t bell;
@@ -126,11 +126,17 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
  * The record of LEN bytes in SLOT is made: the reader may take it.  True
  * when the ring is half full or more (half its cap), looked at once every
  * 64 records (not at each: the reader's tail would pass between the two at
- * every record),
- * and the bell not rung since the reader's last ring_rearm(): ring the
- * bell (ring_bell(), then a futex wake on r->bell).
+ * every record): the bell is to ring, if ring_bell_due() says so.
  */
 bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
+/*
+ * Whether a writer rings R's bell now (ring_bell(), then a futex wake on
+ * r->bell): true once until the reader's next ring_rearm().  A reader
+ * woken once reads every ring it has: rings that share a bell share this
+ * too (the writers ask the bell's ring), so a drain costs one wake of the
+ * reader, not one for each ring that filled while it was coming.
+ */
+bool ring_bell_due(struct ring *r);
 /* Give back SLOT, taken and not published: its record is not to be written after all. */
 void ring_slot_drop(struct ring *r, uint32_t slot);
 /* The reader is about to read: a writer that finds the ring half full rings again. */

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -251,6 +252,87 @@ Test(agent, a_hits_records_share_a_slot)
 					    &(size_t){ 0 }), 0));
 		rig_down(&g);
 	}
+}
+
+/* Calls of the probed function by a thread, on its ring (its tid's), as hits of a target's. */
+struct caller {
+	struct rig *g;
+	uint32_t calls;
+	pid_t tid;
+};
+
+static void *call_probed(void *arg)
+{
+	struct caller *c = arg;
+
+	c->tid = gettid();
+	if (c->tid & 1)		/* a tid that names the second ring of two */
+		for (uint32_t i = 0; i < c->calls; i++)
+			((long (*)(const char *, long))(uintptr_t)c->g->code)("x", i);
+	return NULL;
+}
+
+/* N calls from a thread of an odd tid (the second ring's, of two). */
+static void calls_on_ring_1(struct rig *g, uint32_t n)
+{
+	struct caller c = { .g = g, .calls = n };
+	pthread_t th;
+
+	for (int tries = 0; tries < 64 && !(c.tid & 1); tries++) {
+		cr_assert(eq(int, pthread_create(&th, NULL, call_probed, &c), 0));
+		cr_assert(eq(int, pthread_join(th, NULL), 0));
+	}
+	cr_assert(eq(int, c.tid & 1, 1), "no thread of an odd tid in 64");
+}
+
+/*
+ * The rings of a process share a bell (the first ring's), rung once until
+ * ptap reads: a drain is one wake of ptap's, not one for each ring that
+ * filled to half while ptap was coming.
+ */
+Test(agent, its_rings_ring_one_bell_until_read)
+{
+	struct ring *first, *second;
+	struct agent_site site;
+	struct ring_shape sh2;
+	struct rig g;
+	const size_t len = 4 * RING_LEN;	/* a ring of 256 slots */
+	uint32_t half;
+
+	rig_up(&g, 512);
+	munmap(g.ring, RING_LEN);
+	g.ring = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert(ne(ptr, g.ring, MAP_FAILED));
+	first = g.ring;
+	second = (struct ring *)((char *)g.ring + len);
+	cr_assert(eq(int, ring_init(first, len, 512, &g.shape), 0));
+	cr_assert(eq(int, ring_init(second, len, 512, &sh2), 0));
+	half = g.shape.nslots / 2;
+	cr_assert(ge(u32, half, 64));
+	g.proc.ring_mask = 1;
+	g.proc.ring_stride = len;
+	site = rig_site(&g, 7, 3);
+	rig_patch(&g, &site);
+
+	/* the second ring half full: the first's bell rings */
+	calls_on_ring_1(&g, half + 64);
+	cr_assert(eq(u32, second->bell, 0));
+	cr_expect(eq(u32, first->bell, 1));
+	/* the first half full too, ptap not come yet: no second wake */
+	g.proc.ring_mask = 0;
+	for (uint32_t i = 0; i < half + 64; i++)
+		((long (*)(const char *, long))(uintptr_t)g.code)("x", i);
+	cr_expect(eq(u32, first->bell, 1));
+	/* ptap began to read: the next look that finds one half full rings again */
+	ring_rearm(first);
+	ring_rearm(second);
+	g.proc.ring_mask = 1;
+	calls_on_ring_1(&g, 64);
+	cr_expect(eq(u32, first->bell, 2));
+	cr_expect(eq(u32, second->bell, 0));
+	munmap(g.ring, 2 * len);
+	g.ring = mmap(NULL, RING_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	rig_down(&g);
 }
 
 /* The agent blob's address while a test reads directly: the handler below is ptap's part. */

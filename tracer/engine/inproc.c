@@ -289,10 +289,13 @@ static void bells_wait(void)
 	for (size_t i = 1; i < n; i++) {
 		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
 
-		/* the list is as it was unless lease_gen moved: then look again */
-		if (__atomic_load_n(&lease_gen, __ATOMIC_ACQUIRE) != w[0].val)
-			break;
-		if (__atomic_load_n((uint32_t *)(uintptr_t)w[i].uaddr, __ATOMIC_ACQUIRE) != w[i].val) {
+		/*
+		 * The list is as it was unless lease_gen moved: then a drain
+		 * anyway (a bell may have rung meanwhile, and rings once a
+		 * drain: ring_bell_due()), and a look again
+		 */
+		if (__atomic_load_n(&lease_gen, __ATOMIC_ACQUIRE) != w[0].val ||
+		    __atomic_load_n((uint32_t *)(uintptr_t)w[i].uaddr, __ATOMIC_ACQUIRE) != w[i].val) {
 			if (fn)
 				fn();
 			break;
