@@ -56,10 +56,11 @@ struct ring {
 							 * wait on */
 	uint32_t waiters;	/* writers waiting for a slot: the reader wakes them */
 	/*
-	 * Bumped by a writer that finds the ring half full or more (at one
-	 * record in 64: ring_publish()), or that finds it full, once until the
-	 * reader reads again (ring_bell_due(), ring_bell()): a futex the reader may
-	 * wait on, so that it reads before the writers have to wait for it.
+	 * Bumped by a writer that finds the ring, or any ring that shares
+	 * this one's bell, half full or more (at one record in 64:
+	 * ring_publish()) or full -- once, whichever, until the reader reads
+	 * again (ring_bell_due(), ring_bell()): a futex the reader may wait
+	 * on, so that it reads before the writers have to wait for it.
 	 */
 	uint32_t bell;
 	uint32_t rung;		/* a writer rang it since the reader last began to read */
@@ -139,7 +140,7 @@ bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
 bool ring_bell_due(struct ring *r);
 /* Give back SLOT, taken and not published: its record is not to be written after all. */
 void ring_slot_drop(struct ring *r, uint32_t slot);
-/* The reader is about to read: a writer that finds the ring half full rings again. */
+/* The reader is about to read: a writer that finds a ring of R's bell half full rings again. */
 void ring_rearm(struct ring *r);
 /* Bump r->bell (the caller then wakes the reader waiting on it). */
 void ring_bell(struct ring *r);

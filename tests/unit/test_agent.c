@@ -307,8 +307,9 @@ Test(agent, its_rings_ring_one_bell_until_read)
 	second = (struct ring *)((char *)g.ring + len);
 	cr_assert(eq(int, ring_init(first, len, 512, &g.shape), 0));
 	cr_assert(eq(int, ring_init(second, len, 512, &sh2), 0));
+	/* the calls below fill the second ring to its last slot, not past it (a wait for ever) */
+	cr_assert(eq(u32, g.shape.nslots, 256));
 	half = g.shape.nslots / 2;
-	cr_assert(ge(u32, half, 64));
 	g.proc.ring_mask = 1;
 	g.proc.ring_stride = len;
 	site = rig_site(&g, 7, 3);

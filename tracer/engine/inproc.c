@@ -258,12 +258,15 @@ static void (*bell_fn)(void);	/* inproc_on_bell()'s */
  * ptap's loop waits for its tracees (wait4), not for the rings: between two
  * stops it drains them on a timer, and threads that record faster than that
  * would fill a ring and wait for the timer.  So a writer that finds its ring
- * half full (looking once in 64 records, and ringing once until ptap reads
- * again: ring_publish()), or full, rings the ring's bell (a futex
- * wake: probes/ring.h); the lease thread waits on every bell at once
- * (futex_waitv(2)) and has the loop drain now (bell_fn: a signal that
- * cancels its wait).  Without futex_waitv (Linux < 5.16), the timer alone.
+ * half full (looking once in 64 records: ring_publish()), or full, rings
+ * its process's bell, the first ring's (a futex wake: probes/ring.h), once
+ * until ptap reads again whichever ring filled (ring_bell_due() on the first
+ * ring); the lease thread waits on every bell at once (futex_waitv(2)) and
+ * has the loop drain now (bell_fn: a signal that cancels its wait).
+ * Without futex_waitv (Linux < 5.16), the timer alone.
  */
+static bool bell_heard;	/* the lease thread's: a bell rang, the drain not asked for yet */
+
 static void bells_wait(void)
 {
 	struct futex_waitv w[FUTEX_WAITV_MAX];
@@ -279,6 +282,21 @@ static void bells_wait(void)
 					       .uaddr = (uint64_t)(uintptr_t)&leased[i]->bell,
 					       .flags = FUTEX_32 };
 	pthread_mutex_unlock(&lease_lock);
+	/*
+	 * The drain a bell asked for, asked only now, after the look above:
+	 * it begins after every ring of the bells that look saw, and rearms
+	 * them (each rings once until then); a bell rung since the look makes
+	 * the wait below return at once.  Asked before the look, a bell rung
+	 * between the drain's rearm and the look would be taken for the last
+	 * one's, and the writers wait for the timer
+	 */
+	if (bell_heard) {
+		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
+
+		bell_heard = false;
+		if (fn)
+			fn();
+	}
 	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
 		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
 		no_waitv = true;
@@ -287,8 +305,6 @@ static void bells_wait(void)
 	}
 	pthread_mutex_lock(&lease_lock);
 	for (size_t i = 1; i < n; i++) {
-		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
-
 		/*
 		 * The list is as it was unless lease_gen moved: then a drain
 		 * anyway (a bell may have rung meanwhile, and rings once a
@@ -296,8 +312,7 @@ static void bells_wait(void)
 		 */
 		if (__atomic_load_n(&lease_gen, __ATOMIC_ACQUIRE) != w[0].val ||
 		    __atomic_load_n((uint32_t *)(uintptr_t)w[i].uaddr, __ATOMIC_ACQUIRE) != w[i].val) {
-			if (fn)
-				fn();
+			bell_heard = true;
 			break;
 		}
 	}
