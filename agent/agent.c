@@ -250,9 +250,11 @@ static ssize_t agent_read_str(void *priv, uint64_t addr, char *buf, size_t len)
 	return -ENOSYS;
 }
 
-/* Wake the reader, if it waits on R's bell (ptap's bell thread: tracer/engine/inproc.c). */
+/* Wake the reader, if it waits on R's bell (ptap's bell thread: tracer/engine/inproc.c), once until it reads again. */
 static void bell(struct ring *r)
 {
+	if (!ring_bell_due(r))
+		return;		/* rung already since ptap last read: a wake a drain */
 	ring_bell(r);
 	sys6(SYS_FUTEX, (long)&r->bell, FUTEX_WAKE, 1, 0, 0, 0);
 }
@@ -404,8 +406,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		err = ring_slot_take(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&rec,
 				     &slot, &seen);
 		if (err == -EAGAIN) {	/* a while at most: a reader killed wakes no one */
-			if (ring_bell_due(first))
-				bell(first);
+			bell(first);
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAIT, seen, (long)&wait_max,
 			     0, 0);
 		}
@@ -431,7 +432,7 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		ring_slot_drop(ring, slot);
 		if (ring_released(ring))	/* a thread waits for a slot: this one */
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAKE, 1, 0, 0, 0);
-	} else if (ring_publish(ring, slot, (uint32_t)len) && ring_bell_due(first))
+	} else if (ring_publish(ring, slot, (uint32_t)len))
 		bell(first);
 	return n;
 }
