@@ -93,6 +93,20 @@ char *put_dec(char *p, uint64_t v, unsigned int width, bool neg)
 	return p + n;
 }
 
+char *put_dec9(char *p, uint64_t v)
+{
+	/* four pairs and a digit: no loop, no length to find */
+	uint32_t n = (uint32_t)(v % 1000000000u), lo = n % 100000000u;
+	uint32_t a = lo / 10000u, b = lo % 10000u;
+
+	p[0] = (char)('0' + n / 100000000u);
+	memcpy(p + 1, digits2 + 2 * (a / 100u), 2);
+	memcpy(p + 3, digits2 + 2 * (a % 100u), 2);
+	memcpy(p + 5, digits2 + 2 * (b / 100u), 2);
+	memcpy(p + 7, digits2 + 2 * (b % 100u), 2);
+	return p + 9;
+}
+
 char *put_s64(char *p, int64_t v)
 {
 	/* the magnitude in unsigned arithmetic: INT64_MIN has no positive int64_t */

@@ -66,6 +66,8 @@ void ob_json_hex(struct obuf *ob, const char *key, uint64_t v);
 char *put_dec(char *p, uint64_t v, unsigned int width, bool neg);
 char *put_s64(char *p, int64_t v);
 char *put_hex(char *p, uint64_t v);
+/* V mod 10^9 in 9 digits, zeros first (a time's nanoseconds), as put_dec(P, V, 9, false) would */
+char *put_dec9(char *p, uint64_t v);
 /* Short pieces only (numbers, fixed text): at most 127 bytes.  Not for the hit path. */
 void ob_printf(struct obuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* S[0..N) escaped for MODE; all of it or nothing. */

@@ -986,10 +986,14 @@ static char *put_args(char *p, const char *lim, const struct record *rec, bool j
 			p = i ? PUT_LIT(p, ",\"") : PUT_LIT(p, "\"");
 		else
 			*p++ = ' ';
-		if (rec->names && rec->names[i])
+		if (rec->names && rec->names[i]) {
 			p = put_name(p, lim, rec->names[i], json ? ESC_JSON : ESC_TEXT);
-		else
+		} else if (i < 9) {	/* argN of one digit: no conversion */
+			p = PUT_LIT(p, "arg");
+			*p++ = (char)('1' + i);
+		} else {
 			p = put_dec(PUT_LIT(p, "arg"), i + 1, 0, false);
+		}
 		if (!p || p >= lim)
 			return NULL;
 		p = json ? PUT_LIT(p, "\":") : PUT_LIT(p, "=");
@@ -1007,6 +1011,49 @@ static bool plain_kind(const struct record *rec, size_t len)
 	       !rec->nframes && rec->event && len >= 2 * PLAIN_RUN;
 }
 
+/*
+ * "EVENT: (0xADDR" of the last entry or return formatted at each of
+ * WHERE_WAYS addresses (by address), per thread of ptap's as whos[]: a
+ * probe's hits share it, and it is copied rather than made again (the
+ * event's name scanned for escapes, the address converted).
+ */
+#define WHERE_EVENT	48	/* longer names are not kept */
+#define WHERE_WAYS	16
+static __thread struct where {
+	uint64_t addr;
+	char event[WHERE_EVENT];
+	char text[WHERE_EVENT + 4 + PUT_NUM_MAX];	/* kept only when not escaped */
+	size_t len;
+} wheres[WHERE_WAYS];
+
+/* REC's "EVENT: (0xADDR" at P, the name's end at most LIM; the end, or NULL when it does not fit. */
+static char *put_where(char *p, const char *lim, const struct record *rec)
+{
+	struct where *w = &wheres[(rec->addr ^ rec->addr >> 4) % WHERE_WAYS];
+	size_t n;
+	char *q;
+
+	if (w->len && w->addr == rec->addr && w->len <= (size_t)(lim - p) &&
+	    !strcmp(w->event, rec->event)) {
+		memcpy(p, w->text, w->len);
+		return p + w->len;
+	}
+	q = put_name(p, lim, rec->event, ESC_TEXT);
+	if (!q)
+		return NULL;
+	memcpy(q, ": (", 3);
+	q = put_hex(q + 3, rec->addr);
+	n = strlen(rec->event);
+	w->len = 0;
+	if (n < WHERE_EVENT && (size_t)(q - p) <= sizeof(w->text)) {
+		memcpy(w->event, rec->event, n + 1);
+		memcpy(w->text, p, (size_t)(q - p));
+		w->addr = rec->addr;
+		w->len = (size_t)(q - p);
+	}
+	return q;
+}
+
 size_t record__format_text_plain(const struct record *rec, char *buf, size_t len)
 {
 	const char *lim;
@@ -1020,14 +1067,12 @@ size_t record__format_text_plain(const struct record *rec, char *buf, size_t len
 	text_who(rec, &ob);
 	if (ob.over)
 		return 0;
-	p = put_dec(buf + ob.pos, rec->ts % 1000000000ULL, 9, false);
+	p = put_dec9(buf + ob.pos, rec->ts);
 	*p++ = ':';
 	*p++ = ' ';
-	p = put_name(p, lim, rec->event, ESC_TEXT);
+	p = put_where(p, lim, rec);
 	if (!p)
 		return 0;
-	memcpy(p, ": (", 3);
-	p = put_hex(p + 3, rec->addr);
 	if (rec->ret_addr) {
 		memcpy(p, " <- ", 4);
 		p = put_hex(p + 4, rec->ret_addr);

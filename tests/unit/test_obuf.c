@@ -147,6 +147,30 @@ Test(obuf, numbers_as_snprintf_random)
 	}
 }
 
+/* V's nanoseconds (V mod 10^9), as the text writer puts them after a time's seconds. */
+static void check_dec9(uint64_t v)
+{
+	char want[16], got[16];
+	char *end;
+
+	snprintf(want, sizeof(want), "%09" PRIu64, v % 1000000000u);
+	memset(got, '#', sizeof(got));
+	end = put_dec9(got, v);
+	*end = '\0';
+	cr_assert(eq(str, got, want), "put_dec9 %" PRIu64, v);
+}
+
+Test(obuf, nanoseconds_as_snprintf)
+{
+	uint64_t v[256], s = 0x9e3779b97f4a7c15ULL;
+	size_t n = edge_values(v, sizeof(v) / sizeof(v[0]));
+
+	for (size_t i = 0; i < n; i++)
+		check_dec9(v[i]);
+	for (int i = 0; i < 20000; i++)
+		check_dec9(next_rand(&s) >> (i % 64));
+}
+
 Test(obuf, literal_values)
 {
 	static const struct {
