@@ -1012,17 +1012,18 @@ static bool plain_kind(const struct record *rec, size_t len)
 }
 
 /*
- * "EVENT: (0xADDR" of the last entry or return formatted at each of
- * WHERE_WAYS addresses (by address), per thread of ptap's as whos[]: a
- * probe's hits share it, and it is copied rather than made again (the
- * event's name scanned for escapes, the address converted).
+ * "EVENT: (0xADDR" of the last entry or return formatted, in one of
+ * WHERE_WAYS places picked by the address, per thread of ptap's as whos[]:
+ * a probe's hits share it, and it is copied rather than made again (the
+ * event's name scanned for escapes, the address converted).  Kept while
+ * its text, escaped, fits.
  */
 #define WHERE_EVENT	48	/* longer names are not kept */
 #define WHERE_WAYS	16
 static __thread struct where {
 	uint64_t addr;
 	char event[WHERE_EVENT];
-	char text[WHERE_EVENT + 4 + PUT_NUM_MAX];	/* kept only when not escaped */
+	char text[WHERE_EVENT + 4 + PUT_NUM_MAX];	/* ": (" and the address after the name */
 	size_t len;
 } wheres[WHERE_WAYS];
 
@@ -1033,6 +1034,7 @@ static char *put_where(char *p, const char *lim, const struct record *rec)
 	size_t n;
 	char *q;
 
+	/* the room looked at as put_name() would, more strictly: the copy ends by LIM */
 	if (w->len && w->addr == rec->addr && w->len <= (size_t)(lim - p) &&
 	    !strcmp(w->event, rec->event)) {
 		memcpy(p, w->text, w->len);

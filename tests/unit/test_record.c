@@ -1007,6 +1007,14 @@ static const struct fetch_val plain_vals[] = {
 	STR("\xc3\xa9t\xc3\xa9 \\ \"q\"", false),
 };
 
+/* Twelve arguments: arg10 and on are two digits */
+static const struct fetch_val twelve_vals[] = {
+	INT(1), INT(2), INT(3), INT(4), INT(5), INT(6), INT(7), INT(8), INT(9), INT(10), INT(11),
+	INT(12),
+};
+static const char *const twelve_names[] = { "a", "b", NULL, "d", "e", "f", "g", "h", "i", NULL,
+					    "k", NULL };
+
 /* Records the plain writer takes (PLAIN) or gives back. */
 static const struct {
 	const char *what;
@@ -1021,6 +1029,19 @@ static const struct {
 		      .ret_addr = 0xffffffffffffffffULL, .duration = 18446744073709551615ULL,
 		      .has_duration = true, .nargs = 2, .names = plain_names + 2,
 		      .types = plain_types + 2, .vals = plain_vals + 2 }, true },
+	/* the first's event at another address whose text goes in the same place (way 5) */
+	{ "the same event at another address", { .ts = 5000000042ULL, .pid = 1234, .tid = 1235,
+						 .comm = "query_server", .event = "exec_query",
+						 .kind = REC_KIND_ENTRY, .addr = 0x401236,
+						 .nargs = 1, .names = plain_names,
+						 .types = plain_types, .vals = plain_vals }, true },
+	{ "twelve arguments, no names", { .ts = 1, .pid = 3, .tid = 3, .comm = "c", .event = "e12",
+					  .kind = REC_KIND_ENTRY, .addr = 0x20, .nargs = 12,
+					  .vals = twelve_vals }, true },
+	{ "twelve arguments, some names", { .ts = 1, .pid = 3, .tid = 3, .comm = "c",
+					    .event = "e12", .kind = REC_KIND_ENTRY, .addr = 0x20,
+					    .nargs = 12, .names = twelve_names,
+					    .vals = twelve_vals }, true },
 	/* the writer keeps "EVENT: (0xADDR" by address: another event there is not the first's */
 	{ "another event at the same address", { .ts = 5000000042ULL, .pid = 1234, .tid = 1235,
 						 .comm = "query_server", .event = "exec_querz",
