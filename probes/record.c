@@ -988,11 +988,12 @@ static char *put_args(char *p, const char *lim, const struct record *rec, bool j
 			*p++ = ' ';
 		if (rec->names && rec->names[i]) {
 			p = put_name(p, lim, rec->names[i], json ? ESC_JSON : ESC_TEXT);
-		} else if (i < 9) {	/* argN of one digit: no conversion */
+		} else {	/* argN, N of one digit without a conversion */
 			p = PUT_LIT(p, "arg");
-			*p++ = (char)('1' + i);
-		} else {
-			p = put_dec(PUT_LIT(p, "arg"), i + 1, 0, false);
+			if (i < 9)
+				*p++ = (char)('1' + i);
+			else
+				p = put_dec(p, i + 1, 0, false);
 		}
 		if (!p || p >= lim)
 			return NULL;
