@@ -250,7 +250,10 @@ static ssize_t agent_read_str(void *priv, uint64_t addr, char *buf, size_t len)
 	return -ENOSYS;
 }
 
-/* Wake the reader, if it waits on R's bell (ptap's bell thread: tracer/engine/inproc.c), once until it reads again. */
+/*
+ * Wake the reader, if it waits on R's bell (ptap's bell thread:
+ * tracer/engine/inproc.c), once until it reads again.
+ */
 static void bell(struct ring *r)
 {
 	if (!ring_bell_due(r))

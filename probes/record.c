@@ -1028,7 +1028,10 @@ static __thread struct where {
 	size_t len;
 } wheres[WHERE_WAYS];
 
-/* REC's "EVENT: (0xADDR" at P, the name's end at most LIM; the end, or NULL when it does not fit. */
+/*
+ * REC's "EVENT: (0xADDR" at P, the name's end at most LIM; the end, or NULL
+ * when it does not fit.
+ */
 static char *put_where(char *p, const char *lim, const struct record *rec)
 {
 	struct where *w = &wheres[(rec->addr ^ rec->addr >> 4) % WHERE_WAYS];
