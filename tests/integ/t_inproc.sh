@@ -371,6 +371,27 @@ test_inproc_rings_share_their_slots() {
 	expect_eq "rings written lately, at the last change of the caps" 1 "${caps_ks##* }"
 }
 
+# Records made slowly are taken at the drain timer, every 10 ms while every
+# process's bell is waited on (tracer/engine/loop.c: DRAIN_NS), not at the 2
+# ms kept for processes no bell reaches: "alone" records once a millisecond
+# for 0.4 s, half a ring never fills, so the timer takes them, in about 40
+# wakes of ptap's, against 200 at 2 ms.  -v says how many.
+test_inproc_timer_drains_every_10ms() {
+	local t0 ms line d b
+	t0=$(date +%s%N)
+	is_run alone 2000 -v
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	expect_eq "records" "8000 400" \
+		"$(records "$TMP/is_rec" | grep -c ' s="many"$') $(records "$TMP/is_rec" | grep -c ' s="alone"$')"
+	line=$(grep 'the rings drained' "$TMP/is_err")
+	echo "    $line (in $ms ms)" >&2
+	[[ $line =~ drained\ ([0-9]+)\ times\ at\ the\ timer\ \(every\ 10\ ms\)\ or\ a\ bell\ \(([0-9]+)\ bells\) ]] ||
+		fail "no -v line 'the rings drained N times at the timer (every 10 ms) or a bell (B bells)'" || return
+	d=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
+	[ $((d - b)) -ge 10 ] && [ $((d - b)) -le $((ms / 10 + 10)) ] ||
+		fail "$((d - b)) drains at the timer in $ms ms: want 10 to $((ms / 10 + 10))"
+}
+
 # A process that may not make the shared memory (memfd_create forbidden by
 # its seccomp filter): its probes stop instead, said once; nothing lost.
 test_inproc_seccomp_falls_back() {

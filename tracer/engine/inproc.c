@@ -266,6 +266,7 @@ static void (*bell_fn)(void);	/* inproc_on_bell()'s */
  * Without futex_waitv (Linux < 5.16), the timer alone.
  */
 static bool bell_heard;	/* the lease thread's: a bell rang, the drain not asked for yet */
+static uint64_t bells_asked;	/* drains a bell asked for (the lease thread's; -v) */
 
 static void bells_wait(void)
 {
@@ -294,12 +295,14 @@ static void bells_wait(void)
 		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
 
 		bell_heard = false;
-		if (fn)
+		if (fn) {
+			__atomic_fetch_add(&bells_asked, 1, __ATOMIC_RELAXED);
 			fn();
+		}
 	}
 	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
 		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
-		no_waitv = true;
+		__atomic_store_n(&no_waitv, true, __ATOMIC_RELAXED);
 		syscall(SYS_futex, &lease_gen, FUTEX_WAIT_PRIVATE, w[0].val, NULL, NULL, 0);
 		return;
 	}
@@ -341,6 +344,18 @@ static void bells_end(void)
 void inproc_on_bell(void (*fn)(void))
 {
 	__atomic_store_n(&bell_fn, fn, __ATOMIC_RELEASE);
+}
+
+/* nleased: the loop's thread is the one that changes it. */
+bool inproc_bells_reach_all(void)
+{
+	return bells_running && !__atomic_load_n(&no_waitv, __ATOMIC_RELAXED) &&
+	       nleased < FUTEX_WAITV_MAX;	/* lease_gen takes one of the places */
+}
+
+uint64_t inproc_bells_asked(void)
+{
+	return __atomic_load_n(&bells_asked, __ATOMIC_RELAXED);
 }
 
 /*

@@ -63,6 +63,14 @@ void inproc_sigaction(struct thread *t, const uint64_t *args);
  * soon (inproc.c, "the bells"): set once the loop can take it.
  */
 void inproc_on_bell(void (*fn)(void));
+/*
+ * Does a ring that fills wake ptap at once in every process that has one
+ * (the bells' thread runs and waits on every process's bell)?  Else some
+ * wait for the loop's timer.
+ */
+bool inproc_bells_reach_all(void);
+/* How many drains the bells have asked for so far. */
+uint64_t inproc_bells_asked(void);
 /* Is any region mapped (the loop then drains on a timer)? */
 bool inproc_active(const struct session *s);
 /*
