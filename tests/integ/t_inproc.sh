@@ -385,11 +385,30 @@ test_inproc_timer_drains_every_10ms() {
 		"$(records "$TMP/is_rec" | grep -c ' s="many"$') $(records "$TMP/is_rec" | grep -c ' s="alone"$')"
 	line=$(grep 'the rings drained' "$TMP/is_err")
 	echo "    $line (in $ms ms)" >&2
-	[[ $line =~ drained\ ([0-9]+)\ times\ at\ the\ timer\ \(every\ 10\ ms\)\ or\ a\ bell\ \(([0-9]+)\ bells\) ]] ||
-		fail "no -v line 'the rings drained N times at the timer (every 10 ms) or a bell (B bells)'" || return
+	if [[ $line == *"(every 2 ms at the end)"* ]] && grep -q 'no futex_waitv' "$TMP/is_err"; then
+		skip "no futex_waitv(2) here: $(grep -o 'no futex_waitv.*' "$TMP/is_err")"
+	fi
+	[[ $line =~ drained\ ([0-9]+)\ times\ at\ the\ timer\ \(every\ 10\ ms\ at\ the\ end\)\ or\ a\ bell\ \(([0-9]+)\ bells\) ]] ||
+		fail "no -v line 'the rings drained N times at the timer (every 10 ms at the end) or a bell (B bells)'" || return
 	d=${BASH_REMATCH[1]} b=${BASH_REMATCH[2]}
 	[ $((d - b)) -ge 10 ] && [ $((d - b)) -le $((ms / 10 + 10)) ] ||
 		fail "$((d - b)) drains at the timer in $ms ms: want 10 to $((ms / 10 + 10))"
+}
+
+# Where the kernel has no futex_waitv(2) (before Linux 5.16; here strace
+# makes ptap's main thread, which looks for it, get ENOSYS), no bell wakes
+# ptap: -v says so, the timer drains every 2 ms, and every record is there.
+test_inproc_no_futex_waitv_drains_every_2ms() {
+	local n=200000 rc=0
+	need_cmd strace strace || return
+	timeout 60 strace -o /dev/null -e trace=futex_waitv -e inject=futex_waitv:error=ENOSYS \
+		"$PTAP" record -v -o "$TMP/is_rec" "${IS_PROBE[@]}" -- "$IS" count $n \
+		3>/dev/null >"$TMP/is_out" 2>"$TMP/is_err" || rc=$?
+	expect_eq "exit status" 0 "$rc"
+	expect_grep '^STORM-OK$' "$TMP/is_out"
+	expect_grep '^ptap: no futex_waitv(2) (Function not implemented): records made in the processes are taken every 2 ms$' "$TMP/is_err"
+	expect_grep 'the rings drained [0-9]* times at the timer (every 2 ms at the end) or a bell (0 bells)' "$TMP/is_err"
+	expect_eq "records" $n "$(records "$TMP/is_rec" | grep -c ' probe_me: ')"
 }
 
 # A process that may not make the shared memory (memfd_create forbidden by

@@ -266,7 +266,6 @@ static void (*bell_fn)(void);	/* inproc_on_bell()'s */
  * Without futex_waitv (Linux < 5.16), the timer alone.
  */
 static bool bell_heard;	/* the lease thread's: a bell rang, the drain not asked for yet */
-static uint64_t bells_asked;	/* drains a bell asked for (the lease thread's; -v) */
 
 static void bells_wait(void)
 {
@@ -295,12 +294,11 @@ static void bells_wait(void)
 		void (*fn)(void) = __atomic_load_n(&bell_fn, __ATOMIC_ACQUIRE);
 
 		bell_heard = false;
-		if (fn) {
-			__atomic_fetch_add(&bells_asked, 1, __ATOMIC_RELAXED);
+		if (fn)
 			fn();
-		}
 	}
-	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno == ENOSYS)) {
+	if (no_waitv || (syscall(SYS_futex_waitv, w, n, 0, NULL, 0) < 0 && errno != EAGAIN &&
+			 errno != EINTR)) {	/* not there, or refused (a seccomp filter) */
 		/* the timer alone drains: wait for the end (a change of the list wakes it too) */
 		__atomic_store_n(&no_waitv, true, __ATOMIC_RELAXED);
 		syscall(SYS_futex, &lease_gen, FUTEX_WAIT_PRIVATE, w[0].val, NULL, NULL, 0);
@@ -346,16 +344,16 @@ void inproc_on_bell(void (*fn)(void))
 	__atomic_store_n(&bell_fn, fn, __ATOMIC_RELEASE);
 }
 
-/* nleased: the loop's thread is the one that changes it. */
-bool inproc_bells_reach_all(void)
+/*
+ * Every region's first ring linked (none left out by a failed allocation or
+ * a missing robust list), and its bell among those the lease thread waits
+ * on: lease_gen takes one of the places.  nleased and ninproc: the loop's
+ * thread is the one that changes them, and links a region before it counts it.
+ */
+bool inproc_bells_reach_all(const struct session *s)
 {
 	return bells_running && !__atomic_load_n(&no_waitv, __ATOMIC_RELAXED) &&
-	       nleased < FUTEX_WAITV_MAX;	/* lease_gen takes one of the places */
-}
-
-uint64_t inproc_bells_asked(void)
-{
-	return __atomic_load_n(&bells_asked, __ATOMIC_RELAXED);
+	       nleased == s->ninproc && nleased < FUTEX_WAITV_MAX;
 }
 
 /*
@@ -379,6 +377,12 @@ static uint32_t lease_word(void)
 	}
 	if (!bells_started) {
 		bells_started = true;
+		/* no futex: EINVAL where futex_waitv(2) is there and allowed */
+		if (syscall(SYS_futex_waitv, NULL, 0, 0, NULL, 0) == 0 || errno != EINVAL) {
+			no_waitv = true;
+			pr_info("no futex_waitv(2) (%s): records made in the processes are taken "
+				"every 2 ms\n", strerror(errno));
+		}
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);	/* the thread starts with them blocked */
 		bells_running = pthread_create(&bells_th, NULL, lease_main, NULL) == 0;

@@ -68,9 +68,7 @@ void inproc_on_bell(void (*fn)(void));
  * (the bells' thread runs and waits on every process's bell)?  Else some
  * wait for the loop's timer.
  */
-bool inproc_bells_reach_all(void);
-/* How many drains the bells have asked for so far. */
-uint64_t inproc_bells_asked(void);
+bool inproc_bells_reach_all(const struct session *s);
 /* Is any region mapped (the loop then drains on a timer)? */
 bool inproc_active(const struct session *s);
 /*

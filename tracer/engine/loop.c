@@ -343,8 +343,9 @@ static void flush_due(struct session *s)
  * In-process probes record without a stop, so nothing wakes the loop for
  * them: while a region is mapped, a timer does, every DRAIN_NS while a ring
  * that fills wakes ptap at once (its process's bell: inproc.c), every
- * DRAIN_UNBELLED_NS while some process's does not (more processes than the
- * bells' thread waits on, no futex_waitv(2)).  A thread that finds its ring
+ * DRAIN_UNBELLED_NS while some process's does not (inproc_bells_reach_all():
+ * more processes than the bells' thread waits on, no futex_waitv(2), no
+ * robust list).  A thread that finds its ring
  * full waits for a drain (agent/agent.c): the bell asks for it, else the
  * timer.  Every wait status is preceded by a drain too (inproc.h: order).
  * The timer is the cost of recording slowly: under pgbench, PostgreSQL's
@@ -357,40 +358,54 @@ static void flush_due(struct session *s)
 
 static timer_t drain_timer;
 static bool drain_timer_on, drain_timer_made;
-static long drain_every;	/* the timer's period now, ns */
+static long drain_every;	/* the timer's period now, ns; 0: none */
+static bool drain_timer_failed;	/* a timer_settime() failed: said once */
 static pthread_t loop_thread;
-static uint64_t drains_signalled, drains_at_stops;	/* -v */
+/* -v: the drains at the timer or a bell, the bells among them (another thread's), before a stop */
+static uint64_t drains_signalled, drains_rung, drains_at_stops;
 
 /* A ring's bell rang (inproc_on_bell(); another thread of ptap's): drain now, as at the timer. */
 static void loop_bell(void)
 {
-	if (!loop_drain)
-		pthread_sigqueue(loop_thread, SIGRTMIN + 1,
-				 (union sigval){ .sival_ptr = (void *)&loop_drain });
+	if (!loop_drain && pthread_sigqueue(loop_thread, SIGRTMIN + 1,
+					    (union sigval){ .sival_ptr = (void *)&loop_drain }) == 0)
+		__atomic_fetch_add(&drains_rung, 1, __ATOMIC_RELAXED);
 }
 
-/* The drain timer's period: DRAIN_NS, or the shorter one while a bell does not reach some ring. */
-static void drain_timer_period(void)
+/*
+ * The drain timer's period: DRAIN_NS, or the shorter one while a bell does
+ * not reach some process's rings (one just linked, or the bells' thread
+ * found futex_waitv missing): looked at before every wait.
+ */
+static void drain_timer_period(struct session *s)
 {
-	long ns = inproc_bells_reach_all() ? DRAIN_NS : DRAIN_UNBELLED_NS;
+	long ns = inproc_bells_reach_all(s) ? DRAIN_NS : DRAIN_UNBELLED_NS;
 	struct itimerspec it = { .it_value = { .tv_nsec = ns }, .it_interval = { .tv_nsec = ns } };
 
-	if (!drain_timer_made || ns == drain_every)
+	if (!drain_timer_made || ns == drain_every || drain_timer_failed)
 		return;
-	drain_every = ns;	/* tried once a change */
-	if (timer_settime(drain_timer, 0, &it, NULL) < 0)
+	if (timer_settime(drain_timer, 0, &it, NULL) == 0) {
+		drain_every = ns;
+		return;
+	}
+	drain_timer_failed = true;
+	if (drain_every)
+		pr_warn("the drain timer stays at every %ld ms (%s)\n", drain_every / 1000000,
+			strerror(errno));
+	else
 		pr_warn("no drain timer (%s): in-process records are written only at the next "
 			"stop or bell\n", strerror(errno));
 }
 
-static void drain_timer_start(void)
+static void drain_timer_start(struct session *s)
 {
 	drain_timer_on = true;	/* tried once */
 	drain_every = 0;
+	drain_timer_failed = false;
 	if (!(drain_timer_made = loop_timer(SIGRTMIN + 1, &loop_drain, &drain_timer)))
 		pr_warn("no drain timer (%s): in-process records are written only at the next "
 			"stop\n", strerror(errno));
-	drain_timer_period();
+	drain_timer_period(s);
 	if (drain_timer_made) {	/* the signal's handler is there */
 		loop_thread = pthread_self();
 		inproc_on_bell(loop_bell);
@@ -404,7 +419,6 @@ static void drain(struct session *s, uint64_t *count)
 	(*count)++;
 	if (inproc_drain(s))
 		flush_timer_arm();
-	drain_timer_period();	/* a process came or went: its bell may be waited on or not */
 }
 
 static int loop_events(struct session *s)
@@ -416,7 +430,9 @@ static int loop_events(struct session *s)
 
 		flush_due(s);
 		if (!drain_timer_on && inproc_active(s))
-			drain_timer_start();
+			drain_timer_start(s);
+		else if (drain_timer_on)
+			drain_timer_period(s);
 		if (loop_drain)
 			drain(s, &drains_signalled);
 
@@ -461,12 +477,13 @@ int loop_run(struct session *s)
 	int r;
 
 	flush_timer_init();
-	drains_signalled = drains_at_stops = 0;
+	drains_signalled = drains_rung = drains_at_stops = 0;
 	r = loop_events(s);
-	if (drain_timer_on)
-		pr_info("the rings drained %lu times at the timer (every %ld ms) or a bell (%lu "
-			"bells), %lu times before a stop\n", (unsigned long)drains_signalled,
-			drain_every / 1000000, (unsigned long)inproc_bells_asked(),
+	if (drain_timer_on && drain_every)
+		pr_info("the rings drained %lu times at the timer (every %ld ms at the end) or a "
+			"bell (%lu bells), %lu times before a stop\n",
+			(unsigned long)drains_signalled, drain_every / 1000000,
+			(unsigned long)__atomic_load_n(&drains_rung, __ATOMIC_RELAXED),
 			(unsigned long)drains_at_stops);
 	if (drain_timer_made)
 		timer_delete(drain_timer);
