@@ -337,7 +337,14 @@ tool_row() {
 echo "bench other tools: 'bench_fn' and its string argument, best of $REPS runs; pinned | unpinned;"
 echo "       x ptap: against ptap's 1-thread rows above; rec: the records the last run wrote"
 
-# kernel uprobes: a perf probe event, recorded with perf record
+# kernel uprobes: a perf probe event, recorded with perf record.  A machine
+# that booted without tracefs mounted gets it, as root (perf probe does not
+# mount it)
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+   [ ! -e /sys/kernel/debug/tracing/uprobe_events ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
+		echo "bench: mounted tracefs on /sys/kernel/tracing for the kernel uprobe rows"
+fi
 perf_count() {
 	perf report -i "$tmp/perf.data" --stats 2>/dev/null |
 		awk '/SAMPLE events:/ { print $3; exit }'
@@ -599,16 +606,26 @@ AC=${BENCH_AGENT_CALLS:-200000}
 # PG_SECS seconds: untraced, with ptap attached to the postmaster before the
 # clients connect (following the backends it forks) recording every query's
 # text from pg_parse_query's first argument, the same with --no-agent, and
-# under a kernel uprobe (perf record -a) where tracefs is there.  The best
-# of REPS runs of each, in turn.  Root runs the server as user postgres.
-PG_SECS=${BENCH_PG_SECS:-5}
+# under a kernel uprobe (perf record -a) where tracefs is there.  A run's
+# throughput moves by a fifth from one run to the next here (the machine's
+# speed drifts over seconds, each CPU its own way), so a ratio of two bests
+# of a few runs moves by as much.  So: PG_REPS rounds of untraced and ptap,
+# each in the reverse order of the one before (a drift over a round weighs
+# on both alike), the first PG_SIDE_REPS of them with --no-agent and the
+# uprobe too; a row's figure is the mean of its runs against the untraced
+# runs' mean, with the interval the rounds' own ratios give it (the mean's
+# ratio, +- twice their standard error), and the ratio of the bests
+# beside it.  Root runs the server as user postgres.
+PG_SECS=${BENCH_PG_SECS:-4}
+PG_REPS=${BENCH_PG_REPS:-10}
+PG_SIDE_REPS=${BENCH_PG_SIDE_REPS:-3}
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 pg_run() {	# pg_run CMD...: as the server's user
 	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
-pg_tps() {	# pg_tps: one pgbench run's transactions a second
+pg_tps() {	# pg_tps: one pgbench run's transactions a second, and its transactions
 	pg_run pgbench -h "$tmp/pg" -p 5499 -S -M simple -c 2 -j 2 -T "$PG_SECS" postgres 2>&1 |
-		awk '/^tps/ { print int($3) }'
+		awk '/actually processed:/ { n = $NF } /^tps/ { t = int($3) } END { print t, n }'
 }
 pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to the postmaster
 	local p t
@@ -616,10 +633,60 @@ pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to th
 		-e 'pg_parse_query %di:string' 2>"$tmp/pg.err" &
 	p=$!
 	sleep 1
-	t=$(pg_tps)
+	read -r t n <<<"$(pg_tps)"
 	kill -INT "$p" 2>/dev/null
 	wait "$p" || t=""
-	echo "$t $(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null)"
+	echo "$t $(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null) records for $n transactions"
+}
+pg_uprobed() {	# pg_uprobed: pgbench's tps under perf record -a of the uprobe probe_postgres:pgq
+	local p t
+	setsid perf record -q -a -e probe_postgres:pgq -o "$tmp/pg.perf" >/dev/null 2>&1 &
+	p=$!
+	sleep 1
+	read -r t _ <<<"$(pg_tps)"
+	kill -INT "$p" 2>/dev/null || true
+	wait "$p" || true
+	echo "$t"
+}
+# pg_one ROW: one run of ROW (u untraced, a ptap, n --no-agent, k the
+# uprobe), added to its figures; its tps into pg_t[ROW]
+declare -A pg_sum pg_n pg_best pg_rec pg_t
+pg_one() {
+	local t r=""
+	case $1 in
+	u) read -r t _ <<<"$(pg_tps)" ;;
+	a) read -r t r <<<"$(pg_traced)" ;;
+	n) read -r t r <<<"$(pg_traced --no-agent)" ;;
+	k) t=$(pg_uprobed) ;;
+	esac
+	pg_t[$1]=${t:-0}
+	[ -n "$t" ] && [ "$t" -gt 0 ] || return 0	# a failed run: the row says so if none ran
+	pg_sum[$1]=$((${pg_sum[$1]:-0} + t))
+	pg_n[$1]=$((${pg_n[$1]:-0} + 1))
+	[ "$t" -le "${pg_best[$1]:-0}" ] || pg_best[$1]=$t
+	pg_rec[$1]=$r
+}
+# pg_row ROW LABEL NOTE [RATIOS]: the row's line, against the untraced
+# runs; RATIOS: the rounds' own ratios, for the interval
+pg_row() {
+	awk -v s="${pg_sum[$1]:-0}" -v n="${pg_n[$1]:-0}" -v b="${pg_best[$1]:-0}" \
+	    -v us="${pg_sum[u]:-0}" -v un="${pg_n[u]:-0}" -v ub="${pg_best[u]:-0}" \
+	    -v label="$2" -v note="$3" -v ratios="${4:-}" 'BEGIN {
+		if (n == 0) { printf "  %-30s failed\n", label; exit }
+		printf "  %-30s %7d tps (best %6d)", label, s / n, b
+		if (label != "untraced" && un > 0) {
+			m = (s / n) / (us / un)
+			printf "  %.2fx untraced", m
+			k = split(ratios, r, " ")
+			if (k > 1) {
+				for (i = 1; i <= k; i++) mr += r[i] / k
+				for (i = 1; i <= k; i++) v += (r[i] - mr) ^ 2 / (k - 1)
+				printf " (%.2fx-%.2fx)", m - 2 * sqrt(v / k), m + 2 * sqrt(v / k)
+			}
+			printf " (bests %.2fx)", b / ub
+		}
+		print note == "" ? "" : "  " note
+	}'
 }
 if [ -z "$pg_bin" ] || ! command -v pgbench >/dev/null 2>&1; then
 	echo "bench pgbench: no figures: PostgreSQL is not installed (scripts/deps.sh --bench installs it as root)"
@@ -632,43 +699,35 @@ else
 	   pg_run "$pg_bin/pg_ctl" -D "$tmp/pg/data" -l "$tmp/pg/log" -w \
 		-o "-p 5499 -k $tmp/pg -c listen_addresses=" start >>"$tmp/pg.log" 2>&1 &&
 	   pg_run pgbench -h "$tmp/pg" -p 5499 -i -s 5 postgres >>"$tmp/pg.log" 2>&1; then
-		u=0 a=0 na=0 ra="" rn=""
-		for _ in $(seq "$REPS"); do
-			t=$(pg_tps); [ "${t:-0}" -le "$u" ] || u=$t
-			read -r t r <<<"$(pg_traced)"; [ "${t:-0}" -le "$a" ] || { a=$t ra=$r; }
-			read -r t r <<<"$(pg_traced --no-agent)"; [ "${t:-0}" -le "$na" ] || { na=$t rn=$r; }
-		done
-		echo "bench pgbench: PostgreSQL $(pg_run "$pg_bin/postgres" --version | awk '{ print $3 }'), pgbench -S -M simple -c 2 -j 2, $PG_SECS s a run, best of $REPS; every query's text recorded (pg_parse_query %di:string)"
-		awk -v u="$u" -v a="$a" -v na="$na" -v ra="$ra" -v rn="$rn" 'BEGIN {
-			printf "  untraced                       %7d tps\n", u
-			if (u > 0 && a > 0)
-				printf "  ptap -p postmaster             %7d tps  %.2fx untraced  %s records (in the process)\n", a, a / u, ra
-			else
-				print "  ptap -p postmaster             failed"
-			if (u > 0 && na > 0)
-				printf "  ptap -p postmaster --no-agent  %7d tps  %.2fx untraced  %s records (a stop each)\n", na, na / u, rn
-			else
-				print "  ptap -p postmaster --no-agent  failed"
-		}'
-		pg_uprobe=no
-		if command -v perf >/dev/null 2>&1 && [ "$(id -u)" = 0 ] &&
-		   { [ -e /sys/kernel/tracing/uprobe_events ] ||
-		     [ -e /sys/kernel/debug/tracing/uprobe_events ]; }; then
-			pg_uprobe=yes
-		fi
-		if [ "$pg_uprobe" = no ]; then
-			echo "  kernel uprobe (perf)           no figures: no perf, not root or no tracefs (see above)"
+		rows="u a n" pg_uprobe=""
+		if ! command -v perf >/dev/null 2>&1 || [ "$(id -u)" != 0 ] ||
+		   { [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+		     [ ! -e /sys/kernel/debug/tracing/uprobe_events ]; }; then
+			pg_uprobe="no figures: no perf, not root or no tracefs (see above)"
 		elif ! err=$(perf probe -q -x "$pg_bin/postgres" -a 'pgq=pg_parse_query q=+0(%di):string' 2>&1); then
-			echo "  kernel uprobe (perf)           no figures: perf probe failed: ${err%%$'\n'*}"
+			pg_uprobe="no figures: perf probe failed: ${err%%$'\n'*}"
 		else
-			setsid perf record -q -a -e probe_postgres:pgq -o "$tmp/pg.perf" >/dev/null 2>&1 &
-			p=$!
-			sleep 1
-			t=$(pg_tps)
-			kill -INT "$p" 2>/dev/null || true
-			wait "$p" || true
-			perf probe -q -d probe_postgres:pgq >/dev/null 2>&1 || true
-			awk -v u="$u" -v t="$t" 'BEGIN { printf "  kernel uprobe (perf record -a) %7d tps  %.2fx untraced\n", t, (u > 0 ? t / u : 0) }'
+			uprobe=probe_postgres:pgq
+			rows="u a n k"
+		fi
+		ratios=""
+		for i in $(seq "$PG_REPS"); do
+			order="u a"
+			[ "$i" -gt "$PG_SIDE_REPS" ] || order=$rows
+			[ $((i % 2)) = 1 ] || order=$(echo "$order" | tr ' ' '\n' | tac | xargs)
+			for row in $order; do pg_one "$row"; done
+			[ "${pg_t[u]}" -le 0 ] || [ "${pg_t[a]}" -le 0 ] ||
+				ratios+=" $(awk -v a="${pg_t[a]}" -v u="${pg_t[u]}" 'BEGIN { print a / u }')"
+		done
+		if [ -n "$uprobe" ]; then perf probe -q -d "$uprobe" >/dev/null 2>&1 && uprobe=""; fi
+		echo "bench pgbench: PostgreSQL $(pg_run "$pg_bin/postgres" --version | awk '{ print $3 }'), pgbench -S -M simple -c 2 -j 2, $PG_SECS s a run, $PG_REPS rounds of untraced and ptap in turn, each in the reverse order of the one before, the first $PG_SIDE_REPS with --no-agent and the uprobe; every query's text recorded (pg_parse_query %di:string); tps: the mean of a row's runs; x untraced: the means' ratio (+- twice the standard error of the rounds' ratios) (the bests')"
+		pg_row u "untraced" ""
+		pg_row a "ptap -p postmaster" "${pg_rec[a]:-0} in its last run (in the process)" "$ratios"
+		pg_row n "ptap -p postmaster --no-agent" "${pg_rec[n]:-0} in its last run (a stop each)"
+		if [ -n "$pg_uprobe" ]; then
+			printf "  %-30s %s\n" "kernel uprobe (perf record -a)" "$pg_uprobe"
+		else
+			pg_row k "kernel uprobe (perf record -a)" ""
 		fi
 	else
 		echo "bench pgbench: no figures: the server did not start ($(tail -1 "$tmp/pg.log"))"
