@@ -340,7 +340,7 @@ echo "       x ptap: against ptap's 1-thread rows above; rec: the records the la
 # kernel uprobes: a perf probe event, recorded with perf record.  A machine
 # that booted without tracefs mounted gets it, as root (perf probe does not
 # mount it)
-if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing &&
    [ ! -e /sys/kernel/debug/tracing/uprobe_events ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null &&
 		echo "bench: mounted tracefs on /sys/kernel/tracing for the kernel uprobe rows"
@@ -612,10 +612,10 @@ AC=${BENCH_AGENT_CALLS:-200000}
 # of a few runs moves by as much.  So: PG_REPS rounds of untraced and ptap,
 # each in the reverse order of the one before (a drift over a round weighs
 # on both alike), the first PG_SIDE_REPS of them with --no-agent and the
-# uprobe too; a row's figure is the mean of its runs against the untraced
-# runs' mean, with the interval the rounds' own ratios give it (the mean's
-# ratio, +- twice their standard error), and the ratio of the bests
-# beside it.  Root runs the server as user postgres.
+# uprobe too; a row's figure is the mean of its runs' ratios to the
+# untraced run of the same round, +- twice its standard error, and the
+# ratio of its best to the untraced best of the same rounds beside it.
+# Root runs the server as user postgres.
 PG_SECS=${BENCH_PG_SECS:-4}
 PG_REPS=${BENCH_PG_REPS:-10}
 PG_SIDE_REPS=${BENCH_PG_SIDE_REPS:-3}
@@ -628,15 +628,17 @@ pg_tps() {	# pg_tps: one pgbench run's transactions a second, and its transactio
 		awk '/actually processed:/ { n = $NF } /^tps/ { t = int($3) } END { print t, n }'
 }
 pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to the postmaster
-	local p t
+	local p t n c
+	rm -f "$tmp/pg.rec"	# a ptap that failed leaves none: not the last run's
 	"$O/ptap" record "$@" -p "$(head -1 "$tmp/pg/data/postmaster.pid")" -o "$tmp/pg.rec" \
 		-e 'pg_parse_query %di:string' 2>"$tmp/pg.err" &
 	p=$!
 	sleep 1
 	read -r t n <<<"$(pg_tps)"
 	kill -INT "$p" 2>/dev/null
-	wait "$p" || t=""
-	echo "$t $(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null) records for $n transactions"
+	wait "$p" || t=0
+	c=$(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null) || c=${c:-0}
+	echo "${t:-0} $c records for ${n:-?} transactions"
 }
 pg_uprobed() {	# pg_uprobed: pgbench's tps under perf record -a of the uprobe probe_postgres:pgq
 	local p t
@@ -649,8 +651,8 @@ pg_uprobed() {	# pg_uprobed: pgbench's tps under perf record -a of the uprobe pr
 	echo "$t"
 }
 # pg_one ROW: one run of ROW (u untraced, a ptap, n --no-agent, k the
-# uprobe), added to its figures; its tps into pg_t[ROW]
-declare -A pg_sum pg_n pg_best pg_rec pg_t
+# uprobe), added to its figures; its tps into pg_t[ROW] (0: failed)
+declare -A pg_sum pg_n pg_best pg_rec pg_t pg_ratios
 pg_one() {
 	local t r=""
 	case $1 in
@@ -659,31 +661,33 @@ pg_one() {
 	n) read -r t r <<<"$(pg_traced --no-agent)" ;;
 	k) t=$(pg_uprobed) ;;
 	esac
-	pg_t[$1]=${t:-0}
-	[ -n "$t" ] && [ "$t" -gt 0 ] || return 0	# a failed run: the row says so if none ran
+	[[ ${t:-} =~ ^[0-9]+$ ]] || t=0
+	pg_t[$1]=$t
+	[ "$t" -gt 0 ] || return 0	# a failed run: counted out (the row says how many counted)
 	pg_sum[$1]=$((${pg_sum[$1]:-0} + t))
 	pg_n[$1]=$((${pg_n[$1]:-0} + 1))
 	[ "$t" -le "${pg_best[$1]:-0}" ] || pg_best[$1]=$t
 	pg_rec[$1]=$r
 }
-# pg_row ROW LABEL NOTE [RATIOS]: the row's line, against the untraced
-# runs; RATIOS: the rounds' own ratios, for the interval
+# pg_row ROW LABEL NOTE UBEST: the row's line: its mean tps and best; but
+# for the untraced row, the mean of its rounds' ratios to their untraced
+# runs (pg_ratios) +- twice its standard error, and its best against UBEST,
+# the untraced runs' best in the same rounds
 pg_row() {
 	awk -v s="${pg_sum[$1]:-0}" -v n="${pg_n[$1]:-0}" -v b="${pg_best[$1]:-0}" \
-	    -v us="${pg_sum[u]:-0}" -v un="${pg_n[u]:-0}" -v ub="${pg_best[u]:-0}" \
-	    -v label="$2" -v note="$3" -v ratios="${4:-}" 'BEGIN {
+	    -v label="$2" -v note="$3" -v ub="${4:-0}" -v ratios="${pg_ratios[$1]:-}" 'BEGIN {
 		if (n == 0) { printf "  %-30s failed\n", label; exit }
-		printf "  %-30s %7d tps (best %6d)", label, s / n, b
-		if (label != "untraced" && un > 0) {
-			m = (s / n) / (us / un)
+		printf "  %-30s %7d tps (best %6d, %d runs)", label, s / n, b, n
+		k = split(ratios, r, " ")
+		if (k > 0) {
+			for (i = 1; i <= k; i++) m += r[i] / k
 			printf "  %.2fx untraced", m
-			k = split(ratios, r, " ")
 			if (k > 1) {
-				for (i = 1; i <= k; i++) mr += r[i] / k
-				for (i = 1; i <= k; i++) v += (r[i] - mr) ^ 2 / (k - 1)
+				for (i = 1; i <= k; i++) v += (r[i] - m) ^ 2 / (k - 1)
 				printf " (%.2fx-%.2fx)", m - 2 * sqrt(v / k), m + 2 * sqrt(v / k)
 			}
-			printf " (bests %.2fx)", b / ub
+			if (ub > 0)
+				printf " (bests %.2fx)", b / ub
 		}
 		print note == "" ? "" : "  " note
 	}'
@@ -707,27 +711,33 @@ else
 		elif ! err=$(perf probe -q -x "$pg_bin/postgres" -a 'pgq=pg_parse_query q=+0(%di):string' 2>&1); then
 			pg_uprobe="no figures: perf probe failed: ${err%%$'\n'*}"
 		else
+			# an earlier row's event still there (its delete failed): tried once more
+			[ -z "$uprobe" ] || perf probe -q -d "$uprobe" >/dev/null 2>&1 || true
 			uprobe=probe_postgres:pgq
 			rows="u a n k"
 		fi
-		ratios=""
+		ub_side=0
 		for i in $(seq "$PG_REPS"); do
 			order="u a"
 			[ "$i" -gt "$PG_SIDE_REPS" ] || order=$rows
 			[ $((i % 2)) = 1 ] || order=$(echo "$order" | tr ' ' '\n' | tac | xargs)
 			for row in $order; do pg_one "$row"; done
-			[ "${pg_t[u]}" -le 0 ] || [ "${pg_t[a]}" -le 0 ] ||
-				ratios+=" $(awk -v a="${pg_t[a]}" -v u="${pg_t[u]}" 'BEGIN { print a / u }')"
+			[ "$i" -gt "$PG_SIDE_REPS" ] || [ "${pg_t[u]}" -le "$ub_side" ] || ub_side=${pg_t[u]}
+			for row in $order; do	# each run against its round's untraced one
+				[ "$row" != u ] && [ "${pg_t[u]}" -gt 0 ] && [ "${pg_t[$row]}" -gt 0 ] ||
+					continue
+				pg_ratios[$row]+=" $(awk -v t="${pg_t[$row]}" -v u="${pg_t[u]}" 'BEGIN { print t / u }')"
+			done
 		done
 		if [ -n "$uprobe" ]; then perf probe -q -d "$uprobe" >/dev/null 2>&1 && uprobe=""; fi
-		echo "bench pgbench: PostgreSQL $(pg_run "$pg_bin/postgres" --version | awk '{ print $3 }'), pgbench -S -M simple -c 2 -j 2, $PG_SECS s a run, $PG_REPS rounds of untraced and ptap in turn, each in the reverse order of the one before, the first $PG_SIDE_REPS with --no-agent and the uprobe; every query's text recorded (pg_parse_query %di:string); tps: the mean of a row's runs; x untraced: the means' ratio (+- twice the standard error of the rounds' ratios) (the bests')"
-		pg_row u "untraced" ""
-		pg_row a "ptap -p postmaster" "${pg_rec[a]:-0} in its last run (in the process)" "$ratios"
-		pg_row n "ptap -p postmaster --no-agent" "${pg_rec[n]:-0} in its last run (a stop each)"
+		echo "bench pgbench: PostgreSQL $(pg_run "$pg_bin/postgres" --version | awk '{ print $3 }'), pgbench -S -M simple -c 2 -j 2, $PG_SECS s a run, $PG_REPS rounds of untraced and ptap in turn, each in the reverse order of the one before, the first $PG_SIDE_REPS with --no-agent and the uprobe; every query's text recorded (pg_parse_query %di:string); tps: the mean of a row's runs; x untraced: the mean of its rounds' ratios to their untraced runs, +- twice its standard error; bests: against the untraced best of the same rounds"
+		pg_row u "untraced" "" 0
+		pg_row a "ptap -p postmaster" "${pg_rec[a]:-0} in its last run (in the process)" "${pg_best[u]:-0}"
+		pg_row n "ptap -p postmaster --no-agent" "${pg_rec[n]:-0} in its last run (a stop each)" "$ub_side"
 		if [ -n "$pg_uprobe" ]; then
 			printf "  %-30s %s\n" "kernel uprobe (perf record -a)" "$pg_uprobe"
 		else
-			pg_row k "kernel uprobe (perf record -a)" ""
+			pg_row k "kernel uprobe (perf record -a)" "" "$ub_side"
 		fi
 	else
 		echo "bench pgbench: no figures: the server did not start ($(tail -1 "$tmp/pg.log"))"
