@@ -345,9 +345,9 @@ static void flush_due(struct session *s)
  * that fills wakes ptap at once (its process's bell: inproc.c), every
  * DRAIN_UNBELLED_NS while some process's does not (inproc_bells_reach_all():
  * more processes than the bells' thread waits on, no futex_waitv(2), no
- * robust list).  A thread that finds its ring
- * full waits for a drain (agent/agent.c): the bell asks for it, else the
- * timer.  Every wait status is preceded by a drain too (inproc.h: order).
+ * robust list).  A thread that finds its ring full waits for a drain
+ * (agent/agent.c): the bell asks for it, else the timer.  Every wait
+ * status is preceded by a drain too (inproc.h: order).
  * The timer is the cost of recording slowly: under pgbench, PostgreSQL's
  * two backends recording 50,000 queries a second, ptap's CPU time was
  * 550-1270 ns a record at every 2 ms, 340-690 at every 10 ms (6 runs in
@@ -374,8 +374,8 @@ static void loop_bell(void)
 
 /*
  * The drain timer's period: DRAIN_NS, or the shorter one while a bell does
- * not reach some process's rings (one just linked, or the bells' thread
- * found futex_waitv missing): looked at before every wait.
+ * not reach some process's rings (a region not linked, futex_waitv missing
+ * or refused): looked at before every wait, a process just linked included.
  */
 static void drain_timer_period(struct session *s)
 {
