@@ -435,9 +435,46 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 		ring_slot_drop(ring, slot);
 		if (ring_released(ring))	/* a thread waits for a slot: this one */
 			sys6(SYS_FUTEX, (long)&ring->released, FUTEX_WAKE, 1, 0, 0, 0);
-	} else if (ring_publish(ring, slot, (uint32_t)len))
+	} else if (n == 1 && !*after && site->kind == AGENT_RET_ENTRY && site->hold &&
+		   len + site->hold <= max && ring_hold(ring, slot, (uint32_t)len)) {
+		/* the call's entry, kept for its exit (exit_joins()) */
+	} else if (ring_publish(ring, slot, (uint32_t)len)) {
 		bell(first);
+	}
 	return n;
+}
+
+/*
+ * SITE, a return probe's entry or exit alone at its address, at REGS: the
+ * call this thread holds in RING at this sp (ring_hold()), if any, taken.
+ * An exit of the same probe adds its record to the entry's and publishes
+ * the two as one slot: true, the hit recorded.  Else the entry is
+ * published alone, as made (a call left, entered again at the same sp; an
+ * exit of another probe): ptap pairs them as ever.
+ */
+static bool exit_joins(uint64_t *regs, const struct agent_site *site, struct ring *ring,
+		       long tid, uint64_t ts)
+{
+	struct ring *first = (struct ring *)(uintptr_t)site->ring;
+	struct agent_rec *ent;
+	uint32_t slot, len;
+	size_t off;
+
+	if (ring_held_claim(ring, (uint32_t)tid, regs[ARCH_DWARF_SP], (void **)&ent, &slot,
+			    &len))
+		return false;
+	off = AGENT_REC_ALIGN(len);
+	if (site->kind == AGENT_EXIT && len >= sizeof(*ent) && ent->probe == site->owner &&
+	    !ent->next && off + site->rec_len <= ring_max_record(ring)) {
+		make((struct agent_rec *)((char *)ent + off), site, regs, tid, ts);
+		ent->next = (uint32_t)off;
+		len = (uint32_t)(off + site->rec_len);
+	} else {
+		site = NULL;
+	}
+	if (ring_publish(ring, slot, len))
+		bell(first);
+	return site != NULL;
 }
 
 /*
@@ -461,6 +498,9 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 					  ((uint64_t)tid & __atomic_load_n(&proc->ring_mask,
 									   __ATOMIC_RELAXED)) *
 					  __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
+	if (site->hold && !__atomic_load_n(&site->next, __ATOMIC_RELAXED) &&
+	    exit_joins(regs, site, ring, tid, ts))
+		return;
 	for (int n = 0; site && n < AGENT_CHAIN_MAX;)
 		n += record_some(regs, site, ring, tid, ts, AGENT_CHAIN_MAX - n, &site);
 }

@@ -69,6 +69,13 @@ struct agent_site {
 	uint64_t next;		/* the site of the next probe at this address, 0: none (the
 				 * agent makes a record for each, in this order) */
 	uint64_t filter;	/* AGENT_ENTRY: its probe's struct agent_filter, 0: none */
+	/*
+	 * AGENT_RET_ENTRY, AGENT_EXIT alone at their address: the bytes an
+	 * exit's record takes (AGENT_REC_ALIGN()), whose entry's is then kept
+	 * in the ring until the exit adds it (ring_hold()); 0: never kept
+	 */
+	uint32_t hold;
+	uint32_t owner;		/* AGENT_EXIT: ptap's index of its return probe */
 };
 
 /*

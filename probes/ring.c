@@ -18,15 +18,25 @@
 #define BELL_EVERY	64		/* records: how often a writer looks at the fill */
 /*
  * A slot's owner word: the writer's id; PUB, its record is (being)
- * published; TAKING, being taken; above, a count bumped at each take, so
+ * published; TAKING, being taken; HELD, a call's entry kept for its exit;
+ * above, a count bumped at each take, so
  * that a writer's compare-and-swap of a snapshot taken before (its own
  * slot, to take back) fails once the slot was freed and taken anew (ABA).
  */
 #define PUB		(1ull << 32)
 #define TAKING		(1ull << 33)	/* taken, its sp not there yet */
+#define HELD		(1ull << 34)	/* a call's entry, kept for its exit (ring_hold()) */
 #define ID_MASK		0xffffffffull
 #define ID(o)		((uint32_t)(o))
-#define GEN1		(1ull << 34)
+#define GEN_SHIFT	35
+#define GEN1		(1ull << GEN_SHIFT)
+/*
+ * The ring's held word for slot K held under OWNER: K + 1 in the low 24
+ * bits, the slot's count of takes above -- a slot freed and held anew (by
+ * another) is another word, so that a compare-and-swap of the old fails.
+ */
+#define HELD_WORD(k, owner)	(((owner) >> GEN_SHIFT << 24) | ((uint64_t)(k) + 1))
+#define HELD_SLOT(w)		((uint32_t)((w) & 0xffffff) - 1)
 
 #define QUEUE_OFF	((sizeof(struct ring) + 63) & ~(size_t)63)
 
@@ -166,9 +176,10 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		 * same sp -- the same call again, after a handler jumped out of
 		 * the first (siglongjmp).  Not from any other sp: a handler on
 		 * an alternate stack above the one it interrupted would take
-		 * the slot of a record still being made.
+		 * the slot of a record still being made.  Never a call held
+		 * (ring_hold()): a site further in at the same sp is in it.
 		 */
-		if (!(ID(owner) == id && !(owner & TAKING) && s->sp == sp &&
+		if (!(ID(owner) == id && !(owner & (TAKING | HELD)) && s->sp == sp &&
 		      !published(r, &sh, k)) && owner) {
 			/*
 			 * The first taken: with as many records in the queue
@@ -185,7 +196,8 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 			continue;
 		}
 		if (!__atomic_compare_exchange_n(&s->owner, &owner,
-						 (owner & ~(PUB | ID_MASK)) + GEN1 + TAKING + id,
+						 ((owner & ~(PUB | HELD | ID_MASK)) + GEN1) |
+							 TAKING | id,
 						 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
 		s->sp = sp;
@@ -239,7 +251,7 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 	 * made (the reader frees only a gone writer's unmarked slots; this
 	 * thread's handlers, deeper on its stack, take none of its slots back).
 	 */
-	__atomic_store_n(&s->owner, s->owner | PUB, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->owner, (s->owner & ~HELD) | PUB, __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 		uint64_t *w = &queue(r)[h & (r->nslots - 1)];
@@ -278,6 +290,89 @@ void ring_slot_drop(struct ring *r, uint32_t k)
 {
 	/* ours, not published: no one else writes its owner word (ring_publish()) */
 	__atomic_store_n(&slot_at(r, k)->owner, 0, __ATOMIC_RELEASE);
+}
+
+bool ring_hold(struct ring *r, uint32_t k, uint32_t len)
+{
+	struct ring_slot *s = slot_at(r, k);
+	uint64_t owner = s->owner | HELD, none = 0;
+
+	/* marked first: the word names only a slot marked, which no take takes back */
+	s->len = len;
+	__atomic_store_n(&s->owner, owner, __ATOMIC_RELEASE);
+	if (__atomic_compare_exchange_n(&r->held, &none, HELD_WORD(k, owner), false,
+					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return true;
+	__atomic_store_n(&s->owner, owner & ~HELD, __ATOMIC_RELEASE);
+	return false;
+}
+
+int ring_held_claim(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
+		    uint32_t *len)
+{
+	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE), owner;
+	uint32_t k = HELD_SLOT(w);
+	struct ring_slot *s;
+
+	if (!w || k >= r->nslots)
+		return -ENOENT;
+	s = slot_at(r, k);
+	owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+	if (ID(owner) != id || (owner & (PUB | TAKING | HELD)) != HELD ||
+	    HELD_WORD(k, owner) != w || s->sp != sp)
+		return -ENOENT;
+	/* the word taken, the slot is this writer's again (the reader's take failed) */
+	if (!__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return -ENOENT;
+	__atomic_store_n(&s->owner, owner & ~HELD, __ATOMIC_RELEASE);
+	*payload = s + 1;
+	*slot = k;
+	*len = s->len;
+	return 0;
+}
+
+int ring_held_take(struct ring *r, const struct ring_shape *sh, const void **payload,
+		   size_t *len, uint32_t *id, uint32_t *slot)
+{
+	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE), owner;
+	uint32_t k = HELD_SLOT(w);
+	struct ring_slot *s;
+
+	if (!w || k >= sh->nslots)
+		return 0;
+	s = slot_in(r, sh, k);
+	owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+	if ((owner & (PUB | TAKING | HELD)) != HELD || HELD_WORD(k, owner) != w ||
+	    !__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return 0;
+	*payload = s + 1;
+	*len = s->len < sh->slot_len - sizeof(*s) ? s->len : sh->slot_len - sizeof(*s);
+	*id = ID(owner);
+	*slot = k;
+	return 1;
+}
+
+int ring_held_peek(const struct ring *r, const struct ring_shape *sh, uint32_t *id,
+		   const void **payload)
+{
+	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE);
+	uint32_t k = HELD_SLOT(w);
+	const struct ring_slot *s;
+
+	if (!w || k >= sh->nslots)
+		return 0;
+	s = slot_in(r, sh, k);
+	*id = ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE));
+	*payload = s + 1;
+	return 1;
+}
+
+void ring_held_done(struct ring *r, const struct ring_shape *sh, uint32_t k)
+{
+	/* still marked: its writer never takes it back meanwhile */
+	__atomic_store_n(&slot_in(r, sh, k)->owner, 0, __ATOMIC_RELEASE);
 }
 
 uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
@@ -356,7 +451,15 @@ uint32_t ring_slots_free(struct ring *r, const struct ring_shape *sh, uint32_t i
 	for (uint32_t k = 0; k < sh->nslots; k++) {
 		struct ring_slot *s = slot_in(r, sh, k);
 
-		if (ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE)) == id && !published(r, sh, k)) {
+		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+
+		if (ID(owner) == id && !published(r, sh, k)) {
+			uint64_t w = HELD_WORD(k, owner);
+
+			/* a call it held (taken by the caller first, if it wanted it) */
+			if (owner & HELD)
+				__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
+							    __ATOMIC_RELAXED);
 			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 			n++;
 		}

@@ -12,7 +12,8 @@
  * thread takes it back at its next record made at the same stack pointer
  * (the same call again: ring_slot_take(); while the slot is under the
  * ring's cap, below), or the reader frees it once the thread is gone
- * (ring_slots_free()).  The writers take only the slots under a cap the
+ * (ring_slots_free()); a call held (ring_hold()) is the exception.  The
+ * writers take only the slots under a cap the
  * reader sets (ring_set_cap()).  With every slot under it taken, or as
  * many records in the queue as the cap, the
  * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
@@ -66,6 +67,7 @@ struct ring {
 	uint32_t rung;		/* a writer rang it since the reader last began to read */
 	uint64_t lost;		/* records refused since the reader went: none while it reads */
 	uint64_t hint __attribute__((aligned(64)));	/* where writers look for a free slot */
+	uint64_t held;		/* the call held (ring_hold()): its slot and take, 0: none */
 	uint64_t head __attribute__((aligned(64)));	/* places published, ever (helped along) */
 	uint64_t tail __attribute__((aligned(64)));	/* places read, ever */
 };
@@ -138,6 +140,39 @@ bool ring_publish(struct ring *r, uint32_t slot, uint32_t len);
  * reader, not one for each ring that filled while it was coming.
  */
 bool ring_bell_due(struct ring *r);
+/*
+ * A return probe's call, one at a time a ring (issue 20): the record of
+ * its entry (LEN bytes in SLOT) is kept unpublished for its exit, which
+ * adds its own record to the same slot and publishes the two at once
+ * (ring_held_claim()) -- one slot, one compare-and-swap into the queue a
+ * call, not two.  False, and SLOT left as taken, when another call is held
+ * in R: publish it then.  A slot held is never taken back (a site further
+ * into the call may be at the same sp); it is taken by its writer's
+ * ring_held_claim(), by the reader (ring_held_take()), or freed once its
+ * writer is gone (ring_slots_free()).
+ */
+bool ring_hold(struct ring *r, uint32_t slot, uint32_t len);
+/*
+ * Writer ID at stack pointer SP: the call it holds in R taken at that sp
+ * (its entry's sp: the call's exit, or the same function entered again at
+ * the same sp after the call was left): 0 with the slot's record at
+ * *PAYLOAD, *LEN bytes, the slot's number in *SLOT (taken, to publish);
+ * -ENOENT when it holds none there, or the reader took it first.
+ */
+int ring_held_claim(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
+		    uint32_t *len);
+/*
+ * The reader, with its SHAPE of R: the call held in R, taken from its
+ * writer (whose exit then finds none and publishes its own record alone):
+ * 1 with the entry's record at *PAYLOAD, *LEN bytes (within the slot), its
+ * writer *ID and *SLOT, to free with ring_held_done() once read; 0: none.
+ */
+int ring_held_take(struct ring *r, const struct ring_shape *shape, const void **payload,
+		   size_t *len, uint32_t *id, uint32_t *slot);
+void ring_held_done(struct ring *r, const struct ring_shape *shape, uint32_t slot);
+/* The reader: the call held in R, not taken: 1 with its writer *ID and its record at *PAYLOAD. */
+int ring_held_peek(const struct ring *r, const struct ring_shape *shape, uint32_t *id,
+		   const void **payload);
 /* Give back SLOT, taken and not published: its record is not to be written after all. */
 void ring_slot_drop(struct ring *r, uint32_t slot);
 /* The reader is about to read: a writer that finds a ring of R's bell half full rings again. */

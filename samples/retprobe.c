@@ -731,12 +731,16 @@ PROBED int tail_a(int x)
  * A conditional tail call, which gcc does not write and clang does:
  * tail_cond(x) jumps to tail_c(x) when x is not 0, else returns -1.  No
  * DWARF: probed as tail_cond%return $retval x=%di:s32 ($retval is %ax, x64).
+ * Its first 7 bytes hold no branch: its entry is a jump site (recorded in
+ * the process), its conditional tail call stops the thread.
  */
 int tail_cond(int x);
 asm(".text\n"
     ".globl tail_cond\n"
     ".type tail_cond, @function\n"
     "tail_cond:\n"
+    "\tmov %edi, %eax\n"
+    "\tnopl 0(%rax, %rax, 1)\n"
     "\ttest %edi, %edi\n"
     "\tjne tail_c\n"
     "\tmov $-1, %eax\n"

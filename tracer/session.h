@@ -67,6 +67,8 @@ struct session {
 	size_t ninproc, inproc_cap;
 	bool inproc_gone;		/* a process exited or exec'd: sweep the regions */
 	uint64_t inproc_bad;		/* records malformed (the process wrote over them) */
+	uint64_t inproc_joined;		/* calls of return probes made whole in a process */
+	uint64_t inproc_held_taken;	/* calls held in a process that ptap took (inproc.c) */
 	uint64_t inproc_unknown;	/* records of a thread ptap does not know */
 	struct inproc_ghost *ghosts;	/* threads gone with records still in a ring */
 	size_t nghosts, ghosts_cap;

@@ -83,6 +83,33 @@ test_inproc_return_probes_same_as_stops() {
 	b=$(json_of "$TMP/ip_b")
 	expect_eq "records" "$b" "$a"
 	expect_eq "return records" 7 "$(records "$TMP/ip_a" | grep -c '"kind":"return".*"duration_ns":[0-9]')"
+	expect_grep '^ptap: 7 calls of return probes recorded whole in the processes (the entry kept for the exit), 0 taken from them before their exit$' "$TMP/ip_err"
+}
+
+# A return probe's call is made whole in the process: its entry kept in the
+# thread's ring until its exit adds its own record to the same slot, one
+# slot a call (-v counts them).  Where the exit comes elsewhere, ptap takes
+# the entry from the process first: a fork inside the call (the child
+# returns from it too), an exit that stops the thread (tail_cond's
+# conditional tail call, its entry in the process; tail_cond(0) returns
+# through its ret).  The records are those of stops.
+test_inproc_return_calls_held() {
+	local m spec want n
+	for m in fork tail; do
+		case $m in
+		fork)	spec='forker%return $retval x' n=4
+			want='0 calls of return probes recorded whole in the processes (the entry kept for the exit), 2 taken from them before their exit' ;;
+		tail)	spec='tail_cond%return $retval x=%di:s32' n=2
+			want='1 calls of return probes recorded whole in the processes (the entry kept for the exit), 1 taken from them before their exit' ;;
+		esac
+		run_ptap record -v -o "$TMP/h_a" -e "$spec" -- "$S/retprobe" $m >/dev/null \
+			2>"$TMP/h_err"
+		expect_grep "^ptap: $want\$" "$TMP/h_err"
+		run_ptap record --no-agent -o "$TMP/h_b" -e "$spec" -- "$S/retprobe" $m >/dev/null
+		expect_eq "records ($m)" "$(normalize "$TMP/h_b" | sort)" "$(normalize "$TMP/h_a" | sort)"
+		expect_eq "records with a duration ($m)" "$n" \
+			"$(records "$TMP/h_a" | grep -c 'duration=[0-9]*ns')"
+	done
 }
 
 # A ret with no padding after it (the next block follows at once): its
@@ -133,9 +160,9 @@ test_inproc_tail_call_exits() {
 
 # -v says, once for each site or exit whose hits still stop the thread,
 # why: every probe planted other than in the process is said, none that is.
-# tail_a begins with a branch, tail_c with its ret, tail_cond with a jcc;
-# tail_cond leaves through a conditional tail call and through a ret: in
-# the process, the exits of all three but that tail call.
+# tail_a begins with a branch, tail_c with its ret; tail_cond leaves
+# through a conditional tail call and through a ret: in the process, the
+# exits of all three but that tail call, and tail_cond's entry.
 test_inproc_stops_said() {
 	local stopped said
 	run_ptap record -o /dev/null -vv -e 'tail_a%return $retval x' -e 'tail_c%return $retval y' \
@@ -148,7 +175,7 @@ test_inproc_stops_said() {
 	said=$(sed -n 's/^ptap: \([a-z_]*\): the [a-z]* at \(0x[0-9a-f]*\) in pid [0-9]* stops the thread.*/\1 \2/p' \
 		"$TMP/iv_err" | sort)
 	expect_eq "sites that stop, and those said" "$stopped" "$said"
-	expect_eq "exits in the process" 3 "$(grep -c '(in-process)$' "$TMP/iv_err")"
+	expect_eq "sites in the process" 4 "$(grep -c '(in-process)$' "$TMP/iv_err")"
 	run_ptap record -o /dev/null -v --no-agent -e 'tail_c%return $retval y' -- "$S/retprobe" tail \
 		>/dev/null 2>"$TMP/iv_err"
 	! grep -q 'stops the thread' "$TMP/iv_err" || fail "said with --no-agent: $(cat "$TMP/iv_err")"

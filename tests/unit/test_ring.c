@@ -1,8 +1,8 @@
 /* tests/unit/test_ring.c: the shared ring of records (probes/ring.h) --
  * order, a full ring, a writer cut short (its slot taken back, never
  * stopping the reader), writers on several threads against one reader with
- * nothing lost, a reader that goes away, the bell of a half-full ring, and
- * a head left behind. */
+ * nothing lost, a reader that goes away, the bell of a half-full ring, a
+ * head left behind, and a call held for its exit. */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
@@ -463,5 +463,80 @@ Test(ring, slots_past_a_cap_lowered)
 	r->hint = 22;
 	cr_assert(eq(int, ring_slot_take(r, 7, 0x3000, &p, &slot, &seen), 0));
 	cr_expect(eq(u32, slot, 22));
+	free(r);
+}
+
+/*
+ * A call held (ring_hold()): kept out of the queue for its exit, which
+ * takes it at the same sp only (not another writer, not another sp), or
+ * taken by the reader first; never taken back by a record of its writer at
+ * its sp meanwhile (a site further into the call); one at a time; freed
+ * with its writer.
+ */
+Test(ring, a_call_held_for_its_exit)
+{
+	struct ring *r = new_ring(8192, 100);
+	uint32_t slot, seen, got, id, len, n = r->nslots;
+	void *p, *q;
+	const void *rp;
+	size_t rlen;
+	char b;
+
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
+	memset(p, 'e', 40);
+	cr_assert(eq(int, ring_hold(r, slot, 40), true));
+	cr_assert(eq(long, take(r, &b), -1), "a call held is not in the queue");
+	/* one at a time: another writer's entry is published as ever */
+	cr_assert(eq(int, ring_slot_take(r, 8, 0x2000, &q, &got, &seen), 0));
+	cr_assert(eq(int, ring_hold(r, got, 8), false));
+	ring_publish(r, got, 8);
+	cr_assert(eq(long, take(r, &b), 8));
+	/* a record of 7 at the same sp takes another slot, not the call's */
+	for (uint32_t i = 0; i < n - 1; i++) {
+		cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &got, &seen), 0));
+		cr_assert(ne(u32, got, slot), "record %u took the call held", i);
+		ring_publish(r, got, 1);
+	}
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &got, &seen), -EAGAIN));
+	for (uint32_t i = 0; i < n - 1; i++)
+		cr_assert(eq(long, take(r, &b), 1));
+	/* not another writer's exit, not another sp */
+	cr_assert(eq(int, ring_held_claim(r, 8, 0x1000, &q, &got, &len), -ENOENT));
+	cr_assert(eq(int, ring_held_claim(r, 7, 0x0ff8, &q, &got, &len), -ENOENT));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 1));
+	cr_assert(eq(u32, id, 7));
+	cr_assert(eq(ptr, (void *)rp, p));
+	/* its exit: the entry's bytes, then its own, published as one */
+	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), 0));
+	cr_assert(eq(u32, got, slot));
+	cr_assert(eq(u32, len, 40));
+	cr_assert(eq(ptr, q, p));
+	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), -ENOENT), "taken twice");
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 0));
+	memset((char *)q + 40, 'x', 8);
+	ring_publish(r, got, 48);
+	cr_assert(eq(long, take(r, &b), 48));
+	cr_assert(eq(chr, b, 'e'));
+
+	/* the reader takes it first: the exit finds none */
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
+	memset(p, 'f', 16);
+	cr_assert(eq(int, ring_hold(r, slot, 16), true));
+	cr_assert(eq(int, ring_held_take(r, &shape, &rp, &rlen, &id, &got), 1));
+	cr_assert(eq(u32, got, slot));
+	cr_assert(eq(u32, id, 7));
+	cr_assert(eq(sz, rlen, 16));
+	cr_assert(eq(chr, *(const char *)rp, 'f'));
+	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), -ENOENT));
+	cr_assert(eq(int, ring_held_take(r, &shape, &rp, &rlen, &id, &got), 0), "taken twice");
+	ring_held_done(r, &shape, slot);
+
+	/* held again; its writer gone: freed, and the ring holds none */
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
+	cr_assert(eq(int, ring_hold(r, slot, 16), true));
+	cr_assert(eq(u32, ring_slots_free(r, &shape, 7), 1));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 0));
+	cr_assert(eq(int, ring_slot_take(r, 9, 0x3000, &p, &slot, &seen), 0));
+	cr_assert(eq(int, ring_hold(r, slot, 16), true), "the word of a writer gone is free");
 	free(r);
 }

@@ -62,7 +62,7 @@ static bool ret_slot(struct thread *t, const struct probe *p, const struct fetch
  */
 static char *push_call(struct session *s, struct thread *t, struct probe *p, uint64_t slot,
 		       uint64_t stack, bool own_stack, uint64_t ra, uint64_t addr, uint64_t bias,
-		       uint64_t ts)
+		       uint64_t ts, bool keep)
 {
 	struct shadow_frame *f;
 	void *data;
@@ -70,7 +70,7 @@ static char *push_call(struct session *s, struct thread *t, struct probe *p, uin
 	if (p->rp.ret_past_entry && shadow__has(t->shadow, slot, stack, p))
 		return NULL;
 	f = shadow__push(t->shadow, p, slot, stack, !p->rp.ret_past_entry, ts, p->ent_len, &data,
-			 &s->ret_unwound);
+			 keep ? NULL : &s->ret_unwound);
 	if (!f) {
 		s->ret_full++;
 		return NULL;
@@ -106,7 +106,7 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 		return;
 	}
 	goroutine = ret_slot(t, p, ctx, addr.u, &slot, &stack);
-	data = push_call(s, t, p, slot, stack, goroutine, ra, st->addr, st->bias, ts);
+	data = push_call(s, t, p, slot, stack, goroutine, ra, st->addr, st->bias, ts, false);
 	if (!data)
 		return;
 	vals = (struct fetch_val *)data;
@@ -119,27 +119,27 @@ void calls_enter(struct session *s, struct thread *t, const struct site *st,
 }
 
 /*
- * The return record of frame F of SH: $retval and the rest fetched at the
- * exit through CTX (its registers, its memory; the bias is F's) -- not known
- * at a tail call (TAIL), whose callee has not run yet -- the others as
- * fetched at the entry.
+ * The return record of P's call (entered at TS_IN at site ADDR, returning
+ * to RA) with the arguments ENT fetched at its entry: $retval and the rest
+ * fetched at the exit through CTX (its registers, its memory; BIAS the
+ * site's module's), or MADE there in the process -- not known at a tail
+ * call (TAIL), whose callee has not run yet.
  */
-static void emit_return(struct session *s, struct thread *t, const struct shadow *sh,
-			const struct shadow_frame *f, const struct fetch_ctx *ctx,
-			const struct fetch_val *made, uint64_t ts, bool tail)
+static void emit_return(struct session *s, struct thread *t, struct probe *p,
+			const struct fetch_val *ent, uint64_t addr, uint64_t ra, uint64_t ts_in,
+			uint64_t bias, const struct fetch_ctx *ctx, const struct fetch_val *made,
+			uint64_t ts, bool tail)
 {
-	struct probe *p = f->p;
-	const struct fetch_val *ent = shadow__data(sh, f);
 	struct fetch_ctx fctx = ctx ? *ctx : (struct fetch_ctx){ 0 };
 	struct record rec = { .ts = ts, .pid = t->tgid, .tid = t->tid, .comm = t->comm,
-			      .event = p->event, .kind = REC_KIND_RETURN, .addr = f->addr,
-			      .ret_addr = f->ra, .duration = ts - f->ts, .has_duration = true,
+			      .event = p->event, .kind = REC_KIND_RETURN, .addr = addr,
+			      .ret_addr = ra, .duration = ts - ts_in, .has_duration = true,
 			      .nargs = (unsigned int)p->rp.nargs,
 			      .names = (const char *const *)p->rp.names, .types = p->types,
 			      .vals = p->vals };
 
 	if (ctx) {
-		fctx.bias = f->bias;
+		fctx.bias = bias;
 		rec.nframes = s->hit_nframes;	/* -g: the stack at this exit's stop */
 		rec.frames = s->hit_frames;
 	}
@@ -158,9 +158,18 @@ static void emit_return(struct session *s, struct thread *t, const struct shadow
 			fetch_prog__run(&p->rp.progs[i], &fctx, &p->vals[i], p->bufs[i],
 					s->string_max);
 		else
-			p->vals[i] = ent[i];	/* its string bytes stay in the frame until the pop */
+			p->vals[i] = ent[i];	/* its string bytes stay where they are until written */
 	}
 	hitrec_write(s, t, p, &rec);
+}
+
+/* The return record of frame F of SH (emit_return()). */
+static void emit_frame_return(struct session *s, struct thread *t, const struct shadow *sh,
+			      const struct shadow_frame *f, const struct fetch_ctx *ctx,
+			      const struct fetch_val *made, uint64_t ts, bool tail)
+{
+	emit_return(s, t, f->p, shadow__data(sh, f), f->addr, f->ra, f->ts, f->bias, ctx, made,
+		    ts, tail);
 }
 
 /* Where else the frame of a call may be: a thread that ran the coroutine (or goroutine) before. */
@@ -226,8 +235,8 @@ static void ret_exit_at(struct session *s, struct thread *t, struct probe *q, ui
 	sh = e.o->shadow;
 	shadow__drop_passed(sh, e.i, e.slot, e.stack, &s->ret_unwound);
 	if (!p->hidden)		/* a --context scope: no record */
-		emit_return(s, t, sh, &sh->frames[e.i], ctx, made, ts,
-			    q->exit_kind == ARCH_EXIT_TAIL);
+		emit_frame_return(s, t, sh, &sh->frames[e.i], ctx, made, ts,
+				  q->exit_kind == ARCH_EXIT_TAIL);
 	shadow__remove(sh, (size_t)e.i);
 }
 
@@ -244,13 +253,20 @@ void calls_exit(struct session *s, struct thread *t, struct probe *q,
 
 /* ---- recorded in the process (inproc.c) ------------------------------------ */
 
+bool calls_may_hold(const struct probe *p)
+{
+	return p->rp.retprobe && !p->hidden && !p->ctx1 && !p->rp.ret_past_entry &&
+	       !p->rp.go_stack && !probe__accounted(p);
+}
+
 void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 			const struct calls_made *m)
 {
 	struct fetch_val *vals;
 	char *data;
 
-	if (!t->shadow || s->detaching)	/* detaching: its return would never be seen */
+	/* detaching: its return would never be seen, unless it came with it */
+	if (!t->shadow || (s->detaching && m->how != CALLS_JOINED))
 		return;
 	if (!m->ra_ok) {
 		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,
@@ -258,7 +274,7 @@ void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 		return;
 	}
 	data = push_call(s, t, p, m->slot, calls_stack_id(t, m->slot), false, m->ra, m->addr,
-			 m->bias, m->ts);
+			 m->bias, m->ts, m->how == CALLS_KEPT);
 	if (!data)
 		return;
 	vals = (struct fetch_val *)data;
@@ -283,6 +299,27 @@ void calls_exit_made(struct session *s, struct thread *t, struct probe *q,
 {
 	if (t->shadow)
 		ret_exit_at(s, t, q, m->slot, calls_stack_id(t, m->slot), NULL, m->vals, m->ts);
+}
+
+void calls_whole_made(struct session *s, struct thread *t, struct probe *q,
+		      const struct calls_made *in, const struct calls_made *out)
+{
+	struct probe *p = calls_exit_owner(s, q);
+
+	if (!t->shadow)
+		return;
+	/*
+	 * Pushed and popped at once, when no frame is there to pass over
+	 * (left calls to drop at the entry or the exit): the record alone
+	 */
+	if (t->shadow->depth || !in->ra_ok || p->hidden || !p->rp.retprobe ||
+	    in->slot != out->slot) {
+		calls_enter_made(s, t, p, in);
+		calls_exit_made(s, t, q, out);
+		return;
+	}
+	emit_return(s, t, p, in->vals, in->addr, in->ra, in->ts, in->bias, NULL, out->vals,
+		    out->ts, q->exit_kind == ARCH_EXIT_TAIL);
 }
 
 /*

@@ -35,6 +35,21 @@ void calls_exit(struct session *s, struct thread *t, struct probe *q,
 		const struct fetch_ctx *ctx, uint64_t ts, bool taken);
 
 /*
+ * Whether return probe P's calls may be held in the process from the entry
+ * to the exit (agent.h's hold): nothing of ptap's looks at them meanwhile
+ * (a --context scope, a site past the prologue that a loop passes again).
+ */
+bool calls_may_hold(const struct probe *p);
+
+/* How a frame made in the process is pushed (struct calls_made's how). */
+enum {
+	CALLS_AT_ENTRY,		/* as at a stop at the entry */
+	CALLS_JOINED,		/* with its exit, in one record: pushed even while detaching */
+	CALLS_KEPT,		/* taken from the process for a fork or a thread's end: on top,
+				 * the frames of calls it made kept (their entries were read first) */
+};
+
+/*
  * A return probe's entry or exit recorded inside the process
  * (tracer/engine/inproc.h): what the agent made there, in place of what a
  * stop fetches.
@@ -46,6 +61,7 @@ struct calls_made {
 	uint64_t ra;		/* entry: the return address, when RA_OK */
 	bool ra_ok;
 	const struct fetch_val *vals;	/* the probe's NARGS: those fetched there */
+	int how;		/* entry: CALLS_AT_ENTRY ... */
 };
 
 /* Return probe P's entry on T: the call's frame, as at a stop. */
@@ -54,6 +70,14 @@ void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 /* Exit Q (a ret) of a return probe's function on T: its return record, as at a stop. */
 void calls_exit_made(struct session *s, struct thread *t, struct probe *q,
 		     const struct calls_made *m);
+
+/*
+ * A call of return probe Q's owner made whole in the process: its entry IN
+ * and its exit OUT (Q) on T, one after the other, as the two above would
+ * make them.
+ */
+void calls_whole_made(struct session *s, struct thread *t, struct probe *q,
+		      const struct calls_made *in, const struct calls_made *out);
 
 /*
  * T exited: the calls of return probes still pending on it (a coroutine it

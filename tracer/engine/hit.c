@@ -17,6 +17,7 @@
 #include "probes/record.h"
 #include "tracer/engine/calls.h"
 #include "tracer/engine/hit.h"
+#include "tracer/engine/inproc.h"
 #include "tracer/engine/mapsync.h"
 #include "tracer/engine/plant.h"
 #include "tracer/engine/ptrace.h"
@@ -281,8 +282,13 @@ static void record_hit(struct session *s, struct thread *t, const struct site *s
 			continue;
 		if (k == fp_from)	/* the probes before it ran without them, as they always did */
 			ctx.nregs = ARCH_DWARF_NREGS_ALL;
-		if (p->exit_of)
-			calls_exit(s, t, p, &ctx, ts, arch_branch_taken(&st->insn, regs));
+		if (p->exit_of) {
+			bool taken = arch_branch_taken(&st->insn, regs);
+
+			if (taken)	/* a call held in the process, first */
+				inproc_held_for_exit(s, t, p, arch_regs_sp(regs), ts);
+			calls_exit(s, t, p, &ctx, ts, taken);
+		}
 		else if (p->rp.retprobe)
 			calls_enter(s, t, st, p, &ctx, ts);
 		else

@@ -981,7 +981,10 @@ static uint64_t agent_site_new(const struct session *s, struct inproc_region *rg
 		.run = run, .kind = kind, .nprogs = (uint32_t)o->rp.nargs,
 		.rec_len = (uint32_t)record_len(s, o),
 		.probe = (uint32_t)(p - s->probes), .string_max = (uint32_t)s->string_max,
-		.clock = s->clock, .filter = filt ? rg->base + filt : 0 };
+		.clock = s->clock, .filter = filt ? rg->base + filt : 0,
+		.hold = kind != AGENT_ENTRY && calls_may_hold(o) ?
+			(uint32_t)AGENT_REC_ALIGN(record_len(s, o)) : 0,
+		.owner = (uint32_t)(o - s->probes) };
 	return off;
 }
 
@@ -1112,8 +1115,32 @@ static struct thread *record_thread(const struct session *s, pid_t tid,
 	return NULL;
 }
 
-/* One record of RG's ring (LEN bytes at AR): written as a stop's would be, if it is sound. */
-static void emit(struct session *s, const struct agent_rec *ar, size_t len)
+/*
+ * The entry of a call made whole in the process (emit_slot()), kept for its
+ * exit, the next record: its values (their strings in the ring's slot,
+ * read before it is released), its thread.
+ */
+static struct calls_made joined_in;
+static struct fetch_val joined_vals[AGENT_PROGS_MAX];
+static struct thread *joined_t;
+static struct probe *joined_p;
+
+/* An entry kept whose exit did not follow (it was malformed): pushed alone. */
+static void joined_flush(struct session *s)
+{
+	struct thread *t = joined_t;
+
+	if (!t)
+		return;
+	joined_t = NULL;
+	calls_enter_made(s, t, joined_p, &joined_in);
+}
+
+/*
+ * One record of RG's ring (LEN bytes at AR): written as a stop's would be,
+ * if it is sound; a return probe's entry pushed as HOW says (calls.h).
+ */
+static void emit(struct session *s, const struct agent_rec *ar, size_t len, int how)
 {
 	struct agent_rec h;	/* read once: the process may write it meanwhile */
 	size_t head = sizeof(h);
@@ -1156,8 +1183,25 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len)
 	}
 	if (p->exit_of || o->rp.retprobe) {
 		struct calls_made m = { .ts = h.ts, .addr = h.addr, .bias = h.bias, .slot = h.slot,
-				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA, .vals = vals };
+				      .ra = h.ra, .ra_ok = h.flags & AGENT_REC_RA, .vals = vals,
+				      .how = how };
 
+		if (how == CALLS_JOINED && !p->exit_of && t != &ghost) {	/* kept for its exit */
+			joined_in = m;
+			joined_p = p;
+			joined_in.vals = joined_vals;
+			memcpy(joined_vals, vals, (size_t)o->rp.nargs * sizeof(*vals));
+			joined_t = t;
+			return;
+		}
+		if (how == CALLS_JOINED && joined_t == t) {
+			joined_t = NULL;
+			calls_whole_made(s, t, p, &joined_in, &m);
+			return;
+		}
+		joined_flush(s);
+		if (p->exit_of && how != CALLS_JOINED)	/* a call its thread held, first */
+			inproc_held_for_exit(s, t, p, h.slot, h.ts);
 		if (p->exit_of)
 			calls_exit_made(s, t, p, &m);
 		else
@@ -1186,9 +1230,11 @@ bad:
 static void emit_slot(struct session *s, const char *p, size_t len)
 {
 	size_t off = 0;
+	bool exit_next = false, ok = false;	/* the next record: the exit of this one's call */
 
 	for (int i = 0; i < AGENT_CHAIN_MAX; i++) {
-		uint32_t next;
+		uint32_t next, probe, after = UINT32_MAX;
+		int how = CALLS_AT_ENTRY;
 
 		if (len - off < sizeof(struct agent_rec))
 			break;
@@ -1196,12 +1242,95 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 		memcpy(&next, p + off + offsetof(struct agent_rec, next), sizeof(next));
 		if (next && (next <= off || next >= len || next % 8))
 			break;
-		emit(s, (const struct agent_rec *)(p + off), (next ? next : len) - off);
-		if (!next)
-			return;
+		/*
+		 * A call's entry and its exit in one slot: made whole in the
+		 * process (agent.c's exit_joins()), written as one
+		 */
+		memcpy(&probe, p + off + offsetof(struct agent_rec, probe), sizeof(probe));
+		if (next && len - next >= sizeof(struct agent_rec))
+			memcpy(&after, p + next + offsetof(struct agent_rec, probe), sizeof(after));
+		if (exit_next) {
+			how = CALLS_JOINED;
+			exit_next = false;
+		} else if (probe < (uint32_t)s->nprobes && after < (uint32_t)s->nprobes &&
+			   s->probes[probe].rp.retprobe &&
+			   s->probes[after].exit_of == (int)probe + 1) {
+			how = CALLS_JOINED;
+			exit_next = true;
+			s->inproc_joined++;
+		}
+		emit(s, (const struct agent_rec *)(p + off), (next ? next : len) - off, how);
+		if (!next) {
+			ok = true;
+			break;
+		}
 		off = next;
 	}
-	s->inproc_bad++;
+	joined_flush(s);	/* an entry whose exit was malformed: pushed alone */
+	if (!ok)
+		s->inproc_bad++;
+}
+
+/*
+ * The call held in RG's ring K (ring_hold()) taken from the process, if
+ * its writer is TID (looked at before it is taken; another's taken in
+ * between is pushed all the same: on its own thread, which is never wrong):
+ * its entry's frame pushed as HOW says, the slot freed.
+ */
+static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, pid_t tid,
+		      int how)
+{
+	struct ring *r = ring_at(rg, k);
+	const void *rec;
+	size_t len;
+	uint32_t id, slot;
+
+	if (tid && !(ring_held_peek(r, &rg->shape, &id, &rec) && id == (uint32_t)tid))
+		return;	/* looked at before it is taken: only TID's */
+	if (!ring_held_take(r, &rg->shape, &rec, &len, &id, &slot))
+		return;
+	s->inproc_held_taken++;
+	emit(s, rec, len, how);
+	ring_held_done(r, &rg->shape, slot);
+	if (ring_released(r))	/* a writer waiting for room takes it */
+		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void inproc_held_for_exit(struct session *s, struct thread *t, const struct probe *q,
+			  uint64_t slot, uint64_t ts)
+{
+	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+
+	if (!rg || !calls_may_hold(calls_exit_owner(s, q)))
+		return;
+	for (uint32_t k = 0; k < rg->nrings; k++) {
+		const struct thread *o;
+		const void *rec;
+		uint32_t id;
+		struct agent_rec h;
+
+		/*
+		 * A call of Q's probe at SLOT by a thread of T's process (a
+		 * fork child writes its parent's rings), entered before TS (a
+		 * later call at the same place is not this exit's): read
+		 * before it is taken, then taken whatever it is
+		 */
+		if (!ring_held_peek(ring_at(rg, k), &rg->shape, &id, &rec))
+			continue;
+		memcpy(&h, rec, sizeof(h));
+		o = thread__find(s, (pid_t)id);
+		if (h.slot == slot && (int)h.probe == q->exit_of - 1 && h.ts <= ts && o &&
+		    o->as == t->as)
+			held_take(s, rg, k, (pid_t)id, CALLS_AT_ENTRY);
+	}
+}
+
+void inproc_held_of(struct session *s, struct thread *t)
+{
+	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+
+	if (rg)
+		held_take(s, rg, ring_of_tid(rg, t->tid), t->tid, CALLS_KEPT);
 }
 
 /*
@@ -1237,8 +1366,19 @@ static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upt
 {
 	f->has = (all || r->tail < upto) && ring_peek(r, sh, &f->rec, &f->len) == 1;
 	f->ts = 0;
-	if (f->has && f->len >= sizeof(struct agent_rec))
-		memcpy(&f->ts, (const char *)f->rec + offsetof(struct agent_rec, ts), sizeof(f->ts));
+	if (f->has && f->len >= sizeof(struct agent_rec)) {
+		const char *p = f->rec;
+		uint32_t next = 0, at = 0;
+
+		/*
+		 * The last record's: a call made whole in the process is
+		 * published at its exit (the others of a slot share one time)
+		 */
+		memcpy(&next, p + offsetof(struct agent_rec, next), sizeof(next));
+		if (next > at && next % 8 == 0 && next <= f->len - sizeof(struct agent_rec))
+			at = next;
+		memcpy(&f->ts, p + at + offsetof(struct agent_rec, ts), sizeof(f->ts));
+	}
 	if (f->ts > before && f->ts - before > HOLD_MAX_NS)
 		f->ts = 0;	/* first, and never held */
 }
@@ -1489,6 +1629,10 @@ void inproc_fini(struct session *s)
 	s->ghosts = NULL;
 	s->nghosts = s->ghosts_cap = 0;
 	bells_end();
+	if (s->inproc_joined || s->inproc_held_taken)
+		pr_info("%lu calls of return probes recorded whole in the processes (the entry "
+			"kept for the exit), %lu taken from them before their exit\n",
+			(unsigned long)s->inproc_joined, (unsigned long)s->inproc_held_taken);
 	if (s->inproc_bad)
 		pr_warn("%lu records made in the process were malformed and not written\n",
 			(unsigned long)s->inproc_bad);

@@ -93,6 +93,16 @@ void inproc_thread_gone(struct session *s, const struct thread *t);
  */
 void inproc_vfork(struct thread *t, bool begin);
 /*
+ * T is at exit Q of a return probe's function at time TS, its sp at SLOT:
+ * a call of Q's probe there entered before, held in the process (agent.h's hold) is taken from it and
+ * its frame pushed first -- its exit is not to find it there (a stop, a
+ * coroutine gone to another thread).
+ */
+void inproc_held_for_exit(struct session *s, struct thread *t, const struct probe *q,
+			  uint64_t slot, uint64_t ts);
+/* T forks or is gone: the call it holds in its process, if any, taken and pushed. */
+void inproc_held_of(struct session *s, struct thread *t);
+/*
  * T, stopped, is a thread new to ptap (attached, or just made) in a process
  * with a region: its ring's pages mapped at once (ring_warm()).  0, or
  * -ESRCH (T is gone: leave it alone).

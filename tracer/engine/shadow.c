@@ -145,7 +145,8 @@ struct shadow_frame *shadow__push(struct shadow *sh, struct probe *p, uint64_t s
 {
 	struct shadow_frame *f;
 
-	shadow__enter(sh, p, slot, stack, entry, ts, unwound);
+	if (unwound)
+		shadow__enter(sh, p, slot, stack, entry, ts, unwound);
 	len = (len + 7) & ~(size_t)7;
 	if (len > SHADOW_DATA - sh->data_used)
 		compact(sh);

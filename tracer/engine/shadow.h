@@ -77,6 +77,7 @@ void shadow__clear(struct shadow *sh);
  * (TS): another probe's site further in keeps the frames of its call.
  * When the data area is full, the holes removed frames left in it are
  * closed first.  NULL when full.  The caller sets the frame's NVALS.
+ * UNWOUND NULL: none dropped (a frame pushed late, its callees' before it).
  */
 struct shadow_frame *shadow__push(struct shadow *sh, struct probe *p, uint64_t slot,
 				  uint64_t stack, bool entry, uint64_t ts, size_t len, void **data,

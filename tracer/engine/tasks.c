@@ -71,8 +71,10 @@ void tasks_exited(struct session *s, pid_t pid, int status)
 	}
 	if (t && t->tid == t->tgid)
 		taskrec_exit(s, t, status);
-	if (t)
+	if (t) {
+		inproc_held_of(s, t);	/* a call it held in the process: its frame too */
 		calls_thread_gone(s, t);
+	}
 	if (t)
 		tasks_forget(s, t);
 }
@@ -230,8 +232,10 @@ struct thread *tasks_clone_child(struct session *s, struct thread *t, int ev)
 		c->vfork_child = true;
 	}
 	/* a fork child's stack is a copy: its pending calls return in it too */
-	if (c->shadow && t->shadow && !(flags & CLONE_VM))
+	if (c->shadow && t->shadow && !(flags & CLONE_VM)) {
+		inproc_held_of(s, t);	/* with the call it holds in the process */
 		shadow__copy(c->shadow, t->shadow);
+	}
 	if (c->as && !(flags & CLONE_VM)) {
 		if (plant_fork_fixup(s, c) < 0)
 			pr_warn("pid %d: cannot check its probe table against its memory\n", pid);
