@@ -445,15 +445,16 @@ static int record_some(uint64_t *regs, const struct agent_site *site, struct rin
 }
 
 /*
- * SITE, a return probe's entry or exit alone at its address, at REGS: the
- * call this thread holds in RING at this sp (ring_hold()), if any, taken.
- * An exit of the same probe adds its record to the entry's and publishes
- * the two as one slot: true, the hit recorded.  Else the entry is
- * published alone, as made (a call left, entered again at the same sp; an
- * exit of another probe): ptap pairs them as ever.
+ * A hit of SITE at REGS, a return probe's entry or exit: the call this
+ * thread holds in RING at this sp (ring_hold()), if any, taken.  An exit of
+ * the same probe, alone at its address (JOIN), adds its record to the
+ * entry's and publishes the two as one slot: true, the hit recorded.  Else
+ * the entry is published alone, as made, before the hit's records (a call
+ * left, entered again at the same sp; an exit of another probe, or with
+ * other probes at its address): ptap pairs them as ever.
  */
 static bool exit_joins(uint64_t *regs, const struct agent_site *site, struct ring *ring,
-		       long tid, uint64_t ts)
+		       long tid, uint64_t ts, bool join)
 {
 	struct ring *first = (struct ring *)(uintptr_t)site->ring;
 	struct agent_rec *ent;
@@ -464,7 +465,7 @@ static bool exit_joins(uint64_t *regs, const struct agent_site *site, struct rin
 			    &len))
 		return false;
 	off = AGENT_REC_ALIGN(len);
-	if (site->kind == AGENT_EXIT && len >= sizeof(*ent) && ent->probe == site->owner &&
+	if (join && site->kind == AGENT_EXIT && len >= sizeof(*ent) && ent->probe == site->owner &&
 	    !ent->next && off + site->rec_len <= ring_max_record(ring)) {
 		make((struct agent_rec *)((char *)ent + off), site, regs, tid, ts);
 		ent->next = (uint32_t)off;
@@ -498,9 +499,18 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 					  ((uint64_t)tid & __atomic_load_n(&proc->ring_mask,
 									   __ATOMIC_RELAXED)) *
 					  __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
-	if (site->hold && !__atomic_load_n(&site->next, __ATOMIC_RELAXED) &&
-	    exit_joins(regs, site, ring, tid, ts))
-		return;
+	if (site->hold && !next_site(site)) {
+		if (exit_joins(regs, site, ring, tid, ts, true))
+			return;
+	} else if (next_site(site)) {	/* a return probe's site among others: never joined */
+		const struct agent_site *s = site;
+
+		for (int n = 0; s && n < AGENT_CHAIN_MAX; s = next_site(s), n++)
+			if (s->hold) {
+				exit_joins(regs, s, ring, tid, ts, false);
+				break;
+			}
+	}
 	for (int n = 0; site && n < AGENT_CHAIN_MAX;)
 		n += record_some(regs, site, ring, tid, ts, AGENT_CHAIN_MAX - n, &site);
 }

@@ -70,9 +70,10 @@ struct agent_site {
 				 * agent makes a record for each, in this order) */
 	uint64_t filter;	/* AGENT_ENTRY: its probe's struct agent_filter, 0: none */
 	/*
-	 * AGENT_RET_ENTRY, AGENT_EXIT alone at their address: the bytes an
-	 * exit's record takes (AGENT_REC_ALIGN()), whose entry's is then kept
-	 * in the ring until the exit adds it (ring_hold()); 0: never kept
+	 * AGENT_RET_ENTRY, AGENT_EXIT: the bytes an exit's record takes
+	 * (AGENT_REC_ALIGN()); 0: never kept.  Where the entry's site is alone
+	 * at its address its record is kept in the ring until the exit adds
+	 * its own (ring_hold()), if that is alone at its address too
 	 */
 	uint32_t hold;
 	uint32_t owner;		/* AGENT_EXIT: ptap's index of its return probe */

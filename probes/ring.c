@@ -37,6 +37,22 @@
  */
 #define HELD_WORD(k, owner)	(((owner) >> GEN_SHIFT << 24) | ((uint64_t)(k) + 1))
 #define HELD_SLOT(w)		((uint32_t)((w) & 0xffffff) - 1)
+/* A slot taken: an id or a flag (a slot freed keeps its count of takes) */
+#define TAKEN(o)		((o) & (GEN1 - 1))
+
+/* Free slot S (its owner word OWNER, read by the one freeing it), its count of takes kept. */
+static void slot_free(struct ring_slot *s, uint64_t owner)
+{
+	__atomic_store_n(&s->owner, owner & ~(GEN1 - 1), __ATOMIC_RELEASE);
+}
+
+/* R's held word, if it names slot K under OWNER (a call left there by its writer), cleared. */
+static void held_unname(struct ring *r, uint32_t k, uint64_t owner)
+{
+	uint64_t w = HELD_WORD(k, owner);
+
+	__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
 
 #define QUEUE_OFF	((sizeof(struct ring) + 63) & ~(size_t)63)
 
@@ -178,9 +194,10 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 		 * an alternate stack above the one it interrupted would take
 		 * the slot of a record still being made.  Never a call held
 		 * (ring_hold()): a site further in at the same sp is in it.
+		 * A slot is free when nothing but its count of takes is set.
 		 */
 		if (!(ID(owner) == id && !(owner & (TAKING | HELD)) && s->sp == sp &&
-		      !published(r, &sh, k)) && owner) {
+		      !published(r, &sh, k)) && TAKEN(owner)) {
 			/*
 			 * The first taken: with as many records in the queue
 			 * as the cap, the ring is taken as full (none free
@@ -200,6 +217,8 @@ int ring_slot_take(struct ring *r, uint32_t id, uint64_t sp, void **payload, uin
 							 TAKING | id,
 						 false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
+		if (TAKEN(owner))	/* taken back: a call it was to hold, named still, is not */
+			held_unname(r, k, owner);
 		s->sp = sp;
 		__atomic_store_n(&s->owner, s->owner & ~TAKING, __ATOMIC_RELEASE);
 		*payload = s + 1;
@@ -280,7 +299,7 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 		} else if (POS(e) < h && (++spins > SPINS_MAX || !ring_reader_alive(r))) {
 			/* the reader, between freeing a slot and emptying its place, went */
 			__atomic_fetch_add(&r->lost, 1, __ATOMIC_RELAXED);
-			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+			slot_free(s, s->owner);
 			return false;
 		}
 	}
@@ -288,91 +307,118 @@ bool ring_publish(struct ring *r, uint32_t k, uint32_t len)
 
 void ring_slot_drop(struct ring *r, uint32_t k)
 {
+	struct ring_slot *s = slot_at(r, k);
+
 	/* ours, not published: no one else writes its owner word (ring_publish()) */
-	__atomic_store_n(&slot_at(r, k)->owner, 0, __ATOMIC_RELEASE);
+	slot_free(s, s->owner);
 }
 
+/*
+ * A call held: its slot's owner word says HELD and the ring's held word
+ * names it (HELD_WORD(): the slot, its count of takes).  The owner word
+ * decides who takes it, its writer at the exit or the reader, by
+ * compare-and-swap; the held word is only its name, set before HELD and
+ * cleared after.  A writer cut short between the two (a handler's
+ * siglongjmp) leaves a slot taken and not held, which it takes back at
+ * the same sp as any other (ring_slot_take(), clearing the name then), or
+ * which is freed with it.
+ */
 bool ring_hold(struct ring *r, uint32_t k, uint32_t len)
 {
 	struct ring_slot *s = slot_at(r, k);
-	uint64_t owner = s->owner | HELD, none = 0;
+	uint64_t owner = s->owner, none = 0;
 
-	/* marked first: the word names only a slot marked, which no take takes back */
 	s->len = len;
-	__atomic_store_n(&s->owner, owner, __ATOMIC_RELEASE);
-	if (__atomic_compare_exchange_n(&r->held, &none, HELD_WORD(k, owner), false,
-					__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		return true;
-	__atomic_store_n(&s->owner, owner & ~HELD, __ATOMIC_RELEASE);
-	return false;
+	if (!__atomic_compare_exchange_n(&r->held, &none, HELD_WORD(k, owner), false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return false;
+	__atomic_store_n(&s->owner, owner | HELD, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * Slot K of the held word W, under the SHAPE of the one who asks: its owner
+ * word, when it is the call W names (held, not taken by the reader, of the
+ * take W names); 0 otherwise.
+ */
+static uint64_t held_owner(const struct ring *r, const struct ring_shape *sh, uint64_t w,
+			   struct ring_slot **slot)
+{
+	uint32_t k = HELD_SLOT(w);
+	uint64_t owner;
+
+	if (!w || k >= sh->nslots)
+		return 0;
+	*slot = slot_in(r, sh, k);
+	owner = __atomic_load_n(&(*slot)->owner, __ATOMIC_ACQUIRE);
+	if ((owner & (PUB | TAKING | HELD)) != HELD || HELD_WORD(k, owner) != w)
+		return 0;
+	return owner;
 }
 
 int ring_held_claim(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		    uint32_t *len)
 {
-	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE), owner;
-	uint32_t k = HELD_SLOT(w);
+	const struct ring_shape sh = { r->nslots, r->slot_len };
+	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE);
 	struct ring_slot *s;
+	uint64_t owner = held_owner(r, &sh, w, &s);
 
-	if (!w || k >= r->nslots)
+	if (!owner || ID(owner) != id || s->sp != sp ||
+	    !__atomic_compare_exchange_n(&s->owner, &owner, owner & ~HELD, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return -ENOENT;
-	s = slot_at(r, k);
-	owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
-	if (ID(owner) != id || (owner & (PUB | TAKING | HELD)) != HELD ||
-	    HELD_WORD(k, owner) != w || s->sp != sp)
-		return -ENOENT;
-	/* the word taken, the slot is this writer's again (the reader's take failed) */
-	if (!__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return -ENOENT;
-	__atomic_store_n(&s->owner, owner & ~HELD, __ATOMIC_RELEASE);
+	/* this writer's again, taken and not published; then its name goes */
+	__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 	*payload = s + 1;
-	*slot = k;
+	*slot = HELD_SLOT(w);
 	*len = s->len;
 	return 0;
 }
 
-int ring_held_take(struct ring *r, const struct ring_shape *sh, const void **payload,
-		   size_t *len, uint32_t *id, uint32_t *slot)
+int ring_held_peek(const struct ring *r, const struct ring_shape *sh, uint32_t *id,
+		   const void **payload, uint64_t *word)
 {
-	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE), owner;
-	uint32_t k = HELD_SLOT(w);
+	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE);
 	struct ring_slot *s;
+	uint64_t owner = held_owner(r, sh, w, &s);
 
-	if (!w || k >= sh->nslots)
+	if (!owner)
 		return 0;
-	s = slot_in(r, sh, k);
-	owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
-	if ((owner & (PUB | TAKING | HELD)) != HELD || HELD_WORD(k, owner) != w ||
-	    !__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
-		return 0;
-	*payload = s + 1;
-	*len = s->len < sh->slot_len - sizeof(*s) ? s->len : sh->slot_len - sizeof(*s);
 	*id = ID(owner);
-	*slot = k;
+	*payload = s + 1;
+	*word = w;
 	return 1;
 }
 
-int ring_held_peek(const struct ring *r, const struct ring_shape *sh, uint32_t *id,
-		   const void **payload)
+int ring_held_take(struct ring *r, const struct ring_shape *sh, uint64_t word,
+		   const void **payload, size_t *len, uint32_t *id, uint32_t *slot)
 {
 	uint64_t w = __atomic_load_n(&r->held, __ATOMIC_ACQUIRE);
-	uint32_t k = HELD_SLOT(w);
-	const struct ring_slot *s;
+	struct ring_slot *s;
+	uint64_t owner = held_owner(r, sh, w, &s);
+	uint32_t n, max = sh->slot_len - (uint32_t)sizeof(*s);
 
-	if (!w || k >= sh->nslots)
+	/* the reader's now (TAKING): its writer neither claims it nor takes it back */
+	if (!owner || (word && w != word) ||
+	    !__atomic_compare_exchange_n(&s->owner, &owner, owner | TAKING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return 0;
-	s = slot_in(r, sh, k);
-	*id = ID(__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE));
+	__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	n = __atomic_load_n(&s->len, __ATOMIC_RELAXED);	/* once: the process may write it */
 	*payload = s + 1;
+	*len = n < max ? n : max;
+	*id = ID(owner);
+	*slot = HELD_SLOT(w);
 	return 1;
 }
 
 void ring_held_done(struct ring *r, const struct ring_shape *sh, uint32_t k)
 {
-	/* still marked: its writer never takes it back meanwhile */
-	__atomic_store_n(&slot_in(r, sh, k)->owner, 0, __ATOMIC_RELEASE);
+	struct ring_slot *s = slot_in(r, sh, k);
+
+	(void)r;
+	slot_free(s, __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE));
 }
 
 uint64_t ring_head(struct ring *r, const struct ring_shape *sh)
@@ -426,9 +472,12 @@ void ring_release(struct ring *r, const struct ring_shape *sh)
 	 * take it back and this store would free the record being made.
 	 */
 	if (e == FULL(t, SLOT(e)) && SLOT(e) < sh->nslots) {
+		uint64_t owner;
+
 		s = slot_in(r, sh, SLOT(e));
-		if (__atomic_load_n(&s->owner, __ATOMIC_ACQUIRE) & PUB)
-			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+		owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+		if (owner & PUB)
+			slot_free(s, owner);
 	}
 	__atomic_store_n(w, EMPTY(t + sh->nslots), __ATOMIC_RELEASE);
 	__atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
@@ -450,17 +499,12 @@ uint32_t ring_slots_free(struct ring *r, const struct ring_shape *sh, uint32_t i
 
 	for (uint32_t k = 0; k < sh->nslots; k++) {
 		struct ring_slot *s = slot_in(r, sh, k);
-
 		uint64_t owner = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
 		if (ID(owner) == id && !published(r, sh, k)) {
-			uint64_t w = HELD_WORD(k, owner);
-
-			/* a call it held (taken by the caller first, if it wanted it) */
-			if (owner & HELD)
-				__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL,
-							    __ATOMIC_RELAXED);
-			__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
+			/* a call it held, or was to (taken by the caller first, if it wanted it) */
+			held_unname(r, k, owner);
+			slot_free(s, owner);
 			n++;
 		}
 	}

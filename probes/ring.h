@@ -12,8 +12,8 @@
  * thread takes it back at its next record made at the same stack pointer
  * (the same call again: ring_slot_take(); while the slot is under the
  * ring's cap, below), or the reader frees it once the thread is gone
- * (ring_slots_free()); a call held (ring_hold()) is the exception.  The
- * writers take only the slots under a cap the
+ * (ring_slots_free()) -- but a call held for its exit (ring_hold()) is
+ * not taken back.  The writers take only the slots under a cap the
  * reader sets (ring_set_cap()).  With every slot under it taken, or as
  * many records in the queue as the cap, the
  * writer is told to wait (-EAGAIN) on a 32-bit word the reader bumps at
@@ -75,9 +75,10 @@ struct ring {
 /* A slot's header: who holds it. */
 struct ring_slot {
 	/*
-	 * 0 free; else the writer's id (a tid) in the low 32 bits, until the
-	 * reader has read the record; above them, whether it is published and
-	 * a count of the times its writer took it back (ring.c)
+	 * The writer's id (a tid) in the low 32 bits, until the reader has
+	 * read the record (0: free); above them, whether it is published or
+	 * held, and a count of the times it was taken, kept while it is free
+	 * (ring.c)
 	 */
 	uint64_t owner;
 	uint32_t len;		/* the record's bytes, once published */
@@ -145,8 +146,8 @@ bool ring_bell_due(struct ring *r);
  * its entry (LEN bytes in SLOT) is kept unpublished for its exit, which
  * adds its own record to the same slot and publishes the two at once
  * (ring_held_claim()) -- one slot, one compare-and-swap into the queue a
- * call, not two.  False, and SLOT left as taken, when another call is held
- * in R: publish it then.  A slot held is never taken back (a site further
+ * call, not two.  False, SLOT left as taken, when another call is held in
+ * R: publish it then.  A slot held is never taken back (a site further
  * into the call may be at the same sp); it is taken by its writer's
  * ring_held_claim(), by the reader (ring_held_take()), or freed once its
  * writer is gone (ring_slots_free()).
@@ -154,25 +155,30 @@ bool ring_bell_due(struct ring *r);
 bool ring_hold(struct ring *r, uint32_t slot, uint32_t len);
 /*
  * Writer ID at stack pointer SP: the call it holds in R taken at that sp
- * (its entry's sp: the call's exit, or the same function entered again at
- * the same sp after the call was left): 0 with the slot's record at
- * *PAYLOAD, *LEN bytes, the slot's number in *SLOT (taken, to publish);
- * -ENOENT when it holds none there, or the reader took it first.
+ * (its entry's sp: the call's exit, or an entry at the same sp after the
+ * call was left): 0 with the slot's record at *PAYLOAD, *LEN bytes, the
+ * slot's number in *SLOT (taken, to publish); -ENOENT when it holds none
+ * there, or the reader took it first.
  */
 int ring_held_claim(struct ring *r, uint32_t id, uint64_t sp, void **payload, uint32_t *slot,
 		    uint32_t *len);
 /*
- * The reader, with its SHAPE of R: the call held in R, taken from its
- * writer (whose exit then finds none and publishes its own record alone):
- * 1 with the entry's record at *PAYLOAD, *LEN bytes (within the slot), its
- * writer *ID and *SLOT, to free with ring_held_done() once read; 0: none.
+ * The reader, with its SHAPE of R: the call held in R, not taken: 1 with
+ * its writer *ID, its record at *PAYLOAD and the word naming it (*WORD); 0:
+ * none.
  */
-int ring_held_take(struct ring *r, const struct ring_shape *shape, const void **payload,
-		   size_t *len, uint32_t *id, uint32_t *slot);
-void ring_held_done(struct ring *r, const struct ring_shape *shape, uint32_t slot);
-/* The reader: the call held in R, not taken: 1 with its writer *ID and its record at *PAYLOAD. */
 int ring_held_peek(const struct ring *r, const struct ring_shape *shape, uint32_t *id,
-		   const void **payload);
+		   const void **payload, uint64_t *word);
+/*
+ * The reader: the call held in R (the one WORD names, from ring_held_peek();
+ * 0: any), taken from its writer, whose exit then finds none and publishes
+ * its own record alone: 1 with the entry's record at *PAYLOAD, *LEN bytes
+ * (within the slot), its writer *ID and *SLOT, to free with
+ * ring_held_done() once read; 0: none.
+ */
+int ring_held_take(struct ring *r, const struct ring_shape *shape, uint64_t word,
+		   const void **payload, size_t *len, uint32_t *id, uint32_t *slot);
+void ring_held_done(struct ring *r, const struct ring_shape *shape, uint32_t slot);
 /* Give back SLOT, taken and not published: its record is not to be written after all. */
 void ring_slot_drop(struct ring *r, uint32_t slot);
 /* The reader is about to read: a writer that finds a ring of R's bell half full rings again. */

@@ -23,10 +23,12 @@
  *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus"
  *              in a file mapping and one page further, past the file's end
  *              (a read there is a SIGBUS): every other record an error;
- *   signals N  4 threads call probe_me(i, "thread") N times each while a
- *              fifth sends them SIGUSR1 without pause; the handler calls
- *              probe_me(-1, "handler"), and every 8th handler siglongjmps
- *              back to the thread's loop, out of whatever it interrupted;
+ *   signals N  4 threads call probe_me(i, "thread") and ret_me(i) N times
+ *              each while a fifth sends them SIGUSR1 without pause; the
+ *              handler calls probe_me(-1, "handler") and ret_me(-1), and
+ *              every 8th handler siglongjmps back to the thread's loop, out
+ *              of whatever it interrupted (the loop goes on from the same
+ *              i); says "rets R" too, the calls of ret_me seen to return;
  *   threads N  N threads created one after another, 4 alive at a time, each
  *              calling probe_me(i, "t") 10 times;
  *   handoff N  4 threads take turns: the one whose turn it is calls
@@ -85,11 +87,31 @@ __attribute__((noinline, noclone)) long probe_me(long i, const char *s)
 	return i;
 }
 
+/*
+ * ret_me(x) returns x + 1 ('ret_me%return $retval:s64 x=%di:s64'): its first
+ * bytes, and those before its ret, hold no branch, so that its entry and
+ * its exit are both recorded in the process.  No DWARF (asm).
+ */
+long ret_me(long x);
+asm(".text\n"
+    ".globl ret_me\n"
+    ".type ret_me, @function\n"
+    "ret_me:\n"
+    "\tmov %rdi, %rax\n"
+    "\tnopl 0(%rax, %rax, 1)\n"
+    "\tadd $1, %rax\n"
+    "\tnopl 0(%rax, %rax, 1)\n"
+    "\tret\n"
+    ".size ret_me, .-ret_me\n");
+static atomic_long rets;
+static __thread long trets;	/* a thread's calls of ret_me that returned */
+
 /* A thread's calls into the process's count, at its end. */
 static void count_calls(void)
 {
 	atomic_fetch_add(&calls, tcalls);
-	tcalls = 0;
+	atomic_fetch_add(&rets, trets);
+	tcalls = trets = 0;
 }
 
 /* FN(ARG) on 4 threads at once, until all 4 are done. */
@@ -249,6 +271,9 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	probe_me(-1, "handler");
+	if (ret_me(-1) != 0)
+		bad = 1;
+	trets++;
 	if (back && ++handled % 8 == 0) {
 		atomic_fetch_add(&jumps, 1);
 		siglongjmp(*back, 1);
@@ -261,10 +286,27 @@ static void *sig_worker(void *arg)
 	sigjmp_buf here;
 	volatile long i = 0;
 
-	sigsetjmp(here, 1);
+	/*
+	 * The mask is set again here, once the stack is unwound, not by
+	 * siglongjmp: that unblocks SIGUSR1 before it jumps, and the next
+	 * one, always pending in this storm, would run its handler on top of
+	 * the one jumping -- stacked without end once the handlers are slow
+	 * (traced), until the thread's stack overflows
+	 */
+	if (sigsetjmp(here, 0)) {
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	}
 	back = &here;
-	for (; i < n; i++)
+	for (; i < n; i++) {
 		probe_me(i, "thread");
+		if (ret_me(i) != i + 1)
+			bad = 1;
+		trets++;
+	}
 	back = NULL;
 	count_calls();
 	return NULL;
@@ -491,7 +533,8 @@ int main(int argc, char **argv)
 	else
 		return fprintf(stderr, "usage: inproc_storm remap|remap-handled|handler-blocked|sigbus|signals|threads|handoff|forks|count|exits|alone|sandbox N\n"), 2;
 	count_calls();
-	dprintf(3, "calls %ld\njumps %ld\n", atomic_load(&calls), atomic_load(&jumps));
+	dprintf(3, "calls %ld\njumps %ld\nrets %ld\n", atomic_load(&calls), atomic_load(&jumps),
+		atomic_load(&rets));
 	if (!selfcheck_verify())
 		bad = 1;
 	printf(bad ? "STORM-BAD\n" : "STORM-OK\n");

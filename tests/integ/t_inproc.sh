@@ -281,6 +281,34 @@ test_inproc_signal_storm_with_siglongjmp() {
 	expect_eq "threads x calls recorded" $((4 * n)) "$pairs"
 }
 
+# The same storm against a return probe recorded in the process, its calls
+# made whole there (ret_me: its entry and its exit jump sites): a handler
+# that jumps away from inside the agent, from between the entry kept and
+# the exit, or from a handler's own call of it.  Every call seen to return
+# recorded (a jump between the return and the count: a record more), each
+# with x + 1; every thread's x = 0 .. n-1; calls made whole there.
+test_inproc_return_signal_storm() {
+	local n=20000 rets jumps recs pairs whole
+	local IS_PROBE=(-e 'ret_me%return $retval:s64 x=%di:s64')
+	is_run signals $n -v
+	rets=$(said rets) jumps=$(said jumps)
+	recs=$(records "$TMP/is_rec" | grep -c ' ret_me__return: ')
+	echo "signals: $rets returns, $jumps siglongjmps, $recs records"
+	[ "$recs" -ge "$rets" ] && [ "$recs" -le $((rets + jumps)) ] ||
+		fail "$recs records for $rets returns and $jumps handlers that jumped away"
+	expect_eq "records whose retval is not x + 1" "" "$(records "$TMP/is_rec" |
+		sed -nE 's/.* retval=(-?[0-9]+) x=(-?[0-9]+)$/\1 \2/p' |
+		awk '$1 != $2 + 1 { print; exit }')"
+	expect_eq "records of another form" 0 "$(records "$TMP/is_rec" |
+		grep -vcE ' ret_me__return: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) duration=[0-9]+ns retval=-?[0-9]+ x=-?[0-9]+$' || true)"
+	pairs=$(records "$TMP/is_rec" | grep -v ' x=-1$' |
+		sed -E 's/^.* [0-9]+\/([0-9]+) .* x=([0-9]+)$/\1 \2/' | sort -u | wc -l)
+	expect_eq "threads x calls recorded" $((4 * n)) "$pairs"
+	whole=$(sed -n 's/^ptap: \([0-9]*\) calls of return probes recorded whole in the processes.*/\1/p' \
+		"$TMP/is_err")
+	[ "${whole:-0}" -gt 0 ] || fail "no call made whole in the process: $(cat "$TMP/is_err")"
+}
+
 # Threads created and gone at a high rate: each one's 10 records, under its tid.
 test_inproc_thread_storm() {
 	is_run threads 2000

@@ -515,3 +515,94 @@ Test(agent, the_vdso_clock)
 	cr_assert(le(i64, b.tv_sec * 1000000000l + b.tv_nsec, c.tv_sec * 1000000000l + c.tv_nsec));
 	cr_assert(eq(int, vdso_gettime(999999999, &addr), -ENOENT));
 }
+
+/*
+ * A return probe's call made whole (agent.h's hold): the entry's record
+ * kept in the ring until the exit at the same sp adds its own and
+ * publishes the two as one slot.  An entry again at the same sp (the call
+ * left) publishes the one kept first; an exit with another probe at its
+ * address publishes it before its own slot; another sp finds none.
+ */
+Test(agent, a_call_made_whole)
+{
+	uint64_t stack[4] = { 0, 0x1234, 0, 0 }, regs[ARCH_DWARF_NREGS_ALL] = { 0 };
+	void (*hit)(uint64_t *, uint64_t);
+	struct agent_site in, out, other;
+	struct fetch_prog ra;
+	const struct agent_rec *a, *b;
+	const char *p;
+	size_t len, reclen;
+	struct rig g;
+
+	programs(g.progs);
+	reclen = AGENT_REC_ALIGN(rig_site(&g, 3, 3).rec_len);
+	rig_up(&g, 3 * reclen);
+	hit = (void (*)(uint64_t *, uint64_t))(uintptr_t)(g.span + 8192 + agent_entry_off);
+	memset(&ra, 0, sizeof(ra));	/* the return address's slot: the sp */
+	ra.type = (struct fetch_type){ .kind = FT_HEX, .size = 8 };
+	cr_assert(eq(int, fetch_prog__emit(&ra, FETCH_OP_REG, 0, ARCH_DWARF_SP, 0), 0));
+	in = rig_site(&g, 3, 3);
+	in.kind = AGENT_RET_ENTRY;
+	in.ra_prog = (uint64_t)(uintptr_t)&ra;
+	in.hold = (uint32_t)reclen;
+	out = rig_site(&g, 4, 2);
+	out.kind = AGENT_EXIT;
+	out.hold = (uint32_t)reclen;
+	out.owner = 3;
+	other = rig_site(&g, 9, 2);
+	regs[5] = (uint64_t)(uintptr_t)"arg";
+	regs[4] = 42;
+	regs[ARCH_DWARF_SP] = (uint64_t)(uintptr_t)&stack[1];
+
+	hit(regs, (uint64_t)(uintptr_t)&in);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 0), "published");
+	regs[ARCH_DWARF_SP] -= 8;	/* another sp: not its exit */
+	hit(regs, (uint64_t)(uintptr_t)&out);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+	cr_assert(eq(u32, ((const struct agent_rec *)p)->probe, 4));
+	cr_assert(eq(u32, ((const struct agent_rec *)p)->next, 0));
+	ring_release(g.ring, &g.shape);
+	regs[ARCH_DWARF_SP] += 8;
+	hit(regs, (uint64_t)(uintptr_t)&out);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+	a = (const struct agent_rec *)p;
+	cr_assert(eq(u32, a->probe, 3));
+	cr_assert(eq(u64, a->slot, (uint64_t)(uintptr_t)&stack[1]));
+	cr_assert(eq(u64, a->ra, 0x1234));
+	cr_assert(eq(u64, a->vals[1].u, 42));
+	cr_assert(eq(u32, a->next, reclen));
+	cr_assert(eq(sz, len, 2 * reclen));
+	b = (const struct agent_rec *)(p + a->next);
+	cr_assert(eq(u32, b->probe, 4));
+	cr_assert(eq(u64, b->slot, (uint64_t)(uintptr_t)&stack[1]));
+	cr_assert(ge(u64, b->ts, a->ts));
+	cr_assert(eq(u32, b->next, 0));
+	ring_release(g.ring, &g.shape);
+
+	/* entered again at the same sp: the first published alone, the second kept */
+	hit(regs, (uint64_t)(uintptr_t)&in);
+	regs[4] = 43;
+	hit(regs, (uint64_t)(uintptr_t)&in);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+	a = (const struct agent_rec *)p;
+	cr_assert(eq(u32, a->probe, 3));
+	cr_assert(eq(u64, a->vals[1].u, 42));
+	cr_assert(eq(u32, a->next, 0));
+	ring_release(g.ring, &g.shape);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 0));
+	/* its exit among other probes' sites: the entry, then the exit's slot */
+	other.next = (uint64_t)(uintptr_t)&out;
+	hit(regs, (uint64_t)(uintptr_t)&other);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+	a = (const struct agent_rec *)p;
+	cr_assert(eq(u32, a->probe, 3));
+	cr_assert(eq(u64, a->vals[1].u, 43));
+	cr_assert(eq(u32, a->next, 0));
+	ring_release(g.ring, &g.shape);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 1));
+	cr_assert(eq(u32, ((const struct agent_rec *)p)->probe, 9));
+	cr_assert(eq(u32, ((const struct agent_rec *)(p + reclen))->probe, 4));
+	ring_release(g.ring, &g.shape);
+	cr_assert(eq(int, ring_peek(g.ring, &g.shape, (const void **)&p, &len), 0));
+	rig_down(&g);
+}

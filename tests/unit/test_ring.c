@@ -477,6 +477,7 @@ Test(ring, a_call_held_for_its_exit)
 {
 	struct ring *r = new_ring(8192, 100);
 	uint32_t slot, seen, got, id, len, n = r->nslots;
+	uint64_t word;
 	void *p, *q;
 	const void *rp;
 	size_t rlen;
@@ -503,7 +504,7 @@ Test(ring, a_call_held_for_its_exit)
 	/* not another writer's exit, not another sp */
 	cr_assert(eq(int, ring_held_claim(r, 8, 0x1000, &q, &got, &len), -ENOENT));
 	cr_assert(eq(int, ring_held_claim(r, 7, 0x0ff8, &q, &got, &len), -ENOENT));
-	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 1));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 1));
 	cr_assert(eq(u32, id, 7));
 	cr_assert(eq(ptr, (void *)rp, p));
 	/* its exit: the entry's bytes, then its own, published as one */
@@ -512,31 +513,69 @@ Test(ring, a_call_held_for_its_exit)
 	cr_assert(eq(u32, len, 40));
 	cr_assert(eq(ptr, q, p));
 	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), -ENOENT), "taken twice");
-	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 0));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 0));
 	memset((char *)q + 40, 'x', 8);
 	ring_publish(r, got, 48);
 	cr_assert(eq(long, take(r, &b), 48));
 	cr_assert(eq(chr, b, 'e'));
 
-	/* the reader takes it first: the exit finds none */
+	/* the reader takes it first: the exit finds none, nor a take-back */
 	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
 	memset(p, 'f', 16);
 	cr_assert(eq(int, ring_hold(r, slot, 16), true));
-	cr_assert(eq(int, ring_held_take(r, &shape, &rp, &rlen, &id, &got), 1));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 1));
+	cr_assert(eq(int, ring_held_take(r, &shape, word, &rp, &rlen, &id, &got), 1));
 	cr_assert(eq(u32, got, slot));
 	cr_assert(eq(u32, id, 7));
 	cr_assert(eq(sz, rlen, 16));
 	cr_assert(eq(chr, *(const char *)rp, 'f'));
 	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), -ENOENT));
-	cr_assert(eq(int, ring_held_take(r, &shape, &rp, &rlen, &id, &got), 0), "taken twice");
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &got, &seen), 0));
+	cr_assert(ne(u32, got, slot), "taken back while the reader reads it");
+	ring_slot_drop(r, got);
+	cr_assert(eq(int, ring_held_take(r, &shape, 0, &rp, &rlen, &id, &got), 0), "taken twice");
 	ring_held_done(r, &shape, slot);
 
 	/* held again; its writer gone: freed, and the ring holds none */
 	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
 	cr_assert(eq(int, ring_hold(r, slot, 16), true));
 	cr_assert(eq(u32, ring_slots_free(r, &shape, 7), 1));
-	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp), 0));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 0));
 	cr_assert(eq(int, ring_slot_take(r, 9, 0x3000, &p, &slot, &seen), 0));
 	cr_assert(eq(int, ring_hold(r, slot, 16), true), "the word of a writer gone is free");
+	free(r);
+}
+
+/*
+ * The held word names a take of its slot, not the slot: a word read before
+ * the slot was freed and held anew (by another writer, or the same) takes
+ * nothing.
+ */
+Test(ring, a_call_held_again_is_another)
+{
+	struct ring *r = new_ring(8192, 100);
+	uint32_t slot, again, seen, id, got, len;
+	uint64_t old, word;
+	void *p, *q;
+	const void *rp;
+	size_t rlen;
+
+	ring_set_cap(r, &shape, 1);	/* one slot: each take is of the same */
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
+	cr_assert(eq(int, ring_hold(r, slot, 16), true));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &old), 1));
+	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), 0));
+	ring_publish(r, got, 16);
+	cr_assert(eq(long, take(r, &(char){ 0 }), 16));
+	cr_assert(eq(int, ring_slot_take(r, 8, 0x2000, &p, &again, &seen), 0));
+	cr_assert(eq(u32, again, slot));
+	cr_assert(eq(int, ring_hold(r, again, 16), true));
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 1));
+	cr_assert(ne(u64, word, old), "the same slot held anew is named anew");
+	cr_assert(eq(int, ring_held_take(r, &shape, old, &rp, &rlen, &id, &got), 0));
+	cr_assert(eq(int, ring_held_take(r, &shape, word, &rp, &rlen, &id, &got), 1));
+	cr_assert(eq(u32, id, 8));
+	ring_held_done(r, &shape, got);
+
 	free(r);
 }

@@ -265,8 +265,8 @@ void calls_enter_made(struct session *s, struct thread *t, struct probe *p,
 	struct fetch_val *vals;
 	char *data;
 
-	/* detaching: its return would never be seen, unless it came with it */
-	if (!t->shadow || (s->detaching && m->how != CALLS_JOINED))
+	/* detaching: its return would never be seen, unless it is there already */
+	if (!t->shadow || (s->detaching && m->how == CALLS_AT_ENTRY))
 		return;
 	if (!m->ra_ok) {
 		pr_debug("tid %d: %s: no return address at 0x%lx\n", t->tid, p->event,

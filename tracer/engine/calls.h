@@ -45,6 +45,8 @@ bool calls_may_hold(const struct probe *p);
 enum {
 	CALLS_AT_ENTRY,		/* as at a stop at the entry */
 	CALLS_JOINED,		/* with its exit, in one record: pushed even while detaching */
+	CALLS_FOR_EXIT,		/* taken from the process for an exit: pushed even while
+				 * detaching */
 	CALLS_KEPT,		/* taken from the process for a fork or a thread's end: on top,
 				 * the frames of calls it made kept (their entries were read first) */
 };

@@ -41,6 +41,7 @@
 #include "tracer/engine/inject.h"
 #include "tracer/engine/inproc.h"
 #include "tracer/engine/ptrace.h"
+#include "tracer/engine/shadow.h"
 #include "tracer/events/hitrec.h"
 #include "tracer/host/libctid.h"
 #include "tracer/host/procstatus.h"
@@ -1194,7 +1195,7 @@ static void emit(struct session *s, const struct agent_rec *ar, size_t len, int 
 			joined_t = t;
 			return;
 		}
-		if (how == CALLS_JOINED && joined_t == t) {
+		if (how == CALLS_JOINED && joined_t == t && joined_p == calls_exit_owner(s, p)) {
 			joined_t = NULL;
 			calls_whole_made(s, t, p, &joined_in, &m);
 			return;
@@ -1272,12 +1273,11 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 }
 
 /*
- * The call held in RG's ring K (ring_hold()) taken from the process, if
- * its writer is TID (looked at before it is taken; another's taken in
- * between is pushed all the same: on its own thread, which is never wrong):
- * its entry's frame pushed as HOW says, the slot freed.
+ * The call held in RG's ring K (ring_hold()) taken from the process: the
+ * one WORD names (ring_held_peek(); 0: any), its entry's frame pushed as
+ * HOW says, the slot freed.
  */
-static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, pid_t tid,
+static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, uint64_t word,
 		      int how)
 {
 	struct ring *r = ring_at(rg, k);
@@ -1285,9 +1285,7 @@ static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, p
 	size_t len;
 	uint32_t id, slot;
 
-	if (tid && !(ring_held_peek(r, &rg->shape, &id, &rec) && id == (uint32_t)tid))
-		return;	/* looked at before it is taken: only TID's */
-	if (!ring_held_take(r, &rg->shape, &rec, &len, &id, &slot))
+	if (!ring_held_take(r, &rg->shape, word, &rec, &len, &id, &slot))
 		return;
 	s->inproc_held_taken++;
 	emit(s, rec, len, how);
@@ -1300,37 +1298,49 @@ void inproc_held_for_exit(struct session *s, struct thread *t, const struct prob
 			  uint64_t slot, uint64_t ts)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+	uint64_t stack;
 
 	if (!rg || !calls_may_hold(calls_exit_owner(s, q)))
 		return;
+	stack = calls_stack_id(t, slot);
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		const struct thread *o;
 		const void *rec;
+		uint64_t word;
 		uint32_t id;
 		struct agent_rec h;
 
-		/*
-		 * A call of Q's probe at SLOT by a thread of T's process (a
-		 * fork child writes its parent's rings), entered before TS (a
-		 * later call at the same place is not this exit's): read
-		 * before it is taken, then taken whatever it is
-		 */
-		if (!ring_held_peek(ring_at(rg, k), &rg->shape, &id, &rec))
+		if (!ring_held_peek(ring_at(rg, k), &rg->shape, &id, &rec, &word))
 			continue;
-		memcpy(&h, rec, sizeof(h));
+		memcpy(&h, rec, sizeof(h));	/* read again once taken */
 		o = thread__find(s, (pid_t)id);
-		if (h.slot == slot && (int)h.probe == q->exit_of - 1 && h.ts <= ts && o &&
-		    o->as == t->as)
-			held_take(s, rg, k, (pid_t)id, CALLS_AT_ENTRY);
+		if (!o || o->as != t->as || h.ts > ts)	/* a fork child writes its parent's
+							 * rings; a later call is not this exit's */
+			continue;
+		/*
+		 * The call of Q's probe at SLOT (a coroutine may have gone to
+		 * another thread); or one of T's that this exit passed above, on
+		 * the same stack: left (longjmp), its frame dropped as at a stop
+		 */
+		if ((h.slot == slot && (int)h.probe == q->exit_of - 1) ||
+		    (o == t && h.slot < slot &&
+		     shadow_same_stack(h.slot, calls_stack_id(t, h.slot), slot, stack)))
+			held_take(s, rg, k, word, CALLS_FOR_EXIT);
 	}
 }
 
 void inproc_held_of(struct session *s, struct thread *t)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+	const void *rec;
+	uint64_t word;
+	uint32_t id, k;
 
-	if (rg)
-		held_take(s, rg, ring_of_tid(rg, t->tid), t->tid, CALLS_KEPT);
+	if (!rg)
+		return;
+	k = ring_of_tid(rg, t->tid);
+	if (ring_held_peek(ring_at(rg, k), &rg->shape, &id, &rec, &word) && id == (uint32_t)t->tid)
+		held_take(s, rg, k, word, CALLS_KEPT);
 }
 
 /*
@@ -1371,7 +1381,7 @@ static void front_peek(struct ring *r, const struct ring_shape *sh, uint64_t upt
 		uint32_t next = 0, at = 0;
 
 		/*
-		 * The last record's: a call made whole in the process is
+		 * The second record's: a call made whole in the process is
 		 * published at its exit (the others of a slot share one time)
 		 */
 		memcpy(&next, p + offsetof(struct agent_rec, next), sizeof(next));

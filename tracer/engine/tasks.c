@@ -118,6 +118,7 @@ void tasks_exec(struct session *s, struct thread *t)
 		return;
 	inproc_note_gone(s);
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
+		inproc_held_of(s, t);	/* and a call it held in its parent's rings */
 		vfork_left(t);
 		aspace__put(t->as);
 		t->as = NULL;
