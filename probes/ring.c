@@ -368,8 +368,12 @@ int ring_held_claim(struct ring *r, uint32_t id, uint64_t sp, void **payload, ui
 	    !__atomic_compare_exchange_n(&s->owner, &owner, owner & ~HELD, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return -ENOENT;
-	/* this writer's again, taken and not published; then its name goes */
-	__atomic_compare_exchange_n(&r->held, &w, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+	/*
+	 * This writer's again, taken and not published; then its name goes, by
+	 * a store: a word that names a call changes only once the call is taken
+	 * (a free or a take back clear only a name of theirs: held_unname())
+	 */
+	__atomic_store_n(&r->held, 0, __ATOMIC_RELEASE);
 	*payload = s + 1;
 	*slot = HELD_SLOT(w);
 	*len = s->len;
