@@ -329,11 +329,31 @@ bool ring_hold(struct ring *r, uint32_t k, uint32_t len)
 	uint64_t owner = s->owner, none = 0;
 
 	s->len = len;
-	if (!__atomic_compare_exchange_n(&r->held, &none, HELD_WORD(k, owner), false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-		return false;
-	__atomic_store_n(&s->owner, owner | HELD, __ATOMIC_RELEASE);
-	return true;
+	for (int tries = 0; tries < 2; tries++) {
+		uint32_t n;
+
+		if (__atomic_compare_exchange_n(&r->held, &none, HELD_WORD(k, owner), false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&s->owner, owner | HELD, __ATOMIC_RELEASE);
+			return true;
+		}
+		/*
+		 * Another call's name; or a stale one, of a take of its slot
+		 * since gone (a writer cut short, then its slot taken back
+		 * and the name left): cleared, once.  A name is cleared
+		 * before its slot is freed, so a live one names the slot's
+		 * take as it is now
+		 */
+		n = HELD_SLOT(none);
+		if (n >= r->nslots ||
+		    __atomic_load_n(&slot_at(r, n)->owner, __ATOMIC_ACQUIRE) >> GEN_SHIFT ==
+			    none >> 24 ||
+		    !__atomic_compare_exchange_n(&r->held, &none, 0, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			return false;
+		none = 0;
+	}
+	return false;
 }
 
 /*

@@ -23,12 +23,14 @@
  *   sigbus N   probe_me(i, p) N times, P by turns at "sigbus"
  *              in a file mapping and one page further, past the file's end
  *              (a read there is a SIGBUS): every other record an error;
- *   signals N  4 threads call probe_me(i, "thread") and ret_me(i) N times
+ *   signals N  4 threads call probe_me(i, "thread") and ret_me(x) N times
  *              each while a fifth sends them SIGUSR1 without pause; the
- *              handler calls probe_me(-1, "handler") and ret_me(-1), and
+ *              handler calls probe_me(-1, "handler") and ret_me(x), and
  *              every 8th handler siglongjmps back to the thread's loop, out
  *              of whatever it interrupted (the loop goes on from the same
- *              i); says "rets R" too, the calls of ret_me seen to return;
+ *              i); each call of ret_me in a thread has an x of its own (the
+ *              loop's 0, 1, ..., the handlers' -1, -2, ...); says "rets R"
+ *              too, the calls of ret_me seen to return;
  *   threads N  N threads created one after another, 4 alive at a time, each
  *              calling probe_me(i, "t") 10 times;
  *   handoff N  4 threads take turns: the one whose turn it is calls
@@ -105,6 +107,8 @@ asm(".text\n"
     ".size ret_me, .-ret_me\n");
 static atomic_long rets;
 static __thread long trets;	/* a thread's calls of ret_me that returned */
+/* a thread's calls of ret_me, each with an x of its own: the loop's 0, 1, ..., handlers' -1, -2, ... */
+static __thread volatile long next_x, next_hx;
 
 /* A thread's calls into the process's count, at its end. */
 static void count_calls(void)
@@ -270,8 +274,10 @@ static pid_t tids[SIG_THREADS];
 static void on_usr1(int sig)
 {
 	(void)sig;
+	long x = -++next_hx;
+
 	probe_me(-1, "handler");
-	if (ret_me(-1) != 0)
+	if (ret_me(x) != x + 1)
 		bad = 1;
 	trets++;
 	if (back && ++handled % 8 == 0) {
@@ -302,12 +308,21 @@ static void *sig_worker(void *arg)
 	}
 	back = &here;
 	for (; i < n; i++) {
+		long x = next_x++;
+
 		probe_me(i, "thread");
-		if (ret_me(i) != i + 1)
+		if (ret_me(x) != x + 1)
 			bad = 1;
 		trets++;
 	}
 	back = NULL;
+	{	/* no handler after the count */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
 	count_calls();
 	return NULL;
 }

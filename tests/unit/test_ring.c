@@ -519,7 +519,8 @@ Test(ring, a_call_held_for_its_exit)
 	cr_assert(eq(long, take(r, &b), 48));
 	cr_assert(eq(chr, b, 'e'));
 
-	/* the reader takes it first: the exit finds none, nor a take-back */
+	/* the reader takes it first: the exit finds none, nor a take-back (one slot: that one) */
+	ring_set_cap(r, &shape, 1);
 	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
 	memset(p, 'f', 16);
 	cr_assert(eq(int, ring_hold(r, slot, 16), true));
@@ -530,11 +531,11 @@ Test(ring, a_call_held_for_its_exit)
 	cr_assert(eq(sz, rlen, 16));
 	cr_assert(eq(chr, *(const char *)rp, 'f'));
 	cr_assert(eq(int, ring_held_claim(r, 7, 0x1000, &q, &got, &len), -ENOENT));
-	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &got, &seen), 0));
-	cr_assert(ne(u32, got, slot), "taken back while the reader reads it");
-	ring_slot_drop(r, got);
+	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &q, &got, &seen), -EAGAIN),
+		  "taken back while the reader reads it");
 	cr_assert(eq(int, ring_held_take(r, &shape, 0, &rp, &rlen, &id, &got), 0), "taken twice");
 	ring_held_done(r, &shape, slot);
+	ring_set_cap(r, &shape, n);
 
 	/* held again; its writer gone: freed, and the ring holds none */
 	cr_assert(eq(int, ring_slot_take(r, 7, 0x1000, &p, &slot, &seen), 0));
@@ -576,6 +577,21 @@ Test(ring, a_call_held_again_is_another)
 	cr_assert(eq(int, ring_held_take(r, &shape, word, &rp, &rlen, &id, &got), 1));
 	cr_assert(eq(u32, id, 8));
 	ring_held_done(r, &shape, got);
+
+	/*
+	 * A name left behind (its writer cut short, its slot taken since): the
+	 * next call to hold clears it; a live name stays
+	 */
+	cr_assert(eq(int, ring_slot_take(r, 9, 0x3000, &p, &slot, &seen), 0));
+	r->held = old;	/* the slot's take now is another */
+	cr_assert(eq(int, ring_hold(r, slot, 16), true), "a stale name kept");
+	cr_assert(eq(int, ring_held_peek(r, &shape, &id, &rp, &word), 1));
+	cr_assert(eq(u32, id, 9));
+	ring_set_cap(r, &shape, 2);
+	cr_assert(eq(int, ring_slot_take(r, 10, 0x4000, &q, &again, &seen), 0));
+	cr_assert(eq(int, ring_hold(r, again, 16), false), "a live name cleared");
+	cr_assert(eq(int, ring_held_claim(r, 9, 0x3000, &q, &got, &len), 0));
+	cr_assert(eq(u32, got, slot));
 
 	free(r);
 }

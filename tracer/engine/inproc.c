@@ -1056,6 +1056,19 @@ void inproc_libs_mapped(struct thread *t)
 
 /* ---- draining ------------------------------------------------------------ */
 
+void inproc_exec(struct session *s, struct thread *t)
+{
+	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
+	struct ring *r;
+
+	if (!rg)
+		return;
+	inproc_held_of(s, t);
+	r = ring_at(rg, ring_of_tid(rg, t->tid));
+	if (ring_slots_free(r, &rg->shape, (uint32_t)t->tid) && ring_released(r))
+		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 void inproc_thread_gone(struct session *s, const struct thread *t)
 {
 	const struct inproc_region *rg = t->as ? t->as->inproc : NULL;
@@ -1254,7 +1267,7 @@ static void emit_slot(struct session *s, const char *p, size_t len)
 			how = CALLS_JOINED;
 			exit_next = false;
 		} else if (probe < (uint32_t)s->nprobes && after < (uint32_t)s->nprobes &&
-			   s->probes[probe].rp.retprobe &&
+			   !s->probes[probe].exit_of && s->probes[probe].rp.retprobe &&
 			   s->probes[after].exit_of == (int)probe + 1) {
 			how = CALLS_JOINED;
 			exit_next = true;
@@ -1283,12 +1296,18 @@ static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, u
 	struct ring *r = ring_at(rg, k);
 	const void *rec;
 	size_t len;
-	uint32_t id, slot;
+	uint32_t id, slot, probe;
 
 	if (!ring_held_take(r, &rg->shape, word, &rec, &len, &id, &slot))
 		return;
 	s->inproc_held_taken++;
-	emit(s, rec, len, how);
+	memcpy(&probe, (const char *)rec + offsetof(struct agent_rec, probe), sizeof(probe));
+	if (len >= sizeof(struct agent_rec) && probe < (uint32_t)s->nprobes &&
+	    !s->probes[probe].exit_of && s->probes[probe].rp.retprobe)	/* an entry (the process
+									 * may write it) */
+		emit(s, rec, len, how);
+	else
+		s->inproc_bad++;
 	ring_held_done(r, &rg->shape, slot);
 	if (ring_released(r))	/* a writer waiting for room takes it */
 		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
@@ -1641,7 +1660,8 @@ void inproc_fini(struct session *s)
 	bells_end();
 	if (s->inproc_joined || s->inproc_held_taken)
 		pr_info("%lu calls of return probes recorded whole in the processes (the entry "
-			"kept for the exit), %lu taken from them before their exit\n",
+			"kept for the exit), %lu taken from them by ptap (an exit elsewhere, a fork, "
+			"an exec, a thread ending, a call left)\n",
 			(unsigned long)s->inproc_joined, (unsigned long)s->inproc_held_taken);
 	if (s->inproc_bad)
 		pr_warn("%lu records made in the process were malformed and not written\n",

@@ -103,6 +103,12 @@ void inproc_held_for_exit(struct session *s, struct thread *t, const struct prob
 /* T forks or is gone: the call it holds in its process, if any, taken and pushed. */
 void inproc_held_of(struct session *s, struct thread *t);
 /*
+ * T execs: the call it holds in the rings it wrote, if any, taken (its frame
+ * goes with the old image's), and the slots it left taken there freed --
+ * rings a fork or vfork child shares with its parent, which go on.
+ */
+void inproc_exec(struct session *s, struct thread *t);
+/*
  * T, stopped, is a thread new to ptap (attached, or just made) in a process
  * with a region: its ring's pages mapped at once (ring_warm()).  0, or
  * -ESRCH (T is gone: leave it alone).

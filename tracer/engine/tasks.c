@@ -117,8 +117,8 @@ void tasks_exec(struct session *s, struct thread *t)
 	if (exec_refused(s, t))
 		return;
 	inproc_note_gone(s);
+	inproc_exec(s, t);	/* out of the rings it wrote: a fork child's are its parent's too */
 	if (t->as->refs > 1) {		/* a vfork child leaving its parent's memory */
-		inproc_held_of(s, t);	/* and a call it held in its parent's rings */
 		vfork_left(t);
 		aspace__put(t->as);
 		t->as = NULL;
