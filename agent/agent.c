@@ -499,10 +499,12 @@ void agent_hit(uint64_t *regs, uint64_t site_addr)
 					  ((uint64_t)tid & __atomic_load_n(&proc->ring_mask,
 									   __ATOMIC_RELAXED)) *
 					  __atomic_load_n(&proc->ring_stride, __ATOMIC_RELAXED));
-	if (site->hold && !next_site(site)) {
+	const struct agent_site *next = next_site(site);
+
+	if (site->hold && !next) {
 		if (exit_joins(regs, site, ring, tid, ts, true))
 			return;
-	} else if (next_site(site)) {	/* a return probe's site among others: never joined */
+	} else if (next) {	/* a return probe's site among others: never joined */
 		const struct agent_site *s = site;
 
 		for (int n = 0; s && n < AGENT_CHAIN_MAX; s = next_site(s), n++)

@@ -627,27 +627,33 @@ pg_tps() {	# pg_tps: one pgbench run's transactions a second, and its transactio
 	pg_run pgbench -h "$tmp/pg" -p 5499 -S -M simple -c 2 -j 2 -T "$PG_SECS" postgres 2>&1 |
 		awk '/actually processed:/ { n = $NF } /^tps/ { t = int($3) } END { print t, n }'
 }
-pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to the postmaster
-	local p t n c
-	rm -f "$tmp/pg.rec"	# a ptap that failed leaves none: not the last run's
-	"$O/ptap" record "$@" -p "$(head -1 "$tmp/pg/data/postmaster.pid")" -o "$tmp/pg.rec" \
-		-e 'pg_parse_query %di:string' 2>"$tmp/pg.err" &
+# pg_under FAILS LOG CMD...: "TPS TRANSACTIONS" of a pgbench run with CMD (a
+# tracer, its output into LOG) running from a second before it until SIGINT
+# after it; FAILS yes: CMD's failure fails the run (tps 0)
+pg_under() {
+	local fails=$1 log=$2 p t n
+	shift 2
+	"$@" >"$log" 2>&1 &
 	p=$!
 	sleep 1
 	read -r t n <<<"$(pg_tps)"
 	kill -INT "$p" 2>/dev/null
-	wait "$p" || t=0
+	wait "$p" || [ "$fails" != yes ] || t=0
+	echo "${t:-0} ${n:-?}"
+}
+pg_traced() {	# pg_traced PTAP-OPTION...: pgbench's tps with ptap attached to the postmaster
+	local t n c
+	rm -f "$tmp/pg.rec"	# a ptap that failed leaves none: not the last run's
+	read -r t n <<<"$(pg_under yes "$tmp/pg.err" "$O/ptap" record "$@" \
+		-p "$(head -1 "$tmp/pg/data/postmaster.pid")" -o "$tmp/pg.rec" \
+		-e 'pg_parse_query %di:string')"
 	c=$(grep -c ' pg_parse_query: ' "$tmp/pg.rec" 2>/dev/null) || c=${c:-0}
-	echo "${t:-0} $c records for ${n:-?} transactions"
+	echo "$t $c records for $n transactions"
 }
 pg_uprobed() {	# pg_uprobed: pgbench's tps under perf record -a of the uprobe probe_postgres:pgq
-	local p t
-	setsid perf record -q -a -e probe_postgres:pgq -o "$tmp/pg.perf" >/dev/null 2>&1 &
-	p=$!
-	sleep 1
-	read -r t _ <<<"$(pg_tps)"
-	kill -INT "$p" 2>/dev/null || true
-	wait "$p" || true
+	local t
+	read -r t _ <<<"$(pg_under no /dev/null setsid perf record -q -a -e probe_postgres:pgq \
+		-o "$tmp/pg.perf")"
 	echo "$t"
 }
 # pg_one ROW: one run of ROW (u untraced, a ptap, n --no-agent, k the

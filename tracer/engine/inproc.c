@@ -1056,17 +1056,31 @@ void inproc_libs_mapped(struct thread *t)
 
 /* ---- draining ------------------------------------------------------------ */
 
+/* Wake R's writers waiting for room (a shared futex: the process maps the same memfd). */
+static void writers_wake(struct ring *r)
+{
+	syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/*
+ * The slots TID left taken in RG's ring R (a record it was making when it
+ * was killed or exec'd, or left by a handler's siglongjmp) freed, and a
+ * writer waiting for room woken to take them.
+ */
+static void slots_free_of(const struct inproc_region *rg, struct ring *r, pid_t tid)
+{
+	if (ring_slots_free(r, &rg->shape, (uint32_t)tid) && ring_released(r))
+		writers_wake(r);
+}
+
 void inproc_exec(struct session *s, struct thread *t)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
-	struct ring *r;
 
 	if (!rg)
 		return;
 	inproc_held_of(s, t);
-	r = ring_at(rg, ring_of_tid(rg, t->tid));
-	if (ring_slots_free(r, &rg->shape, (uint32_t)t->tid) && ring_released(r))
-		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	slots_free_of(rg, ring_at(rg, ring_of_tid(rg, t->tid)), t->tid);
 }
 
 void inproc_thread_gone(struct session *s, const struct thread *t)
@@ -1081,12 +1095,7 @@ void inproc_thread_gone(struct session *s, const struct thread *t)
 		return;
 	k = ring_of_tid(rg, t->tid);
 	r = ring_at(rg, k);
-	/*
-	 * a record it was making when it was killed, or left by a handler's
-	 * siglongjmp: freed, and a writer waiting for room woken to take it
-	 */
-	if (ring_slots_free(r, &rg->shape, (uint32_t)t->tid) && ring_released(r))
-		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	slots_free_of(rg, r, t->tid);
 	head = ring_head(r, &rg->shape);
 	if (r->tail >= head ||
 	    array_grow((void **)&s->ghosts, &s->ghosts_cap, sizeof(*s->ghosts), s->nghosts + 1))
@@ -1310,18 +1319,16 @@ static void held_take(struct session *s, struct inproc_region *rg, uint32_t k, u
 		s->inproc_bad++;
 	ring_held_done(r, &rg->shape, slot);
 	if (ring_released(r))	/* a writer waiting for room takes it */
-		syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		writers_wake(r);
 }
 
 void inproc_held_for_exit(struct session *s, struct thread *t, const struct probe *q,
 			  uint64_t slot, uint64_t ts)
 {
 	struct inproc_region *rg = t->as ? t->as->inproc : NULL;
-	uint64_t stack;
 
 	if (!rg || !calls_may_hold(calls_exit_owner(s, q)))
 		return;
-	stack = calls_stack_id(t, slot);
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		const struct thread *o;
 		const void *rec;
@@ -1343,7 +1350,8 @@ void inproc_held_for_exit(struct session *s, struct thread *t, const struct prob
 		 */
 		if ((h.slot == slot && (int)h.probe == q->exit_of - 1) ||
 		    (o == t && h.slot < slot &&
-		     shadow_same_stack(h.slot, calls_stack_id(t, h.slot), slot, stack)))
+		     shadow_same_stack(h.slot, calls_stack_id(t, h.slot), slot,
+				       calls_stack_id(t, slot))))
 			held_take(s, rg, k, word, CALLS_FOR_EXIT);
 	}
 }
@@ -1479,10 +1487,8 @@ static size_t drain_one(struct session *s, struct inproc_region *rg, bool all, b
 		struct ring *r = ring_at(rg, k);
 
 		/* the last records' releases (the loop's look covers a multiple of 8) */
-		if ((got[k] % RELEASED_EVERY && ring_released(r)) || wake[k])	/* a shared futex:
-										 * the process maps
-										 * the same memfd */
-			syscall(SYS_futex, &r->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		if ((got[k] % RELEASED_EVERY && ring_released(r)) || wake[k])
+			writers_wake(r);
 	}
 	if (n && s->nghosts)
 		ghosts_trim(s, NULL);
@@ -1494,7 +1500,7 @@ static void region_close(struct inproc_region *rg)
 {
 	for (uint32_t k = 0; k < rg->nrings; k++) {
 		ring_close(ring_at(rg, k));
-		syscall(SYS_futex, &ring_at(rg, k)->released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		writers_wake(ring_at(rg, k));
 	}
 }
 
